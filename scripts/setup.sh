@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, whatever wacamp needs to build and test that is missing.
+# Idempotent and quiet when everything is already there. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+  doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libssl-dev
+  tzdata ca-certificates
+)
+packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "wacamp setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,98 @@
+#pragma once
+// The campaign file as a value (SPEC.md "The campaign file"), after defaults and `${ENV}`
+// interpolation. Paths are already resolved relative to the campaign file.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "service/config.hpp"
+
+namespace campaign {
+
+enum class MessageType { text, image };
+enum class CleanupScope { sent, all };
+enum class Ambiguous { retry, hold };  // a 5xx or timeout after the request left
+
+struct Columns {
+    std::string wa_id = "phone";      // required in the file
+    std::string user_name = "name";   // required in the file
+    std::string user_id;              // for cleanup; empty when not mapped
+    std::string subscriber_id;        // for cleanup, optional
+};
+
+struct Recipients {
+    std::string file;                 // resolved path of the CSV
+    char delimiter = ',';
+    Columns columns;
+    std::string default_country;      // ISO 3166 region ("IN"); empty: numbers must be international
+    bool dedupe = true;
+};
+
+// Message fields are templates with {{column}} / {{column|default}} placeholders.
+struct Message {
+    MessageType type = MessageType::text;
+    std::string text;                 // type text
+    std::string source;               // type image: link to the image
+    std::optional<std::string> label; // type image: caption
+};
+
+struct TemplateCheck {
+    std::string name;                 // must exist with status APPROVED
+};
+
+struct Rate {
+    double per_second = 10;
+    int burst = 1;
+    int concurrency = 4;
+    std::optional<long long> per_day;
+};
+
+struct Retry {
+    int max_attempts = 5;
+    std::chrono::milliseconds initial_backoff{1'000};
+    std::chrono::milliseconds max_backoff{60'000};
+    Ambiguous ambiguous = Ambiguous::retry;
+};
+
+struct Abort {
+    int max_consecutive_failures = 25;
+};
+
+struct Window {
+    std::string timezone;             // IANA name, e.g. "Asia/Kolkata"
+    std::vector<int> days;            // 0 = Sunday … 6 = Saturday
+    int from_minute = 0;              // minutes after local midnight, inclusive
+    int to_minute = 24 * 60;          // exclusive
+};
+
+struct Schedule {
+    std::optional<std::chrono::system_clock::time_point> start_at;
+    std::optional<Window> window;
+};
+
+struct Cleanup {
+    bool delete_contacts = false;
+    CleanupScope only = CleanupScope::sent;
+    int batch_size = 100;
+};
+
+struct Campaign {
+    std::string name;
+    std::string file;                 // path of the campaign file itself
+    service::ServiceConfig service;
+    Recipients recipients;
+    Message message;
+    std::optional<TemplateCheck> template_check;
+    Rate rate;
+    Retry retry;
+    Abort abort;
+    Schedule schedule;
+    Cleanup cleanup;
+    std::string results;              // resolved path; default results/NAME.jsonl
+    std::map<std::string, int> lines; // "message.text" → 1-based line in the file, for errors
+};
+
+} // namespace campaign

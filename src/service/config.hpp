@@ -1,0 +1,27 @@
+#pragma once
+// How to reach the service: address, credentials and transport settings.
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace service {
+
+// Where the API key travels; the interface document shows both, so both is the default.
+struct ApiKeyIn {
+    bool header = true;
+    bool query = true;
+};
+
+struct ServiceConfig {
+    std::string base_url;      // e.g. "https://api.example.com" (no trailing slash needed)
+    std::string api_key;       // secret: never printed or logged
+    std::string access_token;  // secret: Bearer token for status update (cleanup only)
+    ApiKeyIn api_key_in;
+    std::vector<std::pair<std::string, std::string>> headers;  // fixed extra headers
+    std::chrono::milliseconds timeout{15'000};                 // whole-request timeout
+    std::string ca_file;                                       // extra CA bundle; TLS verify stays on
+};
+
+} // namespace service
