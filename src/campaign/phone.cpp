@@ -1,1 +1,200 @@
-// placeholder: written next
+#include "campaign/phone.hpp"
+
+#include <mutex>
+
+#include <phonenumbers/logger.h>
+#include <phonenumbers/phonenumber.pb.h>
+#include <phonenumbers/phonenumberutil.h>
+
+#include "campaign/phone_rules.hpp"
+
+namespace campaign {
+
+namespace {
+
+namespace pn = i18n::phonenumbers;
+
+// libphonenumber is a process-wide singleton that logs to stderr unless given a logger;
+// core code never prints, so it gets a silent one, once.
+const pn::PhoneNumberUtil& phone_util()
+{
+    static std::once_flag silenced;
+    std::call_once(silenced, [] {
+        pn::PhoneNumberUtil::GetInstance()->SetLogger(new pn::NullLogger());  // takes ownership
+    });
+    return *pn::PhoneNumberUtil::GetInstance();
+}
+
+// The input as it goes into an error message: at most 40 bytes, cut at a character boundary.
+std::string quoted(std::string_view raw)
+{
+    constexpr std::size_t k_max = 40;
+    if (raw.size() <= k_max) {
+        return "\"" + std::string(raw) + "\"";
+    }
+    std::size_t cut = k_max;
+    while (cut > 0 && (static_cast<unsigned char>(raw[cut]) & 0xC0) == 0x80) {
+        --cut;
+    }
+    return "\"" + std::string(raw.substr(0, cut)) + "…\"";
+}
+
+// Length of the separator that starts `s` (ASCII or a few Unicode spaces and dashes that
+// spreadsheets like to insert), or 0.
+std::size_t separator_length(std::string_view s)
+{
+    switch (s[0]) {
+    case ' ': case '\t': case '-': case '.': case '(': case ')': case '[': case ']': case '/':
+        return 1;
+    default:
+        break;
+    }
+    if (s.substr(0, 2) == "\xC2\xA0") {
+        return 2;  // no-break space
+    }
+    if (s.size() >= 3 && s[0] == '\xE2') {
+        const auto b1 = static_cast<unsigned char>(s[1]);
+        const auto b2 = static_cast<unsigned char>(s[2]);
+        const bool general_punctuation = b1 == 0x80 && ((b2 >= 0x80 && b2 <= 0x95) || b2 == 0xAF);
+        const bool minus_sign = b1 == 0x88 && b2 == 0x92;
+        if (general_punctuation || minus_sign) {
+            return 3;  // U+2000–U+2015 spaces and dashes, U+202F, U+2212
+        }
+    }
+    return 0;
+}
+
+struct Digits {
+    std::string digits;
+    bool international = false;  // written with "+" or "00"
+};
+
+// Keeps the digits of `raw`; fails when anything but digits, separators and one leading
+// "+" is in it.
+util::Result<Digits> extract_digits(std::string_view raw)
+{
+    Digits out;
+    bool plus = false;
+    for (std::size_t i = 0; i < raw.size();) {
+        const char c = raw[i];
+        if (c >= '0' && c <= '9') {
+            out.digits += c;
+            ++i;
+        } else if (c == '+' && !plus && out.digits.empty()) {
+            plus = true;
+            ++i;
+        } else if (const std::size_t n = separator_length(raw.substr(i)); n > 0) {
+            i += n;
+        } else {
+            return util::fail(quoted(raw) + " is not a phone number");
+        }
+    }
+    if (out.digits.empty()) {
+        if (plus) {
+            return util::fail(quoted(raw) + " is not a phone number");
+        }
+        return util::fail("the phone number is empty");
+    }
+    if (plus) {
+        out.international = true;
+    } else if (out.digits.size() > 2 && out.digits.compare(0, 2, "00") == 0) {
+        out.international = true;
+        out.digits.erase(0, 2);
+    }
+    return out;
+}
+
+// Returns the wa_id of `digits` read in `region` ("ZZ": it starts with a country code),
+// or "" when that does not make a valid number. PhoneRules answers almost always; it
+// replays libphonenumber's own logic, so libphonenumber is only asked when it cannot.
+std::string try_parse(const std::string& digits, const std::string& region)
+{
+    if (const PhoneRules* rules = PhoneRules::shared()) {
+        auto answer = region == "ZZ" ? rules->international(digits) : rules->national(digits, region);
+        if (answer.verdict != PhoneRules::Verdict::undecided) {
+            return std::move(answer.wa_id);
+        }
+    }
+    const auto& util = phone_util();
+    pn::PhoneNumber number;
+    const std::string text = region == "ZZ" ? "+" + digits : digits;
+    if (util.Parse(text, region, &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR ||
+        !util.IsValidNumber(number)) {
+        return {};
+    }
+    std::string e164;
+    util.Format(number, pn::PhoneNumberUtil::E164, &e164);
+    return e164.substr(1);  // drop the "+"
+}
+
+// The region a number starting with `digits` belongs to ("+800" for a non-geographic
+// code), or "" when no country code fits.
+std::string region_of(const std::string& digits)
+{
+    if (const PhoneRules* rules = PhoneRules::shared()) {
+        return rules->region_of(digits);
+    }
+    const auto& util = phone_util();
+    pn::PhoneNumber number;
+    const auto error = util.Parse("+" + digits, "ZZ", &number);
+    if (error == pn::PhoneNumberUtil::INVALID_COUNTRY_CODE_ERROR ||
+        !number.has_country_code()) {
+        return {};
+    }
+    std::string region;
+    util.GetRegionCodeForCountryCode(number.country_code(), &region);
+    return region == "001" ? "+" + std::to_string(number.country_code()) : region;
+}
+
+} // namespace
+
+util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default_country)
+{
+    std::string region;
+    for (const char c : default_country) {
+        region += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+    }
+    if (!region.empty() && phone_util().GetCountryCodeForRegion(region) == 0) {
+        return util::fail("unknown country \"" + default_country +
+                          "\" (expected an ISO 3166 code such as IN, US or GB)");
+    }
+    return PhoneNormalizer(std::move(region));
+}
+
+util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
+{
+    auto extracted = extract_digits(raw);
+    if (!extracted) {
+        return extracted.error();
+    }
+    const Digits& d = *extracted;
+    if (d.digits.size() > 17) {
+        return util::fail(quoted(raw) + " is too long to be a phone number");
+    }
+    if (d.international) {
+        if (auto wa_id = try_parse(d.digits, "ZZ"); !wa_id.empty()) {
+            return wa_id;
+        }
+        const std::string region = region_of(d.digits);
+        if (region.empty()) {
+            return util::fail(quoted(raw) + " does not start with a known country code");
+        }
+        return util::fail(quoted(raw) + " is not a valid number for " + region);
+    }
+    if (!m_default_country.empty()) {
+        if (auto wa_id = try_parse(d.digits, m_default_country); !wa_id.empty()) {
+            return wa_id;
+        }
+    }
+    // Digits that already start with a country code, written without the "+".
+    if (auto wa_id = try_parse(d.digits, "ZZ"); !wa_id.empty()) {
+        return wa_id;
+    }
+    if (m_default_country.empty()) {
+        return util::fail(quoted(raw) + " is not a valid number with a country code " +
+                          "(and no default country is set for local numbers)");
+    }
+    return util::fail(quoted(raw) + " is not a valid number for " + m_default_country);
+}
+
+} // namespace campaign

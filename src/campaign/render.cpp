@@ -1,1 +1,165 @@
-// placeholder: written next
+#include "campaign/render.hpp"
+
+#include <algorithm>
+
+namespace campaign {
+
+namespace {
+
+bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+std::string trim(std::string_view s)
+{
+    while (!s.empty() && is_space(s.front())) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && is_space(s.back())) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
+
+bool is_blank(std::string_view s)
+{
+    return std::all_of(s.begin(), s.end(), is_space);
+}
+
+// 1-based character (not byte) position of `offset` in `text`, for messages.
+std::size_t character_at(std::string_view text, std::size_t offset)
+{
+    std::size_t n = 1;
+    for (std::size_t i = 0; i < offset; ++i) {
+        n += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 ? 1 : 0;
+    }
+    return n;
+}
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out) {
+        c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+}
+
+std::string no_column_error(const std::string& name, const std::vector<std::string>& header)
+{
+    std::string message = "placeholder {{" + name + "}} names no column";
+    for (const auto& column : header) {
+        if (lower(column) == lower(name)) {
+            message += " (did you mean \"" + column + "\"?)";
+            break;
+        }
+    }
+    message += "; columns are: ";
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        message += (i > 0 ? ", " : "") + header[i];
+    }
+    return message;
+}
+
+} // namespace
+
+util::Result<Template> Template::parse(std::string_view text)
+{
+    Template t;
+    t.m_text = std::string(text);
+    std::size_t pos = 0;
+    for (;;) {
+        const std::size_t open = text.find("{{", pos);
+        if (open == std::string_view::npos) {
+            t.m_parts.push_back(Part{std::string(text.substr(pos)), {}, std::nullopt});
+            return t;
+        }
+        const std::size_t close = text.find("}}", open + 2);
+        const std::string_view inner =
+            close == std::string_view::npos ? std::string_view() : text.substr(open + 2, close - open - 2);
+        const std::string at = " at character " + std::to_string(character_at(text, open));
+        if (close == std::string_view::npos || inner.find("{{") != std::string_view::npos) {
+            return util::fail("\"{{\"" + at + " has no closing \"}}\"");
+        }
+        const std::size_t bar = inner.find('|');
+        Part part{std::string(text.substr(pos, open - pos)), trim(inner.substr(0, bar)),
+                  std::nullopt};
+        if (bar != std::string_view::npos) {
+            part.fallback = trim(inner.substr(bar + 1));
+        }
+        if (part.name.empty()) {
+            return util::fail("placeholder {{" + std::string(inner) + "}}" + at + " has no name");
+        }
+        if (part.name.find_first_of("{}") != std::string::npos) {
+            return util::fail("placeholder {{" + std::string(inner) + "}}" + at +
+                              ": a name cannot contain \"{\" or \"}\"");
+        }
+        t.m_parts.push_back(std::move(part));
+        pos = close + 2;
+    }
+}
+
+std::vector<std::string> Template::placeholders() const
+{
+    std::vector<std::string> names;
+    for (const auto& part : m_parts) {
+        if (!part.name.empty() && std::find(names.begin(), names.end(), part.name) == names.end()) {
+            names.push_back(part.name);
+        }
+    }
+    return names;
+}
+
+util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& header) const
+{
+    BoundTemplate bound;
+    for (const auto& part : m_parts) {
+        BoundTemplate::Part b{part.literal, BoundTemplate::k_no_column, part.name, part.fallback};
+        if (!part.name.empty()) {
+            const auto it = std::find(header.begin(), header.end(), part.name);
+            if (it == header.end()) {
+                return util::fail(no_column_error(part.name, header));
+            }
+            b.column = static_cast<std::size_t>(it - header.begin());
+        }
+        bound.m_literal_size += b.literal.size();
+        bound.m_parts.push_back(std::move(b));
+    }
+    return bound;
+}
+
+util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fields,
+                                              std::string& out) const
+{
+    out.clear();
+    out.reserve(m_literal_size + 64);
+    for (const auto& part : m_parts) {
+        out += part.literal;
+        if (part.column == k_no_column) {
+            continue;
+        }
+        const std::string_view value =
+            part.column < fields.size() ? std::string_view(fields[part.column]) : std::string_view();
+        if (!is_blank(value)) {
+            out += value;
+        } else if (part.fallback) {
+            out += *part.fallback;
+        } else {
+            return util::fail("column \"" + part.name + "\" is empty and {{" + part.name +
+                              "}} has no default");
+        }
+    }
+    return {};
+}
+
+util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& fields) const
+{
+    std::string out;
+    if (auto rendered = render_into(fields, out); !rendered) {
+        return rendered.error();
+    }
+    return out;
+}
+
+} // namespace campaign

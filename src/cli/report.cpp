@@ -1,8 +1,19 @@
+// wacamp report: summaries and exports of a result log.
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/not_built.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/output.hpp"
+#include "report/csv.hpp"
+#include "report/format.hpp"
+#include "report/summary.hpp"
 
 namespace cli {
 
@@ -14,6 +25,93 @@ struct ReportOptions {
     std::string output;
 };
 
+// Writing over the log would destroy the campaign's memory.
+bool is_the_log(const ReportOptions& opts) {
+    std::error_code ec;
+    return !opts.output.empty() && std::filesystem::equivalent(opts.output, opts.results, ec);
+}
+
+// Says that `file` cannot be written, with the OS reason; returns the exit code.
+int cannot_write(const util::Redactor& redactor, const std::string& file) {
+    print_error(redactor, fmt::format("cannot write {}: {}", file, std::strerror(errno)));
+    return k_exit_bad_input;
+}
+
+// Writes `text` to --output, or to stdout without it.
+int emit(const ReportOptions& opts, const std::string& text, const util::Redactor& redactor) {
+    if (opts.output.empty()) {
+        print_out(redactor, text);
+        return k_exit_done;
+    }
+    std::ofstream file(opts.output, std::ios::binary | std::ios::trunc);
+    if (!file) {
+        return cannot_write(redactor, opts.output);
+    }
+    file << text;
+    if (!file.flush()) {
+        return cannot_write(redactor, opts.output);
+    }
+    return k_exit_done;
+}
+
+int emit_csv(const ReportOptions& opts, const util::Redactor& redactor) {
+    auto index = report::index_log(opts.results);
+    if (!index) {
+        print_error(redactor, index.error().message);
+        return k_exit_bad_input;
+    }
+    // The CSV has no place for warnings: they go to stderr.
+    for (const auto& w : index->warnings) {
+        print_warning(redactor, w);
+    }
+    const auto shown = static_cast<std::int64_t>(index->warnings.size());
+    if (index->warning_count > shown) {
+        print_warning(redactor,
+                      fmt::format("{} more warnings not shown", index->warning_count - shown));
+    }
+    std::ofstream file;
+    if (!opts.output.empty()) {
+        file.open(opts.output, std::ios::binary | std::ios::trunc);
+        if (!file) {
+            return cannot_write(redactor, opts.output);
+        }
+    }
+    std::ostream& out = opts.output.empty() ? std::cout : file;
+    auto written = report::write_csv(*index, out);
+    if (!written) {
+        if (out) {
+            print_error(redactor, written.error().message);  // the log, not the output
+            return k_exit_bad_input;
+        }
+        return cannot_write(redactor, opts.output.empty() ? "standard output" : opts.output);
+    }
+    return k_exit_done;
+}
+
+int run_report(const ReportOptions& opts) {
+    util::Redactor redactor;  // a result log holds no secrets; kept for the one way to print
+    if (opts.format == "html") {
+        print_error(redactor, "report --format html is not available yet; use text, json or csv");
+        return k_exit_bad_input;
+    }
+    if (is_the_log(opts)) {
+        print_error(redactor, fmt::format("--output {} is the result log itself; choose another "
+                                          "file", opts.output));
+        return k_exit_bad_input;
+    }
+    if (opts.format == "csv") {
+        return emit_csv(opts, redactor);
+    }
+    auto summary = report::summarize(opts.results);
+    if (!summary) {
+        print_error(redactor, summary.error().message);
+        return k_exit_bad_input;
+    }
+    const bool json = opts.format == "json";
+    return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary),
+                redactor);
+}
+
 } // namespace
 
 Action add_report(CLI::App& app) {
@@ -23,7 +121,7 @@ Action add_report(CLI::App& app) {
     sub->add_option("--format", opts->format, "text, csv (a row per recipient), json or html")
         ->check(CLI::IsMember({"text", "csv", "json", "html"}));
     sub->add_option("--output", opts->output, "Write to FILE instead of stdout");
-    return [opts] { return not_built("report"); };
+    return [opts] { return run_report(*opts); };
 }
 
 } // namespace cli

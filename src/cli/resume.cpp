@@ -1,8 +1,16 @@
+// wacamp resume: continue a campaign from its result log.
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/not_built.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/output.hpp"
+#include "cli/run_common.hpp"
+#include "cli/signals.hpp"
+#include "cli/terminal_ui.hpp"
+#include "results/replay.hpp"
 
 namespace cli {
 
@@ -12,7 +20,61 @@ struct ResumeOptions {
     std::string results;
     bool retry_failed = false;
     bool resend_unknown = false;
+    bool no_progress = false;
 };
+
+// Says what the log holds before anything is sent.
+std::string describe_log(const results::LogState& state) {
+    std::int64_t sent = 0, retryable = 0, rejected = 0, unknown = 0, done = 0;
+    for (std::int64_t row = 1; row <= state.max_row(); ++row) {
+        auto s = state.row(row);
+        if (s.pending()) {
+            continue;
+        }
+        if (s.ever_sent()) {
+            ++sent;
+        } else if (s.in_flight() || s.status == results::Status::unknown) {
+            ++unknown;
+        } else if (s.status == results::Status::failed) {
+            (s.cause == results::Cause::rejected ? rejected : retryable) += 1;
+        } else {
+            ++done;
+        }
+    }
+    return fmt::format("the log holds {} sent, {} failed and retryable, {} rejected (retried only with "
+                       "--retry-failed), {} unknown (resent only with --resend-unknown), {} invalid or skipped",
+                       sent, retryable, rejected, unknown, done);
+}
+
+int resume(const ResumeOptions& opts) {
+    util::Redactor redactor;
+    auto campaign_file = campaign_file_of_log(opts.results);
+    if (!campaign_file) {
+        print_error(redactor, campaign_file.error().message);
+        return k_exit_bad_input;
+    }
+    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, redactor);
+    if (!c) {
+        return k_exit_bad_input;
+    }
+    const auto& stops = install_stop_handlers();
+    TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
+    if (auto state = results::replay(opts.results); state) {
+        ui.notice(describe_log(*state));
+    }
+    runner::SendOptions send{.results_path = opts.results,
+                             .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
+                             .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no};
+    auto report = runner::send_campaign(*c, send, ui, stops);
+    ui.clear_line();
+    if (!report) {
+        print_error(redactor, report.error().message);
+        print_error(redactor, "nothing was sent");
+        return k_exit_bad_input;
+    }
+    print_send_summary(*c, *report, redactor);
+    return exit_code_for(*report);
+}
 
 } // namespace
 
@@ -24,7 +86,8 @@ Action add_resume(CLI::App& app) {
                   "Also retry recipients the service rejected permanently");
     sub->add_flag("--resend-unknown", opts->resend_unknown,
                   "Also resend recipients whose outcome is unknown (may deliver twice)");
-    return [opts] { return not_built("resume"); };
+    sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
+    return [opts] { return resume(*opts); };
 }
 
 } // namespace cli

@@ -1,8 +1,18 @@
+// wacamp run: send a campaign, or rehearse it with --dry-run.
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/not_built.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/output.hpp"
+#include "cli/run_common.hpp"
+#include "cli/signals.hpp"
+#include "cli/terminal_ui.hpp"
+#include "runner/dry_run.hpp"
+#include "runner/send.hpp"
+#include "util/duration.hpp"
 
 namespace cli {
 
@@ -18,6 +28,62 @@ struct RunOptions {
     bool no_progress = false;
 };
 
+constexpr std::size_t k_preview_messages = 3;
+
+int run_dry(const campaign::Campaign& c, const RunOptions& opts, const util::Redactor& redactor) {
+    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, k_preview_messages);
+    if (!report) {
+        print_error(redactor, report.error().message);
+        return k_exit_bad_input;
+    }
+    using results::Status;
+    std::string out = fmt::format("{}: dry run — nothing was sent, no network was used.\n", c.name);
+    for (const auto& s : report->samples) {
+        out += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);
+    }
+    for (const auto& p : report->problems) {
+        out += fmt::format("  invalid: {}\n", p);
+    }
+    const auto& n = report->counts;
+    out += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
+                       n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
+                       util::format_duration(report->duration));
+    out += fmt::format("  dry-run log: {}\n", report->results_path);
+    print_out(redactor, out);
+    return k_exit_done;
+}
+
+int run_campaign(const RunOptions& opts) {
+    util::Redactor redactor;
+    auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
+    auto c = load_campaign_or_report(opts.campaign, secrets, redactor);
+    if (!c) {
+        return k_exit_bad_input;
+    }
+    if (opts.dry_run) {
+        return run_dry(*c, opts, redactor);
+    }
+    const auto& stops = install_stop_handlers();
+    TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic,
+                  opts.yes ? AssumeYes::yes : AssumeYes::no);
+    runner::SendOptions send{.results_path = opts.results,
+                             .limit = opts.limit,
+                             .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse};
+    auto report = runner::send_campaign(*c, send, ui, stops);
+    ui.clear_line();
+    if (!report) {
+        print_error(redactor, report.error().message);
+        print_error(redactor, "nothing was sent");
+        return k_exit_bad_input;
+    }
+    if (report->declined) {
+        print_out(redactor, "Not sent.\n");
+        return exit_code_for(*report);
+    }
+    print_send_summary(*c, *report, redactor);
+    return exit_code_for(*report);
+}
+
 } // namespace
 
 Action add_run(CLI::App& app) {
@@ -32,7 +98,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
-    return [opts] { return not_built("run"); };
+    return [opts] { return run_campaign(*opts); };
 }
 
 } // namespace cli

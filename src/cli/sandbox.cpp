@@ -1,13 +1,192 @@
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fmt/core.h>
+#include <map>
+#include <memory>
+#include <pthread.h>
+#include <random>
+#include <thread>
 
 #include "cli/commands.hpp"
-#include "cli/not_built.hpp"
+#include "cli/exit_code.hpp"
+#include "sandbox/options.hpp"
+#include "sandbox/server.hpp"
+#include "sandbox/validation.hpp"
 
 namespace cli {
 
+namespace {
+
+struct SandboxCommand {
+    sandbox::SandboxOptions options;
+    long long latency_ms = 0;
+    long long jitter_ms = 0;
+    long auth_fail_after = -1;
+    long spam_limit_after = -1;
+    std::string key_in = "either";
+    std::string rate_limit_style = "http429";
+    CLI::Option* seed = nullptr;
+};
+
+// Returns what is wrong with the options CLI11 cannot check alone, or nothing.
+std::optional<std::string> check(const SandboxCommand& cmd) {
+    const auto& faults = cmd.options.faults;
+    if (faults.error_rate + faults.drop_rate > 1.0) {
+        return "--error-rate and --drop-rate add up to more than 1";
+    }
+    for (const auto& number : faults.reject_numbers) {
+        if (!sandbox::is_wa_id(number)) {
+            return "--reject-number " + number + ": not a wa_id (8 to 15 digits, no '+')";
+        }
+    }
+    return std::nullopt;
+}
+
+std::string summary(const std::array<long, sandbox::k_outcome_count>& counts) {
+    long total = 0;
+    std::string parts;
+    for (size_t i = 0; i < counts.size(); ++i) {
+        total += counts[i];
+        if (counts[i] > 0) {
+            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ",
+                                 sandbox::outcome_name(static_cast<sandbox::Outcome>(i)), counts[i]);
+        }
+    }
+    return fmt::format("sandbox: {} requests{}{}", total, parts.empty() ? "" : ": ", parts);
+}
+
+// Whether to tell the seed drawn when none was given.
+enum class SeedNote { quiet, print };
+
+// Serves until SIGINT or SIGTERM. The signals are blocked in every thread and taken by one
+// waiter with sigwait, so stopping happens outside a signal handler.
+int serve(SandboxCommand& cmd, SeedNote seed_note) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    auto server = sandbox::Server::bind(cmd.options);
+    if (!server) {
+        fmt::print(stderr, "wacamp: error: {}\n", server.error().message);
+        return k_exit_bad_input;
+    }
+    fmt::print("listening on http://127.0.0.1:{}\n", (*server)->port());
+    std::fflush(stdout);
+    if (seed_note == SeedNote::print) {
+        fmt::print(stderr, "sandbox: seed {} (pass --seed to repeat a run)\n", cmd.options.faults.seed);
+    }
+
+    std::atomic<bool> signalled{false};
+    std::thread waiter([&] {
+        int signal = 0;
+        sigwait(&signals, &signal);
+        signalled = true;
+        (*server)->stop();
+    });
+    auto served = (*server)->serve();
+    if (!signalled) {
+        pthread_kill(waiter.native_handle(), SIGTERM);  // releases the waiter
+    }
+    waiter.join();
+
+    fmt::print(stderr, "{}\n", summary((*server)->counts()));
+    if (!served) {
+        fmt::print(stderr, "wacamp: error: {}\n", served.error().message);
+        return k_exit_stopped;
+    }
+    if (auto error = (*server)->journal_error()) {
+        fmt::print(stderr, "wacamp: error: {}\n", *error);
+        return k_exit_failures;
+    }
+    return k_exit_done;
+}
+
+} // namespace
+
 Action add_sandbox(CLI::App& app) {
-    app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
-    return [] { return not_built("sandbox"); };
+    auto cmd = std::make_shared<SandboxCommand>();
+    auto& opts = cmd->options;
+    auto& faults = opts.faults;
+    auto* sub = app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
+    sub->footer("The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
+                "Runs until SIGINT or SIGTERM.");
+
+    sub->add_option("--port", opts.port, "Port on 127.0.0.1 (0: a free one)")
+        ->check(CLI::Range(0, 65535))->capture_default_str();
+    sub->add_option("--journal", opts.journal_path, "Append one JSON line per request to this file");
+    sub->add_option("--templates", opts.templates_path,
+                    "Serve these template records (a JSON array, or {\"data\": [...]})");
+    sub->add_option("--api-key", opts.api_key, "The API key to accept")
+        ->envname("WACAMP_SANDBOX_API_KEY")->capture_default_str();
+    sub->add_option("--access-token", opts.access_token, "The Bearer token to accept")
+        ->envname("WACAMP_SANDBOX_ACCESS_TOKEN")->capture_default_str();
+    sub->add_option("--require-key-in", cmd->key_in,
+                    "Where the API key must be (default either: one place, any present right)")
+        ->check(CLI::IsMember({"either", "header", "query", "both"}).description(""))
+        ->option_text("either|header|query|both");
+    sub->add_option("--threads", opts.threads, "Worker threads (one per open connection)")
+        ->check(CLI::Range(1, 4096))->capture_default_str();
+    cmd->seed = sub->add_option("--seed", faults.seed, "Seed of every random fault decision");
+
+    auto* group = sub->add_option_group("faults", "Fault injection (send-message only unless said)");
+    group->add_option("--rate-limit", faults.rate_limit,
+                      "Throttle sends beyond N in any sliding second")->check(CLI::NonNegativeNumber);
+    group->add_option("--rate-limit-style", cmd->rate_limit_style,
+                      "HTTP 429 (default) or 400 for a throttled send; code 130429 either way")
+        ->check(CLI::IsMember({"http429", "meta400"}).description(""))
+        ->option_text("http429|meta400");
+    group->add_option("--retry-after", faults.retry_after_s, "Retry-After seconds of a throttled send")
+        ->check(CLI::Range(0, 86400))->capture_default_str();
+    group->add_option("--error-rate", faults.error_rate, "Share of sends answered 500/503, not delivered")
+        ->check(CLI::Range(0.0, 1.0));
+    group->add_option("--drop-rate", faults.drop_rate,
+                      "Share of sends whose connection is closed with no answer, not delivered")
+        ->check(CLI::Range(0.0, 1.0));
+    group->add_option("--latency", cmd->latency_ms, "Milliseconds added before answering any request")
+        ->check(CLI::Range(0LL, 600'000LL));
+    group->add_option("--latency-jitter", cmd->jitter_ms, "Plus up to this many milliseconds, uniformly")
+        ->check(CLI::Range(0LL, 600'000LL));
+    group->add_option("--reject-number", faults.reject_numbers,
+                      "This wa_id is always answered 400, code 131026 (repeatable)")
+        ->allow_extra_args(false);
+    group->add_option("--auth-fail-after", cmd->auth_fail_after,
+                      "After N accepted sends every request gets 401, code 190")
+        ->check(CLI::NonNegativeNumber);
+    group->add_option("--spam-limit-after", cmd->spam_limit_after,
+                      "After N accepted sends, sends get 400, code 131048")
+        ->check(CLI::NonNegativeNumber);
+
+    return [cmd] {
+        const std::map<std::string, sandbox::KeyIn> key_in{{"either", sandbox::KeyIn::either},
+                                                           {"header", sandbox::KeyIn::header},
+                                                           {"query", sandbox::KeyIn::query},
+                                                           {"both", sandbox::KeyIn::both}};
+        cmd->options.require_key_in = key_in.at(cmd->key_in);
+        auto& f = cmd->options.faults;
+        f.rate_limit_style = cmd->rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400
+                                                                : sandbox::RateLimitStyle::http429;
+        f.latency = std::chrono::milliseconds(cmd->latency_ms);
+        f.latency_jitter = std::chrono::milliseconds(cmd->jitter_ms);
+        if (cmd->auth_fail_after >= 0) {
+            f.auth_fail_after = cmd->auth_fail_after;
+        }
+        if (cmd->spam_limit_after >= 0) {
+            f.spam_limit_after = cmd->spam_limit_after;
+        }
+        if (auto problem = check(*cmd)) {
+            fmt::print(stderr, "wacamp: error: {}\n", *problem);
+            return static_cast<int>(k_exit_bad_input);
+        }
+        const bool random_seed = cmd->seed->count() == 0;
+        if (random_seed) {
+            f.seed = std::random_device{}();
+        }
+        return serve(*cmd, random_seed ? SeedNote::print : SeedNote::quiet);
+    };
 }
 
 } // namespace cli

@@ -1,13 +1,153 @@
-#include <CLI/CLI.hpp>
+// wacamp templates: list the account's message templates.
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <thread>
+
+#include "campaign/campaign_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/not_built.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/output.hpp"
+#include "queue/retry_policy.hpp"
+#include "service/classify.hpp"
+#include "service/curl_transport.hpp"
+#include "service/requests.hpp"
+#include "service/templates.hpp"
+#include "util/env.hpp"
 
 namespace cli {
 
+namespace {
+
+struct TemplatesOptions {
+    std::string campaign;
+    std::string base_url;
+    std::string status;
+    bool json = false;
+};
+
+constexpr int k_attempts = 3;
+
+// The service settings from the campaign file, or from --base-url and $WACAMP_API_KEY.
+util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts) {
+    util::ProcessEnvironment env;
+    if (!opts.campaign.empty()) {
+        auto loaded = campaign::load_campaign(opts.campaign, env);
+        if (!loaded) {
+            return loaded.error();
+        }
+        return loaded->service;
+    }
+    service::ServiceConfig config;
+    config.base_url = opts.base_url;
+    auto key = env.get("WACAMP_API_KEY");
+    if (!key || key->empty()) {
+        return util::fail("--base-url needs the API key in the environment variable WACAMP_API_KEY");
+    }
+    config.api_key = *key;
+    return config;
+}
+
+void print_table(const std::vector<service::TemplateInfo>& rows, const util::Redactor& redactor) {
+    std::vector<std::array<std::string, 5>> cells;
+    cells.push_back({"NAME", "CATEGORY", "LANGUAGE", "STATUS", "UPDATED"});
+    for (const auto& t : rows) {
+        cells.push_back({t.name, t.category, t.language, t.status, t.updated_at});
+    }
+    std::array<size_t, 5> width{};
+    for (const auto& row : cells) {
+        for (size_t i = 0; i < row.size(); ++i) {
+            width[i] = std::max(width[i], row[i].size());
+        }
+    }
+    std::string out;
+    for (const auto& row : cells) {
+        for (size_t i = 0; i < row.size(); ++i) {
+            out += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], width[i]) : row[i] + "\n";
+        }
+    }
+    print_out(redactor, out);
+}
+
+int list_templates(const TemplatesOptions& opts) {
+    util::Redactor redactor;
+    auto config = service_config(opts);
+    if (!config) {
+        print_error(redactor, config.error().message);
+        return k_exit_bad_input;
+    }
+    redactor.add(config->api_key);
+    redactor.add(config->access_token);
+
+    service::CurlTransport transport({.ca_file = config->ca_file, .max_connections = 2});
+    queue::RetryPolicy retry(campaign::Retry{});
+    service::Outcome outcome;
+    service::Completion completion;
+    for (int attempt = 1;; ++attempt) {
+        completion = service::perform(transport, service::list_templates_request(*config));
+        outcome = service::classify(completion, std::chrono::system_clock::now());
+        if (!outcome.retryable() || attempt >= k_attempts) {
+            break;
+        }
+        auto wait = outcome.retry_after.value_or(retry.backoff(attempt));
+        std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(10'000)));
+    }
+
+    const std::string where = service::redacted_url(config->base_url);
+    if (outcome.cause == service::Cause::auth) {
+        print_error(redactor, fmt::format("the service at {} refused the credentials ({}); check "
+                                          "the API key", where, outcome.error));
+        return k_exit_stopped;
+    }
+    if (!outcome.sent()) {
+        print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where,
+                                          k_attempts, k_attempts == 1 ? "" : "s", outcome.error));
+        return k_exit_failures;
+    }
+    const std::string& body = std::get<service::HttpResponse>(completion.result).body;
+    if (opts.json) {
+        auto text = service::templates_json(body);
+        if (!text) {
+            print_error(redactor, text.error().message);
+            return k_exit_failures;
+        }
+        print_out(redactor, *text + "\n");
+        return k_exit_done;
+    }
+    auto rows = service::parse_templates(body);
+    if (!rows) {
+        print_error(redactor, rows.error().message);
+        return k_exit_failures;
+    }
+    if (!opts.status.empty()) {
+        std::erase_if(*rows, [&](const auto& t) { return t.status != opts.status; });
+    }
+    print_table(*rows, redactor);
+    return k_exit_done;
+}
+
+} // namespace
+
 Action add_templates(CLI::App& app) {
-    app.add_subcommand("templates", "List the account's message templates");
-    return [] { return not_built("templates"); };
+    auto opts = std::make_shared<TemplatesOptions>();
+    auto* sub = app.add_subcommand("templates", "List the account's message templates");
+    auto* campaign = sub->add_option("--campaign", opts->campaign,
+                                     "Take the service settings from this campaign file");
+    auto* base_url = sub->add_option("--base-url", opts->base_url,
+                                     "The service's base URL (API key from $WACAMP_API_KEY)");
+    campaign->excludes(base_url);
+    sub->add_option("--status", opts->status, "Only templates with this status (e.g. APPROVED)");
+    sub->add_flag("--json", opts->json, "Print the service's records as JSON");
+    sub->footer("One of --campaign or --base-url is required.");
+    return [opts]() -> int {
+        if (opts->campaign.empty() && opts->base_url.empty()) {
+            fmt::print(stderr, "wacamp: error: templates needs --campaign FILE or --base-url URL\n");
+            return k_exit_bad_input;
+        }
+        return list_templates(*opts);
+    };
 }
 
 } // namespace cli

@@ -1,1 +1,209 @@
-// placeholder: written next
+#include "sandbox/server.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <httplib.h>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/socket.h>
+#include <thread>
+
+#include "sandbox/fake_service.hpp"
+#include "sandbox/hang_up.hpp"
+#include "sandbox/templates.hpp"
+
+namespace sandbox {
+
+namespace {
+
+constexpr const char* k_host = "127.0.0.1";
+constexpr const char* k_json_type = "application/json; charset=utf-8";
+constexpr size_t k_keep_alive_max_count = 1'000'000;
+constexpr size_t k_max_body_bytes = 1 << 20;
+
+// cpp-httplib keeps its listening socket protected; the backlog it sets (5) is too short
+// for a burst of connects, so it is raised on that socket.
+class HttpServer : public httplib::Server {
+public:
+    void raise_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+};
+
+Incoming to_incoming(const httplib::Request& req) {
+    Incoming in;
+    in.method = req.method;
+    in.path = req.path;
+    in.content_type = req.get_header_value("Content-Type");
+    if (req.has_header("apiKey")) {
+        in.key.header = req.get_header_value("apiKey");
+    }
+    if (req.has_param("apiKey")) {
+        in.key.query = req.get_param_value("apiKey");
+    }
+    if (req.has_header("Authorization")) {
+        in.authorization = req.get_header_value("Authorization");
+    }
+    in.body = req.body;
+    return in;
+}
+
+} // namespace
+
+struct Server::Impl {
+    Impl(const SandboxOptions& opts, const nlohmann::ordered_json& templates, std::unique_ptr<Journal> j)
+        : options(opts), journal(std::move(j)), service(opts, templates, journal.get()) {}
+
+    void answer(const httplib::Request& req, httplib::Response& res);
+    void configure();
+    bool is_busy(int remote_port);
+
+    SandboxOptions options;
+    std::unique_ptr<Journal> journal;
+    FakeService service;
+    HttpServer http;
+    int port = 0;
+    std::atomic<bool> stop_requested{false};
+    std::atomic<bool> serving{false};
+    std::mutex busy_mutex;
+    std::multiset<int> busy_ports;  // peer ports of connections inside a handler
+};
+
+bool Server::Impl::is_busy(int remote_port) {
+    std::lock_guard<std::mutex> lock(busy_mutex);
+    return busy_ports.count(remote_port) > 0;
+}
+
+void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
+    {
+        std::lock_guard<std::mutex> lock(busy_mutex);
+        busy_ports.insert(req.remote_port);
+    }
+    // Unmarks the connection however the handler ends.
+    struct Unmark {
+        Impl& impl;
+        int port;
+        ~Unmark() {
+            std::lock_guard<std::mutex> lock(impl.busy_mutex);
+            impl.busy_ports.erase(impl.busy_ports.find(port));
+        }
+    } unmark{*this, req.remote_port};
+    auto now = std::chrono::steady_clock::now();
+    auto at = std::chrono::system_clock::now();
+    Answer out = service.handle(to_incoming(req), now, at);
+    if (out.delay.count() > 0) {
+        std::this_thread::sleep_for(out.delay);
+    }
+    if (out.delivery == Delivery::drop) {
+        hang_up(port, req.remote_port);
+        res.status = 500;  // never reaches the client: its socket is shut down
+        return;
+    }
+    res.status = out.status;
+    for (const auto& [name, value] : out.headers) {
+        res.set_header(name.c_str(), value);
+    }
+    res.set_content(out.body, k_json_type);
+}
+
+void Server::Impl::configure() {
+    const auto threads = static_cast<size_t>(options.threads);
+    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    http.set_keep_alive_max_count(k_keep_alive_max_count);
+    http.set_tcp_nodelay(true);
+    // cpp-httplib's default sets SO_REUSEPORT: a second sandbox on a port in use would bind
+    // and silently share its requests. SO_REUSEADDR alone still allows a quick restart.
+    http.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    http.set_payload_max_length(k_max_body_bytes);
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); };
+    // One handler for every method and path: FakeService routes, so unknown ones are
+    // journalled and answered in the service's shape too.
+    http.Get(".*", handler);
+    http.Post(".*", handler);
+    http.Put(".*", handler);
+    http.Delete(".*", handler);
+    http.Patch(".*", handler);
+    http.Options(".*", handler);
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content(R"({"success":false,"message":"Internal sandbox error"})", k_json_type);
+    });
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+Server::~Server() = default;
+
+util::Result<std::unique_ptr<Server>> Server::bind(const SandboxOptions& options) {
+    nlohmann::ordered_json templates = builtin_templates();
+    if (!options.templates_path.empty()) {
+        auto loaded = load_templates(options.templates_path);
+        if (!loaded) {
+            return loaded.error();
+        }
+        templates = std::move(loaded.value());
+    }
+    std::unique_ptr<Journal> journal;
+    if (!options.journal_path.empty()) {
+        auto opened = Journal::open(options.journal_path);
+        if (!opened) {
+            return opened.error();
+        }
+        journal = std::move(opened.value());
+    }
+    auto impl = std::make_unique<Impl>(options, templates, std::move(journal));
+    impl->configure();
+    if (options.port == 0) {
+        impl->port = impl->http.bind_to_any_port(k_host);
+    } else if (impl->http.bind_to_port(k_host, options.port)) {
+        impl->port = options.port;
+    } else {
+        impl->port = -1;
+    }
+    if (impl->port <= 0) {
+        return util::fail("cannot listen on " + std::string(k_host) + ":" + std::to_string(options.port) +
+                          " (is the port in use?)");
+    }
+    impl->http.raise_backlog();
+    return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+int Server::port() const {
+    return m_impl->port;
+}
+
+util::Result<void> Server::serve() {
+    std::signal(SIGPIPE, SIG_IGN);
+    m_impl->serving = true;
+    bool ok = m_impl->stop_requested || m_impl->http.listen_after_bind();
+    m_impl->serving = false;
+    if (!ok) {
+        return util::fail("the listening socket on port " + std::to_string(m_impl->port) + " failed");
+    }
+    return {};
+}
+
+void Server::stop() {
+    m_impl->stop_requested = true;
+    // cpp-httplib ignores stop() until it runs: wait for serve() to get there.
+    while (m_impl->serving && !m_impl->http.is_running()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    m_impl->http.stop();
+    hang_up_idle(m_impl->port, [this](int remote_port) { return m_impl->is_busy(remote_port); });
+}
+
+std::array<long, k_outcome_count> Server::counts() const {
+    return m_impl->service.counts();
+}
+
+std::optional<std::string> Server::journal_error() const {
+    if (m_impl->journal == nullptr) {
+        return std::nullopt;
+    }
+    return m_impl->journal->error();
+}
+
+} // namespace sandbox

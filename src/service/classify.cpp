@@ -1,1 +1,208 @@
-// placeholder: written next
+#include "service/classify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace service {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr long long k_rate_limit_codes[] = {4, 80007, 130429, 131056};
+constexpr long long k_auth_codes[] = {0, 190, 368};
+constexpr long long k_spam_limit_code = 131048;
+constexpr size_t k_max_error_text = 300;
+
+bool contains(const auto& list, long long code) {
+    return std::find(std::begin(list), std::end(list), code) != std::end(list);
+}
+
+std::string clip(std::string text) {
+    for (char& c : text) {
+        if (c == '\n' || c == '\r' || c == '\t') {
+            c = ' ';
+        }
+    }
+    if (text.size() > k_max_error_text) {
+        text.resize(k_max_error_text);
+        text += "…";
+    }
+    return text;
+}
+
+std::string string_at(const json& j, const char* key) {
+    auto it = j.find(key);
+    if (it != j.end() && it->is_string()) {
+        return it->get<std::string>();
+    }
+    return {};
+}
+
+// What a (possibly non-JSON) body tells us: Meta's error object, the envelope's success flag.
+struct BodyFacts {
+    bool is_json = false;
+    bool success_false = false;
+    std::optional<long long> error_code;
+    std::string error_text;
+    std::string message_id;
+};
+
+std::string find_message_id(const json& j) {
+    if (auto data = j.find("data"); data != j.end() && data->is_object()) {
+        if (auto id = string_at(*data, "messageId"); !id.empty()) {
+            return id;
+        }
+    }
+    for (const char* key : {"messageId", "id"}) {
+        if (auto id = string_at(j, key); !id.empty()) {
+            return id;
+        }
+    }
+    if (auto messages = j.find("messages"); messages != j.end() && messages->is_array() &&
+                                            !messages->empty() && (*messages)[0].is_object()) {
+        return string_at((*messages)[0], "id");
+    }
+    return {};
+}
+
+BodyFacts read_body(const std::string& body) {
+    BodyFacts facts;
+    json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+        facts.error_text = clip(body);
+        return facts;
+    }
+    facts.is_json = true;
+    if (auto s = j.find("success"); s != j.end() && s->is_boolean() && !s->get<bool>()) {
+        facts.success_false = true;
+    }
+    if (auto e = j.find("error"); e != j.end()) {
+        if (e->is_object()) {
+            if (auto code = e->find("code"); code != e->end() && code->is_number_integer()) {
+                facts.error_code = code->get<long long>();
+            }
+            facts.error_text = string_at(*e, "message");
+            if (auto data = e->find("error_data"); data != e->end() && data->is_object()) {
+                if (auto details = string_at(*data, "details"); !details.empty()) {
+                    facts.error_text += facts.error_text.empty() ? details : " — " + details;
+                }
+            }
+        } else if (e->is_string()) {
+            facts.error_text = e->get<std::string>();
+        }
+    }
+    if (facts.error_text.empty()) {
+        facts.error_text = string_at(j, "message");
+    }
+    facts.error_text = clip(facts.error_text);
+    facts.message_id = find_message_id(j);
+    return facts;
+}
+
+std::string describe(long status, const BodyFacts& facts) {
+    if (facts.error_text.empty()) {
+        return fmt::format("HTTP {}", status);
+    }
+    return fmt::format("HTTP {}: {}", status, facts.error_text);
+}
+
+} // namespace
+
+std::string_view to_string(Cause cause) {
+    switch (cause) {
+    case Cause::none: return "";
+    case Cause::rate_limited: return "rate_limited";
+    case Cause::transient: return "transient";
+    case Cause::auth: return "auth";
+    case Cause::spam_limit: return "spam_limit";
+    case Cause::rejected: return "rejected";
+    }
+    return "";
+}
+
+Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now) {
+    Outcome out;
+    const long status = response.status;
+    out.http_status = status;
+    BodyFacts facts = read_body(response.body);
+    out.error_code = facts.error_code;
+    const bool is_2xx = status >= 200 && status < 300;
+    const auto code = facts.error_code;
+
+    if (status == 401 || status == 403 || (code && contains(k_auth_codes, *code))) {
+        out.cause = Cause::auth;
+    } else if (code && *code == k_spam_limit_code) {
+        out.cause = Cause::spam_limit;
+    } else if (status == 429 || (code && contains(k_rate_limit_codes, *code))) {
+        out.cause = Cause::rate_limited;
+        out.retry_after = parse_retry_after(find_header(response.headers, "retry-after"), now);
+    } else if (status == 408 || (status >= 500 && status < 600)) {
+        out.cause = Cause::transient;
+        out.ambiguous = status != 408;  // a 5xx may come after the message went out
+    } else if (is_2xx && !facts.success_false && !code) {
+        out.cause = Cause::none;
+        out.message_id = facts.message_id;
+        return out;
+    } else {
+        out.cause = Cause::rejected;
+    }
+    out.error = describe(status, facts);
+    return out;
+}
+
+Outcome classify_transport_error(const TransportError& error) {
+    Outcome out;
+    out.cause = Cause::transient;
+    out.ambiguous = error.request_sent;
+    out.error = error.message;
+    return out;
+}
+
+Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now) {
+    if (const auto* response = std::get_if<HttpResponse>(&completion.result)) {
+        return classify_response(*response, now);
+    }
+    return classify_transport_error(std::get<TransportError>(completion.result));
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now) {
+    while (!value.empty() && value.front() == ' ') {
+        value.remove_prefix(1);
+    }
+    while (!value.empty() && value.back() == ' ') {
+        value.remove_suffix(1);
+    }
+    if (value.empty()) {
+        return std::nullopt;
+    }
+    if (std::isdigit(static_cast<unsigned char>(value.front()))) {
+        std::string text(value);
+        char* end = nullptr;
+        double seconds = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0) {
+            return std::nullopt;
+        }
+        seconds = std::min(seconds, 86'400.0);  // a day at most: beyond that it's a broken header
+        return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000)));
+    }
+    // HTTP date, IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
+    std::tm tm{};
+    std::string text(value);
+    const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (end == nullptr || *end != '\0') {
+        return std::nullopt;
+    }
+    auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
+    if (at <= now) {
+        return std::chrono::milliseconds(0);
+    }
+    auto delta = std::chrono::duration_cast<std::chrono::milliseconds>(at - now);
+    return std::min(delta, std::chrono::milliseconds(86'400'000));
+}
+
+} // namespace service

@@ -1,1 +1,129 @@
-// placeholder: written next
+#include <doctest/doctest.h>
+
+#include "service/classify.hpp"
+
+using namespace std::chrono_literals;
+using service::Cause;
+
+namespace {
+
+const auto k_now = std::chrono::system_clock::from_time_t(1'700'000'000);
+
+service::Outcome answer(long status, std::string body, service::Headers headers = {}) {
+    service::HttpResponse r;
+    r.status = status;
+    r.body = std::move(body);
+    r.headers = std::move(headers);
+    return service::classify_response(r, k_now);
+}
+
+std::string meta_error(long long code, const std::string& message = "boom") {
+    return R"({"error":{"message":")" + message + R"(","type":"OAuthException","code":)" +
+           std::to_string(code) + R"(,"error_data":{"details":"more"},"fbtrace_id":"x"}})";
+}
+
+service::Outcome lost(service::TransportFailure failure, bool sent) {
+    service::TransportError e;
+    e.failure = failure;
+    e.request_sent = sent;
+    e.message = "curl said no";
+    return service::classify_transport_error(e);
+}
+
+} // namespace
+
+TEST_SUITE("service::classify") {
+    TEST_CASE("2xx with the service's envelope is sent, with its message id") {
+        auto o = answer(200, R"({"success":true,"message":"ok","data":{"messageId":"wamid.A1"}})");
+        CHECK(o.sent());
+        CHECK(o.message_id == "wamid.A1");
+        CHECK(*o.http_status == 200);
+    }
+    TEST_CASE("message id is found in each documented place") {
+        CHECK(answer(200, R"({"messageId":"m1"})").message_id == "m1");
+        CHECK(answer(201, R"({"id":"m2"})").message_id == "m2");
+        CHECK(answer(200, R"({"messages":[{"id":"wamid.m3"}]})").message_id == "wamid.m3");
+        CHECK(answer(200, "OK").message_id.empty());
+        CHECK(answer(200, "OK").sent());
+        CHECK(answer(204, "").sent());
+    }
+    TEST_CASE("2xx with success false is not sent") {
+        auto o = answer(200, R"({"success":false,"message":"number not on WhatsApp"})");
+        CHECK(o.cause == Cause::rejected);
+        CHECK(o.error == "HTTP 200: number not on WhatsApp");
+    }
+    TEST_CASE("429 is rate limited and honours Retry-After in seconds") {
+        auto o = answer(429, "", {{"retry-after", "7"}});
+        CHECK(o.cause == Cause::rate_limited);
+        CHECK(o.retryable());
+        CHECK(*o.retry_after == 7s);
+    }
+    TEST_CASE("Retry-After as an HTTP date") {
+        // 1'700'000'000 is Tue, 14 Nov 2023 22:13:20 GMT.
+        auto o = answer(429, "", {{"retry-after", "Tue, 14 Nov 2023 22:13:50 GMT"}});
+        CHECK(*o.retry_after == 30s);
+        CHECK(*service::parse_retry_after("Tue, 14 Nov 2023 22:00:00 GMT", k_now) == 0ms);
+        CHECK_FALSE(service::parse_retry_after("soon", k_now).has_value());
+        CHECK(*service::parse_retry_after("1.5", k_now) == 1500ms);
+    }
+    TEST_CASE("Meta's rate-limit codes are rate limited whatever the status") {
+        for (long long code : {4LL, 80007LL, 130429LL, 131056LL}) {
+            CAPTURE(code);
+            CHECK(answer(400, meta_error(code)).cause == Cause::rate_limited);
+            CHECK(answer(200, meta_error(code)).cause == Cause::rate_limited);
+        }
+    }
+    TEST_CASE("408 is transient and not ambiguous; 5xx is transient and ambiguous") {
+        auto timeout = answer(408, "");
+        CHECK(timeout.cause == Cause::transient);
+        CHECK_FALSE(timeout.ambiguous);
+        for (long status : {500L, 502L, 503L, 504L}) {
+            auto o = answer(status, "<html>oops</html>");
+            CHECK(o.cause == Cause::transient);
+            CHECK(o.ambiguous);
+        }
+    }
+    TEST_CASE("401, 403 and codes 0, 190, 368 are auth") {
+        CHECK(answer(401, "").cause == Cause::auth);
+        CHECK(answer(403, "").cause == Cause::auth);
+        for (long long code : {0LL, 190LL, 368LL}) {
+            CHECK(answer(400, meta_error(code)).cause == Cause::auth);
+        }
+    }
+    TEST_CASE("code 131048 is the spam limit") {
+        auto o = answer(400, meta_error(131048, "(#131048) Spam rate limit hit"));
+        CHECK(o.cause == Cause::spam_limit);
+        CHECK(*o.error_code == 131048);
+        CHECK(o.error == "HTTP 400: (#131048) Spam rate limit hit — more");
+    }
+    TEST_CASE("other 4xx and error codes are rejected") {
+        CHECK(answer(400, meta_error(131026, "(#131026) Message undeliverable")).cause == Cause::rejected);
+        CHECK(answer(400, meta_error(131047)).cause == Cause::rejected);
+        CHECK(answer(404, "not found").cause == Cause::rejected);
+        CHECK(answer(422, R"({"success":false})").cause == Cause::rejected);
+        CHECK_FALSE(answer(400, "").retryable());
+    }
+    TEST_CASE("error text comes from the body, clipped and on one line") {
+        auto o = answer(400, std::string(1000, 'x') + "\nend");
+        CHECK(o.error.size() < 400);
+        CHECK(o.error.find('\n') == std::string::npos);
+    }
+    TEST_CASE("connection failures are transient; ambiguous only once the request left") {
+        using F = service::TransportFailure;
+        auto refused = lost(F::connect, false);
+        CHECK(refused.cause == Cause::transient);
+        CHECK_FALSE(refused.ambiguous);
+        CHECK_FALSE(refused.http_status.has_value());
+        CHECK(lost(F::dns, false).cause == Cause::transient);
+        auto timed_out = lost(F::timeout, true);
+        CHECK(timed_out.cause == Cause::transient);
+        CHECK(timed_out.ambiguous);
+        CHECK(lost(F::connection_lost, true).ambiguous);
+        CHECK(timed_out.error == "curl said no");
+    }
+    TEST_CASE("cause names match the result log's") {
+        CHECK(service::to_string(Cause::rate_limited) == "rate_limited");
+        CHECK(service::to_string(Cause::spam_limit) == "spam_limit");
+        CHECK(service::to_string(Cause::none).empty());
+    }
+}

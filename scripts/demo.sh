@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, starts the sandbox on a free loopback port and runs the
+# sample campaign against it end to end, then shows the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+wacamp=build/src/wacamp
+work=$(mktemp -d)
+trap 'kill "$sandbox_pid" 2>/dev/null || true; wait "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+"$wacamp" sandbox --port 0 --journal "$work/journal.jsonl" >"$work/sandbox.out" 2>"$work/sandbox.err" &
+sandbox_pid=$!
+for _ in $(seq 100); do
+  grep -q '^listening on ' "$work/sandbox.out" 2>/dev/null && break
+  sleep 0.1
+done
+url=$(sed -n 's/^listening on //p' "$work/sandbox.out" | head -1)
+[ -n "$url" ] || { echo "the sandbox did not start:"; cat "$work/sandbox.err"; exit 1; }
+echo "sandbox: $url"
+
+export WACAMP_BASE_URL=$url WACAMP_API_KEY=sandbox-key
+results=$work/sample-text.jsonl
+step() { echo; echo "\$ wacamp $*"; "$wacamp" "$@"; }
+
+step templates --base-url "$url"
+step validate campaigns/sample-text.yaml
+step run campaigns/sample-text.yaml --dry-run --results "$results"
+step run campaigns/sample-text.yaml --yes --results "$results"
+step report "$results"
+echo
+echo "The sandbox received $(grep '/send-message' "$work/journal.jsonl" | grep -c '"outcome":"ok"') messages; nothing left this machine."

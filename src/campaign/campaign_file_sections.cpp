@@ -1,0 +1,126 @@
+// The `message`, `template`, `rate`, `retry`, `abort` and `cleanup` sections of a campaign file.
+
+#include "campaign/campaign_file_sections.hpp"
+
+namespace campaign::detail {
+
+namespace {
+
+constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label"};
+constexpr std::string_view k_message_types[] = {"text", "image"};
+constexpr std::string_view k_template_keys[] = {"name"};
+constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "per_day"};
+constexpr std::string_view k_retry_keys[] = {"max_attempts", "initial_backoff", "max_backoff", "ambiguous"};
+constexpr std::string_view k_ambiguous[] = {"retry", "hold"};
+constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures"};
+constexpr std::string_view k_cleanup_keys[] = {"delete_contacts", "only", "batch_size"};
+constexpr std::string_view k_cleanup_scopes[] = {"sent", "all"};
+
+// Bounds that catch typos and overflow ("per_day: 1e12") rather than express policy.
+constexpr double k_max_per_second = 100'000;
+constexpr long long k_max_burst = 100'000;
+constexpr long long k_max_concurrency = 1024;
+constexpr long long k_max_per_day = 1'000'000'000;
+constexpr long long k_max_attempts = 100;
+constexpr long long k_max_failures = 1'000'000;
+constexpr long long k_max_batch = 1000;  // ids per status-update request
+
+void refuse(const Section& m, std::string_view key, std::string_view why) {
+    if (m.has(key)) {
+        m.problem(key, std::string(why));
+    }
+}
+
+void read_template(const Section& root, Campaign& out) {
+    auto section = root.section("template", Need::optional, k_template_keys);
+    if (!section) {
+        return;
+    }
+    if (auto name = section->text("name", Need::required)) {
+        out.template_check = TemplateCheck{std::move(*name)};
+    }
+}
+
+}  // namespace
+
+void read_message(const Section& root, Campaign& out) {
+    read_template(root, out);
+    auto section = root.section("message", Need::required, k_message_keys);
+    if (!section) {
+        return;
+    }
+    const Section& m = *section;
+    auto type = m.choice("type", k_message_types, Need::required);
+    if (!type) {
+        // Unknown type: still check the fields' values, not which of them are allowed.
+        (void)m.text("text");
+        (void)m.text("source");
+        (void)m.text("label");
+        return;
+    }
+    if (*type == 0) {
+        out.message.type = MessageType::text;
+        out.message.text = m.text("text", Need::required).value_or("");
+        refuse(m, "source", "not allowed with type text (an image message has a source)");
+        refuse(m, "label", "not allowed with type text (it is an image's caption)");
+        return;
+    }
+    out.message.type = MessageType::image;
+    out.message.source = m.text("source", Need::required).value_or("");
+    refuse(m, "text", "not allowed with type image (use label for a caption)");
+    if (auto label = m.text("label"); label && !label->empty()) {
+        out.message.label = std::move(*label);
+    }
+}
+
+void read_pacing(const Section& root, Campaign& out) {
+    if (auto rate = root.section("rate", Need::optional, k_rate_keys)) {
+        out.rate.per_second =
+            rate->positive_number("per_second", k_max_per_second).value_or(out.rate.per_second);
+        out.rate.burst = static_cast<int>(rate->integer("burst", 0, k_max_burst).value_or(out.rate.burst));
+        out.rate.concurrency = static_cast<int>(
+            rate->integer("concurrency", 1, k_max_concurrency).value_or(out.rate.concurrency));
+        if (auto per_day = rate->integer("per_day", 1, k_max_per_day)) {
+            out.rate.per_day = *per_day;
+        }
+    }
+    if (auto retry = root.section("retry", Need::optional, k_retry_keys)) {
+        using std::chrono::hours, std::chrono::milliseconds;
+        out.retry.max_attempts = static_cast<int>(
+            retry->integer("max_attempts", 1, k_max_attempts).value_or(out.retry.max_attempts));
+        auto initial = retry->duration("initial_backoff", {milliseconds(1), hours(1), "between 1ms and 1h"});
+        auto max = retry->duration("max_backoff", {milliseconds(1), hours(24), "between 1ms and 24h"});
+        out.retry.initial_backoff = initial.value_or(out.retry.initial_backoff);
+        out.retry.max_backoff = max.value_or(out.retry.max_backoff);
+        if ((initial || max) && out.retry.initial_backoff > out.retry.max_backoff) {
+            if (initial) {
+                retry->problem("initial_backoff", "must not be longer than retry.max_backoff");
+            } else {
+                retry->problem("max_backoff", "must not be shorter than retry.initial_backoff");
+            }
+        }
+        if (auto ambiguous = retry->choice("ambiguous", k_ambiguous)) {
+            out.retry.ambiguous = *ambiguous == 0 ? Ambiguous::retry : Ambiguous::hold;
+        }
+    }
+    if (auto abort = root.section("abort", Need::optional, k_abort_keys)) {
+        out.abort.max_consecutive_failures =
+            static_cast<int>(abort->integer("max_consecutive_failures", 1, k_max_failures)
+                                 .value_or(out.abort.max_consecutive_failures));
+    }
+}
+
+void read_cleanup(const Section& root, Cleanup& out) {
+    auto section = root.section("cleanup", Need::optional, k_cleanup_keys);
+    if (!section) {
+        return;
+    }
+    out.delete_contacts = section->boolean("delete_contacts").value_or(out.delete_contacts);
+    if (auto only = section->choice("only", k_cleanup_scopes)) {
+        out.only = *only == 0 ? CleanupScope::sent : CleanupScope::all;
+    }
+    out.batch_size =
+        static_cast<int>(section->integer("batch_size", 1, k_max_batch).value_or(out.batch_size));
+}
+
+}  // namespace campaign::detail

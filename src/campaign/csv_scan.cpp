@@ -1,0 +1,237 @@
+// The byte-level half of CsvReader: chunked input, line counting and the RFC 4180 state
+// machine. Runs of plain bytes are appended in one go, so a field costs one append per chunk.
+
+#include <istream>
+
+#include "campaign/csv_reader.hpp"
+
+namespace campaign {
+
+namespace {
+
+enum class State { field_start, unquoted, quoted, quote_in_quoted };
+enum class TextCheck { ok, nul, bad_utf8 };
+
+// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+TextCheck check_text(std::string_view text)
+{
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* end = p + text.size();
+    while (p < end) {
+        const unsigned c = *p;
+        if (c >= 0x01 && c < 0x80) {
+            ++p;
+            continue;
+        }
+        if (c == 0) {
+            return TextCheck::nul;
+        }
+        std::ptrdiff_t extra = 0;
+        unsigned cp = 0;
+        unsigned min = 0;
+        if ((c & 0xE0) == 0xC0) {
+            extra = 1, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            extra = 2, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            extra = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return TextCheck::bad_utf8;
+        }
+        if (end - p <= extra) {
+            return TextCheck::bad_utf8;
+        }
+        for (std::ptrdiff_t i = 1; i <= extra; ++i) {
+            if ((p[i] & 0xC0) != 0x80) {
+                return TextCheck::bad_utf8;
+            }
+            cp = (cp << 6) | (p[i] & 0x3Fu);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            return TextCheck::bad_utf8;
+        }
+        p += extra + 1;
+    }
+    return TextCheck::ok;
+}
+
+} // namespace
+
+bool CsvReader::fill()
+{
+    if (m_finished) {
+        return false;
+    }
+    m_after_cr = m_end > 0 && m_buf[m_end - 1] == '\r';
+    m_in->read(m_buf.data(), static_cast<std::streamsize>(m_options.chunk_size));
+    m_pos = 0;
+    m_end = static_cast<std::size_t>(m_in->gcount());
+    if (m_end == 0) {
+        m_read_failed = m_in->bad();
+        m_finished = true;
+        return false;
+    }
+    return true;
+}
+
+bool CsvReader::skip_blank_lines()
+{
+    for (;;) {
+        if (m_pos == m_end && !fill()) {
+            return false;
+        }
+        const char c = m_buf[m_pos];
+        if (c == '\r') {
+            ++m_line;
+        } else if (c == '\n') {
+            // The '\n' of a CRLF was counted with its '\r'.
+            if (!(m_pos > 0 ? m_buf[m_pos - 1] == '\r' : m_after_cr)) {
+                ++m_line;
+            }
+        } else {
+            return true;
+        }
+        ++m_pos;
+    }
+}
+
+void CsvReader::append(Parsed& parsed, const char* data, std::size_t size) const
+{
+    if (parsed.current == nullptr || size == 0) {
+        return;
+    }
+    const std::size_t room = m_options.max_field_bytes - parsed.current->size();
+    if (size > room) {
+        // Keep the cap, not the bytes: memory stays bounded on a runaway field.
+        size = room;
+        if (parsed.too_long == k_none) {
+            parsed.too_long = parsed.count;
+        }
+    }
+    parsed.current->append(data, size);
+}
+
+void CsvReader::start_field(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed)
+{
+    if (parsed.count >= keep) {
+        parsed.current = nullptr;  // an extra field of a ragged row: counted, not kept
+        return;
+    }
+    if (parsed.count >= fields.size()) {
+        fields.emplace_back();
+    }
+    parsed.current = &fields[parsed.count];
+    parsed.current->clear();
+}
+
+void CsvReader::end_field(Parsed& parsed) const
+{
+    if (parsed.current != nullptr) {
+        switch (check_text(*parsed.current)) {
+        case TextCheck::ok:
+            break;
+        case TextCheck::nul:
+            parsed.nul = parsed.nul == k_none ? parsed.count : parsed.nul;
+            break;
+        case TextCheck::bad_utf8:
+            parsed.bad_utf8 = parsed.bad_utf8 == k_none ? parsed.count : parsed.bad_utf8;
+            break;
+        }
+    }
+    ++parsed.count;
+}
+
+bool CsvReader::parse_record(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed)
+{
+    parsed = Parsed{};
+    if (!skip_blank_lines()) {
+        return false;
+    }
+    parsed.line = m_line;
+    start_field(fields, keep, parsed);
+    const char delimiter = m_options.delimiter;
+    State state = State::field_start;
+    for (;;) {
+        if (m_pos == m_end && !fill()) {
+            if (state == State::quoted) {
+                parsed.unterminated = true;
+            }
+            end_field(parsed);
+            return true;
+        }
+        const char* b = m_buf.data();
+        switch (state) {
+        case State::field_start:
+            if (b[m_pos] == '"') {
+                ++m_pos;
+                parsed.quote_line = m_line;
+                state = State::quoted;
+                break;
+            }
+            state = State::unquoted;
+            [[fallthrough]];
+        case State::unquoted: {
+            // A quote inside an unquoted field is kept as text (5'11" is common).
+            std::size_t i = m_pos;
+            while (i < m_end && b[i] != delimiter && b[i] != '\n' && b[i] != '\r') {
+                ++i;
+            }
+            append(parsed, b + m_pos, i - m_pos);
+            m_pos = i;
+            if (i == m_end) {
+                break;
+            }
+            ++m_pos;
+            end_field(parsed);
+            if (b[i] == delimiter) {
+                start_field(fields, keep, parsed);
+                state = State::field_start;
+                break;
+            }
+            ++m_line;
+            return true;
+        }
+        case State::quoted: {
+            std::size_t i = m_pos;
+            for (; i < m_end && b[i] != '"'; ++i) {
+                if (b[i] == '\r' || (b[i] == '\n' && !(i > 0 ? b[i - 1] == '\r' : m_after_cr))) {
+                    ++m_line;
+                }
+            }
+            append(parsed, b + m_pos, i - m_pos);
+            m_pos = i;
+            if (i < m_end) {
+                ++m_pos;
+                state = State::quote_in_quoted;
+            }
+            break;
+        }
+        case State::quote_in_quoted: {
+            const char c = b[m_pos];
+            if (c == '"') {
+                append(parsed, "\"", 1);  // a doubled quote stands for one
+                ++m_pos;
+                state = State::quoted;
+            } else if (c == delimiter) {
+                ++m_pos;
+                end_field(parsed);
+                start_field(fields, keep, parsed);
+                state = State::field_start;
+            } else if (c == '\n' || c == '\r') {
+                ++m_pos;
+                ++m_line;
+                end_field(parsed);
+                return true;
+            } else {
+                if (parsed.after_quote == k_none) {
+                    parsed.after_quote = parsed.count;
+                }
+                state = State::unquoted;
+            }
+            break;
+        }
+        }
+    }
+}
+
+} // namespace campaign

@@ -1,0 +1,37 @@
+#pragma once
+// Phone numbers as people write them → the WhatsApp `wa_id` (country code first, digits
+// only), validated with libphonenumber.
+
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace campaign {
+
+class PhoneNormalizer {
+public:
+    // Returns a normaliser for numbers written without a country code in `default_country`
+    // (an ISO 3166 region such as "IN"; "" means every number must carry its country code).
+    // Fails naming `default_country` when libphonenumber does not know it.
+    static util::Result<PhoneNormalizer> create(const std::string& default_country);
+
+    // Returns the wa_id of `raw` ("+91 98123-45678" → "919812345678"). Spaces, dashes,
+    // dots, brackets and slashes are dropped; a leading "+" or "00" marks an international
+    // number; any other number is tried as a national number of the default country,
+    // then as digits starting with a country code. Fails with `"abc" is not a phone
+    // number` or `"12345" is not a valid number for IN`.
+    util::Result<std::string> normalize(std::string_view raw) const;
+
+    const std::string& default_country() const { return m_default_country; }
+
+private:
+    explicit PhoneNormalizer(std::string default_country)
+        : m_default_country(std::move(default_country))
+    {
+    }
+
+    std::string m_default_country;
+};
+
+} // namespace campaign

@@ -1,0 +1,51 @@
+#pragma once
+// The recipient list as a stream of ready-to-send messages: CSV rows → column mapping →
+// phone normalisation → rendering → duplicates. Bad rows come back with their reason.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "service/messages.hpp"
+#include "util/result.hpp"
+
+namespace campaign {
+
+enum class Verdict { ok, invalid, duplicate };
+
+struct Recipient {
+    long long row = 0;             // 1 for the first data row
+    long long line = 0;            // physical line in the CSV where the row starts
+    Verdict verdict = Verdict::ok;
+    std::string reason;            // why invalid / duplicate, for people
+    std::string raw_phone;         // as written in the CSV
+    service::OutgoingMessage message;  // wa_id, userName and the rendered content
+    std::string user_id;           // for cleanup; may be empty
+    std::string subscriber_id;     // for cleanup; may be empty
+};
+
+class RecipientStream {
+public:
+    // Opens the CSV of `campaign`, checks that every mapped column and placeholder names a
+    // column of its header, and prepares the templates. On failure the message lists every
+    // problem, one per line, as "FILE:LINE: …".
+    static util::Result<RecipientStream> open(const Campaign& campaign);
+
+    RecipientStream(RecipientStream&&) noexcept;
+    RecipientStream& operator=(RecipientStream&&) noexcept;
+    ~RecipientStream();
+
+    // Reads the next row into `out`; false at the end of the CSV.
+    bool next(Recipient& out);
+
+    // The CSV's column names.
+    const std::vector<std::string>& header() const;
+
+private:
+    struct Impl;
+    explicit RecipientStream(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace campaign

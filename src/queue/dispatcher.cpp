@@ -1,0 +1,344 @@
+#include "queue/dispatcher.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <queue>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "queue/daily_cap.hpp"
+#include "queue/rate_limiter.hpp"
+#include "queue/retry_policy.hpp"
+#include "service/requests.hpp"
+
+namespace queue {
+
+namespace {
+
+using Steady = std::chrono::steady_clock::time_point;
+using std::chrono::milliseconds;
+
+constexpr milliseconds k_max_wait{100};   // how quickly a stop request is noticed
+constexpr auto k_rate_window = std::chrono::seconds(5);
+
+struct InFlight {
+    Job job;
+    Steady started;
+};
+
+struct Waiting {
+    Steady due;
+    std::uint64_t seq;   // FIFO among equal due times
+    Job job;
+    bool operator>(const Waiting& other) const {
+        return due != other.due ? due > other.due : seq > other.seq;
+    }
+};
+
+class Dispatcher {
+public:
+    Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
+        : m_source(source), m_settings(settings), m_parts(parts) {}
+
+    DispatchResult run();
+
+private:
+    bool startable_now(Steady now, std::optional<Steady>& wake);
+    bool take(Steady now, Job& out);
+    bool start_one(Steady now);
+    void handle(service::Completion completion, Steady now);
+    void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
+    void stop(StopReason reason, std::string message);
+    void abandon_in_flight();
+    bool source_exhausted();
+    void report_progress(Steady now);
+    bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
+
+    JobSource& m_source;
+    const DispatchSettings& m_settings;
+    DispatchParts m_parts;
+    std::unordered_map<std::uint64_t, InFlight> m_in_flight;
+    std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
+    std::optional<Job> m_peeked;
+    bool m_exhausted = false;
+    long long m_taken = 0;
+    std::uint64_t m_next_id = 1;
+    std::uint64_t m_seq = 0;
+    int m_consecutive_failures = 0;
+    bool m_stopping = false;
+    Steady m_stop_deadline{};
+    DispatchResult m_result;
+    std::deque<Steady> m_recent_sends;
+    Steady m_next_progress{};
+    std::string m_pause_reason;
+    std::optional<std::chrono::system_clock::time_point> m_paused_until;
+};
+
+bool Dispatcher::source_exhausted() {
+    if (m_peeked || m_exhausted) {
+        return m_exhausted && !m_peeked;
+    }
+    Job job;
+    if (m_source.next(job)) {
+        m_peeked = std::move(job);
+        return false;
+    }
+    m_exhausted = true;
+    return true;
+}
+
+bool Dispatcher::cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now) {
+    DailyCap* cap = m_parts.daily_cap;
+    if (cap == nullptr) {
+        return false;
+    }
+    long long used = cap->sent_in_window(wall) + static_cast<long long>(m_in_flight.size());
+    if (used < cap->per_day()) {
+        return false;
+    }
+    auto until = cap->blocked_until(wall);
+    m_pause_reason = "daily cap reached";
+    m_paused_until = until;
+    // Re-check at least every second: in-flight requests may end without a send.
+    auto step = until ? std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1))
+                      : std::chrono::system_clock::duration(std::chrono::seconds(1));
+    wake = now + std::chrono::duration_cast<Steady::duration>(step);
+    return true;
+}
+
+// Whether a job could start now; otherwise `wake` says when it might.
+bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
+    if (m_in_flight.size() >= static_cast<size_t>(m_settings.concurrency)) {
+        return false;
+    }
+    bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
+    bool fresh = !(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted();
+    if (!retry_due && !fresh) {
+        if (!m_waiting.empty()) {
+            wake = m_waiting.top().due;
+        }
+        return false;
+    }
+    if (cap_blocked(m_parts.clock->wall_now(), wake, now)) {
+        return false;
+    }
+    Steady allowed = m_parts.limiter->next_allowed(now);
+    if (allowed > now) {
+        wake = allowed;
+        if (auto pause = m_parts.limiter->paused_until(now)) {
+            m_pause_reason = "rate limited by the service";
+            m_paused_until = m_parts.clock->wall_now() + (*pause - now);
+        }
+        return false;
+    }
+    m_pause_reason.clear();
+    m_paused_until.reset();
+    return true;
+}
+
+bool Dispatcher::take(Steady now, Job& out) {
+    if (!m_waiting.empty() && m_waiting.top().due <= now) {
+        out = m_waiting.top().job;
+        m_waiting.pop();
+        return true;
+    }
+    if ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted()) {
+        return false;
+    }
+    out = std::move(*m_peeked);
+    m_peeked.reset();
+    ++m_taken;
+    return true;
+}
+
+bool Dispatcher::start_one(Steady now) {
+    std::optional<Steady> wake;
+    if (!startable_now(now, wake) || !m_parts.limiter->try_acquire(now)) {
+        return false;
+    }
+    Job job;
+    if (!take(now, job)) {
+        return false;
+    }
+    ++job.requests;
+    ++job.attempts;
+    if (auto logged = m_parts.observer->on_attempt(job); !logged) {
+        stop(StopReason::log_error, logged.error().message);
+        return false;
+    }
+    std::uint64_t id = m_next_id++;
+    m_parts.transport->start(id, service::send_message_request(*m_parts.service, job.body));
+    m_in_flight.emplace(id, InFlight{std::move(job), now});
+    return true;
+}
+
+void Dispatcher::finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency) {
+    if (status == JobStatus::sent) {
+        ++m_result.progress.sent;
+    } else if (status == JobStatus::failed) {
+        ++m_result.progress.failed;
+    } else if (status == JobStatus::unknown) {
+        ++m_result.progress.unknown;
+    }
+    if (auto logged = m_parts.observer->on_result(job, status, outcome, latency); !logged) {
+        stop(StopReason::log_error, logged.error().message);
+    }
+}
+
+void Dispatcher::stop(StopReason reason, std::string message) {
+    if (m_stopping) {
+        return;
+    }
+    m_stopping = true;
+    m_stop_deadline = m_parts.clock->steady_now() + m_settings.stop_grace;
+    m_result.reason = reason;
+    m_result.message = std::move(message);
+}
+
+void Dispatcher::handle(service::Completion completion, Steady now) {
+    auto it = m_in_flight.find(completion.id);
+    if (it == m_in_flight.end()) {
+        return;
+    }
+    InFlight flight = std::move(it->second);
+    m_in_flight.erase(it);
+    Job& job = flight.job;
+    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
+    const milliseconds latency = completion.latency;
+
+    switch (outcome.cause) {
+    case service::Cause::none:
+        m_parts.limiter->on_success(now);
+        m_consecutive_failures = 0;
+        m_recent_sends.push_back(now);
+        if (m_parts.daily_cap != nullptr) {
+            m_parts.daily_cap->record(m_parts.clock->wall_now());
+        }
+        finish(job, JobStatus::sent, outcome, latency);
+        return;
+    case service::Cause::rate_limited:
+        // Not processed by the service: it goes again, and does not count as an attempt.
+        m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
+        --job.attempts;
+        finish(job, JobStatus::retrying, outcome, latency);
+        m_waiting.push({now, m_seq++, std::move(job)});
+        return;
+    case service::Cause::auth:
+    case service::Cause::spam_limit:
+        finish(job, JobStatus::failed, outcome, latency);
+        stop(outcome.cause == service::Cause::auth ? StopReason::auth : StopReason::spam_limit, outcome.error);
+        return;
+    case service::Cause::transient:
+        ++m_consecutive_failures;
+        if (outcome.ambiguous && m_settings.ambiguous == campaign::Ambiguous::hold) {
+            finish(job, JobStatus::unknown, outcome, latency);
+        } else if (m_parts.retry->may_retry(job.attempts) && !m_stopping) {
+            finish(job, JobStatus::retrying, outcome, latency);
+            m_waiting.push({now + m_parts.retry->backoff(job.attempts), m_seq++, std::move(job)});
+        } else {
+            finish(job, JobStatus::failed, outcome, latency);
+        }
+        break;
+    case service::Cause::rejected:
+        ++m_consecutive_failures;
+        finish(job, JobStatus::failed, outcome, latency);
+        break;
+    }
+    if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {
+        stop(StopReason::failure_threshold,
+             "the last " + std::to_string(m_consecutive_failures) + " requests failed; last error: " + outcome.error);
+    }
+}
+
+void Dispatcher::abandon_in_flight() {
+    service::Outcome outcome;
+    outcome.cause = service::Cause::transient;
+    outcome.ambiguous = true;
+    outcome.error = "stopped while the request was in flight";
+    for (auto& [id, flight] : m_in_flight) {
+        finish(flight.job, JobStatus::unknown, outcome, milliseconds(0));
+    }
+    m_in_flight.clear();
+}
+
+void Dispatcher::report_progress(Steady now) {
+    while (!m_recent_sends.empty() && now - m_recent_sends.front() > k_rate_window) {
+        m_recent_sends.pop_front();
+    }
+    Progress& p = m_result.progress;
+    p.started = m_taken;
+    p.in_flight = m_in_flight.size();
+    p.retry_waiting = m_waiting.size();
+    p.rate_in_force = m_parts.limiter->current_rate();
+    p.achieved_rate = static_cast<double>(m_recent_sends.size()) /
+                      std::chrono::duration<double>(k_rate_window).count();
+    p.paused_until = m_paused_until;
+    p.pause_reason = m_pause_reason;
+    m_parts.observer->on_progress(p);
+}
+
+DispatchResult Dispatcher::run() {
+    m_next_progress = m_parts.clock->steady_now();
+    for (;;) {
+        Steady now = m_parts.clock->steady_now();
+        int stops = m_parts.stop_requests != nullptr ? m_parts.stop_requests->load() : 0;
+        if (stops >= 2) {
+            stop(StopReason::interrupted, "interrupted twice: stopped at once");
+            abandon_in_flight();
+            break;
+        }
+        if (stops == 1) {
+            stop(StopReason::interrupted, "interrupted");
+        }
+        if (m_stopping && (m_in_flight.empty() || now >= m_stop_deadline)) {
+            abandon_in_flight();
+            break;
+        }
+        if (!m_stopping) {
+            while (start_one(now)) {
+            }
+            if (m_in_flight.empty() && m_waiting.empty() &&
+                ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted())) {
+                m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
+                break;
+            }
+        }
+        if (now >= m_next_progress) {
+            report_progress(now);
+            m_next_progress = now + m_settings.progress_interval;
+        }
+        std::optional<Steady> wake;
+        Steady until = std::min(m_next_progress, now + k_max_wait);
+        if (!m_stopping && !startable_now(now, wake) && wake) {
+            until = std::min(until, *wake);
+        }
+        auto wait = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(until - now));
+        for (auto& completion : m_parts.transport->poll(wait)) {
+            handle(std::move(completion), m_parts.clock->steady_now());
+        }
+    }
+    report_progress(m_parts.clock->steady_now());
+    return m_result;
+}
+
+} // namespace
+
+std::string_view to_string(StopReason reason) {
+    switch (reason) {
+    case StopReason::completed: return "completed";
+    case StopReason::limit: return "limit";
+    case StopReason::auth: return "auth";
+    case StopReason::spam_limit: return "spam_limit";
+    case StopReason::failure_threshold: return "failure_threshold";
+    case StopReason::interrupted: return "interrupted";
+    case StopReason::log_error: return "log_error";
+    }
+    return "completed";
+}
+
+DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts) {
+    return Dispatcher(source, settings, parts).run();
+}
+
+} // namespace queue

@@ -1,0 +1,59 @@
+#pragma once
+// The send loop: keeps up to `concurrency` requests in flight on one thread, paced by the
+// rate limiter, the daily cap and any pause, retrying as the retry policy says, until the
+// source is empty or a stop rule fires.
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "queue/job.hpp"
+#include "service/config.hpp"
+#include "service/http.hpp"
+#include "util/clock.hpp"
+
+namespace queue {
+
+class RateLimiter;
+class RetryPolicy;
+class DailyCap;
+
+enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error };
+
+// The log's name of `reason`: "completed", "limit", "auth", …
+std::string_view to_string(StopReason reason);
+
+struct DispatchSettings {
+    int concurrency = 4;
+    campaign::Ambiguous ambiguous = campaign::Ambiguous::retry;
+    int max_consecutive_failures = 25;
+    long long limit = 0;                                   // jobs to take from the source; 0: all
+    std::chrono::milliseconds stop_grace{10'000};          // wait for in-flight requests on a stop
+    std::chrono::milliseconds progress_interval{1'000};
+};
+
+// The dispatcher's collaborators; all outlive it.
+struct DispatchParts {
+    const service::ServiceConfig* service = nullptr;
+    service::HttpTransport* transport = nullptr;
+    const util::Clock* clock = nullptr;
+    RateLimiter* limiter = nullptr;
+    RetryPolicy* retry = nullptr;
+    DailyCap* daily_cap = nullptr;             // may be null: no cap
+    DispatchObserver* observer = nullptr;
+    const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
+};
+
+struct DispatchResult {
+    StopReason reason = StopReason::completed;
+    std::string message;   // what stopped it, for people (e.g. the service's auth error)
+    Progress progress;
+};
+
+// Runs `source` to the end or to a stop.
+DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts);
+
+} // namespace queue

@@ -1,0 +1,67 @@
+#pragma once
+// A message waiting to be sent, and what the dispatcher reports about it.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "service/classify.hpp"
+#include "util/result.hpp"
+
+namespace queue {
+
+struct Job {
+    std::int64_t row = 0;
+    std::string wa_id;
+    std::string user_name;
+    std::string body;      // the send-message JSON
+    int requests = 0;      // requests made for this row so far, over all runs (the log's `attempt`)
+    int attempts = 0;      // attempts counted against retry.max_attempts in this run
+};
+
+// Where fresh jobs come from, in order.
+class JobSource {
+public:
+    virtual ~JobSource() = default;
+    // Fills `out` with the next job; false when there are no more.
+    virtual bool next(Job& out) = 0;
+};
+
+// What became of one request.
+enum class JobStatus {
+    sent,      // final
+    failed,    // final
+    unknown,   // final: may or may not have been delivered
+    retrying,  // not final: another request will follow
+};
+
+struct Progress {
+    std::int64_t sent = 0;
+    std::int64_t failed = 0;
+    std::int64_t unknown = 0;
+    std::int64_t started = 0;      // jobs taken from the source
+    std::size_t in_flight = 0;
+    std::size_t retry_waiting = 0;
+    double rate_in_force = 0;      // requests/s the limiter allows now
+    double achieved_rate = 0;      // sends/s over the last few seconds
+    std::optional<std::chrono::system_clock::time_point> paused_until;
+    std::string pause_reason;      // "rate limited by the service", "daily cap reached", …
+};
+
+// The dispatcher's reports; the runner writes them to the result log and the screen.
+class DispatchObserver {
+public:
+    virtual ~DispatchObserver() = default;
+    // A request for `job` (number job.requests) is about to leave. A failure (the log cannot
+    // be written) stops the dispatch before the request leaves.
+    virtual util::Result<void> on_attempt(const Job& job) = 0;
+    // A request for `job` came back (or was abandoned) with `outcome`; `status` says
+    // whether that is final. A failure to record it stops the dispatch.
+    virtual util::Result<void> on_result(const Job& job, JobStatus status, const service::Outcome& outcome,
+                                         std::chrono::milliseconds latency) = 0;
+    // Called about once a second with the state of the queue.
+    virtual void on_progress(const Progress& progress) = 0;
+};
+
+} // namespace queue

@@ -1,0 +1,191 @@
+#include "report/csv.hpp"
+
+#include <fmt/format.h>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <variant>
+
+#include "report/open_log.hpp"
+#include "results/replay.hpp"
+#include "results/timestamp.hpp"
+
+namespace report {
+
+namespace {
+
+constexpr std::size_t k_flush_at = 64 * 1024;
+constexpr std::string_view k_in_flight_error =
+    "request in flight when the run stopped: it may or may not have been delivered";
+
+// The row an attempt or a result names; nothing for other records.
+std::optional<std::int64_t> row_of(const results::Record& record) {
+    if (const auto* a = std::get_if<results::AttemptRecord>(&record)) {
+        return a->row;
+    }
+    if (const auto* r = std::get_if<results::ResultRecord>(&record)) {
+        return r->row;
+    }
+    return std::nullopt;
+}
+
+bool in_range(std::int64_t row) {
+    return row >= 1 && row <= results::k_max_row;
+}
+
+void append_field(fmt::memory_buffer& out, std::string_view field) {
+    const bool quote = field.find_first_of(",\"\r\n") != std::string_view::npos;
+    if (!quote) {
+        out.append(field);
+        return;
+    }
+    out.push_back('"');
+    for (char c : field) {
+        if (c == '"') {
+            out.push_back('"');
+        }
+        out.push_back(c);
+    }
+    out.push_back('"');
+}
+
+void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a) {
+    fmt::format_to(std::back_inserter(out), "{},", a.row);
+    append_field(out, a.wa_id);
+    fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,", a.attempt);
+    append_field(out, k_in_flight_error);
+    fmt::format_to(std::back_inserter(out), ",{}\n", results::format_timestamp(a.at));
+}
+
+void append_line(fmt::memory_buffer& out, const results::ResultRecord& r) {
+    fmt::format_to(std::back_inserter(out), "{},", r.row);
+    append_field(out, r.wa_id);
+    out.push_back(',');
+    append_field(out, r.user_name);
+    fmt::format_to(std::back_inserter(out), ",{},{},", results::to_string(r.status), r.attempts);
+    if (r.http_status) {
+        fmt::format_to(std::back_inserter(out), "{}", *r.http_status);
+    }
+    out.push_back(',');
+    append_field(out, r.message_id.value_or(""));
+    out.push_back(',');
+    if (r.cause != results::Cause::none) {
+        out.append(results::to_string(r.cause));
+    }
+    out.push_back(',');
+    append_field(out, r.error);
+    fmt::format_to(std::back_inserter(out), ",{}\n", results::format_timestamp(r.at));
+}
+
+bool flush(fmt::memory_buffer& buffer, std::ostream& out) {
+    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    buffer.clear();
+    return static_cast<bool>(out);
+}
+
+} // namespace
+
+std::string csv_field(std::string_view field) {
+    fmt::memory_buffer out;
+    append_field(out, field);
+    return fmt::to_string(out);
+}
+
+util::Result<CsvIndex> index_log(const std::string& path) {
+    auto opened = open_log(path);
+    if (!opened) {
+        return opened.error();
+    }
+    CsvIndex index;
+    index.path = path;
+    results::Record record;
+    while (true) {
+        auto got = opened->reader.next(record);
+        if (!got) {
+            return got.error();
+        }
+        if (!*got) {
+            break;
+        }
+        if (index.records == std::numeric_limits<std::uint32_t>::max()) {
+            return util::fail(fmt::format("{}: too many records for a CSV report (over {})", path,
+                                          index.records));
+        }
+        ++index.records;
+        const auto row = row_of(record);
+        if (!row) {
+            continue;
+        }
+        if (!in_range(*row)) {
+            ++index.warning_count;
+            if (index.warnings.size() < results::LogReader::k_max_warnings) {
+                index.warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored",
+                                                     path, opened->reader.line_number(), *row));
+            }
+            continue;
+        }
+        const auto at = static_cast<std::size_t>(*row);
+        if (at >= index.final_record.size()) {
+            index.final_record.resize(at + 1, 0);
+        }
+        index.rows += index.final_record[at] == 0 ? 1 : 0;
+        index.final_record[at] = index.records;
+    }
+    // The reader's warnings (a torn last line) first; at most about a hundred in all.
+    auto warnings = opened->reader.warnings();
+    for (auto& w : index.warnings) {
+        if (warnings.size() < results::LogReader::k_max_warnings) {
+            warnings.push_back(std::move(w));
+        }
+    }
+    index.warnings = std::move(warnings);
+    index.warning_count += opened->reader.warning_count();
+    return index;
+}
+
+util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
+    auto opened = open_log(index.path);
+    if (!opened) {
+        return opened.error();
+    }
+    fmt::memory_buffer buffer;
+    buffer.append(k_csv_header);
+    buffer.push_back('\n');
+    results::Record record;
+    std::uint32_t ordinal = 0;
+    while (ordinal < index.records) {
+        auto got = opened->reader.next(record);
+        if (!got) {
+            return got.error();
+        }
+        if (!*got) {
+            return util::fail(
+                fmt::format("{}: the log shrank while it was being read", index.path));
+        }
+        ++ordinal;
+        const auto row = row_of(record);
+        if (!row || !in_range(*row) ||
+            static_cast<std::size_t>(*row) >= index.final_record.size() ||
+            index.final_record[static_cast<std::size_t>(*row)] != ordinal) {
+            continue;
+        }
+        std::visit(
+            [&](const auto& r) {
+                using R = std::decay_t<decltype(r)>;
+                if constexpr (std::is_same_v<R, results::AttemptRecord> ||
+                              std::is_same_v<R, results::ResultRecord>) {
+                    append_line(buffer, r);
+                }
+            },
+            record);
+        if (buffer.size() >= k_flush_at && !flush(buffer, out)) {
+            return util::fail("write error");
+        }
+    }
+    if (!flush(buffer, out) || !out.flush()) {
+        return util::fail("write error");
+    }
+    return {};
+}
+
+} // namespace report

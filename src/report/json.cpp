@@ -1,0 +1,120 @@
+// format_json: the summary for scripts. The field names are a contract:
+//
+//   log                 the log's path as given
+//   campaign            {name, mode, version, started_at, campaign_file, campaign_sha256,
+//                        recipients_file, recipients_sha256}: the log's first record
+//   runs                `campaign` records in the log (a resumed campaign has several)
+//   records             records read (unusable lines not counted)
+//   ended               true when the log's last record is an `end`
+//   end_reason          the latest `end` record's reason, or null
+//   rows                rows the log names
+//   counts              {sent, failed, invalid, skipped, dry_run, unknown}: rows by final state
+//   in_flight           of `unknown`: rows whose last record is an attempt
+//   errors              [{status, cause (null for none), http_status (or null), count,
+//                        sample}] rows not sent, grouped, most frequent first
+//   first_at, last_at   earliest and latest time of any record (ISO 8601 UTC)
+//   duration_s          last_at - first_at, in seconds
+//   attempts            `attempt` records: requests that left
+//   sent_results        `result` records with status sent
+//   sending_s           time spent sending: per run, first attempt to last request outcome
+//   send_rate_per_s     sent_results / sending_s, or null
+//   rate_limited        result lines with cause rate_limited (one per refused request)
+//   latency_ms          {count, p50, p95, p99, max}: over result lines with latency_ms;
+//                       percentiles null when count is 0
+//   cleanup             {batches, deleted, failed, ids_deleted, last_failed}, or null when
+//                       the log has no `delete` record
+//   warnings            the first ~100 warnings ("PATH:LINE: …")
+//   warning_count       how many warnings there were in all
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/format.hpp"
+#include "results/timestamp.hpp"
+
+namespace report {
+
+namespace {
+
+// ordered_json keeps the members in the order above, for people reading it.
+using json = nlohmann::ordered_json;
+
+double seconds(util::Millis d) {
+    return static_cast<double>(d.count()) / 1000.0;
+}
+
+json campaign_json(const results::CampaignHeader& h) {
+    return {{"name", h.name},
+            {"mode", results::to_string(h.mode)},
+            {"version", h.version},
+            {"started_at", results::format_timestamp(h.started_at)},
+            {"campaign_file", h.campaign_file},
+            {"campaign_sha256", h.campaign_sha256},
+            {"recipients_file", h.recipients_file},
+            {"recipients_sha256", h.recipients_sha256}};
+}
+
+json errors_json(const std::vector<ErrorGroup>& groups) {
+    json out = json::array();
+    for (const auto& g : groups) {
+        out.push_back({{"status", results::to_string(g.status)},
+                       {"cause", g.cause == results::Cause::none
+                                     ? json(nullptr)
+                                     : json(results::to_string(g.cause))},
+                       {"http_status", g.http_status ? json(*g.http_status) : json(nullptr)},
+                       {"count", g.count},
+                       {"sample", g.sample}});
+    }
+    return out;
+}
+
+json latency_json(const LatencySummary& l) {
+    const auto value = [&](std::int64_t v) { return l.count > 0 ? json(v) : json(nullptr); };
+    return {{"count", l.count}, {"p50", value(l.p50)}, {"p95", value(l.p95)},
+            {"p99", value(l.p99)}, {"max", value(l.max)}};
+}
+
+} // namespace
+
+std::string format_json(const Summary& s) {
+    json counts = json::object();
+    for (results::Status status : results::k_all_statuses) {
+        counts[std::string(results::to_string(status))] = s.counts[status];
+    }
+    json cleanup = nullptr;
+    if (s.cleanup) {
+        cleanup = {{"batches", s.cleanup->batches},
+                   {"deleted", s.cleanup->deleted},
+                   {"failed", s.cleanup->failed},
+                   {"ids_deleted", s.cleanup->ids_deleted},
+                   {"last_failed", s.cleanup->last_failed}};
+    }
+    json out = {
+        {"log", s.log_path},
+        {"campaign", campaign_json(s.header)},
+        {"runs", s.runs},
+        {"records", s.records},
+        {"ended", s.ended},
+        {"end_reason", s.last_end ? json(s.last_end->reason) : json(nullptr)},
+        {"rows", s.rows},
+        {"counts", counts},
+        {"in_flight", s.in_flight},
+        {"errors", errors_json(s.errors)},
+        {"first_at", results::format_timestamp(s.first_at)},
+        {"last_at", results::format_timestamp(s.last_at)},
+        {"duration_s", seconds(std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at))},
+        {"attempts", s.attempts},
+        {"sent_results", s.sent_results},
+        {"sending_s", seconds(s.sending_span)},
+        {"send_rate_per_s", s.send_rate ? json(std::round(*s.send_rate * 1000.0) / 1000.0)
+                                        : json(nullptr)},
+        {"rate_limited", s.rate_limited},
+        {"latency_ms", latency_json(s.latency)},
+        {"cleanup", cleanup},
+        {"warnings", s.warnings},
+        {"warning_count", s.warning_count},
+    };
+    // A hand-edited log may hold bytes that are not UTF-8; replace rather than throw.
+    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+} // namespace report

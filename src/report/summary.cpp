@@ -1,0 +1,245 @@
+#include "report/summary.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+#include <variant>
+
+#include "report/latency_histogram.hpp"
+#include "report/open_log.hpp"
+#include "results/replay.hpp"
+
+namespace report {
+
+namespace {
+
+using results::Cause;
+using results::Status;
+
+constexpr std::uint16_t k_no_group = 0xFFFF;
+constexpr std::size_t k_sample_limit = 300;
+
+// What the fold keeps per row. A row's error group is fixed by its latest result, so the
+// groups can be counted at the end without keeping any text per row.
+struct RowFold {
+    static constexpr std::uint8_t k_named = 1;
+    static constexpr std::uint8_t k_in_flight = 2;  // an attempt came after the last result
+
+    Status status = Status::unknown;
+    std::uint8_t flags = 0;
+    std::uint16_t group = k_no_group;
+};
+
+// Cuts `text` to about k_sample_limit bytes without splitting a UTF-8 sequence.
+std::string sample_of(const std::string& text) {
+    if (text.size() <= k_sample_limit) {
+        return text;
+    }
+    std::size_t cut = k_sample_limit;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+        --cut;
+    }
+    return text.substr(0, cut) + "…";
+}
+
+class Folder {
+public:
+    Folder(Summary& summary, const results::LogReader& reader)
+        : m_summary(summary), m_reader(reader) {}
+
+    void operator()(const results::CampaignHeader& h) {
+        note_time(h.started_at);
+        close_run();
+        ++m_summary.runs;
+    }
+
+    void operator()(const results::AttemptRecord& a) {
+        note_time(a.at);
+        ++m_summary.attempts;
+        m_run_start = m_run_start ? std::min(*m_run_start, a.at) : a.at;
+        m_run_end = m_run_end ? std::max(*m_run_end, a.at) : a.at;
+        if (RowFold* row = row_for(a.row)) {
+            row->flags |= RowFold::k_named | RowFold::k_in_flight;
+        }
+    }
+
+    void operator()(const results::ResultRecord& r) {
+        note_time(r.at);
+        if (r.status == Status::sent) {
+            ++m_summary.sent_results;
+        }
+        if (r.cause == Cause::rate_limited) {
+            ++m_summary.rate_limited;
+        }
+        if (r.latency_ms) {
+            m_latency.add(*r.latency_ms);
+            m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
+        }
+        if (RowFold* row = row_for(r.row)) {
+            row->status = r.status;
+            row->flags = RowFold::k_named;
+            row->group = group_of(r);
+        }
+    }
+
+    void operator()(const results::DeleteRecord& d) {
+        note_time(d.at);
+        auto& cleanup = m_summary.cleanup ? *m_summary.cleanup : m_summary.cleanup.emplace();
+        ++cleanup.batches;
+        cleanup.last_failed = d.status == results::DeleteStatus::failed;
+        if (cleanup.last_failed) {
+            ++cleanup.failed;
+        } else {
+            ++cleanup.deleted;
+            cleanup.ids_deleted += static_cast<std::int64_t>(d.ids.size());
+        }
+    }
+
+    void operator()(const results::EndRecord& e) {
+        note_time(e.at);
+        m_summary.last_end = e;
+    }
+
+    void finish();
+
+private:
+    using GroupKey = std::tuple<Status, Cause, int>;  // http_status, or -1 for none
+
+    void note_time(util::TimePoint t) {
+        m_summary.first_at = std::min(m_summary.first_at, t);
+        m_summary.last_at = std::max(m_summary.last_at, t);
+    }
+
+    // Adds the current run's sending time to the total; a resumed campaign's idle gap
+    // between runs is not sending time.
+    void close_run() {
+        if (m_run_start && m_run_end) {
+            m_summary.sending_span +=
+                std::chrono::duration_cast<util::Millis>(*m_run_end - *m_run_start);
+        }
+        m_run_start.reset();
+        m_run_end.reset();
+    }
+
+    std::uint16_t group_of(const results::ResultRecord& r) {
+        if (r.status == Status::sent || r.status == Status::dry_run) {
+            return k_no_group;
+        }
+        // Only plausible statuses make keys, which bounds the groups far below k_no_group.
+        const bool plausible = r.http_status && *r.http_status >= 100 && *r.http_status <= 999;
+        const GroupKey key{r.status, r.cause, plausible ? *r.http_status : -1};
+        auto [it, inserted] = m_group_index.try_emplace(key, m_groups.size());
+        if (inserted) {
+            ErrorGroup group;
+            group.status = r.status;
+            group.cause = r.cause;
+            if (plausible) {
+                group.http_status = r.http_status;
+            }
+            group.sample = sample_of(r.error);
+            m_groups.push_back(std::move(group));
+        } else if (m_groups[it->second].sample.empty()) {
+            m_groups[it->second].sample = sample_of(r.error);
+        }
+        return it->second;
+    }
+
+    RowFold* row_for(std::int64_t row) {
+        if (row < 1 || row > results::k_max_row) {
+            ++m_warning_count;
+            if (m_warnings.size() < results::LogReader::k_max_warnings) {
+                m_warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored",
+                                                 m_reader.path(), m_reader.line_number(), row));
+            }
+            return nullptr;
+        }
+        const auto index = static_cast<std::size_t>(row);
+        if (index >= m_rows.size()) {
+            m_rows.resize(index + 1);
+        }
+        return &m_rows[index];
+    }
+
+    Summary& m_summary;
+    const results::LogReader& m_reader;
+    std::vector<RowFold> m_rows;  // by row number; [0] unused
+    std::map<GroupKey, std::uint16_t> m_group_index;
+    std::vector<ErrorGroup> m_groups;
+    LatencyHistogram m_latency;
+    std::optional<util::TimePoint> m_run_start;
+    std::optional<util::TimePoint> m_run_end;
+    std::vector<std::string> m_warnings;
+    std::int64_t m_warning_count = 0;
+};
+
+void Folder::finish() {
+    close_run();
+    for (const RowFold& row : m_rows) {
+        if ((row.flags & RowFold::k_named) == 0) {
+            continue;
+        }
+        ++m_summary.rows;
+        if ((row.flags & RowFold::k_in_flight) != 0) {
+            ++m_summary.counts[Status::unknown];
+            ++m_summary.in_flight;
+            continue;
+        }
+        ++m_summary.counts[row.status];
+        if (row.group != k_no_group) {
+            ++m_groups[row.group].count;
+        }
+    }
+    std::erase_if(m_groups, [](const ErrorGroup& g) { return g.count == 0; });
+    std::stable_sort(m_groups.begin(), m_groups.end(),
+                     [](const ErrorGroup& a, const ErrorGroup& b) { return a.count > b.count; });
+    m_summary.errors = std::move(m_groups);
+
+    if (m_summary.sent_results > 0 && m_summary.sending_span.count() > 0) {
+        m_summary.send_rate = static_cast<double>(m_summary.sent_results) * 1000.0 /
+                              static_cast<double>(m_summary.sending_span.count());
+    }
+    m_summary.latency = {m_latency.count(), m_latency.percentile(50), m_latency.percentile(95),
+                         m_latency.percentile(99), m_latency.max()};
+
+    // The reader's warnings (torn lines first, in line order), then the fold's.
+    m_summary.warnings = m_reader.warnings();
+    for (auto& w : m_warnings) {
+        if (m_summary.warnings.size() < results::LogReader::k_max_warnings) {
+            m_summary.warnings.push_back(std::move(w));
+        }
+    }
+    m_summary.warning_count = m_reader.warning_count() + m_warning_count;
+}
+
+} // namespace
+
+util::Result<Summary> summarize(const std::string& path) {
+    auto opened = open_log(path);
+    if (!opened) {
+        return opened.error();
+    }
+    Summary summary;
+    summary.log_path = path;
+    summary.header = opened->header;
+    summary.first_at = summary.last_at = summary.header.started_at;
+    summary.records = 1;
+    Folder folder(summary, opened->reader);
+    results::Record record;
+    while (true) {
+        auto got = opened->reader.next(record);
+        if (!got) {
+            return got.error();
+        }
+        if (!*got) {
+            break;
+        }
+        ++summary.records;
+        summary.ended = std::holds_alternative<results::EndRecord>(record);
+        std::visit(folder, record);
+    }
+    folder.finish();
+    return summary;
+}
+
+} // namespace report

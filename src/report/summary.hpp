@@ -1,0 +1,74 @@
+#pragma once
+// A result log folded into the figures of a report (SPEC.md "report"), in one streaming
+// pass: memory grows with the number of rows (4 bytes each), not with the log.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/records.hpp"
+#include "util/clock.hpp"
+#include "util/result.hpp"
+
+namespace report {
+
+// Rows whose final result shares a status, a cause and an HTTP status.
+struct ErrorGroup {
+    results::Status status = results::Status::failed;
+    results::Cause cause = results::Cause::none;
+    std::optional<int> http_status;
+    std::int64_t count = 0;
+    std::string sample;  // the first error text seen for the group (at most ~300 bytes)
+};
+
+struct LatencySummary {
+    std::int64_t count = 0;  // result lines with latency_ms (one per request made)
+    std::int64_t p50 = 0;
+    std::int64_t p95 = 0;
+    std::int64_t p99 = 0;
+    std::int64_t max = 0;
+};
+
+// The contact-deletion step, present when the log has `delete` records.
+struct CleanupSummary {
+    int batches = 0;
+    int deleted = 0;              // batches with status `deleted`
+    int failed = 0;               // batches with status `failed`
+    std::int64_t ids_deleted = 0; // ids in `deleted` batches
+    bool last_failed = false;     // the latest batch failed: `delete-contacts` should be rerun
+};
+
+struct Summary {
+    std::string log_path;
+    results::CampaignHeader header;        // line 1
+    int runs = 1;                          // `campaign` records
+    std::optional<results::EndRecord> last_end;
+    bool ended = false;                    // the last record is an `end`
+    std::int64_t records = 0;
+
+    std::int64_t rows = 0;                 // rows the log names
+    results::StatusCounts counts;          // final state per row, as results::replay folds it
+    std::int64_t in_flight = 0;            // of `unknown`: an attempt after the last result
+    std::vector<ErrorGroup> errors;        // rows not sent, most frequent first
+
+    util::TimePoint first_at;              // earliest time of any record
+    util::TimePoint last_at;               // latest time of any record
+    std::int64_t attempts = 0;             // `attempt` records: requests that left
+    std::int64_t sent_results = 0;         // `result` records with status sent
+    util::Millis sending_span{0};          // per run, first attempt to last request outcome, summed
+    std::optional<double> send_rate;       // sent_results per second of sending_span
+    std::int64_t rate_limited = 0;         // result lines with cause rate_limited
+    LatencySummary latency;
+
+    std::optional<CleanupSummary> cleanup;
+    std::vector<std::string> warnings;     // "PATH:LINE: …", the first ~100
+    std::int64_t warning_count = 0;        // all of them
+};
+
+// Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
+// cannot be opened or read or its first line is not a `campaign` record; unusable lines
+// (a torn last line) are warnings.
+util::Result<Summary> summarize(const std::string& path);
+
+} // namespace report

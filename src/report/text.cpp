@@ -1,0 +1,156 @@
+// format_text: the summary for a person, readable at a glance.
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include "report/format.hpp"
+#include "report/text_cells.hpp"
+#include "results/timestamp.hpp"
+
+namespace report {
+
+namespace {
+
+using results::Status;
+
+constexpr int k_label_width = 14;
+constexpr std::size_t k_sample_width = 100;
+
+void line(std::string& out, std::string_view label, std::string_view value) {
+    out += fmt::format("  {:<{}}{}\n", label, k_label_width - 2, value);
+}
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) /
+                                                  static_cast<double>(whole))
+                     : std::string();
+}
+
+void add_header(std::string& out, const Summary& s) {
+    const bool dry = s.header.mode == results::Mode::dry_run;
+    out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, printable(s.header.name),
+                       dry ? " (dry run)" : "");
+    out += fmt::format("{:<{}}{}\n", "Log", k_label_width, printable(s.log_path));
+    out += fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width,
+                       results::format_timestamp(s.header.started_at), printable(s.header.version),
+                       s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
+    std::string last;
+    if (s.ended && s.last_end) {
+        last = fmt::format("{} at {}", printable(s.last_end->reason),
+                           results::format_timestamp(s.last_end->at));
+    } else {
+        last = "no end record: the run is still going, or stopped abruptly";
+    }
+    out += fmt::format("{:<{}}{}\n", "Last run", k_label_width, last);
+}
+
+void add_counts(std::string& out, const Summary& s) {
+    out += fmt::format("\n{:<{}}{}\n", "Recipients", k_label_width, group_digits(s.rows));
+    if (s.rows == 0) {
+        return;
+    }
+    std::size_t width = 1;
+    for (Status status : results::k_all_statuses) {
+        width = std::max(width, group_digits(s.counts[status]).size());
+    }
+    for (Status status : results::k_all_statuses) {
+        const auto n = s.counts[status];
+        const bool always = status == Status::sent && s.header.mode == results::Mode::send;
+        if (n == 0 && !always) {
+            continue;  // only what happened; `sent` of a real run always: people look for it
+        }
+        std::string note;
+        if (status == Status::unknown && s.in_flight > 0) {
+            note = fmt::format("   {} in flight when a run stopped: may have been delivered",
+                               group_digits(s.in_flight));
+        }
+        line(out, results::to_string(status),
+             fmt::format("{:>{}}  {:>6}{}", group_digits(n), width, percent(n, s.rows), note));
+    }
+}
+
+void add_errors(std::string& out, const Summary& s) {
+    if (s.errors.empty()) {
+        return;
+    }
+    out += "\nNot sent, by cause\n";
+    std::vector<std::array<std::string, 5>> cells;
+    for (const auto& g : s.errors) {
+        cells.push_back({group_digits(g.count), std::string(results::to_string(g.status)),
+                         g.cause == results::Cause::none ? "-"
+                                                         : std::string(results::to_string(g.cause)),
+                         g.http_status ? fmt::format("HTTP {}", *g.http_status) : "-",
+                         clip(printable(g.sample), k_sample_width)});
+    }
+    out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
+}
+
+void add_timing(std::string& out, const Summary& s) {
+    out += "\nTiming\n";
+    const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
+    line(out, "duration",
+         fmt::format("{}  ({} to {})", format_duration(span),
+                     results::format_timestamp(s.first_at), results::format_timestamp(s.last_at)));
+    if (s.attempts == 0 && s.latency.count == 0) {
+        line(out, "requests", "none");
+        return;
+    }
+    std::string rate = s.send_rate ? fmt::format("{:.2f} sent/s", *s.send_rate) : "-";
+    line(out, "send rate",
+         fmt::format("{}  ({} sent in {} of sending)", rate, group_digits(s.sent_results),
+                     format_duration(s.sending_span)));
+    line(out, "requests", fmt::format("{}, {} rate limited", group_digits(s.attempts),
+                                      group_digits(s.rate_limited)));
+    if (s.latency.count > 0) {
+        line(out, "latency",
+             fmt::format("p50 {} ms  p95 {} ms  p99 {} ms  max {} ms  ({} responses)",
+                         group_digits(s.latency.p50), group_digits(s.latency.p95),
+                         group_digits(s.latency.p99), group_digits(s.latency.max),
+                         group_digits(s.latency.count)));
+    }
+}
+
+void add_cleanup(std::string& out, const Summary& s) {
+    if (!s.cleanup) {
+        return;
+    }
+    const auto& c = *s.cleanup;
+    out += "\nCleanup\n";
+    line(out, "batches", fmt::format("{}: {} deleted, {} failed", group_digits(c.batches),
+                                     group_digits(c.deleted), group_digits(c.failed)));
+    line(out, "contacts", fmt::format("{} deleted", group_digits(c.ids_deleted)));
+    if (c.last_failed) {
+        line(out, "state", "the last batch failed: run `wacamp delete-contacts` again");
+    }
+}
+
+void add_warnings(std::string& out, const Summary& s) {
+    if (s.warning_count == 0) {
+        return;
+    }
+    out += fmt::format("\nWarnings ({})\n", group_digits(s.warning_count));
+    for (const auto& w : s.warnings) {
+        out += fmt::format("  {}\n", printable(w));
+    }
+    const auto shown = static_cast<std::int64_t>(s.warnings.size());
+    if (s.warning_count > shown) {
+        out += fmt::format("  … and {} more\n", group_digits(s.warning_count - shown));
+    }
+}
+
+} // namespace
+
+std::string format_text(const Summary& summary) {
+    std::string out;
+    add_header(out, summary);
+    add_counts(out, summary);
+    add_errors(out, summary);
+    add_timing(out, summary);
+    add_cleanup(out, summary);
+    add_warnings(out, summary);
+    return out;
+}
+
+} // namespace report

@@ -1,0 +1,214 @@
+#include "results/log_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace results {
+
+namespace {
+
+std::string os_error() {
+    return std::strerror(errno);
+}
+
+util::Result<void> create_parent(const std::string& path) {
+    const auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) {
+        std::filesystem::create_directories(parent, ec);
+    }
+    if (ec) {
+        return util::fail(fmt::format("cannot create folder {} for result log {}: {}",
+                                      parent.string(), path, ec.message()));
+    }
+    return {};
+}
+
+// Makes a new file's name durable: without it a machine crash can lose the whole file.
+void sync_parent(const std::string& path) {
+    auto parent = std::filesystem::path(path).parent_path();
+    if (parent.empty()) {
+        parent = ".";
+    }
+    const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// Returns whether the file at `path` is non-empty and its last byte is not '\n'.
+util::Result<bool> ends_torn(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot read result log {}: {}", path, os_error()));
+    }
+    struct stat st {};
+    char last = '\n';
+    const bool ok = ::fstat(fd, &st) == 0 &&
+                    (st.st_size == 0 || ::pread(fd, &last, 1, st.st_size - 1) == 1);
+    const std::string reason = ok ? "" : os_error();
+    ::close(fd);
+    if (!ok) {
+        return util::fail(fmt::format("cannot read result log {}: {}", path, reason));
+    }
+    return last != '\n';
+}
+
+} // namespace
+
+util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOptions& options) {
+    if (auto made = create_parent(path); !made) {
+        return made.error();
+    }
+    constexpr int k_flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC;
+    bool created = true;
+    int fd = ::open(path.c_str(), k_flags | O_EXCL, 0644);
+    if (fd < 0 && errno == EEXIST) {
+        created = false;
+        fd = ::open(path.c_str(), k_flags, 0644);
+    }
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot open result log {}: {}", path, os_error()));
+    }
+    LogWriter writer(fd, path, options);
+    if (created && options.durability != Durability::none) {
+        sync_parent(path);
+    }
+    if (!created) {
+        auto torn = ends_torn(path);
+        if (!torn) {
+            return torn.error();
+        }
+        writer.m_torn = *torn;
+    }
+    return writer;
+}
+
+LogWriter::LogWriter(int fd, std::string path, const WriterOptions& options)
+    : m_fd(fd), m_path(std::move(path)), m_options(options), m_last_sync(steady_now()) {}
+
+LogWriter::LogWriter(LogWriter&& other) noexcept
+    : m_fd(std::exchange(other.m_fd, -1)),
+      m_path(std::move(other.m_path)),
+      m_options(other.m_options),
+      m_dirty(other.m_dirty),
+      m_torn(other.m_torn),
+      m_last_sync(other.m_last_sync),
+      m_sync_count(other.m_sync_count) {}
+
+LogWriter& LogWriter::operator=(LogWriter&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_fd = std::exchange(other.m_fd, -1);
+        m_path = std::move(other.m_path);
+        m_options = other.m_options;
+        m_dirty = other.m_dirty;
+        m_torn = other.m_torn;
+        m_last_sync = other.m_last_sync;
+        m_sync_count = other.m_sync_count;
+    }
+    return *this;
+}
+
+LogWriter::~LogWriter() {
+    release();
+}
+
+void LogWriter::release() {
+    if (m_fd >= 0) {
+        (void)close();
+    }
+}
+
+std::chrono::steady_clock::time_point LogWriter::steady_now() const {
+    return m_options.clock != nullptr ? m_options.clock->steady_now()
+                                      : std::chrono::steady_clock::now();
+}
+
+util::Result<void> LogWriter::write_all(std::string_view bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(m_fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            const std::string reason = os_error();
+            m_torn = m_torn || done > 0;
+            return util::fail(fmt::format("cannot write to result log {}: {}", m_path, reason));
+        }
+        done += static_cast<std::size_t>(n);
+        m_dirty = true;
+    }
+    return {};
+}
+
+util::Result<void> LogWriter::append(std::string_view line) {
+    if (m_fd < 0) {
+        return util::fail(fmt::format("result log {} is closed", m_path));
+    }
+    if (line.empty() || line.back() != '\n') {
+        return util::fail(fmt::format("not a whole line for result log {}", m_path));
+    }
+    if (m_torn) {
+        if (auto fixed = write_all("\n"); !fixed) {
+            return fixed;
+        }
+        m_torn = false;
+    }
+    if (auto written = write_all(line); !written) {
+        return written;
+    }
+    switch (m_options.durability) {
+    case Durability::none:
+        return {};
+    case Durability::every_record:
+        return sync();
+    case Durability::interval:
+        if (steady_now() - m_last_sync >= m_options.sync_interval) {
+            return sync();
+        }
+        return {};
+    }
+    return {};
+}
+
+util::Result<void> LogWriter::sync() {
+    if (m_fd < 0) {
+        return util::fail(fmt::format("result log {} is closed", m_path));
+    }
+    if (!m_dirty) {
+        return {};
+    }
+    if (::fdatasync(m_fd) != 0) {
+        return util::fail(fmt::format("cannot sync result log {}: {}", m_path, os_error()));
+    }
+    m_dirty = false;
+    m_last_sync = steady_now();
+    ++m_sync_count;
+    return {};
+}
+
+util::Result<void> LogWriter::close() {
+    if (m_fd < 0) {
+        return {};
+    }
+    util::Result<void> synced;
+    if (m_options.durability != Durability::none) {
+        synced = sync();
+    }
+    const int fd = std::exchange(m_fd, -1);
+    if (::close(fd) != 0 && synced) {
+        return util::fail(fmt::format("cannot close result log {}: {}", m_path, os_error()));
+    }
+    return synced;
+}
+
+} // namespace results

@@ -1,0 +1,71 @@
+#pragma once
+// Appends records to the result log: each is one write(2) of one complete line, so a crash
+// can tear at most the last line, and the reader skips a torn line with a warning.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/clock.hpp"
+#include "util/result.hpp"
+
+namespace results {
+
+// When appended lines are forced to the disk with fdatasync(2). Every policy survives a
+// crash of the process (the OS has the data); they differ on a crash of the machine.
+enum class Durability {
+    none,          // leave it to the OS page cache
+    interval,      // at most every `sync_interval`, checked on append, and on close
+    every_record,  // after every line: the slowest, loses nothing
+};
+
+struct WriterOptions {
+    Durability durability = Durability::interval;
+    std::chrono::milliseconds sync_interval{1'000};
+    const util::Clock* clock = nullptr;  // steady time for `interval`; the system's when null
+};
+
+class LogWriter {
+public:
+    // Opens `path` for appending, creating it and its parent folders as needed. If the file
+    // ends in a torn line (no final '\n'), writes a '\n' so new records start on a fresh
+    // line. Fails with the path and the OS reason.
+    static util::Result<LogWriter> open(const std::string& path, const WriterOptions& options = {});
+
+    LogWriter(LogWriter&& other) noexcept;
+    LogWriter& operator=(LogWriter&& other) noexcept;
+    LogWriter(const LogWriter&) = delete;
+    LogWriter& operator=(const LogWriter&) = delete;
+    // Syncs per the policy (errors ignored: call close() to see them) and closes.
+    ~LogWriter();
+
+    // Appends `line`, which must be one whole record ending in '\n' (see to_line), in one
+    // write(2), then syncs per the policy. Fails on a write or sync error. Not thread-safe:
+    // call it from one thread.
+    util::Result<void> append(std::string_view line);
+    // Forces what was appended to the disk now, whatever the policy.
+    util::Result<void> sync();
+    // Syncs per the policy and closes; later appends fail.
+    util::Result<void> close();
+
+    const std::string& path() const { return m_path; }
+    // Returns how many times the file was synced (for tests and statistics).
+    std::int64_t sync_count() const { return m_sync_count; }
+
+private:
+    LogWriter(int fd, std::string path, const WriterOptions& options);
+    util::Result<void> write_all(std::string_view bytes);
+    std::chrono::steady_clock::time_point steady_now() const;
+    void release();
+
+    int m_fd = -1;
+    std::string m_path;
+    WriterOptions m_options;
+    bool m_dirty = false;  // appended since the last sync
+    bool m_torn = false;   // a failed write left part of a line: start the next on a new one
+    std::chrono::steady_clock::time_point m_last_sync;
+    std::int64_t m_sync_count = 0;
+};
+
+} // namespace results

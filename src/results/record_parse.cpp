@@ -1,0 +1,281 @@
+// parse_record: one log line → Record, through JsonScanner (no DOM; see json_scan.hpp).
+#include <array>
+#include <fmt/format.h>
+
+#include "results/json_scan.hpp"
+#include "results/records.hpp"
+#include "results/timestamp.hpp"
+
+namespace results {
+
+namespace {
+
+// Every field any record kind has. The hot ones come first: lookup is a linear scan.
+enum class Key : std::uint8_t {
+    event, row, wa_id, at, attempt, status, user_name, attempts, http_status, latency_ms,
+    error, cause, message_id, batch, ids, subscriber_ids, reason, counts, name, campaign_file,
+    campaign_sha256, recipients_file, recipients_sha256, started_at, version, mode, count_
+};
+constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
+constexpr std::array<std::string_view, k_key_count> k_key_names = {
+    "event", "row", "wa_id", "at", "attempt", "status", "user_name", "attempts", "http_status",
+    "latency_ms", "error", "cause", "message_id", "batch", "ids", "subscriber_ids", "reason",
+    "counts", "name", "campaign_file", "campaign_sha256", "recipients_file",
+    "recipients_sha256", "started_at", "version", "mode"};
+
+std::optional<Key> find_key(std::string_view name) {
+    for (std::size_t i = 0; i < k_key_count; ++i) {
+        if (k_key_names[i] == name) {
+            return static_cast<Key>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+enum class Kind : std::uint8_t { string, integer, strings, counts };
+
+Kind kind_of(Key key) {
+    switch (key) {
+    case Key::row: case Key::attempt: case Key::attempts: case Key::http_status:
+    case Key::latency_ms: case Key::batch:
+        return Kind::integer;
+    case Key::ids: case Key::subscriber_ids:
+        return Kind::strings;
+    case Key::counts:
+        return Kind::counts;
+    default:
+        return Kind::string;
+    }
+}
+
+// The members of one line, by key; `null` counts as absent.
+struct Fields {
+    std::array<bool, k_key_count> present{};
+    std::array<std::string_view, k_key_count> text;     // into the line, or into `decoded`
+    std::array<std::string, k_key_count> decoded;       // strings that had escapes
+    std::array<std::int64_t, k_key_count> number{};
+    std::vector<std::string> ids;
+    std::vector<std::string> subscriber_ids;
+    StatusCounts counts;
+    std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
+
+    bool has(Key k) const { return present[static_cast<std::size_t>(k)]; }
+    std::string_view str(Key k) const { return text[static_cast<std::size_t>(k)]; }
+    std::int64_t num(Key k) const { return number[static_cast<std::size_t>(k)]; }
+};
+
+bool read_counts(JsonScanner& in, StatusCounts& counts) {
+    std::int64_t n = 0;
+    return in.read_object([&](std::string_view key) {
+        const auto status = parse_status(key);
+        if (!status) {
+            return in.skip_value();  // e.g. a "pending" count from a later version
+        }
+        if (!in.read_int(n)) {
+            return false;
+        }
+        counts[*status] = n;
+        return true;
+    });
+}
+
+bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
+    const auto key = find_key(name);
+    if (!key) {
+        return in.skip_value();
+    }
+    if (in.read_null()) {
+        return true;
+    }
+    const auto i = static_cast<std::size_t>(*key);
+    f.present[i] = true;
+    const char first = in.peek();
+    const auto wrong = [&](std::string_view type) {
+        f.mistyped = fmt::format("\"{}\" must be {}", name, type);
+        return false;
+    };
+    switch (kind_of(*key)) {
+    case Kind::string:
+        return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
+    case Kind::integer:
+        return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i])
+                                                              : wrong("an integer");
+    case Kind::strings: {
+        auto& list = *key == Key::ids ? f.ids : f.subscriber_ids;
+        return first == '['
+                   ? in.read_array([&] { return in.read_string(list.emplace_back()); })
+                   : wrong("an array of strings");
+    }
+    case Kind::counts:
+        return first == '{' ? read_counts(in, f.counts) : wrong("an object");
+    }
+    return false;
+}
+
+util::Error missing(Key key) {
+    return util::fail(fmt::format("missing \"{}\"", k_key_names[static_cast<std::size_t>(key)]));
+}
+
+// Checks that every key in `keys` is present; returns the first missing one's error.
+std::optional<util::Error> require(const Fields& f, std::initializer_list<Key> keys) {
+    for (const Key k : keys) {
+        if (!f.has(k)) {
+            return missing(k);
+        }
+    }
+    return std::nullopt;
+}
+
+util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
+    auto t = parse_timestamp(f.str(key));
+    if (!t) {
+        return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: \"{}\"",
+                                      k_key_names[static_cast<std::size_t>(key)], f.str(key)));
+    }
+    return *t;
+}
+
+template <typename T>
+std::optional<T> optional_int(const Fields& f, Key key) {
+    return f.has(key) ? std::optional<T>(static_cast<T>(f.num(key))) : std::nullopt;
+}
+
+util::Result<Record> build_campaign(Fields& f) {
+    if (auto e = require(f, {Key::name, Key::campaign_file, Key::campaign_sha256,
+                             Key::recipients_file, Key::recipients_sha256, Key::started_at,
+                             Key::version})) {
+        return *e;
+    }
+    auto started = time_field(f, Key::started_at);
+    if (!started) {
+        return started.error();
+    }
+    CampaignHeader h;
+    h.name = f.str(Key::name);
+    h.campaign_file = f.str(Key::campaign_file);
+    h.campaign_sha256 = f.str(Key::campaign_sha256);
+    h.recipients_file = f.str(Key::recipients_file);
+    h.recipients_sha256 = f.str(Key::recipients_sha256);
+    h.started_at = *started;
+    h.version = f.str(Key::version);
+    if (f.has(Key::mode)) {
+        const auto mode = parse_mode(f.str(Key::mode));
+        if (!mode) {
+            return util::fail(fmt::format("unknown mode \"{}\"", f.str(Key::mode)));
+        }
+        h.mode = *mode;
+    }
+    return Record(std::move(h));
+}
+
+util::Result<Record> build_attempt(Fields& f) {
+    if (auto e = require(f, {Key::row, Key::wa_id, Key::attempt, Key::at})) {
+        return *e;
+    }
+    auto at = time_field(f, Key::at);
+    if (!at) {
+        return at.error();
+    }
+    return Record(AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)),
+                                static_cast<int>(f.num(Key::attempt)), *at});
+}
+
+util::Result<Record> build_result(Fields& f) {
+    if (auto e = require(f, {Key::row, Key::wa_id, Key::status, Key::attempts, Key::at})) {
+        return *e;
+    }
+    auto at = time_field(f, Key::at);
+    if (!at) {
+        return at.error();
+    }
+    const auto status = parse_status(f.str(Key::status));
+    if (!status) {
+        return util::fail(fmt::format("unknown status \"{}\"", f.str(Key::status)));
+    }
+    ResultRecord r;
+    r.row = f.num(Key::row);
+    r.wa_id = f.str(Key::wa_id);
+    r.user_name = f.str(Key::user_name);
+    r.status = *status;
+    r.attempts = static_cast<int>(f.num(Key::attempts));
+    r.http_status = optional_int<int>(f, Key::http_status);
+    if (f.has(Key::message_id)) {
+        r.message_id = f.str(Key::message_id);
+    }
+    r.error = f.str(Key::error);
+    // An unknown cause (from a later version) is not worth losing the outcome over.
+    r.cause = f.has(Key::cause) ? parse_cause(f.str(Key::cause)).value_or(Cause::none)
+                                : Cause::none;
+    r.latency_ms = optional_int<std::int64_t>(f, Key::latency_ms);
+    r.at = *at;
+    return Record(std::move(r));
+}
+
+util::Result<Record> build_delete(Fields& f) {
+    if (auto e = require(f, {Key::ids, Key::status, Key::at})) {
+        return *e;
+    }
+    auto at = time_field(f, Key::at);
+    if (!at) {
+        return at.error();
+    }
+    DeleteRecord d;
+    d.batch = static_cast<int>(f.num(Key::batch));
+    d.ids = std::move(f.ids);
+    d.subscriber_ids = std::move(f.subscriber_ids);
+    if (f.str(Key::status) == "deleted") {
+        d.status = DeleteStatus::deleted;
+    } else if (f.str(Key::status) == "failed") {
+        d.status = DeleteStatus::failed;
+    } else {
+        return util::fail(fmt::format("unknown delete status \"{}\"", f.str(Key::status)));
+    }
+    d.http_status = optional_int<int>(f, Key::http_status);
+    d.error = f.str(Key::error);
+    d.at = *at;
+    return Record(std::move(d));
+}
+
+util::Result<Record> build_end(Fields& f) {
+    if (auto e = require(f, {Key::reason, Key::at})) {
+        return *e;
+    }
+    auto at = time_field(f, Key::at);
+    if (!at) {
+        return at.error();
+    }
+    return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, *at});
+}
+
+} // namespace
+
+util::Result<Record> parse_record(std::string_view line) {
+    Fields f;
+    JsonScanner in(line);
+    if (!in.read_object([&](std::string_view name) { return read_member(in, f, name); }) ||
+        !in.finish()) {
+        return util::fail(f.mistyped.empty() ? "not valid JSON: " + in.error() : f.mistyped);
+    }
+    if (!f.has(Key::event)) {
+        return missing(Key::event);
+    }
+    const std::string_view event = f.str(Key::event);
+    if (event == "attempt") {
+        return build_attempt(f);
+    }
+    if (event == "result") {
+        return build_result(f);
+    }
+    if (event == "campaign") {
+        return build_campaign(f);
+    }
+    if (event == "delete") {
+        return build_delete(f);
+    }
+    if (event == "end") {
+        return build_end(f);
+    }
+    return util::fail(fmt::format("unknown event \"{}\"", event));
+}
+
+} // namespace results

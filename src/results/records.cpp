@@ -1,0 +1,94 @@
+#include "results/records.hpp"
+
+#include "results/json_line.hpp"
+
+namespace results {
+
+std::string to_line(const CampaignHeader& record) {
+    LineBuilder line("campaign");
+    line.add_string("name", record.name);
+    line.add_string("campaign_file", record.campaign_file);
+    line.add_string("campaign_sha256", record.campaign_sha256);
+    line.add_string("recipients_file", record.recipients_file);
+    line.add_string("recipients_sha256", record.recipients_sha256);
+    line.add_time("started_at", record.started_at);
+    line.add_string("version", record.version);
+    line.add_string("mode", to_string(record.mode));
+    return line.finish();
+}
+
+std::string to_line(const AttemptRecord& record) {
+    LineBuilder line("attempt");
+    line.add_int("row", record.row);
+    line.add_string("wa_id", record.wa_id);
+    line.add_int("attempt", record.attempt);
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
+std::string to_line(const ResultRecord& record) {
+    LineBuilder line("result");
+    line.add_int("row", record.row);
+    line.add_string("wa_id", record.wa_id);
+    line.add_string("user_name", record.user_name);
+    line.add_string("status", to_string(record.status));
+    line.add_int("attempts", record.attempts);
+    if (record.http_status) {
+        line.add_int("http_status", *record.http_status);
+    }
+    if (record.message_id) {
+        line.add_string("message_id", *record.message_id);
+    }
+    // A success carries no error, even if the caller left one from an earlier attempt.
+    if (record.status != Status::sent && record.status != Status::dry_run) {
+        if (!record.error.empty()) {
+            line.add_string("error", record.error);
+        }
+        if (record.cause != Cause::none) {
+            line.add_string("cause", to_string(record.cause));
+        }
+    }
+    if (record.latency_ms) {
+        line.add_int("latency_ms", *record.latency_ms);
+    }
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
+std::string to_line(const DeleteRecord& record) {
+    LineBuilder line("delete");
+    line.add_int("batch", record.batch);
+    line.add_strings("ids", record.ids);
+    if (!record.subscriber_ids.empty()) {
+        line.add_strings("subscriber_ids", record.subscriber_ids);
+    }
+    line.add_string("status", record.status == DeleteStatus::deleted ? "deleted" : "failed");
+    if (record.http_status) {
+        line.add_int("http_status", *record.http_status);
+    }
+    if (!record.error.empty()) {
+        line.add_string("error", record.error);
+    }
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
+std::string to_line(const EndRecord& record) {
+    LineBuilder line("end");
+    line.add_string("reason", record.reason);
+    line.add_counts("counts", record.counts);
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
+std::string to_line(const Record& record) {
+    return std::visit([](const auto& r) { return to_line(r); }, record);
+}
+
+std::string_view event_name(const Record& record) {
+    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete",
+                                                   "end"};
+    return k_names[record.index()];
+}
+
+} // namespace results

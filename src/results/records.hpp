@@ -1,0 +1,97 @@
+#pragma once
+// The records of the result log and their JSON Lines form (SPEC.md "The result log").
+// Secrets never reach a record: no field holds one.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "results/status.hpp"
+#include "util/clock.hpp"
+#include "util/result.hpp"
+
+namespace results {
+
+// `event: "campaign"`: the first line; which inputs the campaign ran on.
+struct CampaignHeader {
+    std::string name;
+    std::string campaign_file;
+    std::string campaign_sha256;
+    std::string recipients_file;
+    std::string recipients_sha256;
+    util::TimePoint started_at;
+    std::string version;
+    Mode mode = Mode::send;
+    bool operator==(const CampaignHeader&) const = default;
+};
+
+// `event: "attempt"`: written before each request leaves.
+struct AttemptRecord {
+    std::int64_t row = 0;  // CSV data row, from 1
+    std::string wa_id;
+    int attempt = 1;       // 1 for the first request to this row
+    util::TimePoint at;
+    bool operator==(const AttemptRecord&) const = default;
+};
+
+// `event: "result"`: a recipient's outcome; a later one supersedes an earlier one.
+struct ResultRecord {
+    std::int64_t row = 0;
+    std::string wa_id;
+    std::string user_name;
+    Status status = Status::unknown;
+    int attempts = 0;
+    std::optional<int> http_status;          // when there was a response
+    std::optional<std::string> message_id;   // when the service gave one
+    std::string error;                       // written only when not sent / dry_run
+    Cause cause = Cause::none;               // written only when not sent / dry_run
+    std::optional<std::int64_t> latency_ms;  // when a request was made
+    util::TimePoint at;
+    bool operator==(const ResultRecord&) const = default;
+};
+
+enum class DeleteStatus : std::uint8_t { deleted, failed };
+
+// `event: "delete"`: one batch of the contact-deletion step.
+struct DeleteRecord {
+    int batch = 0;                            // 1 for the first batch
+    std::vector<std::string> ids;
+    std::vector<std::string> subscriber_ids;  // written only when not empty
+    DeleteStatus status = DeleteStatus::deleted;
+    std::optional<int> http_status;
+    std::string error;                        // written only when not empty
+    util::TimePoint at;
+    bool operator==(const DeleteRecord&) const = default;
+};
+
+// `event: "end"`: a run ended; `reason` is "completed", "interrupted", "auth",
+// "spam_limit", "failure_threshold", "limit", …
+struct EndRecord {
+    std::string reason;
+    StatusCounts counts;
+    util::TimePoint at;
+    bool operator==(const EndRecord&) const = default;
+};
+
+using Record = std::variant<CampaignHeader, AttemptRecord, ResultRecord, DeleteRecord, EndRecord>;
+
+// Each returns the record as one JSON object on one line, ending in '\n'.
+std::string to_line(const CampaignHeader& record);
+std::string to_line(const AttemptRecord& record);
+std::string to_line(const ResultRecord& record);
+std::string to_line(const DeleteRecord& record);
+std::string to_line(const EndRecord& record);
+std::string to_line(const Record& record);
+
+// Returns the record on `line` (with or without its '\n'). Fails, saying why without a
+// location, on invalid JSON, an unknown `event`, or a missing or mistyped field. Unknown
+// fields are ignored, so later versions may add some.
+util::Result<Record> parse_record(std::string_view line);
+
+// Returns the `event` name of `record` ("campaign", "attempt", …).
+std::string_view event_name(const Record& record);
+
+} // namespace results

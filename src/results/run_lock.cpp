@@ -1,0 +1,96 @@
+#include "results/run_lock.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <utility>
+
+namespace results {
+
+namespace {
+
+// Returns the holder's pid as written in the lock file, or 0 when it cannot be read.
+long read_pid(int fd) {
+    char text[32] = {};
+    const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    long pid = 0;
+    if (n > 0) {
+        std::from_chars(text, text + n, pid);
+    }
+    return pid;
+}
+
+} // namespace
+
+util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
+    std::string path = log_path + ".lock";
+    const auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) {
+        std::filesystem::create_directories(parent, ec);
+    }
+    if (ec) {
+        return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(),
+                                      path, ec.message()));
+    }
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot open lock {}: {}", path, std::strerror(errno)));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
+        ::close(fd);
+        if (error != EWOULDBLOCK) {
+            return util::fail(fmt::format("cannot lock {}: {}", path, std::strerror(error)));
+        }
+        return util::fail(
+            pid > 0 ? fmt::format("another wacamp process is running this campaign (lock held "
+                                  "on {} by pid {})",
+                                  path, pid)
+                    : fmt::format("another wacamp process is running this campaign (lock held "
+                                  "on {})",
+                                  path));
+    }
+    // The pid is for people and for the message above; the lock itself is the flock.
+    const std::string pid = fmt::format("{}\n", ::getpid());
+    if (::ftruncate(fd, 0) != 0 ||
+        ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+        const int error = errno;
+        ::close(fd);
+        return util::fail(fmt::format("cannot write lock {}: {}", path, std::strerror(error)));
+    }
+    return RunLock(fd, std::move(path));
+}
+
+RunLock::RunLock(RunLock&& other) noexcept
+    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)) {}
+
+RunLock& RunLock::operator=(RunLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_fd = std::exchange(other.m_fd, -1);
+        m_path = std::move(other.m_path);
+    }
+    return *this;
+}
+
+RunLock::~RunLock() {
+    release();
+}
+
+void RunLock::release() {
+    if (m_fd >= 0) {
+        // Emptied while still held, so nobody reads a stale pid afterwards.
+        (void)::ftruncate(m_fd, 0);
+        ::close(m_fd);  // closing the last descriptor releases the flock
+        m_fd = -1;
+    }
+}
+
+} // namespace results

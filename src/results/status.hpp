@@ -1,0 +1,53 @@
+#pragma once
+// The vocabulary of the result log: a recipient's status, the cause of a failure, the run's
+// mode, and counts per status (SPEC.md "The result log").
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace results {
+
+enum class Status : std::uint8_t { sent, failed, invalid, skipped, dry_run, unknown };
+inline constexpr std::size_t k_status_count = 6;
+
+// Why a recipient did not end `sent`; `none` when it did (or nothing went wrong).
+enum class Cause : std::uint8_t {
+    none, rate_limited, transient, auth, spam_limit, rejected, invalid, duplicate
+};
+
+// Whether the log belongs to a real run or a dry run ("send" / "dry_run").
+enum class Mode : std::uint8_t { send, dry_run };
+
+// Returns the log's spelling of `status` ("sent", "dry_run", …).
+std::string_view to_string(Status status);
+// Returns the log's spelling of `cause` ("rate_limited", …; "none" for none).
+std::string_view to_string(Cause cause);
+// Returns "send" or "dry_run".
+std::string_view to_string(Mode mode);
+
+// Returns the Status spelled `text`, or nothing when it names none.
+std::optional<Status> parse_status(std::string_view text);
+// Returns the Cause spelled `text`, or nothing when it names none.
+std::optional<Cause> parse_cause(std::string_view text);
+// Returns the Mode spelled `text`, or nothing when it names none.
+std::optional<Mode> parse_mode(std::string_view text);
+
+// How many recipients ended in each status.
+struct StatusCounts {
+    std::array<std::int64_t, k_status_count> by_status{};
+
+    std::int64_t& operator[](Status s) { return by_status[static_cast<std::size_t>(s)]; }
+    std::int64_t operator[](Status s) const { return by_status[static_cast<std::size_t>(s)]; }
+    // Returns the sum over all statuses.
+    std::int64_t total() const;
+    bool operator==(const StatusCounts&) const = default;
+};
+
+// Every status, in declaration order, for loops over counts.
+inline constexpr std::array<Status, k_status_count> k_all_statuses = {
+    Status::sent,    Status::failed,  Status::invalid,
+    Status::skipped, Status::dry_run, Status::unknown};
+
+} // namespace results

@@ -1,0 +1,21 @@
+#pragma once
+// The campaign's final step: setting the contacts it reached to DELETED, in batches, each
+// recorded in the result log so a later run finishes it without repeating a done batch.
+
+#include <atomic>
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "results/log_writer.hpp"
+#include "runner/send.hpp"
+#include "service/http.hpp"
+
+namespace runner {
+
+// Deletes the contacts of the rows the log records as sent (or of every row with
+// `cleanup.only: all`) that no `deleted` batch names yet. The caller holds the run lock and
+// `log` is open on the campaign's result log. Stops at the first refused credential.
+CleanupSummary delete_contacts(const campaign::Campaign& campaign, results::LogWriter& log,
+                               service::HttpTransport& transport, const std::atomic<int>& stop_requests);
+
+} // namespace runner

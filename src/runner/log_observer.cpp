@@ -1,0 +1,62 @@
+#include "runner/log_observer.hpp"
+
+#include "results/records.hpp"
+
+namespace runner {
+
+results::Cause to_log_cause(service::Cause cause) {
+    switch (cause) {
+    case service::Cause::none: return results::Cause::none;
+    case service::Cause::rate_limited: return results::Cause::rate_limited;
+    case service::Cause::transient: return results::Cause::transient;
+    case service::Cause::auth: return results::Cause::auth;
+    case service::Cause::spam_limit: return results::Cause::spam_limit;
+    case service::Cause::rejected: return results::Cause::rejected;
+    }
+    return results::Cause::none;
+}
+
+util::Result<void> LogObserver::on_attempt(const queue::Job& job) {
+    results::AttemptRecord record;
+    record.row = job.row;
+    record.wa_id = job.wa_id;
+    record.attempt = job.requests;
+    record.at = m_clock.wall_now();
+    return m_log.append(results::to_line(record));
+}
+
+util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatus status,
+                                          const service::Outcome& outcome, std::chrono::milliseconds latency) {
+    results::ResultRecord record;
+    record.row = job.row;
+    record.wa_id = job.wa_id;
+    record.user_name = job.user_name;
+    record.attempts = job.requests;
+    switch (status) {
+    case queue::JobStatus::sent: record.status = results::Status::sent; break;
+    case queue::JobStatus::unknown: record.status = results::Status::unknown; break;
+    case queue::JobStatus::failed:
+    case queue::JobStatus::retrying: record.status = results::Status::failed; break;
+    }
+    if (outcome.http_status) {
+        record.http_status = static_cast<int>(*outcome.http_status);
+        record.latency_ms = latency.count();
+    } else if (latency.count() > 0) {
+        record.latency_ms = latency.count();
+    }
+    if (!outcome.message_id.empty()) {
+        record.message_id = outcome.message_id;
+    }
+    if (!outcome.sent()) {
+        record.error = outcome.error;
+        record.cause = to_log_cause(outcome.cause);
+    }
+    record.at = m_clock.wall_now();
+    return m_log.append(results::to_line(record));
+}
+
+void LogObserver::on_progress(const queue::Progress& progress) {
+    m_ui.progress(progress, m_total);
+}
+
+} // namespace runner

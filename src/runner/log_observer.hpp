@@ -1,0 +1,37 @@
+#pragma once
+// Writes what the dispatcher reports to the result log, and passes progress to the UI.
+
+#include <cstdint>
+
+#include "queue/job.hpp"
+#include "results/log_writer.hpp"
+#include "results/status.hpp"
+#include "runner/ui.hpp"
+#include "util/clock.hpp"
+
+namespace runner {
+
+// The log's cause for a service outcome.
+results::Cause to_log_cause(service::Cause cause);
+
+class LogObserver final : public queue::DispatchObserver {
+public:
+    LogObserver(results::LogWriter& log, const util::Clock& clock, RunUi& ui, std::int64_t total)
+        : m_log(log), m_clock(clock), m_ui(ui), m_total(total) {}
+
+    util::Result<void> on_attempt(const queue::Job& job) override;
+    util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
+                                 std::chrono::milliseconds latency) override;
+    void on_progress(const queue::Progress& progress) override;
+
+    // Sets the number of jobs expected this run (0: unknown), for progress.
+    void set_total(std::int64_t total) { m_total = total; }
+
+private:
+    results::LogWriter& m_log;
+    const util::Clock& m_clock;
+    RunUi& m_ui;
+    std::int64_t m_total = 0;
+};
+
+} // namespace runner

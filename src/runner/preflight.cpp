@@ -1,0 +1,80 @@
+#include "runner/preflight.hpp"
+
+#include <fmt/format.h>
+
+#include "campaign/recipients.hpp"
+#include "runner/decide.hpp"
+#include "service/classify.hpp"
+#include "service/messages.hpp"
+#include "service/requests.hpp"
+#include "service/templates.hpp"
+
+namespace runner {
+
+util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
+    const std::string& name = c.template_check->name;
+    auto completion = service::perform(transport, service::list_templates_request(c.service));
+    auto outcome = service::classify(completion, std::chrono::system_clock::now());
+    if (outcome.cause == service::Cause::auth) {
+        return TemplateCheckResult{true, "the service refused the credentials while listing templates (" +
+                                             outcome.error + ")"};
+    }
+    if (!outcome.sent()) {
+        return util::fail(fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name,
+                                      outcome.error));
+    }
+    auto templates = service::parse_templates(std::get<service::HttpResponse>(completion.result).body);
+    if (!templates) {
+        return templates.error();
+    }
+    std::vector<std::string> names;
+    for (const auto& t : *templates) {
+        if (t.name == name) {
+            if (t.status == "APPROVED") {
+                return TemplateCheckResult{};
+            }
+            return util::fail(fmt::format("{}: template \"{}\" has status {}, not APPROVED; nothing was sent",
+                                          c.file, name, t.status));
+        }
+        names.push_back(t.name);
+    }
+    return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
+                                  name, fmt::join(names, ", ")));
+}
+
+util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
+                                   const SendOptions& options, const std::string& results_path) {
+    auto stream = campaign::RecipientStream::open(c);
+    if (!stream) {
+        return stream.error();
+    }
+    Preview p;
+    p.campaign_name = c.name;
+    p.results_path = results_path;
+    p.per_second = c.rate.per_second;
+    p.concurrency = c.rate.concurrency;
+    campaign::Recipient r;
+    while (stream->next(r)) {
+        ++p.rows;
+        switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown)) {
+        case Decision::send:
+            if (options.limit > 0 && p.to_send >= options.limit) {
+                break;
+            }
+            if (p.to_send++ == 0) {
+                p.first_wa_id = r.message.wa_id;
+                p.first_body = service::send_message_body(r.message);
+            }
+            break;
+        case Decision::record_invalid: ++p.invalid; break;
+        case Decision::record_duplicate:
+        case Decision::record_already_sent: ++p.duplicates; break;
+        case Decision::done:
+        case Decision::hold_unknown:
+        case Decision::hold_rejected: ++p.already_done; break;
+        }
+    }
+    return p;
+}
+
+} // namespace runner

@@ -1,0 +1,32 @@
+#pragma once
+// Checks made before anything is sent: the template named by the campaign, and the preview
+// that `run` shows on a terminal.
+
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "results/replay.hpp"
+#include "runner/send.hpp"
+#include "runner/ui.hpp"
+#include "service/http.hpp"
+#include "util/result.hpp"
+
+namespace runner {
+
+struct TemplateCheckResult {
+    bool auth_refused = false;
+    std::string message;
+};
+
+// Asks the service for its templates and checks that `campaign.template_check` names one with
+// status APPROVED. Fails (for exit 2) when it does not, or the list cannot be had; a refused
+// key comes back as auth_refused.
+util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign,
+                                                 service::HttpTransport& transport);
+
+// Counts what a run would do with every row (one pass over the CSV) and renders the first
+// message to be sent. `state` is the existing log's, or null.
+util::Result<Preview> make_preview(const campaign::Campaign& campaign, const results::LogState* state,
+                                   const SendOptions& options, const std::string& results_path);
+
+} // namespace runner

@@ -1,0 +1,43 @@
+#pragma once
+// What a run tells the person running it, and asks them. The CLI implements it; the runner
+// never prints.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "queue/job.hpp"
+
+namespace runner {
+
+// What `run` shows before it sends.
+struct Preview {
+    std::string campaign_name;
+    std::string results_path;
+    std::int64_t rows = 0;         // data rows in the CSV
+    std::int64_t to_send = 0;      // rows that will be sent now
+    std::int64_t invalid = 0;
+    std::int64_t duplicates = 0;
+    std::int64_t already_done = 0; // recorded in the log already (sent, invalid, skipped, held)
+    double per_second = 0;
+    int concurrency = 0;
+    std::string first_wa_id;
+    std::string first_body;        // the first message to be sent, as JSON
+};
+
+class RunUi {
+public:
+    virtual ~RunUi() = default;
+    // Whether a preview and a question should come before sending.
+    virtual bool wants_confirmation() const = 0;
+    // Shows `preview` and returns whether to go on.
+    virtual bool confirm(const Preview& preview) = 0;
+    // An informational line ("continuing from …", "waiting until …").
+    virtual void notice(std::string_view text) = 0;
+    // A warning line.
+    virtual void warning(std::string_view text) = 0;
+    // The queue's state, about once a second; `total` is the number of jobs this run.
+    virtual void progress(const queue::Progress& progress, std::int64_t total) = 0;
+};
+
+} // namespace runner

@@ -1,0 +1,63 @@
+#pragma once
+// Fault decisions: pure, time as a value, randomness from one seeded generator. Not
+// thread-safe; the caller serialises (FakeService holds a mutex).
+
+#include <chrono>
+#include <deque>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "sandbox/options.hpp"
+
+namespace sandbox {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Admits at most `limit` events in any sliding `window`. Refused events are not counted,
+// so a client that keeps knocking gets through as soon as the window has room again.
+class RateWindow {
+public:
+    RateWindow(int limit, std::chrono::milliseconds window);
+    // Returns true (and records the event) when one more event at `now` stays within the
+    // limit; returns false otherwise. `now` must not go backwards.
+    bool admit(SteadyTime now);
+
+private:
+    size_t m_limit;
+    std::chrono::milliseconds m_window;
+    std::deque<SteadyTime> m_admitted;
+};
+
+// What happens to a valid, authorised send.
+enum class SendVerdict { accept, revoked, rate_limited, spam_limit, rejected, error, dropped };
+
+class FaultInjector {
+public:
+    explicit FaultInjector(const FaultOptions& options);
+
+    // Returns true once `auth_fail_after` sends have been accepted: every request gets 401.
+    bool key_revoked() const;
+    // Decides the fate of a send to `wa_id` at `now`, checking in this order: revoked key,
+    // rate limit, spam limit, rejected number, then one draw for error or drop. Counts it
+    // when the verdict is `accept`.
+    SendVerdict decide_send(std::string_view wa_id, SteadyTime now);
+    // Returns the delay to add before answering: latency plus a uniform share of jitter.
+    std::chrono::milliseconds draw_latency();
+    // Returns 500 or 503 (even odds), for an `error` verdict.
+    int draw_error_status();
+    // Returns how many sends were accepted so far.
+    long accepted() const { return m_accepted; }
+
+private:
+    double draw_unit();
+
+    FaultOptions m_options;
+    std::unordered_set<std::string> m_reject;
+    RateWindow m_window;
+    std::mt19937_64 m_rng;
+    long m_accepted = 0;
+};
+
+} // namespace sandbox

@@ -1,0 +1,98 @@
+#include "sandbox/journal.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sandbox {
+
+namespace {
+
+std::string format_utc_ms(util::TimePoint at) {
+    using namespace std::chrono;
+    auto ms = duration_cast<milliseconds>(at.time_since_epoch()).count();
+    auto seconds = static_cast<std::time_t>(ms / 1000);
+    auto millis = ms % 1000;
+    if (millis < 0) {
+        seconds -= 1;
+        millis += 1000;
+    }
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+}
+
+} // namespace
+
+std::string_view outcome_name(Outcome outcome) {
+    switch (outcome) {
+    case Outcome::ok:
+        return "ok";
+    case Outcome::rate_limited:
+        return "rate_limited";
+    case Outcome::error:
+        return "error";
+    case Outcome::rejected:
+        return "rejected";
+    case Outcome::dropped:
+        return "dropped";
+    case Outcome::unauthorized:
+        return "unauthorized";
+    case Outcome::invalid:
+        return "invalid";
+    case Outcome::spam_limit:
+        return "spam_limit";
+    }
+    return "unknown";
+}
+
+std::string format_journal_line(const JournalEntry& entry) {
+    nlohmann::ordered_json line;
+    line["at"] = format_utc_ms(entry.at);
+    line["method"] = entry.method;
+    line["path"] = entry.path;
+    line["status"] = entry.status ? nlohmann::ordered_json(*entry.status) : nlohmann::ordered_json();
+    line["outcome"] = outcome_name(entry.outcome);
+    if (!entry.wa_id.empty()) {
+        line["wa_id"] = entry.wa_id;
+    }
+    if (!entry.message_id.empty()) {
+        line["message_id"] = entry.message_id;
+    }
+    line["body"] = entry.body != nullptr ? nlohmann::ordered_json(*entry.body) : nlohmann::ordered_json();
+    // Replace, not throw, on invalid UTF-8 in a client's body.
+    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Journal::~Journal() {
+    std::fclose(m_file);
+}
+
+util::Result<std::unique_ptr<Journal>> Journal::open(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "a");
+    if (file == nullptr) {
+        return util::fail("cannot open journal " + path + ": " + std::strerror(errno));
+    }
+    return std::unique_ptr<Journal>(new Journal(file, path));
+}
+
+void Journal::append(const JournalEntry& entry) {
+    std::string line = format_journal_line(entry);
+    line.push_back('\n');
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size() || std::fflush(m_file) != 0) {
+        if (!m_error) {
+            m_error = "cannot write journal " + m_path + ": " + std::strerror(errno);
+        }
+    }
+}
+
+std::optional<std::string> Journal::error() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_error;
+}
+
+} // namespace sandbox

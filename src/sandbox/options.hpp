@@ -1,0 +1,51 @@
+#pragma once
+// What `wacamp sandbox` serves and which faults it injects. Filled by cli/sandbox.cpp.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sandbox {
+
+// Where the API-key operations read the key.
+enum class KeyIn {
+    either,  // the header or the query parameter (every one present must be right)
+    header,  // the `apiKey` header only
+    query,   // the `apiKey` query parameter only
+    both,    // both, and both right
+};
+
+// How a throttled send is answered.
+enum class RateLimitStyle {
+    http429,  // HTTP 429, Meta code 130429
+    meta400,  // HTTP 400, Meta code 130429 (as Meta sometimes answers)
+};
+
+struct FaultOptions {
+    int rate_limit = 0;  // accepted sends per sliding second; 0: unlimited
+    RateLimitStyle rate_limit_style = RateLimitStyle::http429;
+    int retry_after_s = 1;                       // the Retry-After of a throttled send
+    double error_rate = 0.0;                     // share of sends answered 500/503
+    double drop_rate = 0.0;                      // share of sends whose connection is closed
+    std::vector<std::string> reject_numbers;     // always answered 131026
+    std::optional<long> auth_fail_after;         // after N accepted sends: every request 401
+    std::optional<long> spam_limit_after;        // after N accepted sends: sends get 131048
+    std::chrono::milliseconds latency{0};        // added before answering any request
+    std::chrono::milliseconds latency_jitter{0}; // plus a uniform share of this
+    std::uint64_t seed = 0;                      // drives every random decision
+};
+
+struct SandboxOptions {
+    int port = 0;                // 0: a free port
+    std::string journal_path;    // empty: no journal
+    std::string templates_path;  // empty: the built-in templates
+    std::string api_key = "sandbox-key";
+    std::string access_token = "sandbox-token";
+    KeyIn require_key_in = KeyIn::either;
+    int threads = 128;  // httplib holds one thread per open connection
+    FaultOptions faults;
+};
+
+} // namespace sandbox

@@ -1,0 +1,52 @@
+#pragma once
+// What a response (or its absence) means, as a value: SPEC.md "The wire".
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "service/http.hpp"
+
+namespace service {
+
+enum class Cause {
+    none,          // sent
+    rate_limited,  // not processed; retry after a queue-wide pause, not counted as an attempt
+    transient,     // 408, 5xx, timeout, connection trouble: retry with backoff
+    auth,          // key or token refused, account blocked: stop the campaign
+    spam_limit,    // Meta 131048: stop the campaign
+    rejected,      // any other 4xx or error code: permanent for this recipient
+};
+
+struct Outcome {
+    Cause cause = Cause::none;
+    bool ambiguous = false;                      // the service may have delivered it anyway
+    std::optional<long> http_status;             // when there was a response
+    std::optional<long long> error_code;         // Meta's error.code, when the body had one
+    std::optional<std::chrono::milliseconds> retry_after;
+    std::string message_id;                      // when sent and the body named one
+    std::string error;                           // for people, e.g. "HTTP 400: (#131026) Message undeliverable"
+
+    bool sent() const { return cause == Cause::none; }
+    bool retryable() const { return cause == Cause::rate_limited || cause == Cause::transient; }
+};
+
+// Returns the log's name of `cause`: "rate_limited", "transient", … ("" for none).
+std::string_view to_string(Cause cause);
+
+// Classifies an HTTP response; `now` resolves a Retry-After given as an HTTP date.
+Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now);
+
+// Classifies a request that got no response.
+Outcome classify_transport_error(const TransportError& error);
+
+// Classifies either kind of completion.
+Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now);
+
+// Parses a Retry-After value: delta seconds ("120", "1.5") or an HTTP date; nothing if
+// unparseable. A date in the past gives zero.
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now);
+
+} // namespace service

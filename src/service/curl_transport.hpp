@@ -1,0 +1,33 @@
+#pragma once
+// The real HttpTransport: libcurl's multi interface, many requests in flight on one thread,
+// connections kept alive and reused across requests.
+
+#include <memory>
+#include <string>
+
+#include "service/http.hpp"
+
+namespace service {
+
+struct CurlOptions {
+    std::string ca_file;         // extra CA bundle; peer verification always stays on
+    long max_connections = 64;   // connections kept in the cache for reuse
+};
+
+class CurlTransport final : public HttpTransport {
+public:
+    explicit CurlTransport(CurlOptions options = {});
+    ~CurlTransport() override;
+    CurlTransport(const CurlTransport&) = delete;
+    CurlTransport& operator=(const CurlTransport&) = delete;
+
+    void start(std::uint64_t id, HttpRequest request) override;
+    std::vector<Completion> poll(std::chrono::milliseconds max_wait) override;
+    std::size_t in_flight() const override;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace service

@@ -1,0 +1,72 @@
+#pragma once
+// HTTP requests and their completions, and the transport interface that carries them.
+// The real transport is CurlTransport (libcurl's multi interface); tests may use fakes.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace service {
+
+enum class Method { get, post, put };
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+    Method method = Method::get;
+    std::string url;       // may carry the API key in its query: never log it (see redacted_url)
+    Headers headers;
+    std::string body;
+    std::chrono::milliseconds timeout{15'000};
+};
+
+struct HttpResponse {
+    long status = 0;
+    Headers headers;       // names lower-cased
+    std::string body;
+};
+
+// Why no response came back.
+enum class TransportFailure {
+    timeout,          // no complete answer in time
+    connect,          // connection refused or unreachable: the request never left
+    dns,              // the host name did not resolve: the request never left
+    connection_lost,  // reset, or closed with nothing received, after the request left
+    tls,              // TLS handshake or certificate problem: the request never left
+    other,
+};
+
+struct TransportError {
+    TransportFailure failure = TransportFailure::other;
+    bool request_sent = false;  // true when the service may have received (and acted on) it
+    std::string message;        // for people; never contains the URL
+};
+
+struct Completion {
+    std::uint64_t id = 0;
+    std::variant<HttpResponse, TransportError> result;
+    std::chrono::milliseconds latency{0};
+};
+
+// Carries many requests at once on one thread.
+class HttpTransport {
+public:
+    virtual ~HttpTransport() = default;
+    // Starts `request`; a later poll() returns its Completion tagged with `id`.
+    virtual void start(std::uint64_t id, HttpRequest request) = 0;
+    // Waits at most `max_wait` for progress; returns the requests that finished (maybe none).
+    virtual std::vector<Completion> poll(std::chrono::milliseconds max_wait) = 0;
+    // Number of requests started and not yet returned by poll().
+    virtual std::size_t in_flight() const = 0;
+};
+
+// Performs one request to completion on `transport` (which must be otherwise idle).
+Completion perform(HttpTransport& transport, HttpRequest request);
+
+// Returns the value of header `name` (case-insensitive) in `headers`, or "" if absent.
+std::string find_header(const Headers& headers, std::string_view name);
+
+} // namespace service

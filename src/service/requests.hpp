@@ -1,0 +1,35 @@
+#pragma once
+// The three operations of the interface document as HTTP requests, with credentials placed
+// as SPEC.md says. Pure: nothing here touches the network.
+
+#include <string>
+#include <string_view>
+
+#include "service/config.hpp"
+#include "service/http.hpp"
+
+namespace service {
+
+inline constexpr std::string_view k_templates_path = "/whatsapp-automation/wa/templates";
+inline constexpr std::string_view k_send_message_path = "/whatsapp-automation/wa/send-message";
+inline constexpr std::string_view k_status_update_path = "/inbox/users/status-update";
+
+// Returns the User-Agent wacamp sends: "wacamp/VERSION".
+std::string user_agent();
+
+// GET templates, with the API key in header and/or query as configured.
+HttpRequest list_templates_request(const ServiceConfig& config);
+
+// POST send-message carrying `body` (see messages.hpp).
+HttpRequest send_message_request(const ServiceConfig& config, std::string body);
+
+// PUT status-update carrying `body`, with the Bearer access token.
+HttpRequest status_update_request(const ServiceConfig& config, std::string body);
+
+// Returns `url` with the value of any apiKey query parameter replaced by "***".
+std::string redacted_url(std::string_view url);
+
+// Percent-encodes `text` for a URL query value (RFC 3986 unreserved characters kept).
+std::string url_encode(std::string_view text);
+
+} // namespace service

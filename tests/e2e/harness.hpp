@@ -1,0 +1,91 @@
+#pragma once
+// Runs the real wacamp binary, and a real `wacamp sandbox` on loopback, for end-to-end tests.
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace e2e {
+
+struct ProcessResult {
+    int exit_code = -1;  // 128 + signal number when killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// Environment overrides for a child; a value of std::nullopt-like "\x01unset" removes the variable.
+using EnvOverrides = std::map<std::string, std::string>;
+inline const std::string k_unset = "\x01unset";
+
+// Runs `wacamp ARGS…` to completion, feeding `input` on stdin; captures stdout and stderr.
+ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env = {},
+                         const std::string& input = {});
+
+// A wacamp process running in the background (for kill tests).
+class Background {
+public:
+    Background(const std::vector<std::string>& args, const EnvOverrides& env = {});
+    ~Background();
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+    // Sends `signal` to the process.
+    void signal(int signal);
+    // Waits for the process to end and returns its exit code (128 + signal if killed).
+    int wait();
+    std::string out() const;
+    std::string err() const;
+
+private:
+    std::filesystem::path m_dir;
+    pid_t m_pid = -1;
+    int m_exit = -1;
+};
+
+// A temporary folder, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return m_path; }
+    // Writes `content` to `name` inside the folder and returns its path.
+    std::filesystem::path write(const std::string& name, const std::string& content) const;
+
+private:
+    std::filesystem::path m_path;
+};
+
+// `wacamp sandbox --port 0 --journal … ARGS…`, running until destroyed.
+class Sandbox {
+public:
+    explicit Sandbox(const std::vector<std::string>& args = {});
+    ~Sandbox();
+    Sandbox(const Sandbox&) = delete;
+    Sandbox& operator=(const Sandbox&) = delete;
+
+    int port() const { return m_port; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    // Every request the sandbox has journaled so far.
+    std::vector<nlohmann::json> journal() const;
+    // What the sandbox wrote on stderr so far.
+    std::string stderr_text() const;
+    const std::filesystem::path& journal_path() const { return m_journal; }
+
+private:
+    TempDir m_dir;
+    std::filesystem::path m_journal;
+    pid_t m_pid = -1;
+    int m_port = 0;
+};
+
+// Reads a whole file ("" if missing).
+std::string read_file(const std::filesystem::path& path);
+
+// Parses each line of a JSON Lines file (lines that fail to parse are skipped).
+std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path);
+
+} // namespace e2e

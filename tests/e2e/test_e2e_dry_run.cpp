@@ -1,0 +1,54 @@
+#include <doctest/doctest.h>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+TEST_SUITE("e2e: dry run and validate") {
+    TEST_CASE("--dry-run renders every row, writes its own log and makes no network call") {
+        Sandbox sandbox;
+        std::string csv = numbers_csv(5) + "12345,Bad,u9\n";
+        CampaignFixture f(sandbox, csv);
+        f.env["WACAMP_API_KEY"] = k_unset;  // a dry run needs no secret
+        auto r = f.wacamp({"run", f.campaign.string(), "--dry-run"});
+        CHECK(r.exit_code == 0);
+        CHECK(sandbox.journal().empty());
+        CHECK(r.out.find("\"text\":\"Hi Person 0\"") != std::string::npos);
+        CHECK(r.out.find("would send 5") != std::string::npos);
+        auto dry_log = f.dir.path() / "results" / "e2e.dry-run.jsonl";
+        auto records = read_jsonl(dry_log);
+        REQUIRE(records.size() == 8);  // header, 6 rows, end
+        CHECK(records[0]["mode"] == "dry_run");
+        CHECK(records[1]["status"] == "dry_run");
+        CHECK(records[6]["status"] == "invalid");
+        CHECK_FALSE(std::filesystem::exists(f.log));
+        // Dry runs start afresh each time.
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--dry-run"}).exit_code == 0);
+        CHECK(read_jsonl(dry_log).size() == 8);
+    }
+    TEST_CASE("validate lists every bad row with file and line, and exits 0 when rows can go") {
+        Sandbox sandbox;
+        std::string csv = "phone,name,user_id\n"
+                          "+919812300001,Asha,u1\n"
+                          "12345,Short,u2\n"
+                          "\"+91 98123 00003\",\"Multi\nline\",u3\n"
+                          "+919812300004,,u4\n";
+        CampaignFixture f(sandbox, csv);
+        auto r = f.wacamp({"validate", f.campaign.string()});
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find("recipients.csv:3: row 2:") != std::string::npos);
+        CHECK(r.out.find("recipients.csv:6: row 4:") != std::string::npos);
+        CHECK(r.out.find("4 rows: 2 to send, 2 invalid") != std::string::npos);
+        CHECK(sandbox.journal().empty());
+        CHECK_FALSE(std::filesystem::exists(f.log));
+    }
+    TEST_CASE("validate reports campaign-file problems with their line and exits 2") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2), "retry: {max_attempts: 0, initial_backoff: soon}\n");
+        auto r = f.wacamp({"validate", f.campaign.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("campaign.yaml:") != std::string::npos);
+        CHECK(r.err.find("max_attempts") != std::string::npos);
+        CHECK(r.err.find("initial_backoff") != std::string::npos);
+    }
+}

@@ -1,0 +1,184 @@
+#include <doctest/doctest.h>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+TEST_SUITE("e2e: run") {
+    TEST_CASE("sends every row once, records each result, exits 0") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(20), "rate: {per_second: 200, concurrency: 4}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CHECK(r.exit_code == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 20);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
+        auto status = f.final_status();
+        CHECK(status.size() == 20);
+        for (const auto& [row, s] : status) {
+            CHECK(s == "sent");
+        }
+        auto records = f.records();
+        REQUIRE(!records.empty());
+        CHECK(records.front()["event"] == "campaign");
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "completed");
+        CHECK(r.out.find("sent 20") != std::string::npos);
+    }
+    TEST_CASE("an attempt line precedes every request's result") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(5));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        std::map<long long, int> attempts;
+        for (const auto& rec : f.records()) {
+            if (rec["event"] == "attempt") {
+                ++attempts[rec["row"].get<long long>()];
+            } else if (rec["event"] == "result") {
+                CHECK(attempts[rec["row"].get<long long>()] == 1);
+                CHECK(rec.contains("message_id"));
+                CHECK(rec["http_status"] == 200);
+            }
+        }
+        CHECK(attempts.size() == 5);
+    }
+    TEST_CASE("a second run of a finished campaign sends nothing and exits 0") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(6));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        auto lines_before = f.records().size();
+        auto again = f.wacamp({"run", f.campaign.string()});
+        CHECK(again.exit_code == 0);
+        CHECK(again.out.find("already complete") != std::string::npos);
+        CHECK(delivered(sandbox).size() == 6);
+        CHECK(f.records().size() == lines_before);
+    }
+    TEST_CASE("--limit sends the first N; the next run sends the rest") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(7));
+        auto first = f.wacamp({"run", f.campaign.string(), "--limit", "3"});
+        CHECK(first.exit_code == 0);
+        CHECK(delivered(sandbox).size() == 3);
+        CHECK(delivered(sandbox).count(numbers_wa_id(0)) == 1);
+        auto rest = f.wacamp({"run", f.campaign.string()});
+        CHECK(rest.exit_code == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 7);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
+    }
+    TEST_CASE("bad rows are recorded with their reason and good rows go out") {
+        Sandbox sandbox;
+        std::string csv = "phone,name,user_id\n"
+                          "+919812300001,Asha,u1\n"
+                          "12345,Short,u2\n"
+                          "+919812300001,Asha again,u3\n"
+                          "+919812300004,,u4\n"
+                          "+919812300005,Kiran,u5\n";
+        CampaignFixture f(sandbox, csv);
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 0);
+        auto status = f.final_status();
+        CHECK(status[1] == "sent");
+        CHECK(status[2] == "invalid");
+        CHECK(status[3] == "skipped");
+        CHECK(status[4] == "invalid");
+        CHECK(status[5] == "sent");
+        CHECK(delivered(sandbox).size() == 2);
+        for (const auto& rec : f.records()) {
+            if (rec["event"] == "result" && rec["row"] == 2) {
+                CHECK(rec["cause"] == "invalid");
+                CHECK(rec["error"].get<std::string>().find("12345") != std::string::npos);
+            }
+            if (rec["event"] == "result" && rec["row"] == 3) {
+                CHECK(rec["cause"] == "duplicate");
+                CHECK(rec["error"] == "duplicate of row 1");
+            }
+        }
+    }
+    TEST_CASE("a changed CSV is refused without --force, and --force never resends") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(4));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        // A new first row shifts every row number; numbers already sent must still not get a second message.
+        f.dir.write("recipients.csv", "phone,name,user_id\n+919812399999,New,u9\n" + numbers_csv(4).substr(19));
+        auto refused = f.wacamp({"run", f.campaign.string()});
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("--force") != std::string::npos);
+        CHECK(delivered(sandbox).size() == 4);
+        auto forced = f.wacamp({"run", f.campaign.string(), "--force"});
+        CHECK(forced.exit_code == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 5);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
+    }
+    TEST_CASE("rejected numbers fail once and are retried only with --retry-failed") {
+        Sandbox sandbox({"--reject-number", numbers_wa_id(1)});
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 1);
+        CHECK(f.final_status()[2] == "failed");
+        auto resumed = f.wacamp({"resume", f.log.string()});
+        CHECK(resumed.exit_code == 1);
+        CHECK(resumed.out.find("--retry-failed") != std::string::npos);
+        auto rejected_requests = [&] {
+            int n = 0;
+            for (const auto& j : sandbox.journal()) {
+                n += j.value("wa_id", "") == numbers_wa_id(1) ? 1 : 0;
+            }
+            return n;
+        };
+        CHECK(rejected_requests() == 1);
+        auto retried = f.wacamp({"resume", f.log.string(), "--retry-failed"});
+        CHECK(retried.exit_code == 1);
+        CHECK(rejected_requests() == 2);
+    }
+    TEST_CASE("a refused key stops the campaign with exit 3 and the key appears nowhere") {
+        const std::string key = "k-3f9a0c77e1d2b845";
+        Sandbox sandbox({"--api-key", "the-right-key-0000"});
+        CampaignFixture f(sandbox, numbers_csv(10));
+        f.env["WACAMP_API_KEY"] = key;
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 3);
+        CHECK(r.out.find("auth") != std::string::npos);
+        CHECK(delivered(sandbox).empty());
+        CHECK_FALSE(leaks(key, {r.out, r.err, read_file(f.log), read_file(sandbox.journal_path())}));
+    }
+    TEST_CASE("throttling with 429 and Retry-After still delivers every row exactly once") {
+        Sandbox sandbox({"--rate-limit", "20", "--retry-after", "1"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 100, burst: 5, concurrency: 8}\n");
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 60);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
+        int throttled = 0;
+        for (const auto& j : sandbox.journal()) {
+            throttled += j.value("outcome", "") == "rate_limited" ? 1 : 0;
+        }
+        CHECK(throttled > 0);
+    }
+    TEST_CASE("missing secrets and bad campaign files exit 2 and send nothing") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        f.env["WACAMP_API_KEY"] = k_unset;
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("WACAMP_API_KEY") != std::string::npos);
+        CampaignFixture bad(sandbox, numbers_csv(3), "rate: {per_sec: 5}\n");
+        auto b = bad.wacamp({"run", bad.campaign.string()});
+        CHECK(b.exit_code == 2);
+        CHECK(b.err.find("per_second") != std::string::npos);
+        CampaignFixture missing_col(sandbox, numbers_csv(3), "", "message: {type: text, text: \"Hi {{nickname}}\"}\n");
+        auto m = missing_col.wacamp({"run", missing_col.campaign.string()});
+        CHECK(m.exit_code == 2);
+        CHECK(m.err.find("nickname") != std::string::npos);
+        CHECK(sandbox.journal().empty());
+    }
+}

@@ -1,0 +1,87 @@
+#include <doctest/doctest.h>
+
+#include "fakes.hpp"
+#include "queue/daily_cap.hpp"
+
+using namespace std::chrono_literals;
+using queue::DailyCap;
+using queue::WallTime;
+
+TEST_SUITE("queue::DailyCap") {
+    TEST_CASE("sends freely below the cap") {
+        fakes::FakeClock clock;
+        DailyCap cap(3);
+        CHECK_FALSE(cap.blocked_until(clock.wall_now()).has_value());
+        cap.record(clock.wall_now());
+        cap.record(clock.wall_now() + 1min);
+        CHECK_FALSE(cap.blocked_until(clock.wall_now() + 2min).has_value());
+        CHECK(cap.sent_in_window(clock.wall_now() + 2min) == 2);
+    }
+
+    TEST_CASE("at the cap, blocks until the oldest send is 24 hours old") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap cap(3);
+        cap.record(t0);
+        cap.record(t0 + 1h);
+        cap.record(t0 + 2h);
+        CHECK(cap.blocked_until(t0 + 3h) == t0 + 24h);
+        CHECK(cap.blocked_until(t0 + 24h - 1ms) == t0 + 24h);
+        CHECK_FALSE(cap.blocked_until(t0 + 24h).has_value());
+        CHECK(cap.sent_in_window(t0 + 24h) == 2);
+    }
+
+    TEST_CASE("the window slides: each new send moves the next block") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap cap(2);
+        cap.record(t0);
+        cap.record(t0 + 1h);
+        cap.record(t0 + 24h);
+        CHECK(cap.blocked_until(t0 + 24h) == t0 + 25h);
+    }
+
+    TEST_CASE("past sends may be recorded in any order") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap in_order(3);
+        DailyCap shuffled(3);
+        const WallTime sends[] = {t0 - 30h, t0 - 20h, t0 - 5h, t0 - 10h, t0 - 1h};
+        for (WallTime at : {sends[0], sends[1], sends[3], sends[2], sends[4]}) {
+            in_order.record(at);
+        }
+        for (WallTime at : {sends[2], sends[4], sends[0], sends[3], sends[1]}) {
+            shuffled.record(at);
+        }
+        CHECK(shuffled.blocked_until(t0) == t0 + 14h);
+        CHECK(in_order.blocked_until(t0) == shuffled.blocked_until(t0));
+    }
+
+    TEST_CASE("sends older than 24 hours do not count") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap cap(2);
+        cap.record(t0 - 48h);
+        cap.record(t0 - 25h);
+        CHECK_FALSE(cap.blocked_until(t0).has_value());
+        CHECK(cap.sent_in_window(t0) == 0);
+    }
+
+    TEST_CASE("keeps no more than per_day send times") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap cap(5);
+        for (int i = 0; i < 1'000; ++i) {
+            cap.record(t0 + std::chrono::seconds(i));
+        }
+        CHECK(cap.sent_in_window(t0 + 1'000s) == 5);
+        CHECK(cap.blocked_until(t0 + 1'000s) == t0 + 995s + 24h);
+    }
+
+    TEST_CASE("a cap of 0 never lets a send go") {
+        fakes::FakeClock clock;
+        DailyCap cap(0);
+        CHECK(cap.blocked_until(clock.wall_now()) == WallTime::max());
+        CHECK(DailyCap(-3).per_day() == 0);
+    }
+}

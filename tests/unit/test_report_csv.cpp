@@ -1,0 +1,126 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "report/csv.hpp"
+#include "test_report_log.hpp"
+
+using namespace std::chrono_literals;
+using report_test::attempt;
+using report_test::result;
+using report_test::sent;
+using results::Cause;
+using results::Status;
+
+namespace {
+
+std::string csv_of(const std::string& path) {
+    auto index = report::index_log(path);
+    REQUIRE(index.ok());
+    std::ostringstream out;
+    auto written = report::write_csv(*index, out);
+    REQUIRE(written.ok());
+    return out.str();
+}
+
+const std::string k_header = std::string(report::k_csv_header) + "\n";
+
+} // namespace
+
+TEST_SUITE("report::csv") {
+    TEST_CASE("quotes a field only when RFC 4180 needs it") {
+        CHECK(report::csv_field("Asha") == "Asha");
+        CHECK(report::csv_field("Rao, Asha") == "\"Rao, Asha\"");
+        CHECK(report::csv_field(R"(say "hi")") == R"("say ""hi""")");
+        CHECK(report::csv_field("two\nlines") == "\"two\nlines\"");
+        CHECK(report::csv_field("") == "");
+    }
+
+    TEST_CASE("writes each row's final result, once") {
+        report_test::LogFile log;
+        const auto csv = csv_of(log.write(
+            report_test::header() + attempt(1, 1, 1s) +
+            result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+            attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
+        CHECK(csv == k_header +
+                         "1,919812345611,User 1,sent,2,200,wamid.1,,,2026-11-21T09:00:02.030Z\n");
+    }
+
+    TEST_CASE("writes a row whose last record is an attempt as unknown") {
+        report_test::LogFile log;
+        const auto csv = csv_of(log.write(report_test::header() + attempt(2, 3, 5s)));
+        CHECK(csv == k_header +
+                         "2,919812345612,,unknown,3,,,,request in flight when the run stopped: "
+                         "it may or may not have been delivered,2026-11-21T09:00:05.000Z\n");
+    }
+
+    TEST_CASE("quotes names and errors with commas, quotes and line breaks") {
+        report_test::LogFile log;
+        results::ResultRecord r;
+        r.row = 3;
+        r.user_name = "Rao, \"Asha\"";
+        r.status = Status::invalid;
+        r.error = "column \"phone\":\nempty";
+        r.cause = Cause::invalid;
+        r.at = report_test::at(1s);
+        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        CHECK(csv == k_header + "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,"
+                                "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
+    }
+
+    TEST_CASE("writes rows in the order of their final records") {
+        report_test::LogFile log;
+        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) +
+                                          attempt(2, 1, 1s) + sent(2, 10, 2s) + sent(1, 10, 3s)));
+        const auto row2 = csv.find("\n2,");
+        const auto row1 = csv.find("\n1,");
+        REQUIRE(row1 != std::string::npos);
+        REQUIRE(row2 != std::string::npos);
+        CHECK(row2 < row1);
+    }
+
+    TEST_CASE("ignores a torn last line, with a warning") {
+        report_test::LogFile log;
+        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s) +
+                                                 sent(1, 10, 2s) + R"({"event":"result","ro)"));
+        REQUIRE(index.ok());
+        CHECK(index->rows == 1);
+        CHECK(index->warning_count == 1);
+        REQUIRE(index->warnings.size() == 1);
+        CHECK(index->warnings[0].find("torn last line") != std::string::npos);
+        std::ostringstream out;
+        REQUIRE(report::write_csv(*index, out).ok());
+        CHECK(out.str() ==
+              k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,2026-11-21T09:00:02.000Z\n");
+    }
+
+    TEST_CASE("does not read records appended after the first pass") {
+        report_test::LogFile log;
+        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s)));
+        REQUIRE(index.ok());
+        std::ofstream(log.path, std::ios::app) << sent(1, 10, 2s);
+        std::ostringstream out;
+        REQUIRE(report::write_csv(*index, out).ok());
+        CHECK(out.str().find(",unknown,") != std::string::npos);
+        CHECK(out.str().find(",sent,") == std::string::npos);
+    }
+
+    TEST_CASE("fails when the log shrank between the passes") {
+        report_test::LogFile log;
+        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s)));
+        REQUIRE(index.ok());
+        log.write(report_test::header());
+        std::ostringstream out;
+        auto written = report::write_csv(*index, out);
+        REQUIRE_FALSE(written.ok());
+        CHECK(written.error().message.find("shrank") != std::string::npos);
+    }
+
+    TEST_CASE("fails when the first line is not a campaign record") {
+        report_test::LogFile log;
+        auto index = report::index_log(log.write(attempt(1, 1, 1s)));
+        REQUIRE_FALSE(index.ok());
+        CHECK(index.error().message.find("not a wacamp result log") != std::string::npos);
+    }
+}

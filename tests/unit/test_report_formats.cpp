@@ -1,0 +1,157 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/format.hpp"
+#include "report/text_cells.hpp"
+#include "test_report_log.hpp"
+
+using namespace std::chrono_literals;
+using report_test::attempt;
+using report_test::result;
+using report_test::sent;
+using results::Cause;
+using results::Status;
+
+namespace {
+
+std::string small_log() {
+    return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
+           result(2, Status::failed, Cause::rejected, 400,
+                  "HTTP 400: (#131026) Message undeliverable", 60, 2060ms) +
+           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad\nnumber", -1,
+                  2500ms, 0) +
+           attempt(4, 1, 3s);
+}
+
+report::Summary summary_of(const report_test::LogFile& log, const std::string& text) {
+    auto s = report::summarize(log.write(text));
+    REQUIRE(s.ok());
+    return *s;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+    return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+} // namespace
+
+TEST_SUITE("report::format_text") {
+    TEST_CASE("shows the campaign, aligned counts and nonzero statuses only") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, small_log()));
+        CHECK(has_line(text, "Campaign      spring"));
+        CHECK(has_line(text, "Log           " + log.path));
+        CHECK(has_line(text, "Recipients    4"));
+        CHECK(has_line(text, "  sent        1   25.0%"));
+        CHECK(has_line(text, "  failed      1   25.0%"));
+        CHECK(text.find("skipped") == std::string::npos);
+        CHECK(text.find("1 in flight when a run stopped") != std::string::npos);
+    }
+
+    TEST_CASE("lists errors as a table with one sample each, on one line") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, small_log()));
+        CHECK(has_line(text, "Not sent, by cause"));
+        CHECK(has_line(text, "  1  failed   rejected  HTTP 400  HTTP 400: (#131026) Message "
+                             "undeliverable"));
+        CHECK(has_line(text, "  1  invalid  invalid   -         column \"phone\": bad number"));
+    }
+
+    TEST_CASE("shows duration, send rate, requests and latency") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, small_log()));
+        CHECK(text.find("  duration    3.0 s  (2026-11-21T09:00:00.000Z to "
+                        "2026-11-21T09:00:03.000Z)") != std::string::npos);
+        CHECK(has_line(text, "  send rate   0.50 sent/s  (1 sent in 2.0 s of sending)"));
+        CHECK(has_line(text, "  requests    3, 0 rate limited"));
+        CHECK(has_line(text, "  latency     p50 40 ms  p95 60 ms  p99 60 ms  max 60 ms  "
+                             "(2 responses)"));
+    }
+
+    TEST_CASE("ends with the warnings, and no line has trailing blanks") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, small_log() + "{\"event\":"));
+        const auto warnings = text.find("\nWarnings (1)\n");
+        REQUIRE(warnings != std::string::npos);
+        CHECK(text.find("torn last line", warnings) != std::string::npos);
+        CHECK(text.find(" \n") == std::string::npos);
+    }
+
+    TEST_CASE("says so when the last run did not end") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, small_log()));
+        CHECK(text.find("Last run      no end record") != std::string::npos);
+    }
+}
+
+TEST_SUITE("report::format_json") {
+    TEST_CASE("holds the same figures under stable names") {
+        report_test::LogFile log;
+        const auto j = nlohmann::json::parse(report::format_json(summary_of(log, small_log())));
+        CHECK(j["log"] == log.path);
+        CHECK(j["campaign"]["name"] == "spring");
+        CHECK(j["campaign"]["mode"] == "send");
+        CHECK(j["rows"] == 4);
+        CHECK(j["counts"]["sent"] == 1);
+        CHECK(j["counts"]["unknown"] == 1);
+        CHECK(j["counts"]["dry_run"] == 0);
+        CHECK(j["in_flight"] == 1);
+        CHECK(j["ended"] == false);
+        CHECK(j["end_reason"].is_null());
+        CHECK(j["duration_s"] == 3.0);
+        CHECK(j["sending_s"] == 2.0);
+        CHECK(j["send_rate_per_s"] == 0.5);
+        CHECK(j["attempts"] == 3);
+        CHECK(j["rate_limited"] == 0);
+        CHECK(j["latency_ms"]["p50"] == 40);
+        CHECK(j["latency_ms"]["max"] == 60);
+        CHECK(j["cleanup"].is_null());
+        CHECK(j["warning_count"] == 0);
+    }
+
+    TEST_CASE("lists error groups with null for a missing cause or HTTP status") {
+        report_test::LogFile log;
+        const auto j = nlohmann::json::parse(report::format_json(summary_of(log, small_log())));
+        REQUIRE(j["errors"].size() == 2);
+        CHECK(j["errors"][0]["cause"] == "rejected");
+        CHECK(j["errors"][0]["http_status"] == 400);
+        CHECK(j["errors"][1]["http_status"].is_null());
+        CHECK(j["errors"][1]["sample"] == "column \"phone\": bad\nnumber");
+    }
+
+    TEST_CASE("has null percentiles and rate when nothing was requested") {
+        report_test::LogFile log;
+        const auto j = nlohmann::json::parse(report::format_json(
+            summary_of(log, report_test::header(results::Mode::dry_run) +
+                                result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0))));
+        CHECK(j["latency_ms"]["count"] == 0);
+        CHECK(j["latency_ms"]["p50"].is_null());
+        CHECK(j["send_rate_per_s"].is_null());
+        CHECK(j["counts"]["dry_run"] == 1);
+    }
+}
+
+TEST_SUITE("report::text_cells") {
+    TEST_CASE("groups digits by thousands") {
+        CHECK(report::group_digits(0) == "0");
+        CHECK(report::group_digits(999) == "999");
+        CHECK(report::group_digits(1'234'567) == "1,234,567");
+        CHECK(report::group_digits(-1'000) == "-1,000");
+    }
+
+    TEST_CASE("writes durations for a person") {
+        CHECK(report::format_duration(350ms) == "350 ms");
+        CHECK(report::format_duration(4'250ms) == "4.2 s");
+        CHECK(report::format_duration(723s) == "12m 03s");
+        CHECK(report::format_duration(7384s) == "2h 03m 04s");
+        CHECK(report::format_duration(-5ms) == "0 ms");
+    }
+
+    TEST_CASE("keeps a value on one line and clips it without splitting UTF-8") {
+        CHECK(report::printable("a\nb\tc") == "a b c");
+        CHECK(report::clip("héllo", 2) == "h…");
+        CHECK(report::clip("short", 10) == "short");
+    }
+}

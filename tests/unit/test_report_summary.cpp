@@ -1,0 +1,202 @@
+#include <doctest/doctest.h>
+
+#include "report/summary.hpp"
+#include "results/replay.hpp"
+#include "test_report_log.hpp"
+
+using namespace std::chrono_literals;
+using report_test::attempt;
+using report_test::result;
+using report_test::sent;
+using results::Cause;
+using results::Status;
+
+namespace {
+
+// Seven rows: two sent (one after a 429), two rejected, one invalid, one duplicate, one
+// whose request was in flight when the process died (no `end`).
+std::string mixed_log() {
+    return report_test::header() +
+           result(4, Status::invalid, Cause::invalid, 0, R"(column "phone": "12345" is not valid)",
+                  -1, 500ms, 0) +
+           result(7, Status::skipped, Cause::duplicate, 0, "duplicate of row 1", -1, 600ms, 0) +
+           attempt(1, 1, 1000ms) + attempt(2, 1, 1100ms) + sent(1, 40, 1040ms) +
+           result(2, Status::failed, Cause::rate_limited, 429, "HTTP 429: rate limited", 30,
+                  1130ms) +
+           attempt(3, 1, 1200ms) +
+           result(3, Status::failed, Cause::rejected, 400,
+                  "HTTP 400: (#131026) Message undeliverable", 60, 1260ms) +
+           attempt(6, 1, 1300ms) +
+           result(6, Status::failed, Cause::rejected, 400, "HTTP 400: (#131047) outside window",
+                  70, 1370ms) +
+           attempt(2, 1, 3000ms) + sent(2, 50, 3050ms) + attempt(5, 1, 4000ms);
+}
+
+} // namespace
+
+TEST_SUITE("report::summarize") {
+    TEST_CASE("counts each row by its final state, as replay does") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        CHECK(s->rows == 7);
+        CHECK(s->counts[Status::sent] == 2);
+        CHECK(s->counts[Status::failed] == 2);
+        CHECK(s->counts[Status::invalid] == 1);
+        CHECK(s->counts[Status::skipped] == 1);
+        CHECK(s->counts[Status::unknown] == 1);
+        CHECK(s->in_flight == 1);
+        auto state = results::replay(log.path);
+        REQUIRE(state.ok());
+        CHECK(s->counts == state->counts);
+    }
+
+    TEST_CASE("a later result supersedes an earlier one") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(
+            report_test::header() + attempt(1, 1, 1s) +
+            result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+            attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
+        REQUIRE(s.ok());
+        CHECK(s->counts[Status::sent] == 1);
+        CHECK(s->counts[Status::failed] == 0);
+        CHECK(s->errors.empty());
+        CHECK(s->latency.count == 2);
+    }
+
+    TEST_CASE("an attempt after the last result makes the row unknown") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(
+            report_test::header() + attempt(1, 1, 1s) +
+            result(1, Status::failed, Cause::transient, 0, "timeout", 15000, 16s) +
+            attempt(1, 2, 17s)));
+        REQUIRE(s.ok());
+        CHECK(s->counts[Status::unknown] == 1);
+        CHECK(s->counts[Status::failed] == 0);
+        CHECK(s->in_flight == 1);
+        CHECK(s->errors.empty());
+    }
+
+    TEST_CASE("groups final errors by status, cause and HTTP status, most frequent first") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        REQUIRE(s->errors.size() == 3);
+        CHECK(s->errors[0].status == Status::failed);
+        CHECK(s->errors[0].cause == Cause::rejected);
+        CHECK(s->errors[0].http_status == 400);
+        CHECK(s->errors[0].count == 2);
+        CHECK(s->errors[0].sample == "HTTP 400: (#131026) Message undeliverable");
+        CHECK(s->errors[1].cause == Cause::invalid);
+        CHECK(s->errors[1].http_status == std::nullopt);
+        CHECK(s->errors[2].cause == Cause::duplicate);
+        CHECK(s->errors[2].sample == "duplicate of row 1");
+    }
+
+    TEST_CASE("counts every rate-limited request, even when the row was sent later") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        CHECK(s->rate_limited == 1);
+        CHECK(s->attempts == 6);
+        CHECK(s->sent_results == 2);
+    }
+
+    TEST_CASE("latency percentiles cover every result line with latency_ms") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        CHECK(s->latency.count == 5);  // 30 40 50 60 70
+        CHECK(s->latency.p50 == 50);
+        CHECK(s->latency.p95 == 70);
+        CHECK(s->latency.p99 == 70);
+        CHECK(s->latency.max == 70);
+    }
+
+    TEST_CASE("duration spans all records; the send rate only the time spent sending") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        CHECK(s->first_at == report_test::at(0ms));
+        CHECK(s->last_at == report_test::at(4s));
+        CHECK(s->sending_span == 3s);  // first attempt 1 s to the last one at 4 s
+        REQUIRE(s->send_rate.has_value());
+        CHECK(*s->send_rate == doctest::Approx(2.0 / 3.0));
+        CHECK_FALSE(s->ended);
+        CHECK_FALSE(s->last_end.has_value());
+    }
+
+    TEST_CASE("the idle time between runs is not sending time") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(
+            report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + report_test::header() +
+            attempt(2, 1, 1h) + sent(2, 10, 1h + 1s)));
+        REQUIRE(s.ok());
+        CHECK(s->runs == 2);
+        CHECK(s->sending_span == 2s);
+        CHECK(*s->send_rate == doctest::Approx(1.0));
+    }
+
+    TEST_CASE("a dry run has no requests and no send rate") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(
+            report_test::header(results::Mode::dry_run) +
+            result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0)));
+        REQUIRE(s.ok());
+        CHECK(s->counts[Status::dry_run] == 1);
+        CHECK(s->attempts == 0);
+        CHECK_FALSE(s->send_rate.has_value());
+        CHECK(s->latency.count == 0);
+        CHECK(s->errors.empty());
+    }
+
+    TEST_CASE("reports the cleanup step from delete records") {
+        report_test::LogFile log;
+        results::DeleteRecord ok{1, {"u1", "u2"}, {}, results::DeleteStatus::deleted, 200, "",
+                                 report_test::at(10s)};
+        results::DeleteRecord bad{2, {"u3"}, {}, results::DeleteStatus::failed, 500, "HTTP 500",
+                                  report_test::at(11s)};
+        results::EndRecord end{"completed", {}, report_test::at(12s)};
+        auto s = report::summarize(log.write(report_test::header() + results::to_line(ok) +
+                                             results::to_line(bad) + results::to_line(end)));
+        REQUIRE(s.ok());
+        REQUIRE(s->cleanup.has_value());
+        CHECK(s->cleanup->batches == 2);
+        CHECK(s->cleanup->deleted == 1);
+        CHECK(s->cleanup->failed == 1);
+        CHECK(s->cleanup->ids_deleted == 2);
+        CHECK(s->cleanup->last_failed);
+        CHECK(s->ended);
+        CHECK(s->last_end->reason == "completed");
+    }
+
+    TEST_CASE("no cleanup section without delete records") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log()));
+        REQUIRE(s.ok());
+        CHECK_FALSE(s->cleanup.has_value());
+    }
+
+    TEST_CASE("a torn last line is a warning, not a failure") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(mixed_log() + R"({"event":"result","row":5,"wa_)"));
+        REQUIRE(s.ok());
+        CHECK(s->counts[Status::unknown] == 1);
+        CHECK(s->warning_count == 1);
+        REQUIRE(s->warnings.size() == 1);
+        CHECK(s->warnings[0].find("torn last line") != std::string::npos);
+    }
+
+    TEST_CASE("fails on a missing log, naming it") {
+        auto s = report::summarize("/nonexistent/wacamp/log.jsonl");
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("/nonexistent/wacamp/log.jsonl") != std::string::npos);
+    }
+
+    TEST_CASE("fails when the first line is not a campaign record") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(sent(1, 10, 1s)));
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find(":1: not a wacamp result log") != std::string::npos);
+    }
+}

@@ -1,0 +1,248 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "results/records.hpp"
+#include "results/timestamp.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+// 2026-11-21T09:30:00.123Z
+const util::TimePoint k_t0 = util::TimePoint(1'795'253'400'123ms);
+
+results::Record round_trip(const results::Record& record) {
+    const std::string line = results::to_line(record);
+    REQUIRE(line.back() == '\n');
+    REQUIRE(line.find('\n') == line.size() - 1);
+    auto parsed = results::parse_record(line);
+    REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().message));
+    return *parsed;
+}
+
+nlohmann::json as_json(const std::string& line) {
+    return nlohmann::json::parse(line);  // throws on invalid JSON (or UTF-8): fails the test
+}
+
+results::ResultRecord failed_result() {
+    results::ResultRecord r;
+    r.row = 7;
+    r.wa_id = "919812345678";
+    r.user_name = "Priya";
+    r.status = results::Status::failed;
+    r.attempts = 3;
+    r.http_status = 400;
+    r.error = "(#131026) Message undeliverable";
+    r.cause = results::Cause::rejected;
+    r.latency_ms = 245;
+    r.at = k_t0;
+    return r;
+}
+
+} // namespace
+
+TEST_SUITE("results::Status") {
+    TEST_CASE("statuses, causes and modes round-trip through their names") {
+        for (const auto s : results::k_all_statuses) {
+            CHECK(results::parse_status(results::to_string(s)) == s);
+        }
+        for (int i = 0; i <= static_cast<int>(results::Cause::duplicate); ++i) {
+            const auto c = static_cast<results::Cause>(i);
+            CHECK(results::parse_cause(results::to_string(c)) == c);
+        }
+        CHECK(results::to_string(results::Status::dry_run) == "dry_run");
+        CHECK(results::to_string(results::Cause::rate_limited) == "rate_limited");
+        CHECK(results::parse_mode("dry_run") == results::Mode::dry_run);
+    }
+    TEST_CASE("unknown names parse to nothing") {
+        CHECK_FALSE(results::parse_status("Sent").has_value());
+        CHECK_FALSE(results::parse_cause("").has_value());
+        CHECK_FALSE(results::parse_mode("live").has_value());
+    }
+}
+
+TEST_SUITE("results::timestamp") {
+    TEST_CASE("formats UTC with milliseconds") {
+        CHECK(results::format_timestamp(k_t0) == "2026-11-21T09:30:00.123Z");
+        CHECK(results::format_timestamp(util::TimePoint{}) == "1970-01-01T00:00:00.000Z");
+        CHECK(results::format_timestamp(util::TimePoint(-1ms)) == "1969-12-31T23:59:59.999Z");
+        CHECK(results::format_timestamp(k_t0 + 999us) == "2026-11-21T09:30:00.123Z");
+    }
+    TEST_CASE("parses what it formats, and other zones") {
+        CHECK(results::parse_timestamp("2026-11-21T09:30:00.123Z") == k_t0);
+        CHECK(results::parse_timestamp("2026-11-21T15:00:00.123+05:30") == k_t0);
+        CHECK(results::parse_timestamp("2026-11-21T09:30:00Z") == k_t0 - 123ms);
+        CHECK(results::parse_timestamp("2024-02-29T00:00:00.5Z").has_value());
+    }
+    TEST_CASE("rejects malformed times") {
+        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:30:00").has_value());  // no zone
+        CHECK_FALSE(results::parse_timestamp("2026-11-21 09:30:00Z").has_value());
+        CHECK_FALSE(results::parse_timestamp("2025-02-29T00:00:00Z").has_value());
+        CHECK_FALSE(results::parse_timestamp("2026-13-01T00:00:00Z").has_value());
+        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:30:00.Z").has_value());
+        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:3").has_value());
+        CHECK_FALSE(results::parse_timestamp("").has_value());
+    }
+}
+
+TEST_SUITE("results::records") {
+    TEST_CASE("a campaign header round-trips") {
+        const results::CampaignHeader h{"spring-offer", "campaigns/spring.yaml", "ab12",
+                                        "samples/r.csv", "cd34", k_t0, "0.1.0",
+                                        results::Mode::dry_run};
+        CHECK(std::get<results::CampaignHeader>(round_trip(h)) == h);
+        const auto j = as_json(results::to_line(h));
+        CHECK(j["event"] == "campaign");
+        CHECK(j["started_at"] == "2026-11-21T09:30:00.123Z");
+        CHECK(j["mode"] == "dry_run");
+    }
+    TEST_CASE("an attempt round-trips with exactly its fields") {
+        const results::AttemptRecord a{12, "14155550123", 2, k_t0};
+        CHECK(results::to_line(a) == "{\"event\":\"attempt\",\"row\":12,\"wa_id\":\"14155550123\","
+                                     "\"attempt\":2,\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
+        CHECK(std::get<results::AttemptRecord>(round_trip(a)) == a);
+    }
+    TEST_CASE("a failed result round-trips with error and cause") {
+        const auto r = failed_result();
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+        const auto j = as_json(results::to_line(r));
+        CHECK(j["cause"] == "rejected");
+        CHECK(j["http_status"] == 400);
+        CHECK(j["latency_ms"] == 245);
+        CHECK_FALSE(j.contains("message_id"));
+    }
+    TEST_CASE("a sent result carries no error or cause, and optional fields only when set") {
+        auto r = failed_result();
+        r.status = results::Status::sent;
+        r.http_status = 200;
+        r.message_id = "wamid.HBgM";
+        const auto j = as_json(results::to_line(r));
+        CHECK_FALSE(j.contains("error"));
+        CHECK_FALSE(j.contains("cause"));
+        CHECK(j["message_id"] == "wamid.HBgM");
+
+        results::ResultRecord invalid{};
+        invalid.row = 3;
+        invalid.status = results::Status::invalid;
+        invalid.error = "bad number";
+        invalid.cause = results::Cause::invalid;
+        invalid.at = k_t0;
+        const auto k = as_json(results::to_line(invalid));
+        CHECK_FALSE(k.contains("http_status"));
+        CHECK_FALSE(k.contains("latency_ms"));
+        CHECK(k["wa_id"] == "");
+        CHECK(std::get<results::ResultRecord>(round_trip(invalid)) == invalid);
+    }
+    TEST_CASE("a delete batch round-trips") {
+        results::DeleteRecord d{2, {"u1", "u2"}, {"s1"}, results::DeleteStatus::failed, 500,
+                                "HTTP 500", k_t0};
+        CHECK(std::get<results::DeleteRecord>(round_trip(d)) == d);
+        d.subscriber_ids.clear();
+        d.error.clear();
+        d.status = results::DeleteStatus::deleted;
+        const auto j = as_json(results::to_line(d));
+        CHECK_FALSE(j.contains("subscriber_ids"));
+        CHECK(j["status"] == "deleted");
+        CHECK(j["ids"] == nlohmann::json::array({"u1", "u2"}));
+    }
+    TEST_CASE("an end record round-trips with counts as an object") {
+        results::EndRecord e{"interrupted", {}, k_t0};
+        e.counts[results::Status::sent] = 40;
+        e.counts[results::Status::unknown] = 2;
+        CHECK(std::get<results::EndRecord>(round_trip(e)) == e);
+        const auto j = as_json(results::to_line(e));
+        CHECK(j["counts"]["sent"] == 40);
+        CHECK(j["counts"]["dry_run"] == 0);
+    }
+    TEST_CASE("event_name names each kind") {
+        CHECK(results::event_name(results::Record(results::EndRecord{})) == "end");
+        CHECK(results::event_name(results::Record(results::AttemptRecord{})) == "attempt");
+    }
+}
+
+TEST_SUITE("results::escaping") {
+    TEST_CASE("quotes, backslashes and control characters are escaped") {
+        auto r = failed_result();
+        r.user_name = "a \"quoted\" \\name\\\n\t\r\b\f\x01\x1f end";
+        const std::string line = results::to_line(r);
+        CHECK(line.find('\n') == line.size() - 1);  // still one line
+        CHECK(line.find("\\u0001") != std::string::npos);
+        CHECK(as_json(line)["user_name"] == r.user_name);
+        CHECK(std::get<results::ResultRecord>(round_trip(r)).user_name == r.user_name);
+    }
+    TEST_CASE("non-ASCII UTF-8 passes through unchanged") {
+        auto r = failed_result();
+        r.user_name = "Zoë Ünal — प्रिया 😀";
+        CHECK(results::to_line(r).find(r.user_name) != std::string::npos);
+        CHECK(as_json(results::to_line(r))["user_name"] == r.user_name);
+        CHECK(std::get<results::ResultRecord>(round_trip(r)).user_name == r.user_name);
+    }
+    TEST_CASE("invalid UTF-8 becomes U+FFFD, so the line stays valid JSON") {
+        auto r = failed_result();
+        const std::string cases[] = {
+            "Jos\xE9",            // Latin-1
+            "\xC3",               // truncated sequence at the end
+            "\xC0\xAF",           // overlong '/'
+            "\xED\xA0\x80",       // UTF-16 surrogate
+            "\xF4\x90\x80\x80",   // above U+10FFFF
+            "\xFF ok",
+        };
+        for (const auto& bad : cases) {
+            r.user_name = bad;
+            const std::string line = results::to_line(r);
+            const std::string name = as_json(line)["user_name"];
+            CHECK(name.find("\xEF\xBF\xBD") != std::string::npos);
+        }
+        r.user_name = "Jos\xE9 A";
+        CHECK(as_json(results::to_line(r))["user_name"] == "Jos\xEF\xBF\xBD A");
+    }
+    TEST_CASE("escapes written by other tools are decoded") {
+        auto parsed = results::parse_record(
+            R"({"event":"attempt","row":1,"wa_id":"1\u0032\/3","attempt":1,)"
+            R"("at":"2026-11-21T09:30:00.123Z","note":"\ud83d\ude00"})");
+        REQUIRE(parsed.ok());
+        CHECK(std::get<results::AttemptRecord>(*parsed).wa_id == "12/3");
+    }
+}
+
+TEST_SUITE("results::parse_record") {
+    TEST_CASE("unknown fields, other key orders and null optionals are accepted") {
+        auto parsed = results::parse_record(
+            R"({"at":"2026-11-21T09:30:00.123Z","row":4,"status":"sent","event":"result",)"
+            R"("wa_id":"1","attempts":1,"http_status":null,"extra":{"a":[1,2.5e3,true,null]}})");
+        REQUIRE(parsed.ok());
+        const auto& r = std::get<results::ResultRecord>(*parsed);
+        CHECK(r.row == 4);
+        CHECK(r.status == results::Status::sent);
+        CHECK_FALSE(r.http_status.has_value());
+    }
+    TEST_CASE("says why a line is unusable") {
+        const auto why = [](std::string_view line) {
+            auto parsed = results::parse_record(line);
+            return parsed.ok() ? std::string("ok") : parsed.error().message;
+        };
+        CHECK(why(R"({"event":"nope","at":"x"})").find("unknown event \"nope\"") !=
+              std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":1,"attempt":1,"at":"2026-11-21T09:30:00Z"})")
+                  .find("missing \"wa_id\"") != std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":"1","wa_id":"1","attempt":1})")
+                  .find("integer") != std::string::npos);
+        CHECK(why(R"({"event":"result","row":1,"wa_id":"1","status":"maybe","attempts":1,)"
+                  R"("at":"2026-11-21T09:30:00Z"})")
+                  .find("unknown status") != std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"1","attempt":1,"at":"yesterday"})")
+                  .find("ISO 8601") != std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"91)").find("not valid JSON") !=
+              std::string::npos);
+        CHECK(why(R"({"event":"end"} trailing)").find("not valid JSON") != std::string::npos);
+        CHECK(why("[1,2]").find("not valid JSON") != std::string::npos);
+        CHECK(why("").find("not valid JSON") != std::string::npos);
+    }
+    TEST_CASE("every truncation of a record is rejected, never misread") {
+        const std::string line = results::to_line(failed_result());
+        for (std::size_t n = 0; n + 1 < line.size(); ++n) {
+            CHECK_FALSE(results::parse_record(std::string_view(line).substr(0, n)).ok());
+        }
+    }
+}

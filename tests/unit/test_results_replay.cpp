@@ -1,0 +1,329 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "results/log_reader.hpp"
+#include "results/replay.hpp"
+#include "results/timestamp.hpp"
+
+using namespace std::chrono_literals;
+using results::Status;
+
+namespace {
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+// Writes `text` to a log in a fresh folder and replays it.
+struct Fixture {
+    TempDir dir;
+    std::string path = (dir.path / "log.jsonl").string();
+
+    util::Result<results::LogState> replay(const std::string& text,
+                                           const results::ReplayOptions& options = {}) {
+        std::ofstream(path, std::ios::binary) << text;
+        return results::replay(path, options);
+    }
+};
+
+const std::string k_header =
+    R"({"event":"campaign","name":"spring","campaign_file":"c.yaml","campaign_sha256":"aa",)"
+    R"("recipients_file":"r.csv","recipients_sha256":"bb","started_at":"2026-11-21T09:00:00.000Z",)"
+    R"("version":"0.1.0","mode":"send"})"
+    "\n";
+
+std::string attempt(int row, int n, const std::string& at = "09:30:00.000") {
+    return R"({"event":"attempt","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" +
+           std::to_string(row) + R"(","attempt":)" + std::to_string(n) +
+           R"(,"at":"2026-11-21T)" + at + "Z\"}\n";
+}
+
+std::string result(int row, const std::string& status, int attempts,
+                   const std::string& at = "09:30:01.000", const std::string& cause = "") {
+    return R"({"event":"result","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" +
+           std::to_string(row) + R"(","user_name":"N","status":")" + status +
+           R"(","attempts":)" + std::to_string(attempts) +
+           (cause.empty() ? "" : R"(,"cause":")" + cause + "\"") + R"(,"at":"2026-11-21T)" + at +
+           "Z\"}\n";
+}
+
+bool mentions(const std::vector<std::string>& warnings, const std::string& text) {
+    for (const auto& w : warnings) {
+        if (w.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_SUITE("results::replay") {
+    TEST_CASE("reads the header and each row's latest result") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1) + result(1, "sent", 1) + attempt(2, 1) +
+                              result(2, "failed", 1, "09:30:02.000", "rejected") +
+                              result(4, "invalid", 0));
+        REQUIRE(state.ok());
+        CHECK(state->header.name == "spring");
+        CHECK(state->header.recipients_sha256 == "bb");
+        CHECK(state->row(1).status == Status::sent);
+        CHECK(state->row(2).status == Status::failed);
+        CHECK(state->row(2).cause == results::Cause::rejected);
+        CHECK(state->row(3).pending());
+        CHECK(state->row(4).status == Status::invalid);
+        CHECK(state->row(99).pending());
+        CHECK(state->max_row() == 4);
+        CHECK(state->counts[Status::sent] == 1);
+        CHECK(state->counts[Status::failed] == 1);
+        CHECK(state->counts[Status::invalid] == 1);
+        CHECK(state->counts.total() == 3);
+        CHECK(state->records == 6);
+        CHECK(state->warnings.empty());
+        CHECK_FALSE(state->ended);
+    }
+    TEST_CASE("a later result supersedes an earlier one") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1) +
+                              result(1, "failed", 1, "09:30:01.000", "transient") +
+                              attempt(1, 2) + result(1, "sent", 2, "09:30:05.000"));
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::sent);
+        CHECK(state->row(1).cause == results::Cause::none);
+        CHECK(state->row(1).attempts == 2);
+        CHECK(state->counts[Status::failed] == 0);
+    }
+    TEST_CASE("an attempt with no result after it is unknown") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1));
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::unknown);
+        CHECK(state->row(1).in_flight());
+        CHECK_FALSE(state->row(1).pending());
+        CHECK(state->counts[Status::unknown] == 1);
+    }
+    TEST_CASE("a retry in flight makes a failed row unknown") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1) +
+                              result(1, "failed", 1, "09:30:01.000", "transient") +
+                              attempt(1, 2));
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::unknown);
+        CHECK(state->row(1).in_flight());
+        CHECK(state->row(1).has_result());
+        CHECK(state->row(1).attempts == 2);
+    }
+    TEST_CASE("a torn last line is ignored with a warning") {
+        Fixture f;
+        const std::string torn = result(1, "sent", 1).substr(0, 40);
+        auto state = f.replay(k_header + attempt(1, 1) + torn);
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::unknown);
+        CHECK(mentions(state->warnings, f.path + ":3: torn last line"));
+    }
+    TEST_CASE("a complete record without its newline is still a torn line") {
+        Fixture f;
+        std::string last = result(1, "sent", 1);
+        last.pop_back();
+        auto state = f.replay(k_header + attempt(1, 1) + last);
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::unknown);
+        CHECK(state->warnings.size() == 1);
+    }
+    TEST_CASE("a torn line in the middle is skipped and later records still count") {
+        Fixture f;
+        const std::string torn = result(1, "sent", 1).substr(0, 40) + "\n";
+        auto state = f.replay(k_header + attempt(1, 1) + torn + attempt(1, 2) +
+                              result(1, "sent", 2) + result(2, "skipped", 0, "09:31:00.000",
+                                                            "duplicate"));
+        REQUIRE(state.ok());
+        CHECK(state->row(1).status == Status::sent);
+        CHECK(state->row(2).status == Status::skipped);
+        CHECK(state->row(2).cause == results::Cause::duplicate);
+        CHECK(mentions(state->warnings, f.path + ":3: line ignored: not valid JSON"));
+        CHECK(state->warnings.size() == 1);
+    }
+    TEST_CASE("an unknown event is a warning, not a failure") {
+        Fixture f;
+        auto state = f.replay(k_header + R"({"event":"pause","at":"2026-11-21T09:30:00Z"})" +
+                              "\n" + result(1, "sent", 1));
+        REQUIRE(state.ok());
+        CHECK(mentions(state->warnings, f.path + ":2: line ignored: unknown event \"pause\""));
+        CHECK(state->row(1).status == Status::sent);
+    }
+    TEST_CASE("a log whose first line is not a campaign record is refused") {
+        Fixture f;
+        auto state = f.replay(attempt(1, 1) + k_header);
+        REQUIRE_FALSE(state.ok());
+        CHECK(state.error().message.find(f.path + ":1: not a wacamp result log") !=
+              std::string::npos);
+        CHECK_FALSE(f.replay("not json\n" + k_header).ok());
+    }
+    TEST_CASE("an empty log is refused, naming it") {
+        Fixture f;
+        auto state = f.replay("");
+        REQUIRE_FALSE(state.ok());
+        CHECK(state.error().message.find(f.path) != std::string::npos);
+        CHECK_FALSE(f.replay(k_header.substr(0, 30)).ok());  // the header itself torn
+    }
+    TEST_CASE("a missing log is an error naming it") {
+        auto state = results::replay("/nonexistent/wacamp/log.jsonl");
+        REQUIRE_FALSE(state.ok());
+        CHECK(state.error().message.find("/nonexistent/wacamp/log.jsonl") != std::string::npos);
+    }
+    TEST_CASE("keeps sent times of the trailing 24 hours, oldest first") {
+        Fixture f;
+        const std::string old = R"({"event":"result","row":1,"wa_id":"911","status":"sent",)"
+                                R"("attempts":1,"at":"2026-11-20T09:00:00.000Z"})"
+                                "\n";
+        auto state = f.replay(k_header + old + result(3, "sent", 1, "11:00:00.000") +
+                                  result(2, "sent", 1, "10:00:00.000") +
+                                  result(4, "failed", 1, "10:30:00.000", "rejected"),
+                              {*results::parse_timestamp("2026-11-21T12:00:00Z")});
+        REQUIRE(state.ok());
+        REQUIRE(state->recent_sent.size() == 2);
+        CHECK(state->recent_sent[0] == *results::parse_timestamp("2026-11-21T10:00:00Z"));
+        CHECK(state->recent_sent[1] == *results::parse_timestamp("2026-11-21T11:00:00Z"));
+        CHECK(state->first_at == *results::parse_timestamp("2026-11-20T09:00:00Z"));
+        CHECK(state->last_at == *results::parse_timestamp("2026-11-21T11:00:00Z"));
+        auto no_now = f.replay(k_header + result(2, "sent", 1));
+        REQUIRE(no_now.ok());
+        CHECK(no_now->recent_sent.empty());
+    }
+    TEST_CASE("remembers every wa_id sent to, even when its row was overwritten") {
+        Fixture f;
+        auto state = f.replay(k_header + result(1, "sent", 1) +
+                              R"({"event":"result","row":1,"wa_id":"447700900123",)"
+                              R"("status":"failed","attempts":1,"cause":"rejected",)"
+                              R"("at":"2026-11-21T10:00:00Z"})" "\n");
+        REQUIRE(state.ok());
+        CHECK(state->sent_wa_ids.contains("91000000001"));
+        CHECK_FALSE(state->sent_wa_ids.contains("447700900123"));
+        CHECK(state->row(1).status == Status::failed);
+        CHECK(state->row(1).ever_sent());
+    }
+    TEST_CASE("collects deleted ids and failed delete batches") {
+        Fixture f;
+        auto state = f.replay(
+            k_header +
+            R"({"event":"delete","batch":1,"ids":["u2","u1"],"status":"deleted",)"
+            R"("http_status":200,"at":"2026-11-21T10:00:00Z"})" "\n"
+            R"({"event":"delete","batch":2,"ids":["u3"],"status":"failed","http_status":500,)"
+            R"("error":"x","at":"2026-11-21T10:00:01Z"})" "\n");
+        REQUIRE(state.ok());
+        CHECK(state->was_deleted("u1"));
+        CHECK(state->was_deleted("u2"));
+        CHECK_FALSE(state->was_deleted("u3"));
+        CHECK(state->delete_batches == 2);
+        CHECK(state->delete_batches_failed == 1);
+    }
+    TEST_CASE("knows whether the last run wrote an end record") {
+        Fixture f;
+        const std::string end =
+            R"({"event":"end","reason":"interrupted","counts":{"sent":1},)"
+            R"("at":"2026-11-21T10:00:00Z"})" "\n";
+        auto ended = f.replay(k_header + result(1, "sent", 1) + end);
+        REQUIRE(ended.ok());
+        CHECK(ended->ended);
+        REQUIRE(ended->last_end.has_value());
+        CHECK(ended->last_end->reason == "interrupted");
+        CHECK(ended->last_end->counts[Status::sent] == 1);
+        auto resumed = f.replay(k_header + result(1, "sent", 1) + end + attempt(2, 1));
+        REQUIRE(resumed.ok());
+        CHECK_FALSE(resumed->ended);
+        CHECK(resumed->last_end.has_value());
+    }
+    TEST_CASE("a later campaign record marks another run") {
+        Fixture f;
+        std::string second = k_header;
+        second.replace(second.find("\"bb\""), 4, "\"cc\"");
+        auto state = f.replay(k_header + result(1, "sent", 1) + second);
+        REQUIRE(state.ok());
+        CHECK(state->runs == 2);
+        CHECK(state->header.recipients_sha256 == "bb");
+        CHECK(state->latest_header.recipients_sha256 == "cc");
+    }
+    TEST_CASE("a row number out of range is a warning") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(0, 1) + result(1'000'000'000, "sent", 1));
+        REQUIRE(state.ok());
+        CHECK(state->rows.size() <= 1);
+        CHECK(mentions(state->warnings, "row 0 out of range"));
+        CHECK(mentions(state->warnings, "row 1000000000 out of range"));
+    }
+    TEST_CASE("warnings are capped, with a note of how many more there were") {
+        Fixture f;
+        std::string text = k_header;
+        for (int i = 0; i < 150; ++i) {
+            text += "garbage\n";
+        }
+        auto state = f.replay(text);
+        REQUIRE(state.ok());
+        CHECK(state->warnings.size() == results::LogReader::k_max_warnings + 1);
+        CHECK(state->warnings.back().find("50 more warnings") != std::string::npos);
+    }
+}
+
+TEST_SUITE("results::LogReader") {
+    TEST_CASE("yields records in order with their line numbers, skipping blank lines") {
+        Fixture f;
+        std::ofstream(f.path, std::ios::binary) << k_header << "\n  \n" << attempt(1, 1);
+        auto reader = results::LogReader::open(f.path);
+        REQUIRE(reader.ok());
+        results::Record record;
+        REQUIRE(*reader->next(record));
+        CHECK(std::holds_alternative<results::CampaignHeader>(record));
+        CHECK(reader->line_number() == 1);
+        REQUIRE(*reader->next(record));
+        CHECK(std::get<results::AttemptRecord>(record).row == 1);
+        CHECK(reader->line_number() == 4);
+        CHECK_FALSE(*reader->next(record));
+        CHECK(reader->warnings().empty());
+    }
+    TEST_CASE("reads lines longer than its buffer") {
+        Fixture f;
+        const std::string name(600'000, 'x');
+        std::ofstream(f.path, std::ios::binary)
+            << k_header << R"({"event":"result","row":1,"wa_id":"1","user_name":")" << name
+            << R"(","status":"sent","attempts":1,"at":"2026-11-21T10:00:00Z"})" << "\n"
+            << attempt(2, 1);
+        auto reader = results::LogReader::open(f.path);
+        REQUIRE(reader.ok());
+        results::Record record;
+        REQUIRE(*reader->next(record));
+        REQUIRE(*reader->next(record));
+        CHECK(std::get<results::ResultRecord>(record).user_name == name);
+        REQUIRE(*reader->next(record));
+        CHECK(std::get<results::AttemptRecord>(record).row == 2);
+    }
+}
+
+TEST_SUITE("results::WaIdSet") {
+    TEST_CASE("finds numbers and other strings, before and after compacting") {
+        results::WaIdSet set;
+        set.insert("919812345678");
+        set.insert("0123");
+        set.insert("+44 7700");
+        CHECK(set.contains("919812345678"));
+        CHECK(set.contains("0123"));
+        CHECK_FALSE(set.contains("123"));  // leading zeros matter
+        CHECK(set.contains("+44 7700"));
+        set.insert("919812345678");
+        set.compact();
+        CHECK(set.size() == 3);
+        CHECK(set.contains("919812345678"));
+        CHECK_FALSE(set.contains("91981234567"));
+        CHECK_FALSE(set.contains(""));
+    }
+}

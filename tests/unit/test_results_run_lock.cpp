@@ -1,0 +1,81 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "results/run_lock.hpp"
+
+namespace {
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+} // namespace
+
+TEST_SUITE("results::RunLock") {
+    TEST_CASE("a second lock on the same log is refused, naming the holder's pid") {
+        TempDir dir;
+        const std::string log = (dir.path / "results/spring.jsonl").string();
+        auto first = results::RunLock::acquire(log);
+        REQUIRE(first.ok());
+        CHECK(first->path() == log + ".lock");
+        auto second = results::RunLock::acquire(log);
+        REQUIRE_FALSE(second.ok());
+        CHECK(second.error().message ==
+              "another wacamp process is running this campaign (lock held on " + log +
+                  ".lock by pid " + std::to_string(::getpid()) + ")");
+    }
+    TEST_CASE("the lock is free again once released") {
+        TempDir dir;
+        const std::string log = (dir.path / "log.jsonl").string();
+        {
+            auto first = results::RunLock::acquire(log);
+            REQUIRE(first.ok());
+        }
+        auto again = results::RunLock::acquire(log);
+        CHECK(again.ok());
+    }
+    TEST_CASE("different logs do not conflict") {
+        TempDir dir;
+        auto a = results::RunLock::acquire((dir.path / "a.jsonl").string());
+        auto b = results::RunLock::acquire((dir.path / "b.jsonl").string());
+        CHECK(a.ok());
+        CHECK(b.ok());
+    }
+    TEST_CASE("a moved lock stays held") {
+        TempDir dir;
+        const std::string log = (dir.path / "log.jsonl").string();
+        auto acquired = results::RunLock::acquire(log);
+        REQUIRE(acquired.ok());
+        results::RunLock held = std::move(*acquired);
+        CHECK_FALSE(results::RunLock::acquire(log).ok());
+    }
+    TEST_CASE("the holder's pid is in the lock file") {
+        TempDir dir;
+        const std::string log = (dir.path / "log.jsonl").string();
+        auto lock = results::RunLock::acquire(log);
+        REQUIRE(lock.ok());
+        std::ifstream in(log + ".lock");
+        long pid = 0;
+        in >> pid;
+        CHECK(pid == ::getpid());
+    }
+    TEST_CASE("a lock that cannot be created is an error naming it") {
+        TempDir dir;
+        std::ofstream((dir.path / "file").string()) << "x";
+        auto lock = results::RunLock::acquire((dir.path / "file/log.jsonl").string());
+        REQUIRE_FALSE(lock.ok());
+        CHECK(lock.error().message.find((dir.path / "file").string()) != std::string::npos);
+    }
+}
