@@ -163,6 +163,10 @@ bool RecipientStream::next(Recipient& out) {
     if (!impl.record.problem.empty()) {
         out.verdict = Verdict::invalid;
         out.reason = impl.record.problem;
+        // The reader says "row 7 has …"; callers name the row themselves.
+        if (std::string prefix = fmt::format("row {} ", out.row); out.reason.rfind(prefix, 0) == 0) {
+            out.reason = "the row " + out.reason.substr(prefix.size());
+        }
         out.raw_phone.clear();
         out.message = {};
         out.user_id.clear();

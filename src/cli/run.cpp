@@ -63,6 +63,13 @@ int run_campaign(const RunOptions& opts) {
     if (opts.dry_run) {
         return run_dry(*c, opts, redactor);
     }
+    if (c->schedule.window) {
+        // Checked by the loader but not applied yet: refusing beats sending outside the window.
+        print_error(redactor, fmt::format("{}:{}: schedule.window is not supported by this version of wacamp "
+                                          "yet; remove it and start the run inside your window; nothing was sent",
+                                          c->file, c->lines.count("schedule.window") ? c->lines.at("schedule.window") : 1));
+        return k_exit_bad_input;
+    }
     const auto& stops = install_stop_handlers();
     TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic,
                   opts.yes ? AssumeYes::yes : AssumeYes::no);

@@ -1,4 +1,6 @@
+#include <csignal>
 #include <doctest/doctest.h>
+#include <thread>
 
 #include "fixtures.hpp"
 
@@ -163,6 +165,46 @@ TEST_SUITE("e2e: run") {
             throttled += j.value("outcome", "") == "rate_limited" ? 1 : 0;
         }
         CHECK(throttled > 0);
+    }
+    TEST_CASE("a second run of the same campaign at the same time is refused") {
+        Sandbox sandbox({"--latency", "200"});
+        CampaignFixture f(sandbox, numbers_csv(40), "rate: {per_second: 20, concurrency: 2}\n");
+        Background first({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 200 && delivered(sandbox).empty(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        auto second = f.wacamp({"run", f.campaign.string()});
+        CHECK(second.exit_code == 2);
+        CHECK(second.err.find("another wacamp process") != std::string::npos);
+        CHECK(first.wait() == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 40);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
+    }
+    TEST_CASE("SIGTERM stops the run, records an end line and exits 3; resume finishes it") {
+        Sandbox sandbox({"--latency", "100"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 200 && delivered(sandbox).size() < 5; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        run.signal(SIGTERM);
+        CHECK(run.wait() == 3);
+        auto records = f.records();
+        REQUIRE(!records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "interrupted");
+        for (const auto& [row, status] : f.final_status()) {
+            CHECK(status != "unknown");  // in-flight requests were waited for
+        }
+        CHECK(f.wacamp({"resume", f.log.string()}).exit_code == 0);
+        auto sent = delivered(sandbox);
+        CHECK(sent.size() == 60);
+        for (const auto& [wa_id, times] : sent) {
+            CHECK(times == 1);
+        }
     }
     TEST_CASE("missing secrets and bad campaign files exit 2 and send nothing") {
         Sandbox sandbox;

@@ -1,0 +1,42 @@
+#include <doctest/doctest.h>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+TEST_SUITE("e2e: report") {
+    TEST_CASE("summarises a real campaign's log as text, JSON and CSV") {
+        Sandbox sandbox({"--reject-number", numbers_wa_id(3)});
+        CampaignFixture f(sandbox, numbers_csv(6) + "12345,Bad,u9\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 1);
+
+        auto text = run_wacamp({"report", f.log.string()});
+        CHECK(text.exit_code == 0);
+        CHECK(text.out.find("e2e") != std::string::npos);
+        CHECK(text.out.find("131026") != std::string::npos);
+
+        auto json = run_wacamp({"report", f.log.string(), "--format", "json"});
+        REQUIRE(json.exit_code == 0);
+        auto j = nlohmann::json::parse(json.out);
+        CHECK(j["counts"]["sent"] == 5);
+        CHECK(j["counts"]["failed"] == 1);
+        CHECK(j["counts"]["invalid"] == 1);
+        CHECK(j["latency_ms"]["count"] == 6);
+
+        auto out_file = f.dir.path() / "report.csv";
+        auto csv = run_wacamp({"report", f.log.string(), "--format", "csv", "--output", out_file.string()});
+        CHECK(csv.exit_code == 0);
+        auto content = read_file(out_file);
+        CHECK(content.rfind("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at\n", 0) == 0);
+        CHECK(std::count(content.begin(), content.end(), '\n') == 8);  // header + 7 rows
+        CHECK(content.find(",rejected,") != std::string::npos);
+    }
+    TEST_CASE("a missing log or one that is not a result log exits 2") {
+        TempDir dir;
+        CHECK(run_wacamp({"report", (dir.path() / "nope.jsonl").string()}).exit_code == 2);
+        auto bogus = dir.write("bogus.jsonl", "hello\n");
+        auto r = run_wacamp({"report", bogus.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("bogus.jsonl") != std::string::npos);
+    }
+}
