@@ -1,6 +1,7 @@
 #include "campaign/campaign_file.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
+#include <sstream>
 #include <system_error>
 
 #include "campaign/campaign_file_sections.hpp"
@@ -50,34 +53,115 @@ util::Result<std::string> read_file(const std::string& path) {
     return data;
 }
 
+// Returns "FILE:LINE: …" when `text` is not UTF-8 text: yaml-cpp would read UTF-16 and keep
+// a NUL inside a quoted value (and send it), so neither gets that far.
+std::optional<util::Error> not_text(const std::string& path, const std::string& text) {
+    constexpr std::string_view k_utf32_be("\0\0\xFE\xFF", 4);
+    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF") || text.starts_with(k_utf32_be)) {
+        return util::fail(fmt::format("{}:1: the file is UTF-16 or UTF-32; save it as UTF-8", path));
+    }
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+        const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+        return util::fail(fmt::format("{}:{}: the file holds a NUL byte; a campaign file is text", path, line + 1));
+    }
+    return std::nullopt;
+}
+
+// Sees where each document of a YAML stream starts (its first node, as Node::Mark() says),
+// and nothing else.
+class DocumentStarts final : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        line = std::max(mark.line + 1, 1);
+        m_in_node = false;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+    int line = 1;  // where the current document starts
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (!m_in_node) {
+            line = std::max(mark.line + 1, 1);
+            m_in_node = true;
+        }
+    }
+    bool m_in_node = false;
+};
+
+// Returns the line where a second document starts, or nothing when there is none. Not
+// YAML::LoadAll: on some broken input (a lone ",") its parser stops advancing and LoadAll
+// adds empty documents until memory runs out (yaml-cpp issue #1040, fixed after 0.8); here
+// the parser is asked for two documents at most.
+std::optional<int> second_document(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) {
+        return std::nullopt;
+    }
+    return starts.line;
+}
+
+// Returns whether `text` holds nothing but blank lines and comments.
+bool only_comments(std::string_view text) {
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view line = text.substr(start, end - start);
+        const size_t first = line.find_first_not_of(" \t\r");
+        if (first != std::string_view::npos && line[first] != '#') {
+            return false;
+        }
+        start = end + 1;
+    }
+    return true;
+}
+
 // Parses `text` into its one document, or returns "FILE:LINE: …".
 util::Result<YAML::Node> parse(const std::string& path, const std::string& text) {
-    std::vector<YAML::Node> documents;
+    if (auto error = not_text(path, text)) {
+        return *error;
+    }
+    YAML::Node document;
+    std::optional<int> second;
     try {
-        documents = YAML::LoadAll(text);
+        document = YAML::Load(text);
+        second = document.IsNull() ? std::nullopt : second_document(text);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this one is "bad file".
         return util::fail(fmt::format("{}:{}: nested too deeply", path, std::max(e.mark.line + 1, 1)));
     } catch (const YAML::Exception& e) {
-        return util::fail(fmt::format("{}:{}: {}", path, std::max(e.mark.line + 1, 1), e.msg));
+        // Its messages may quote the offending character.
+        const int line = std::max(e.mark.line + 1, 1);
+        return util::fail(fmt::format("{}:{}: {}", path, line, detail::printable(e.msg)));
     }
-    if (documents.empty() || documents[0].IsNull()) {
-        return util::fail(
-            fmt::format("{}:1: the file is empty; expected a mapping with name, service, "
-                        "recipients and message",
-                        path));
+    if (document.IsNull()) {
+        return util::fail(fmt::format("{}:1: {}; expected a mapping with name, service, recipients and message",
+                                      path, only_comments(text) ? "the file is empty" : "no YAML value could be read"));
     }
-    if (documents.size() > 1) {
-        const int line = std::max(documents[1].Mark().line + 1, 1);
-        return util::fail(
-            fmt::format("{}:{}: a second YAML document; a campaign file holds one", path, line));
+    if (second) {
+        return util::fail(fmt::format("{}:{}: a second YAML document; a campaign file holds one", path, *second));
     }
-    if (!documents[0].IsMap()) {
-        const char* what = documents[0].IsSequence() ? "a list" : "a single value";
+    if (!document.IsMap()) {
+        const char* what = document.IsSequence() ? "a list" : "a single value";
         return util::fail(fmt::format("{}:{}: expected a mapping at the top level, got {}", path,
-                                      std::max(documents[0].Mark().line + 1, 1), what));
+                                      std::max(document.Mark().line + 1, 1), what));
     }
-    return documents[0];
+    return document;
 }
 
 void read_name(const detail::Section& root, Campaign& out) {
@@ -121,8 +205,8 @@ std::string report(const detail::LoadContext& ctx) {
     problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
     std::string out;
     for (const auto& [line, message] : problems) {
-        out +=
-            fmt::format("{}{}:{}: {}", out.empty() ? "" : "\n", ctx.file, line, ctx.secrets.apply(message));
+        out += fmt::format("{}{}:{}: {}", out.empty() ? "" : "\n", ctx.file, line,
+                           detail::printable(ctx.secrets.apply(message)));
     }
     return out;
 }

@@ -32,15 +32,21 @@ std::string lower(std::string_view text) {
 
 // Returns why the file at `path` cannot be read, or nothing when it can.
 std::optional<std::string> unreadable(const std::string& path) {
+    // Checked before opening: opening a FIFO waits for a writer, and a device such as
+    // /dev/zero never ends (the CSV is read twice, once for its SHA-256, so it must be a file).
+    std::error_code ec;
+    const auto type = std::filesystem::status(path, ec).type();
+    if (type == std::filesystem::file_type::directory) {
+        return std::generic_category().message(EISDIR);
+    }
+    if (!ec && type != std::filesystem::file_type::regular) {
+        return "not a regular file";
+    }
     std::FILE* file = std::fopen(path.c_str(), "rb");
     if (file == nullptr) {
         return std::generic_category().message(errno);
     }
     std::fclose(file);
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        return std::generic_category().message(EISDIR);
-    }
     return std::nullopt;
 }
 

@@ -116,6 +116,13 @@ util::Result<void> CsvReader::read_header(const std::string& name)
             return util::fail(where + "column " + std::to_string(i + 1) +
                               " of the header has no name");
         }
+        // A name is echoed in messages and matched against the campaign file: a line break
+        // or an escape sequence in it is a broken file, not a column name.
+        if (std::any_of(m_header[i].begin(), m_header[i].end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; })) {
+            return util::fail(where + "column " + std::to_string(i + 1) +
+                              " of the header holds a control character (a line break inside quotes?)");
+        }
         if (auto [it, fresh] = seen.emplace(m_header[i], i); !fresh) {
             return util::fail(where + "the header names column \"" + m_header[i] + "\" twice " +
                               "(columns " + std::to_string(it->second + 1) + " and " +

@@ -48,6 +48,11 @@ int delete_contacts(const std::string& path) {
     auto summary = runner::delete_contacts(*c, *log, transport, stops);
     std::string out = fmt::format("{}: {} contact(s) deleted in {} batch(es)", c->name, summary.ids_deleted,
                                   summary.batches_deleted);
+    if (summary.interrupted) {
+        out += fmt::format("; interrupted\n  result log: {}\n  to finish: wacamp delete-contacts {}\n", path, path);
+        print_out(redactor, out);
+        return k_exit_stopped;
+    }
     out += summary.batches_failed > 0 ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed, summary.error)
                                       : "; nothing left to delete\n";
     out += fmt::format("  result log: {}\n", path);

@@ -13,6 +13,7 @@
 #include "cli/output.hpp"
 #include "report/csv.hpp"
 #include "report/format.hpp"
+#include "report/html.hpp"
 #include "report/summary.hpp"
 
 namespace cli {
@@ -90,10 +91,6 @@ int emit_csv(const ReportOptions& opts, const util::Redactor& redactor) {
 
 int run_report(const ReportOptions& opts) {
     util::Redactor redactor;  // a result log holds no secrets; kept for the one way to print
-    if (opts.format == "html") {
-        print_error(redactor, "report --format html is not available yet; use text, json or csv");
-        return k_exit_bad_input;
-    }
     if (is_the_log(opts)) {
         print_error(redactor, fmt::format("--output {} is the result log itself; choose another "
                                           "file", opts.output));
@@ -106,6 +103,14 @@ int run_report(const ReportOptions& opts) {
     if (!summary) {
         print_error(redactor, summary.error().message);
         return k_exit_bad_input;
+    }
+    if (opts.format == "html") {
+        auto page = report::format_html(*summary);
+        if (!page) {
+            print_error(redactor, page.error().message);
+            return k_exit_bad_input;
+        }
+        return emit(opts, *page, redactor);
     }
     const bool json = opts.format == "json";
     return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary),

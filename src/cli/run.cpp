@@ -26,6 +26,7 @@ struct RunOptions {
     bool force = false;
     bool yes = false;
     bool no_progress = false;
+    std::string sync = "interval";
 };
 
 constexpr std::size_t k_preview_messages = 3;
@@ -63,19 +64,13 @@ int run_campaign(const RunOptions& opts) {
     if (opts.dry_run) {
         return run_dry(*c, opts, redactor);
     }
-    if (c->schedule.window) {
-        // Checked by the loader but not applied yet: refusing beats sending outside the window.
-        print_error(redactor, fmt::format("{}:{}: schedule.window is not supported by this version of wacamp "
-                                          "yet; remove it and start the run inside your window; nothing was sent",
-                                          c->file, c->lines.count("schedule.window") ? c->lines.at("schedule.window") : 1));
-        return k_exit_bad_input;
-    }
     const auto& stops = install_stop_handlers();
     TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic,
                   opts.yes ? AssumeYes::yes : AssumeYes::no);
     runner::SendOptions send{.results_path = opts.results,
                              .limit = opts.limit,
-                             .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse};
+                             .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
+                             .durability = durability_of(opts.sync)};
     auto report = runner::send_campaign(*c, send, ui, stops);
     ui.clear_line();
     if (!report) {
@@ -105,6 +100,10 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
+    sub->add_option("--sync", opts->sync,
+                    "When the result log is forced to disk: interval (at most every second, default), "
+                    "every (after each line: survives a power loss, ~2.7 ms a message), none")
+        ->check(CLI::IsMember({"interval", "every", "none"}));
     return [opts] { return run_campaign(*opts); };
 }
 

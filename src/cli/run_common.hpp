@@ -24,6 +24,9 @@ void print_send_summary(const campaign::Campaign& campaign, const runner::SendRe
 // The exit code for a run that ended as `report` says.
 int exit_code_for(const runner::SendReport& report);
 
+// The log's durability for a --sync value ("every", "none", else interval).
+results::Durability durability_of(const std::string& sync);
+
 // Reads the campaign header of the result log at `path`: the campaign file it names.
 util::Result<std::string> campaign_file_of_log(const std::string& path);
 

@@ -5,6 +5,7 @@
 #include <queue>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "queue/daily_cap.hpp"
@@ -54,6 +55,8 @@ private:
     bool source_exhausted();
     void report_progress(Steady now);
     bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
+    bool gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
+    void announce_pause();
 
     JobSource& m_source;
     const DispatchSettings& m_settings;
@@ -73,6 +76,7 @@ private:
     Steady m_next_progress{};
     std::string m_pause_reason;
     std::optional<std::chrono::system_clock::time_point> m_paused_until;
+    std::optional<std::pair<std::string, std::optional<std::chrono::system_clock::time_point>>> m_announced;
 };
 
 bool Dispatcher::source_exhausted() {
@@ -100,11 +104,43 @@ bool Dispatcher::cap_blocked(std::chrono::system_clock::time_point wall, std::op
     auto until = cap->blocked_until(wall);
     m_pause_reason = "daily cap reached";
     m_paused_until = until;
+    announce_pause();
     // Re-check at least every second: in-flight requests may end without a send.
     auto step = until ? std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1))
                       : std::chrono::system_clock::duration(std::chrono::seconds(1));
     wake = now + std::chrono::duration_cast<Steady::duration>(step);
     return true;
+}
+
+bool Dispatcher::gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now) {
+    if (m_parts.gate == nullptr) {
+        return false;
+    }
+    auto until = m_parts.gate->closed_until(wall);
+    if (!until) {
+        return false;
+    }
+    m_pause_reason = m_parts.gate->reason();
+    m_paused_until = *until == std::chrono::system_clock::time_point::max() ? std::nullopt : until;
+    announce_pause();
+    // Wake at the opening, re-checking every second meanwhile: the wall clock may be set.
+    auto step = std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1));
+    wake = now + std::chrono::duration_cast<Steady::duration>(step);
+    return true;
+}
+
+// Tells the observer once per wait (the checks above repeat while it lasts).
+void Dispatcher::announce_pause() {
+    if (m_announced && m_announced->first == m_pause_reason && m_announced->second == m_paused_until) {
+        return;
+    }
+    m_announced.emplace(m_pause_reason, m_paused_until);
+    Progress p = m_result.progress;
+    p.started = m_taken;
+    p.in_flight = m_in_flight.size();
+    p.pause_reason = m_pause_reason;
+    p.paused_until = m_paused_until;
+    m_parts.observer->on_pause(p);
 }
 
 // Whether a job could start now; otherwise `wake` says when it might.
@@ -120,7 +156,7 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
         }
         return false;
     }
-    if (cap_blocked(m_parts.clock->wall_now(), wake, now)) {
+    if (gate_closed(m_parts.clock->wall_now(), wake, now) || cap_blocked(m_parts.clock->wall_now(), wake, now)) {
         return false;
     }
     Steady allowed = m_parts.limiter->next_allowed(now);
@@ -134,6 +170,7 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
     }
     m_pause_reason.clear();
     m_paused_until.reset();
+    m_announced.reset();
     return true;
 }
 

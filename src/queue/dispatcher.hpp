@@ -1,7 +1,8 @@
 #pragma once
 // The send loop: keeps up to `concurrency` requests in flight on one thread, paced by the
-// rate limiter, the daily cap and any pause, retrying as the retry policy says, until the
-// source is empty or a stop rule fires.
+// rate limiter, the daily cap, the gate (send window) and any pause, retrying as the retry
+// policy says, until the source is empty or a stop rule fires. A closed gate or a reached cap
+// only waits: the run never ends while work is left.
 
 #include <atomic>
 #include <chrono>
@@ -43,6 +44,7 @@ struct DispatchParts {
     RateLimiter* limiter = nullptr;
     RetryPolicy* retry = nullptr;
     DailyCap* daily_cap = nullptr;             // may be null: no cap
+    const Gate* gate = nullptr;                // may be null: always open (e.g. a SendWindow)
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
 };

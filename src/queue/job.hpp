@@ -49,6 +49,19 @@ struct Progress {
     std::string pause_reason;      // "rate limited by the service", "daily cap reached", …
 };
 
+// Something that holds new requests back for a while, by the wall clock (the send window).
+// Requests already in flight are not affected.
+class Gate {
+public:
+    virtual ~Gate() = default;
+    // nullopt when requests may start at `wall_now`; otherwise when they may start again
+    // (system_clock::time_point::max() when never).
+    virtual std::optional<std::chrono::system_clock::time_point> closed_until(
+        std::chrono::system_clock::time_point wall_now) const = 0;
+    // Why it holds requests back, for Progress::pause_reason: "outside the send window".
+    virtual std::string reason() const = 0;
+};
+
 // The dispatcher's reports; the runner writes them to the result log and the screen.
 class DispatchObserver {
 public:
@@ -62,6 +75,10 @@ public:
                                          std::chrono::milliseconds latency) = 0;
     // Called about once a second with the state of the queue.
     virtual void on_progress(const Progress& progress) = 0;
+    // Called once when the queue starts to wait for the gate (send window) or the daily cap,
+    // with pause_reason and paused_until set; not for the service's short rate-limit pauses.
+    // Does nothing unless overridden.
+    virtual void on_pause(const Progress&) {}
 };
 
 } // namespace queue

@@ -92,8 +92,14 @@ void RateLimiter::on_throttled(SteadyTime now, std::optional<milliseconds> retry
     m_last_decrease = now;
 
     // The rate that proved too fast sets the slope, so the climb scales with the service's
-    // real limit, not with an optimistic configuration (and still moves off the floor).
-    m_climb_per_second = m_rate * (1 - k_decrease_factor) / k_recovery_seconds;
+    // real limit, not with an optimistic configuration (and still moves off the floor). In a
+    // run of throttles with no success between them, only the first rate proved anything:
+    // the later ones meet a service whose window is still full (a Retry-After of 0 halves
+    // the rate request after request), and a slope taken from them left the queue crawling
+    // at a fraction of the service's rate for minutes.
+    if (m_consecutive_throttles == 1) {
+        m_climb_per_second = m_rate * (1 - k_decrease_factor) / k_recovery_seconds;
+    }
     set_rate(std::max(m_floor, m_rate * k_decrease_factor));
 }
 

@@ -24,10 +24,10 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 // - Throttles that belong together count as one decrease: one arriving before the last
 //   decrease's pause has ended, or for a request that started no later than the last decrease.
 //   They may only lengthen the pause (a longer Retry-After).
-// - After the pause the rate climbs linearly by (rate before the last decrease) / 20 per second
-//   of successful sending, up to the configured rate: a halving is won back in 10 s. Each
-//   success adds that slope x (1 / rate in force), the time it stands for. Successes during a
-//   pause change nothing.
+// - After the pause the rate climbs linearly by (rate before the first decrease of the current
+//   run of throttles) / 20 per second of successful sending, up to the configured rate: a
+//   halving is won back in 10 s. Each success adds that slope x (1 / rate in force), the time
+//   it stands for. Successes during a pause change nothing.
 // Not thread-safe: the dispatcher serialises calls.
 class RateLimiter {
 public:

@@ -180,12 +180,18 @@ void Folder::finish() {
             continue;
         }
         ++m_summary.rows;
-        if ((row.flags & RowFold::k_in_flight) != 0) {
-            ++m_summary.counts[Status::unknown];
+        const auto row_number = &row - m_rows.data();
+        const bool in_flight = (row.flags & RowFold::k_in_flight) != 0;
+        const Status status = in_flight ? Status::unknown : row.status;
+        if ((status == Status::failed || status == Status::unknown) &&
+            m_summary.not_sent_rows.size() < Summary::k_not_sent_listed) {
+            m_summary.not_sent_rows.push_back(row_number);
+        }
+        ++m_summary.counts[status];
+        if (in_flight) {
             ++m_summary.in_flight;
             continue;
         }
-        ++m_summary.counts[row.status];
         if (row.group != k_no_group) {
             ++m_groups[row.group].count;
         }

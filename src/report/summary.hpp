@@ -40,6 +40,8 @@ struct CleanupSummary {
 };
 
 struct Summary {
+    static constexpr std::size_t k_not_sent_listed = 100;
+
     std::string log_path;
     results::CampaignHeader header;        // line 1
     int runs = 1;                          // `campaign` records
@@ -51,6 +53,7 @@ struct Summary {
     results::StatusCounts counts;          // final state per row, as results::replay folds it
     std::int64_t in_flight = 0;            // of `unknown`: an attempt after the last result
     std::vector<ErrorGroup> errors;        // rows not sent, most frequent first
+    std::vector<std::int64_t> not_sent_rows;  // the first k_not_sent_listed failed or unknown rows
 
     util::TimePoint first_at;              // earliest time of any record
     util::TimePoint last_at;               // latest time of any record

@@ -112,6 +112,23 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
     return false;
 }
 
+// Returns `text` in quotes for a message, cut short, with control characters and bytes
+// beyond ASCII escaped: a log line is not to be trusted to print.
+std::string quoted(std::string_view text) {
+    constexpr std::size_t k_max = 60;
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size() && i < k_max; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7F) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out += fmt::format("\\x{:02x}", c);
+        }
+    }
+    out += text.size() > k_max ? "...\"" : "\"";
+    return out;
+}
+
 util::Error missing(Key key) {
     return util::fail(fmt::format("missing \"{}\"", k_key_names[static_cast<std::size_t>(key)]));
 }
@@ -129,8 +146,8 @@ std::optional<util::Error> require(const Fields& f, std::initializer_list<Key> k
 util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
     auto t = parse_timestamp(f.str(key));
     if (!t) {
-        return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: \"{}\"",
-                                      k_key_names[static_cast<std::size_t>(key)], f.str(key)));
+        return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: {}",
+                                      k_key_names[static_cast<std::size_t>(key)], quoted(f.str(key))));
     }
     return *t;
 }
@@ -161,7 +178,7 @@ util::Result<Record> build_campaign(Fields& f) {
     if (f.has(Key::mode)) {
         const auto mode = parse_mode(f.str(Key::mode));
         if (!mode) {
-            return util::fail(fmt::format("unknown mode \"{}\"", f.str(Key::mode)));
+            return util::fail(fmt::format("unknown mode {}", quoted(f.str(Key::mode))));
         }
         h.mode = *mode;
     }
@@ -190,7 +207,7 @@ util::Result<Record> build_result(Fields& f) {
     }
     const auto status = parse_status(f.str(Key::status));
     if (!status) {
-        return util::fail(fmt::format("unknown status \"{}\"", f.str(Key::status)));
+        return util::fail(fmt::format("unknown status {}", quoted(f.str(Key::status))));
     }
     ResultRecord r;
     r.row = f.num(Key::row);
@@ -228,7 +245,7 @@ util::Result<Record> build_delete(Fields& f) {
     } else if (f.str(Key::status) == "failed") {
         d.status = DeleteStatus::failed;
     } else {
-        return util::fail(fmt::format("unknown delete status \"{}\"", f.str(Key::status)));
+        return util::fail(fmt::format("unknown delete status {}", quoted(f.str(Key::status))));
     }
     d.http_status = optional_int<int>(f, Key::http_status);
     d.error = f.str(Key::error);
@@ -275,7 +292,7 @@ util::Result<Record> parse_record(std::string_view line) {
     if (event == "end") {
         return build_end(f);
     }
-    return util::fail(fmt::format("unknown event \"{}\"", event));
+    return util::fail(fmt::format("unknown event {}", quoted(event)));
 }
 
 } // namespace results

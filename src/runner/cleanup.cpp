@@ -35,7 +35,11 @@ service::Outcome send_batch(const campaign::Campaign& c, service::HttpTransport&
             return outcome;
         }
         auto wait = outcome.retry_after.value_or(retry.backoff(attempt));
-        std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(30'000)));
+        // In slices, so that an interrupt is not kept waiting for the whole backoff.
+        const auto until = std::chrono::steady_clock::now() + std::min(wait, std::chrono::milliseconds(30'000));
+        while (std::chrono::steady_clock::now() < until && stops.load() == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
     }
 }
 
@@ -63,6 +67,10 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
         if (batch.ids.empty()) {
             return true;
         }
+        if (stops.load() > 0) {
+            summary.interrupted = true;  // the batch stays for a later run
+            return false;
+        }
         service::Outcome outcome = send_batch(c, transport, batch, stops);
         results::DeleteRecord record;
         record.batch = ++batch_number;
@@ -88,7 +96,7 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             return false;
         }
         // A refused credential will refuse every batch: stop and let a later run finish.
-        return outcome.cause != service::Cause::auth && stops.load() == 0;
+        return outcome.cause != service::Cause::auth;
     };
 
     campaign::Recipient r;

@@ -1,6 +1,9 @@
 #include "runner/log_observer.hpp"
 
+#include <fmt/format.h>
+
 #include "results/records.hpp"
+#include "results/timestamp.hpp"
 
 namespace runner {
 
@@ -47,6 +50,9 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     if (!outcome.message_id.empty()) {
         record.message_id = outcome.message_id;
     }
+    if (outcome.cause == service::Cause::rate_limited) {
+        ++m_throttled;
+    }
     if (!outcome.sent()) {
         record.error = outcome.error;
         record.cause = to_log_cause(outcome.cause);
@@ -57,6 +63,12 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
 
 void LogObserver::on_progress(const queue::Progress& progress) {
     m_ui.progress(progress, m_total);
+}
+
+void LogObserver::on_pause(const queue::Progress& progress) {
+    m_ui.notice(progress.paused_until ? fmt::format("paused: {} until {}", progress.pause_reason,
+                                                    results::format_timestamp(*progress.paused_until))
+                                      : fmt::format("paused: {}", progress.pause_reason));
 }
 
 } // namespace runner

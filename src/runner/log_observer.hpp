@@ -23,15 +23,21 @@ public:
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
                                  std::chrono::milliseconds latency) override;
     void on_progress(const queue::Progress& progress) override;
+    // Says why the queue waits and until when, even without progress output.
+    void on_pause(const queue::Progress& progress) override;
 
     // Sets the number of jobs expected this run (0: unknown), for progress.
     void set_total(std::int64_t total) { m_total = total; }
+
+    // Returns how many requests the service throttled (rate limited) so far.
+    std::int64_t throttled() const { return m_throttled; }
 
 private:
     results::LogWriter& m_log;
     const util::Clock& m_clock;
     RunUi& m_ui;
     std::int64_t m_total = 0;
+    std::int64_t m_throttled = 0;
 };
 
 } // namespace runner

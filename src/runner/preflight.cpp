@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "campaign/csv_reader.hpp"
 #include "campaign/recipients.hpp"
 #include "runner/decide.hpp"
 #include "service/classify.hpp"
@@ -75,6 +76,26 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         }
     }
     return p;
+}
+
+std::int64_t estimate_jobs(const campaign::Campaign& c, const results::LogState* state, const SendOptions& options) {
+    auto reader = campaign::CsvReader::open(c.recipients.file, c.recipients.delimiter);
+    if (!reader) {
+        return 0;
+    }
+    std::int64_t rows = 0;
+    campaign::CsvRecord record;
+    while (reader->next(record)) {
+        ++rows;
+    }
+    if (state != nullptr) {
+        using results::Status;
+        rows -= state->counts[Status::sent] + state->counts[Status::invalid] + state->counts[Status::skipped];
+    }
+    if (options.limit > 0) {
+        rows = std::min<std::int64_t>(rows, options.limit);
+    }
+    return std::max<std::int64_t>(rows, 0);
 }
 
 } // namespace runner

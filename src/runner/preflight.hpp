@@ -29,4 +29,9 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campa
 util::Result<Preview> make_preview(const campaign::Campaign& campaign, const results::LogState* state,
                                    const SendOptions& options, const std::string& results_path);
 
+// Estimates, cheaply (the CSV is read but not validated), how many rows a run will send: the
+// CSV's rows less those the log has settled, capped by the limit. For progress and its ETA.
+std::int64_t estimate_jobs(const campaign::Campaign& campaign, const results::LogState* state,
+                           const SendOptions& options);
+
 } // namespace runner

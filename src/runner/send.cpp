@@ -8,6 +8,7 @@
 #include "queue/daily_cap.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
+#include "queue/send_window.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
@@ -16,6 +17,7 @@
 #include "runner/cleanup.hpp"
 #include "runner/decide.hpp"
 #include "runner/log_observer.hpp"
+#include "runner/log_start.hpp"
 #include "runner/preflight.hpp"
 #include "service/curl_transport.hpp"
 #include "service/messages.hpp"
@@ -173,6 +175,14 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     SendReport report;
     report.results_path = options.results_path.empty() ? c.results : options.results_path;
     const std::string& path = report.results_path;
+    std::optional<queue::SendWindow> window;
+    if (c.schedule.window) {
+        auto made = queue::SendWindow::make(*c.schedule.window);
+        if (!made) {
+            return made.error();
+        }
+        window = std::move(*made);
+    }
 
     auto stream = campaign::RecipientStream::open(c);
     if (!stream) {
@@ -215,6 +225,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         }
     }
 
+    std::int64_t expected_jobs = 0;  // for progress: remaining and ETA
     if (ui.wants_confirmation()) {
         auto preview = make_preview(c, state ? &*state : nullptr, options, path);
         if (!preview) {
@@ -224,6 +235,9 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
             report.declined = true;
             return report;
         }
+        expected_jobs = preview->to_send;
+    } else {
+        expected_jobs = estimate_jobs(c, state ? &*state : nullptr, options);
     }
     if (!wait_for_start(c, ui, stops)) {
         report.reason = queue::StopReason::interrupted;
@@ -231,25 +245,31 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         return report;
     }
 
-    auto log = results::LogWriter::open(path);
+    const auto header = make_header(c, *inputs, clock.wall_now());
+    if (!state) {
+        // Never an empty log: a kill before its first record would leave the campaign unreachable.
+        if (auto started = start_log(path, results::to_line(header)); !started) {
+            return started.error();
+        }
+    }
+    auto log = results::LogWriter::open(path, {.durability = options.durability,
+                                               .sync_interval = std::chrono::milliseconds(1000),
+                                               .clock = nullptr});
     if (!log) {
         return log.error();
     }
-    const auto header = make_header(c, *inputs, clock.wall_now());
-    if (!state || state->latest_header.campaign_sha256 != header.campaign_sha256 ||
-        state->latest_header.recipients_sha256 != header.recipients_sha256) {
+    if (state && (state->latest_header.campaign_sha256 != header.campaign_sha256 ||
+                  state->latest_header.recipients_sha256 != header.recipients_sha256)) {
         if (auto written = log->append(results::to_line(header)); !written) {
             return written.error();
         }
-        if (state) {
-            // Changed inputs (--force): replay again so that rows are read against the new
-            // recipient list; what was sent is still known by number.
-            auto replayed = results::replay(path, {.now = clock.wall_now()});
-            if (!replayed) {
-                return replayed.error();
-            }
-            state = std::move(*replayed);
+        // Changed inputs (--force): replay again so that rows are read against the new
+        // recipient list; what was sent is still known by number.
+        auto replayed = results::replay(path, {.now = clock.wall_now()});
+        if (!replayed) {
+            return replayed.error();
         }
+        state = std::move(*replayed);
     }
     if (state) {
         ui.notice(fmt::format("continuing from {} ({} recorded)", path, state->counts.total()));
@@ -266,7 +286,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
             }
         }
     }
-    LogObserver observer(*log, clock, ui, 0);
+    LogObserver observer(*log, clock, ui, expected_jobs);
     CampaignJobs jobs(*stream, state ? &*state : nullptr, *log, clock, options);
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .ambiguous = c.retry.ambiguous,
@@ -278,6 +298,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
                                .limiter = &limiter,
                                .retry = &retry,
                                .daily_cap = cap ? &*cap : nullptr,
+                               .gate = window ? &*window : nullptr,
                                .observer = &observer,
                                .stop_requests = &stops};
     const auto started = clock.steady_now();
@@ -290,6 +311,8 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         report.message = jobs.error;
     }
     report.sent_this_run = result.progress.sent;
+    report.throttled_this_run = observer.throttled();
+    report.rate_in_force = result.progress.rate_in_force;
     report.held_unknown = jobs.held_unknown;
     report.held_rejected = jobs.held_rejected;
     const bool wrote = result.progress.started > 0 || jobs.records_written > 0 || !state;

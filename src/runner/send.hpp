@@ -9,6 +9,7 @@
 
 #include "campaign/campaign.hpp"
 #include "queue/dispatcher.hpp"
+#include "results/log_writer.hpp"
 #include "results/status.hpp"
 #include "runner/ui.hpp"
 #include "util/result.hpp"
@@ -25,6 +26,7 @@ struct SendOptions {
     ChangedInputs changed_inputs = ChangedInputs::refuse;
     RetryRejected retry_rejected = RetryRejected::no;
     ResendUnknown resend_unknown = ResendUnknown::no;
+    results::Durability durability = results::Durability::interval;  // when the log is fdatasync'ed
 };
 
 struct CleanupSummary {
@@ -33,6 +35,7 @@ struct CleanupSummary {
     int batches_failed = 0;
     std::int64_t ids_deleted = 0;
     std::string error;                  // of the last failed batch
+    bool interrupted = false;           // a stop request ended it with batches left to do
 };
 
 struct SendReport {
@@ -42,6 +45,8 @@ struct SendReport {
     std::int64_t held_unknown = 0;      // unknown rows left alone (no --resend-unknown)
     std::int64_t held_rejected = 0;     // rejected rows left alone (no --retry-failed)
     std::int64_t sent_this_run = 0;
+    std::int64_t throttled_this_run = 0; // requests the service answered "rate limited"
+    double rate_in_force = 0;            // requests/s the queue allowed itself at the end
     std::chrono::milliseconds duration{0};
     std::string results_path;
     bool already_complete = false;      // nothing was left to do

@@ -1,6 +1,19 @@
 #include "fixtures.hpp"
 
+#include <arpa/inet.h>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
 
 namespace e2e {
 
@@ -70,6 +83,136 @@ bool leaks(const std::string& secret, const std::vector<std::string>& texts) {
         }
     }
     return false;
+}
+
+int send_requests(const Sandbox& sandbox, const std::string& outcome) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        if (j.value("path", "") == "/whatsapp-automation/wa/send-message" &&
+            (outcome.empty() || j.value("outcome", "") == outcome)) {
+            ++n;
+        }
+    }
+    return n;
+}
+
+std::map<std::string, int> status_counts(const CampaignFixture& fixture) {
+    std::map<std::string, int> out;
+    for (const auto& [row, status] : fixture.final_status()) {
+        ++out[status];
+    }
+    return out;
+}
+
+std::string once_each(const std::map<std::string, int>& sent, size_t expected) {
+    std::string problems;
+    for (const auto& [wa_id, times] : sent) {
+        if (times != 1) {
+            problems += fmt::format("{} delivered {} times; ", wa_id, times);
+        }
+    }
+    if (sent.size() != expected) {
+        problems += fmt::format("{} numbers delivered, not {}", sent.size(), expected);
+    }
+    return problems;
+}
+
+void wait_for_delivered(const Sandbox& sandbox, size_t count) {
+    for (int i = 0; i < 500 && delivered(sandbox).size() < count; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+void edit_campaign(const CampaignFixture& fixture, const std::string& from, const std::string& to) {
+    std::string yaml = read_file(fixture.campaign);
+    const auto at = yaml.find(from);
+    if (at == std::string::npos) {
+        throw std::runtime_error("edit_campaign: \"" + from + "\" is not in the campaign file");
+    }
+    yaml.replace(at, from.size(), to);
+    fixture.dir.write(fixture.campaign.filename().string(), yaml);
+}
+
+void add_service_line(const CampaignFixture& fixture, const std::string& line) {
+    edit_campaign(fixture, "  timeout: 5s\n", "  timeout: 5s\n" + line + "\n");
+}
+
+namespace {
+
+sockaddr_in loopback(int port) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return addr;
+}
+
+bool accepts_connections(int port) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = loopback(port);
+    const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(fd);
+    return ok;
+}
+
+} // namespace
+
+int free_port() {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = loopback(0);
+    socklen_t size = sizeof addr;
+    const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0;
+    close(fd);
+    if (!ok) {
+        throw std::runtime_error("free_port: no port on 127.0.0.1");
+    }
+    return ntohs(addr.sin_port);
+}
+
+TlsServer::TlsServer(const TempDir& dir) : m_cert(dir.path() / "cert.pem") {
+    const auto key = dir.path() / "key.pem";
+    const std::string make = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                             "-addext subjectAltName=IP:127.0.0.1 -keyout '" + key.string() + "' -out '" +
+                             m_cert.string() + "' >/dev/null 2>&1";
+    if (std::system(make.c_str()) != 0) {
+        return;
+    }
+    const int port = free_port();
+    std::vector<std::string> argv = {"openssl", "s_server", "-quiet", "-www", "-accept",
+                                     "127.0.0.1:" + std::to_string(port), "-cert", m_cert.string(),
+                                     "-key", key.string()};
+    std::vector<char*> args;
+    for (auto& a : argv) {
+        args.push_back(a.data());
+    }
+    args.push_back(nullptr);
+    if (posix_spawnp(&m_pid, "openssl", nullptr, nullptr, args.data(), environ) != 0) {
+        m_pid = -1;
+        return;
+    }
+    for (int i = 0; i < 300 && m_port == 0; ++i) {
+        if (accepts_connections(port)) {
+            m_port = port;
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+}
+
+TlsServer::~TlsServer() {
+    if (m_pid > 0) {
+        kill(m_pid, SIGTERM);
+        waitpid(m_pid, nullptr, 0);
+    }
+}
+
+int count_events(const CampaignFixture& fixture, const std::string& event) {
+    int n = 0;
+    for (const auto& r : fixture.records()) {
+        n += r.value("event", "") == event ? 1 : 0;
+    }
+    return n;
 }
 
 } // namespace e2e

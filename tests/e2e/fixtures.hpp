@@ -44,4 +44,47 @@ std::map<std::string, int> delivered(const Sandbox& sandbox);
 // Whether `text` appears in any output, log or journal given.
 bool leaks(const std::string& secret, const std::vector<std::string>& texts);
 
+// How many send-message requests the sandbox journaled: all, or those with `outcome`
+// ("ok", "rate_limited", "error", "dropped", "unauthorized", …).
+int send_requests(const Sandbox& sandbox, const std::string& outcome = "");
+
+// How many rows of the log end with each status (final_status, tallied).
+std::map<std::string, int> status_counts(const CampaignFixture& fixture);
+
+// How many records of the log are of `event` ("attempt", "result", "delete", "end").
+int count_events(const CampaignFixture& fixture, const std::string& event);
+
+// "" when `sent` (from delivered()) holds `expected` numbers, each delivered once; otherwise
+// what is wrong ("919812300003 delivered 2 times", "38 numbers delivered, not 40").
+std::string once_each(const std::map<std::string, int>& sent, size_t expected);
+
+// Waits, a few seconds at most, until the sandbox has delivered `count` messages.
+void wait_for_delivered(const Sandbox& sandbox, size_t count);
+
+// Replaces the first `from` with `to` in the fixture's campaign file; throws when absent.
+void edit_campaign(const CampaignFixture& fixture, const std::string& from, const std::string& to);
+
+// Adds `line` (indented by two spaces) to the fixture's service section.
+void add_service_line(const CampaignFixture& fixture, const std::string& line);
+
+// A port on 127.0.0.1 that was free when asked.
+int free_port();
+
+// `openssl s_server -www` with a fresh self-signed certificate for 127.0.0.1, until destroyed.
+class TlsServer {
+public:
+    explicit TlsServer(const TempDir& dir);
+    ~TlsServer();
+    TlsServer(const TlsServer&) = delete;
+    TlsServer& operator=(const TlsServer&) = delete;
+    // The port it listens on; 0 when the openssl tool is missing or did not start.
+    int port() const { return m_port; }
+    const std::filesystem::path& cert() const { return m_cert; }
+
+private:
+    std::filesystem::path m_cert;
+    pid_t m_pid = -1;
+    int m_port = 0;
+};
+
 } // namespace e2e

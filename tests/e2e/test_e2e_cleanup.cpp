@@ -1,4 +1,6 @@
+#include <csignal>
 #include <doctest/doctest.h>
+#include <thread>
 
 #include "fixtures.hpp"
 
@@ -52,5 +54,27 @@ TEST_SUITE("e2e: cleanup") {
         REQUIRE(puts.size() == 2);
         CHECK(puts[1]["status"] == 200);
         CHECK(puts[1]["body"]["ids"].size() == 3);
+    }
+    TEST_CASE("an interrupted delete-contacts exits 3 and says how to finish; a second call does") {
+        Sandbox sandbox({"--latency", "300"});
+        CampaignFixture f(sandbox, numbers_csv(6), "cleanup: {delete_contacts: true, batch_size: 1}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--limit", "4"}).exit_code == 0);  // no cleanup after --limit
+        CHECK(status_updates(sandbox).empty());
+        Background cleanup({"delete-contacts", f.log.string()}, f.env);
+        for (int i = 0; i < 300 && status_updates(sandbox).empty(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        cleanup.signal(SIGINT);
+        CHECK(cleanup.wait() == 3);
+        CHECK(cleanup.out().find("to finish: wacamp delete-contacts") != std::string::npos);
+        CHECK(status_updates(sandbox).size() < 4);
+        CHECK(f.wacamp({"delete-contacts", f.log.string()}).exit_code == 0);
+        std::set<std::string> ids;
+        for (const auto& put : status_updates(sandbox)) {
+            if (put["status"] == 200) {
+                ids.insert(put["body"]["ids"][0].get<std::string>());
+            }
+        }
+        CHECK(ids == std::set<std::string>{"u-0", "u-1", "u-2", "u-3"});
     }
 }

@@ -206,6 +206,35 @@ TEST_SUITE("e2e: run") {
             CHECK(times == 1);
         }
     }
+    TEST_CASE("--sync every forces each line to disk and changes nothing else") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(5));
+        CHECK(f.wacamp({"run", f.campaign.string(), "--sync", "bogus"}).exit_code == 2);
+        CHECK(f.wacamp({"run", f.campaign.string(), "--sync", "every"}).exit_code == 0);
+        CHECK(delivered(sandbox).size() == 5);
+        CHECK(f.final_status().size() == 5);
+    }
+    TEST_CASE("outside the send window nothing is sent: the run waits, saying until when") {
+        // A window open only on the weekday after today (UTC), so it is closed now.
+        const char* k_days[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+        auto days = std::chrono::duration_cast<std::chrono::hours>(std::chrono::system_clock::now().time_since_epoch()).count() / 24;
+        std::string tomorrow = k_days[(days + 4 + 1) % 7];  // 1970-01-01 was a Thursday
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3),
+                          "schedule: {window: {timezone: UTC, days: [" + tomorrow + "], from: \"00:00\", to: \"24:00\"}}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 250 && run.err().find("outside the send window") == std::string::npos; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        CHECK(run.err().find("paused: outside the send window until") != std::string::npos);
+        run.signal(SIGTERM);
+        CHECK(run.wait() == 3);
+        CHECK(delivered(sandbox).empty());
+        // The same campaign with a window open all week sends at once.
+        CampaignFixture open(sandbox, numbers_csv(3), "schedule: {window: {timezone: Asia/Kolkata}}\n");
+        CHECK(open.wacamp({"run", open.campaign.string()}).exit_code == 0);
+        CHECK(delivered(sandbox).size() == 3);
+    }
     TEST_CASE("missing secrets and bad campaign files exit 2 and send nothing") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(3));

@@ -5,6 +5,7 @@
 #include "queue/dispatcher.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
+#include "queue/send_window.hpp"
 
 using namespace std::chrono_literals;
 
@@ -57,12 +58,19 @@ public:
         events.push_back({job.row, status, job.requests, job.attempts, outcome.cause});
         return {};
     }
-    void on_progress(const queue::Progress&) override {}
+    void on_progress(const queue::Progress& progress) override {
+        if (!progress.pause_reason.empty()) {
+            last_pause = progress;
+        }
+    }
+    void on_pause(const queue::Progress& progress) override { pauses.push_back(progress); }
     int count(queue::JobStatus status) const {
         return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.status == status; }));
     }
     int attempts = 0;
     std::vector<Event> events;
+    std::optional<queue::Progress> last_pause;   // the last progress report that named a pause
+    std::vector<queue::Progress> pauses;         // on_pause calls
 };
 
 struct Rig {
@@ -75,7 +83,7 @@ struct Rig {
     }
 
     queue::DispatchResult run(queue::JobSource& source) {
-        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, nullptr, &recorder, &stops};
+        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, nullptr, gate, &recorder, &stops};
         return queue::dispatch(source, settings, parts);
     }
 
@@ -89,6 +97,7 @@ struct Rig {
     queue::DispatchSettings settings;
     Recorder recorder;
     std::atomic<int> stops{0};
+    const queue::Gate* gate = nullptr;
 };
 
 fakes::FakeTransport::Answer ok(const service::HttpRequest&) {
@@ -225,10 +234,139 @@ TEST_SUITE("queue::dispatch") {
         } observer(rig.recorder, rig.stops);
         (void)polls;
         queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr, &observer, &rig.stops};
+                                   nullptr, nullptr, &observer, &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::interrupted);
         CHECK(rig.recorder.count(queue::JobStatus::unknown) == static_cast<int>(rig.transport.started.size()));
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 0);
+    }
+}
+
+namespace {
+
+queue::WallTime utc(int y, unsigned m, unsigned d, int h, int mi = 0, int s = 0) {
+    using namespace std::chrono;
+    return sys_days(year(y) / month(m) / day(d)) + hours(h) + minutes(mi) + seconds(s);
+}
+
+queue::SendWindow office_hours(const std::string& zone, int from_hour, int to_hour) {
+    auto made = queue::SendWindow::make({zone, {1, 2, 3, 4, 5}, from_hour * 60, to_hour * 60});
+    REQUIRE(made);
+    return *made;
+}
+
+// The wall times at which the fake transport saw requests start (both fake clocks move together).
+std::vector<queue::WallTime> start_times(const Rig& rig, std::chrono::steady_clock::time_point steady0,
+                                         queue::WallTime wall0) {
+    std::vector<queue::WallTime> out;
+    for (const auto& s : rig.transport.started) {
+        out.push_back(wall0 + std::chrono::duration_cast<queue::WallTime::duration>(s.at - steady0));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_SUITE("queue::dispatch") {
+    TEST_CASE("a run started at 17:59 sends until the window closes at 18:00, waits, and completes when it opens") {
+        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        Rig rig(ok, 1, 0, 50ms);
+        rig.settings.concurrency = 1;
+        rig.gate = &window;
+        rig.clock.set_wall(utc(2026, 3, 5, 12, 29));  // Thursday 17:59 IST
+        const auto steady0 = rig.clock.steady_now();
+        const auto wall0 = rig.clock.wall_now();
+        ListSource source(100);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 100);
+        int thursday = 0;
+        for (auto at : start_times(rig, steady0, wall0)) {
+            if (at < utc(2026, 3, 5, 12, 30)) {
+                ++thursday;
+            } else {
+                CHECK(at >= utc(2026, 3, 6, 3, 30));  // Friday 09:00 IST
+            }
+        }
+        CHECK(thursday == 60);  // one a second for the last minute
+        REQUIRE(rig.recorder.last_pause);
+        CHECK(rig.recorder.last_pause->pause_reason == "outside the send window");
+        CHECK(rig.recorder.last_pause->paused_until == utc(2026, 3, 6, 3, 30));
+        // Said once, not once per check.
+        REQUIRE(rig.recorder.pauses.size() == 1);
+        CHECK(rig.recorder.pauses[0].paused_until == utc(2026, 3, 6, 3, 30));
+        CHECK(rig.recorder.pauses[0].sent == 60);  // the last minute's sends, all answered by 18:00
+    }
+    TEST_CASE("a campaign spanning two windows over a DST weekend starts nothing outside them") {
+        // New York Mon-Fri 09:00-17:00; clocks go forward on Sunday 2026-03-08, so Monday's
+        // 09:00 is 13:00 UTC where Friday's 17:00 was 22:00 UTC.
+        const auto window = office_hours("America/New_York", 9, 17);
+        Rig rig(ok, 1, 0, 50ms);
+        rig.settings.concurrency = 1;
+        rig.gate = &window;
+        rig.clock.set_wall(utc(2026, 3, 6, 21, 59, 30));  // Friday 16:59:30 EST
+        const auto steady0 = rig.clock.steady_now();
+        const auto wall0 = rig.clock.wall_now();
+        ListSource source(60);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 60);
+        const auto starts = start_times(rig, steady0, wall0);
+        const auto friday = std::count_if(starts.begin(), starts.end(),
+                                          [&](auto at) { return at < utc(2026, 3, 6, 22, 0); });
+        CHECK(friday == 30);
+        for (auto at : starts) {
+            CHECK((at < utc(2026, 3, 6, 22, 0) || at >= utc(2026, 3, 9, 13, 0)));
+        }
+        REQUIRE(starts.size() == 60);
+        CHECK(starts[30] < utc(2026, 3, 9, 13, 0, 1));  // woken at the opening, not long after
+    }
+    TEST_CASE("requests in flight when the window closes finish; the rest wait for the opening") {
+        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        Rig rig(ok, 1000, 0, 5s);
+        rig.settings.concurrency = 4;
+        rig.gate = &window;
+        rig.clock.set_wall(utc(2026, 3, 5, 12, 29, 58));  // Thursday 17:59:58 IST
+        const auto steady0 = rig.clock.steady_now();
+        const auto wall0 = rig.clock.wall_now();
+        ListSource source(6);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 6);
+        CHECK(rig.recorder.count(queue::JobStatus::unknown) == 0);
+        const auto starts = start_times(rig, steady0, wall0);
+        REQUIRE(starts.size() == 6);  // each once: none abandoned or repeated
+        CHECK(starts[3] < utc(2026, 3, 5, 12, 30));
+        CHECK(starts[4] >= utc(2026, 3, 6, 3, 30));
+    }
+    TEST_CASE("a stop request is noticed while the window is closed") {
+        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        Rig rig(ok);
+        rig.gate = &window;
+        rig.clock.set_wall(utc(2026, 3, 7, 6, 0));  // Saturday: closed until Monday
+        const auto steady0 = rig.clock.steady_now();
+        struct StopWhenPaused final : queue::DispatchObserver {
+            Recorder& inner;
+            std::atomic<int>& stops;
+            StopWhenPaused(Recorder& r, std::atomic<int>& s) : inner(r), stops(s) {}
+            util::Result<void> on_attempt(const queue::Job& job) override { return inner.on_attempt(job); }
+            util::Result<void> on_result(const queue::Job& j, queue::JobStatus s, const service::Outcome& o,
+                                         std::chrono::milliseconds l) override {
+                return inner.on_result(j, s, o, l);
+            }
+            void on_progress(const queue::Progress& p) override {
+                inner.on_progress(p);
+                stops = 1;
+            }
+        } observer(rig.recorder, rig.stops);
+        queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
+                                   nullptr, &window, &observer, &rig.stops};
+        ListSource source(5);
+        auto result = queue::dispatch(source, rig.settings, parts);
+        CHECK(result.reason == queue::StopReason::interrupted);
+        CHECK(rig.transport.started.empty());
+        CHECK(rig.clock.steady_now() - steady0 <= 1s);
+        REQUIRE(rig.recorder.last_pause);
+        CHECK(rig.recorder.last_pause->paused_until == utc(2026, 3, 9, 3, 30));
     }
 }

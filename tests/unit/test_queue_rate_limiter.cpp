@@ -342,6 +342,28 @@ TEST_SUITE("queue::RateLimiter") {
         CHECK(limiter.current_rate() == doctest::Approx(10));
     }
 
+    TEST_CASE("after a cascade of throttles the climb back is set by the first rate, not the last") {
+        // Retry-After 0 and a full service window halve the rate request after request; the
+        // slope must come from the rate that first proved too fast, or the queue crawls.
+        fakes::FakeClock clock;
+        SteadyTime t = clock.steady_now();
+        RateLimiter limiter(100, 0);
+        for (int i = 0; i < 9; ++i) {
+            limiter.on_throttled(t, 0ms, t);
+            t += 1ms;
+        }
+        CHECK(limiter.current_rate() < 1.0);
+        const SteadyTime end = t + 10s;
+        while (t < end) {
+            t = std::max(t, limiter.next_allowed(t));
+            REQUIRE(limiter.try_acquire(t));
+            limiter.on_success(t);
+        }
+        // Slope 100 x 0.5 / 20 = 2.5/s per second: about 25/s after 10 s (a slope from the last
+        // rate would give under 1/s).
+        CHECK(limiter.current_rate() > 15);
+    }
+
     TEST_CASE("converges near a slower service's real rate") {
         // A service that takes 30/s (bucket of 5) against a campaign configured far faster.
         struct Variant {

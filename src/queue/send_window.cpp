@@ -1,0 +1,175 @@
+#include "queue/send_window.hpp"
+
+#include <algorithm>
+#include <date/tz.h>
+#include <fmt/format.h>
+#include <exception>
+#include <vector>
+
+namespace queue {
+
+namespace {
+
+using namespace std::chrono;
+
+// How far ahead to look for an opening or a closing. A weekly window opens and closes within
+// about a week; a year covers every DST rule, so only a window that never opens (or never
+// closes) runs out the horizon.
+constexpr auto k_horizon = days(400);
+constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+
+// A stretch of time with one UTC offset: within it, local time runs straight alongside UTC.
+struct Stretch {
+    system_clock::duration offset;
+    WallTime end;  // the next change of offset, or `limit` when that comes first
+};
+
+Stretch stretch_at(const date::time_zone& zone, WallTime t, WallTime limit) {
+    const date::sys_info info = zone.get_info(floor<seconds>(t));
+    // Compared in seconds: the last stretch of a zone ends in a year too far for nanoseconds.
+    const WallTime end = info.end < ceil<seconds>(limit) ? WallTime(info.end) : limit;
+    return {duration_cast<system_clock::duration>(info.offset), end};
+}
+
+std::string clock_text(minutes m) {
+    return fmt::format("{:02}:{:02}", m.count() / 60, m.count() % 60);
+}
+
+} // namespace
+
+SendWindow::SendWindow(const date::time_zone* zone, const campaign::Window& window)
+    : m_zone(zone), m_zone_name(window.timezone), m_from(window.from_minute), m_to(window.to_minute) {
+    for (int day : window.days) {
+        if (day >= 0 && day < 7) {
+            m_days[static_cast<size_t>(day)] = true;
+        }
+    }
+}
+
+util::Result<SendWindow> SendWindow::make(const campaign::Window& window) {
+    try {
+        const date::time_zone* zone = date::locate_zone(window.timezone);
+        // The OS tzdb reads a zone's file on first use: read it now, so a bad file fails here.
+        (void)zone->get_info(floor<seconds>(system_clock::now()));
+        return SendWindow(zone, window);
+    } catch (const std::exception& e) {
+        return util::fail(fmt::format("schedule.window: time zone \"{}\" cannot be used: {}", window.timezone,
+                                      e.what()));
+    }
+}
+
+bool SendWindow::day_listed(sys_days local_day) const {
+    return m_days[weekday(local_day).c_encoding()];
+}
+
+bool SendWindow::open_at(WallTime now) const {
+    const date::sys_info info = m_zone->get_info(floor<seconds>(now));
+    const WallTime local = now + info.offset;  // local time, counted like UTC
+    const sys_days day = floor<days>(local);
+    const auto time_of_day = local - day;
+    return day_listed(day) && time_of_day >= m_from && time_of_day < m_to;
+}
+
+std::optional<WallTime> SendWindow::first_open(WallTime t) const {
+    if (std::none_of(m_days.begin(), m_days.end(), [](bool listed) { return listed; })) {
+        return std::nullopt;
+    }
+    const WallTime limit = t + k_horizon;
+    while (t < limit) {
+        const Stretch s = stretch_at(*m_zone, t, limit);
+        const WallTime local = t + s.offset;
+        const WallTime local_end = s.end + s.offset;
+        for (sys_days day = floor<days>(local); day < local_end; day += days(1)) {
+            const WallTime opens = std::max<WallTime>(day + m_from, local);
+            if (day_listed(day) && opens < std::min<WallTime>(day + m_to, local_end)) {
+                return opens - s.offset;
+            }
+        }
+        // Not in this stretch: the offset changes at its end, and local time jumps with it.
+        t = s.end;
+    }
+    return std::nullopt;
+}
+
+std::optional<WallTime> SendWindow::first_closed(WallTime t) const {
+    const WallTime limit = t + k_horizon;
+    while (t < limit) {
+        const Stretch s = stretch_at(*m_zone, t, limit);
+        WallTime local = t + s.offset;
+        const WallTime local_end = s.end + s.offset;
+        while (local < local_end) {
+            const sys_days day = floor<days>(local);
+            const auto time_of_day = local - day;
+            if (!day_listed(day) || time_of_day < m_from || time_of_day >= m_to) {
+                return local - s.offset;
+            }
+            // The end of this day's opening; with `to` 24:00 the next day's may follow at once.
+            local = day + m_to;
+        }
+        t = s.end;
+    }
+    return std::nullopt;
+}
+
+std::optional<WallTime> SendWindow::next_open(WallTime now) const {
+    return first_open(now);
+}
+
+std::optional<WallTime> SendWindow::closes_at(WallTime now) const {
+    const auto opens = first_open(now);
+    if (!opens) {
+        return std::nullopt;
+    }
+    return first_closed(*opens);
+}
+
+std::optional<WallTime> SendWindow::closed_until(WallTime wall_now) const {
+    const auto opens = first_open(wall_now);
+    if (opens && *opens == wall_now) {
+        return std::nullopt;
+    }
+    return opens.value_or(WallTime::max());
+}
+
+std::string SendWindow::reason() const {
+    return "outside the send window";
+}
+
+std::string SendWindow::local_text(WallTime t) const {
+    const date::sys_info info = m_zone->get_info(floor<seconds>(t));
+    const WallTime local = t + info.offset;
+    const sys_days day = floor<days>(local);
+    const year_month_day ymd{day};
+    const hh_mm_ss<minutes> hms{floor<minutes>(local - day)};
+    std::string name(k_day_names[weekday(day).c_encoding()]);
+    name[0] = static_cast<char>(name[0] - 'a' + 'A');
+    return fmt::format("{} {:04}-{:02}-{:02} {:02}:{:02} {}", name, static_cast<int>(ymd.year()),
+                       static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hms.hours().count(),
+                       hms.minutes().count(), info.abbrev);
+}
+
+std::string SendWindow::describe() const {
+    // Monday first, as people read a week.
+    constexpr int k_week[] = {1, 2, 3, 4, 5, 6, 0};
+    std::vector<int> listed;
+    for (int day : k_week) {
+        if (m_days[static_cast<size_t>(day)]) {
+            listed.push_back(day);
+        }
+    }
+    std::string days;
+    const auto first = std::find(std::begin(k_week), std::end(k_week), listed.empty() ? -1 : listed.front());
+    const bool run = !listed.empty() && std::equal(listed.begin(), listed.end(), first);
+    if (listed.size() == 7) {
+        days = "every day";
+    } else if (run && listed.size() >= 3) {
+        days = fmt::format("{}-{}", k_day_names[listed.front()], k_day_names[listed.back()]);
+    } else {
+        for (int day : listed) {
+            days += (days.empty() ? "" : ",") + std::string(k_day_names[day]);
+        }
+    }
+    return fmt::format("{} {}-{} {}", days, clock_text(m_from), clock_text(m_to), m_zone_name);
+}
+
+} // namespace queue

@@ -1,0 +1,72 @@
+#pragma once
+// `schedule.window`: the weekly hours, in an IANA time zone, when requests may start. Pure: every
+// answer is for a given `now`, so the window survives restarts with nothing to remember.
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "queue/job.hpp"
+#include "util/result.hpp"
+
+namespace date {
+class time_zone;  // date/tz.h stays out of headers: it needs the library's compile definitions
+}
+
+namespace queue {
+
+using WallTime = std::chrono::system_clock::time_point;
+
+// The window is open at an instant when that instant's local time in the zone (at the offset in
+// force then) falls on a listed weekday, at or after `from` and before `to`. So across DST:
+// - spring forward: local times that do not exist are skipped; a window opening in the gap
+//   opens at the transition, and 01:00-03:00 is one hour long that night;
+// - fall back: the repeated hour counts twice; 01:00-03:00 is three hours long, and a window
+//   inside the repeated hour opens twice;
+// - `to` 24:00 closes at the next local midnight; back-to-back days (00:00-24:00) merge.
+// Zones come from the system's tzdata (/usr/share/zoneinfo); nothing is downloaded.
+class SendWindow final : public Gate {
+public:
+    // The window `window`; fails when tzdata has no zone named `window.timezone` or cannot be read.
+    static util::Result<SendWindow> make(const campaign::Window& window);
+
+    // True when requests may start at `now`.
+    bool open_at(WallTime now) const;
+
+    // `now` when the window is open; otherwise the first instant after it that is open.
+    // nullopt when it never opens (no days).
+    std::optional<WallTime> next_open(WallTime now) const;
+
+    // When the opening in force at `now` ends, or when closed the one next_open() finds.
+    // nullopt when it never ends (every day 00:00-24:00) or never opens.
+    std::optional<WallTime> closes_at(WallTime now) const;
+
+    // Gate: nullopt when open at `wall_now`, else next_open() (WallTime::max() when never).
+    std::optional<WallTime> closed_until(WallTime wall_now) const override;
+
+    // "outside the send window".
+    std::string reason() const override;
+
+    // `t` as local time in the window's zone, for people: "Mon 2026-03-09 09:00 IST".
+    std::string local_text(WallTime t) const;
+
+    // The window for people: "mon-fri 09:00-18:00 Asia/Kolkata" (days listed when not a range).
+    std::string describe() const;
+
+private:
+    SendWindow(const date::time_zone* zone, const campaign::Window& window);
+
+    std::optional<WallTime> first_open(WallTime from) const;
+    std::optional<WallTime> first_closed(WallTime from) const;
+    bool day_listed(std::chrono::sys_days local_day) const;
+
+    const date::time_zone* m_zone;  // owned by date's tzdb, which lives as long as the process
+    std::string m_zone_name;
+    std::array<bool, 7> m_days{};   // index = weekday, 0 = Sunday
+    std::chrono::minutes m_from;
+    std::chrono::minutes m_to;
+};
+
+} // namespace queue

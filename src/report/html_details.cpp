@@ -1,0 +1,134 @@
+#include "report/html_details.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <optional>
+#include <variant>
+
+#include "report/open_log.hpp"
+
+namespace report {
+
+namespace {
+
+using results::Status;
+
+constexpr std::string_view k_in_flight_error =
+    "request in flight when the run stopped: it may or may not have been delivered";
+
+class DetailFolder {
+public:
+    explicit DetailFolder(const Summary& summary)
+        : m_rows(summary.not_sent_rows), m_latest(summary.not_sent_rows.size()) {
+        m_details.timeline = Timeline(summary.first_at, summary.last_at);
+    }
+
+    void operator()(const results::AttemptRecord& a) {
+        if (auto* latest = latest_for(a.row)) {
+            // Until a result follows, the request may or may not have been delivered.
+            results::ResultRecord r;
+            r.row = a.row;
+            r.wa_id = a.wa_id;
+            r.user_name = *latest ? (*latest)->user_name : std::string();
+            r.status = Status::unknown;
+            r.attempts = a.attempt;
+            r.error = k_in_flight_error;
+            r.at = a.at;
+            *latest = std::move(r);
+        }
+    }
+
+    void operator()(const results::ResultRecord& r) {
+        if (r.status == Status::sent) {
+            m_details.timeline.add(r.at, Outcome::sent);
+        } else if (r.status == Status::failed || r.status == Status::unknown) {
+            m_details.timeline.add(r.at, Outcome::not_sent);
+        }
+        if (r.latency_ms) {
+            m_details.timeline.add_latency(r.at, *r.latency_ms);
+            note_latency(r);
+        }
+        if (auto* latest = latest_for(r.row)) {
+            *latest = r;
+        }
+    }
+
+    template <typename Other>
+    void operator()(const Other&) {}
+
+    HtmlDetails finish() {
+        std::stable_sort(m_details.slowest.begin(), m_details.slowest.end(),
+                         [](const auto& a, const auto& b) { return *a.latency_ms > *b.latency_ms; });
+        for (auto& latest : m_latest) {
+            if (latest) {
+                m_details.not_sent.push_back(std::move(*latest));
+            }
+        }
+        return std::move(m_details);
+    }
+
+private:
+    // The slot of `row` if it is one of the listed rows.
+    std::optional<results::ResultRecord>* latest_for(std::int64_t row) {
+        auto it = std::lower_bound(m_rows.begin(), m_rows.end(), row);
+        if (it == m_rows.end() || *it != row) {
+            return nullptr;
+        }
+        return &m_latest[static_cast<std::size_t>(it - m_rows.begin())];
+    }
+
+    // Keeps the k_slowest slowest requests, at most one per row (its slowest).
+    void note_latency(const results::ResultRecord& r) {
+        auto& slowest = m_details.slowest;
+        auto same_row = std::find_if(slowest.begin(), slowest.end(),
+                                     [&](const auto& s) { return s.row == r.row; });
+        if (same_row != slowest.end()) {
+            if (*r.latency_ms > *same_row->latency_ms) {
+                *same_row = r;
+            }
+            return;
+        }
+        if (slowest.size() < HtmlDetails::k_slowest) {
+            slowest.push_back(r);
+            return;
+        }
+        auto fastest = std::min_element(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) {
+            return *a.latency_ms < *b.latency_ms;
+        });
+        if (*r.latency_ms > *fastest->latency_ms) {
+            *fastest = r;
+        }
+    }
+
+    const std::vector<std::int64_t>& m_rows;  // ascending
+    std::vector<std::optional<results::ResultRecord>> m_latest;
+    HtmlDetails m_details;
+};
+
+} // namespace
+
+util::Result<HtmlDetails> collect_html_details(const Summary& summary) {
+    auto opened = open_log(summary.log_path);
+    if (!opened) {
+        return opened.error();
+    }
+    if (opened->header != summary.header) {
+        return util::fail(fmt::format("{}: the log changed while it was being read", summary.log_path));
+    }
+    DetailFolder folder(summary);
+    results::Record record;
+    // Only what the summary counted (the header is one): a run may be appending meanwhile.
+    for (std::int64_t read = 1; read < summary.records; ++read) {
+        auto got = opened->reader.next(record);
+        if (!got) {
+            return got.error();
+        }
+        if (!*got) {
+            return util::fail(fmt::format("{}: the log shrank while it was being read", summary.log_path));
+        }
+        std::visit(folder, record);
+    }
+    return folder.finish();
+}
+
+} // namespace report

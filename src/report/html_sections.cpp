@@ -1,0 +1,230 @@
+// The HTML report's sections below the figures: charts over time and the tables.
+#include <fmt/format.h>
+
+#include "report/html.hpp"
+#include "report/html_chart.hpp"
+#include "report/html_sections.hpp"
+#include "report/text_cells.hpp"
+#include "results/timestamp.hpp"
+
+namespace report {
+
+namespace {
+
+using results::Status;
+
+std::string http_cell(const std::optional<int>& http_status) {
+    return http_status ? std::to_string(*http_status) : "–";
+}
+
+std::string cause_cell(results::Cause cause) {
+    return cause == results::Cause::none ? "–" : std::string(results::to_string(cause));
+}
+
+Chart rate_chart(const Timeline& timeline) {
+    const double seconds = static_cast<double>(timeline.width().count()) / 1000.0;
+    Chart chart{.id = "chart-rate",
+                .title = "Request outcomes per second over time",
+                .unit = "/s",
+                .kind = ChartKind::stacked_bars,
+                .bucket_width = timeline.width(),
+                .series = {{"sent", "c-sent", {}}, {"not sent (failed or throttled)", "c-failed", {}}}};
+    for (const auto& b : timeline.buckets()) {
+        chart.series[0].values.emplace_back(static_cast<double>(b.sent) / seconds);
+        chart.series[1].values.emplace_back(static_cast<double>(b.not_sent) / seconds);
+    }
+    return chart;
+}
+
+Chart latency_chart(const Timeline& timeline) {
+    Chart chart{.id = "chart-latency",
+                .title = "Response latency over time, p50 and p95",
+                .unit = " ms",
+                .kind = ChartKind::lines,
+                .bucket_width = timeline.width(),
+                .series = {{"p50", "c-p50", {}}, {"p95", "c-p95", {}}}};
+    for (const auto& b : timeline.buckets()) {
+        auto to_double = [](std::optional<std::int64_t> v) -> std::optional<double> {
+            return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+        };
+        chart.series[0].values.push_back(to_double(Timeline::percentile(b, 50)));
+        chart.series[1].values.push_back(to_double(Timeline::percentile(b, 95)));
+    }
+    return chart;
+}
+
+// A table's opening: a <table> with one header cell per name; names starting with '#' are
+// numeric columns (right-aligned).
+std::string table_head(std::initializer_list<std::string_view> names) {
+    std::string out = "<table><thead><tr>";
+    for (auto name : names) {
+        const bool num = name.starts_with('#');
+        out += fmt::format("<th{}>{}</th>", num ? R"( class="num")" : "", num ? name.substr(1) : name);
+    }
+    return out + "</tr></thead><tbody>\n";
+}
+
+struct Cell {
+    std::string html;
+    std::string_view css_class = {};
+};
+
+std::string table_row(std::initializer_list<Cell> cells) {
+    std::string out = "<tr>";
+    for (const auto& c : cells) {
+        out += c.css_class.empty() ? fmt::format("<td>{}</td>", c.html)
+                                   : fmt::format(R"(<td class="{}">{}</td>)", c.css_class, c.html);
+    }
+    return out + "</tr>\n";
+}
+
+Cell status_cell(Status status) {
+    return {fmt::format(R"(<span class="key {}"></span>{})", html_status_class(status),
+                        results::to_string(status)),
+            "nowrap"};
+}
+
+} // namespace
+
+std::string_view html_status_label(Status status) {
+    switch (status) {
+    case Status::sent: return "Sent";
+    case Status::failed: return "Failed";
+    case Status::invalid: return "Invalid";
+    case Status::skipped: return "Skipped";
+    case Status::dry_run: return "Would send";
+    case Status::unknown: return "Unknown";
+    }
+    return "?";
+}
+
+std::string html_status_class(Status status) {
+    return "s-" + std::string(results::to_string(status));
+}
+
+std::string html_time(util::TimePoint t) {
+    std::string text = results::format_timestamp(t);  // "2026-11-21T09:30:00.123Z"
+    text[10] = ' ';
+    return text.substr(0, 19) + " UTC";
+}
+
+std::string html_ms(std::int64_t ms) {
+    return group_digits(ms) + " ms";
+}
+
+void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
+    const auto& t = d.timeline;
+    if (t.empty()) {
+        const bool dry = s.header.mode == results::Mode::dry_run;
+        out += fmt::format(R"(<section id="over-time"><h2>Over time</h2><p class="empty">No )"
+                           "requests in this log{}, so there is nothing to chart.</p></section>\n",
+                           dry ? " (a dry run sends nothing)" : "");
+        return;
+    }
+    const std::string since = html_time(t.origin());
+    const std::string width = elapsed_label(t.width());
+    out += R"(<section id="throughput"><h2>Sends per second</h2>)" + svg_chart(rate_chart(t));
+    out += fmt::format(R"(<p class="note">Time since {}; each bar is {}: request outcomes )"
+                       "recorded in it, per second.</p></section>\n",
+                       since, width);
+    out += R"(<section id="latency"><h2>Latency over time</h2>)" + svg_chart(latency_chart(t));
+    out += fmt::format(R"(<p class="note">Time since {}; p50 and p95 of the responses received )"
+                       "in each {} (within 8 %).</p></section>\n",
+                       since, width);
+}
+
+void add_html_errors(std::string& out, const Summary& s) {
+    out += R"(<section id="errors"><h2>Not sent, by cause</h2>)";
+    if (s.errors.empty()) {
+        out += "<p class=\"empty\">Every recipient was sent (or would be, in a dry run).</p>"
+               "</section>\n";
+        return;
+    }
+    out += table_head({"#Count", "Status", "Cause", "#HTTP", "Sample message"});
+    for (const auto& g : s.errors) {
+        out += table_row({{group_digits(g.count), "num"},
+                          status_cell(g.status),
+                          {cause_cell(g.cause)},
+                          {http_cell(g.http_status), "num"},
+                          {html_escape(g.sample), "msg"}});
+    }
+    out += "</tbody></table></section>\n";
+}
+
+void add_html_slowest(std::string& out, const HtmlDetails& d) {
+    if (d.slowest.empty()) {
+        return;
+    }
+    out += fmt::format(R"(<section id="slowest"><h2>Slowest recipients (top {})</h2>)",
+                       HtmlDetails::k_slowest);
+    out += table_head({"#Row", "Number", "Name", "#Latency", "Outcome", "#HTTP", "At"});
+    for (const auto& r : d.slowest) {
+        out += table_row({{std::to_string(r.row), "num"},
+                          {html_escape(r.wa_id)},
+                          {html_escape(r.user_name)},
+                          {html_ms(r.latency_ms.value_or(0)), "num"},
+                          status_cell(r.status),
+                          {http_cell(r.http_status), "num"},
+                          {html_time(r.at), "nowrap"}});
+    }
+    out += "</tbody></table></section>\n";
+}
+
+void add_html_not_sent(std::string& out, const Summary& s, const HtmlDetails& d) {
+    const auto total = s.counts[Status::failed] + s.counts[Status::unknown];
+    if (total == 0) {
+        return;
+    }
+    out += fmt::format(R"(<section id="not-sent"><h2>Failed and unknown recipients ({})</h2>)",
+                       group_digits(total));
+    out += table_head(
+        {"#Row", "Number", "Name", "Status", "Cause", "#HTTP", "#Attempts", "Error", "At"});
+    for (const auto& r : d.not_sent) {
+        out += table_row({{std::to_string(r.row), "num"},
+                          {html_escape(r.wa_id)},
+                          {html_escape(r.user_name)},
+                          status_cell(r.status),
+                          {cause_cell(r.cause)},
+                          {http_cell(r.http_status), "num"},
+                          {std::to_string(r.attempts), "num"},
+                          {html_escape(r.error), "msg"},
+                          {html_time(r.at), "nowrap"}});
+    }
+    out += "</tbody></table>";
+    const auto shown = static_cast<std::int64_t>(d.not_sent.size());
+    if (total > shown) {
+        out += fmt::format(R"(<p class="note" id="not-sent-more">… and {} more; )"
+                           "<code>wacamp report {} --format csv</code> lists every recipient.</p>",
+                           group_digits(total - shown), html_escape(s.log_path));
+    }
+    out += "</section>\n";
+}
+
+void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
+    if (s.cleanup) {
+        const auto& c = *s.cleanup;
+        out += fmt::format(R"(<section id="cleanup"><h2>Contact deletion</h2><p>{} batch(es): {} )"
+                           "deleted, {} failed; {} contacts deleted.{}</p></section>\n",
+                           group_digits(c.batches), group_digits(c.deleted), group_digits(c.failed),
+                           group_digits(c.ids_deleted),
+                           c.last_failed ? " The last batch failed: run <code>wacamp "
+                                           "delete-contacts</code> again."
+                                         : "");
+    }
+    if (s.warning_count == 0) {
+        return;
+    }
+    out += fmt::format(R"(<section id="warnings"><h2>Warnings ({})</h2><ul>)",
+                       group_digits(s.warning_count));
+    for (const auto& w : s.warnings) {
+        out += fmt::format("<li><code>{}</code></li>", html_escape(w));
+    }
+    out += "</ul>";
+    const auto shown = static_cast<std::int64_t>(s.warnings.size());
+    if (s.warning_count > shown) {
+        out += fmt::format("<p class=\"note\">… and {} more.</p>", group_digits(s.warning_count - shown));
+    }
+    out += "</section>\n";
+}
+
+} // namespace report

@@ -1,0 +1,319 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "report/html.hpp"
+#include "report/html_chart.hpp"
+#include "report/html_timeline.hpp"
+#include "test_report_log.hpp"
+
+using namespace std::chrono_literals;
+using report_test::attempt;
+using report_test::result;
+using report_test::sent;
+using results::Cause;
+using results::Status;
+
+namespace {
+
+// A failed result for `row` whose user name and error are `name` and `error`.
+std::string failed_named(std::int64_t row, const std::string& name, const std::string& error,
+                         std::chrono::milliseconds offset) {
+    results::ResultRecord r;
+    r.row = row;
+    r.wa_id = report_test::wa_id(row);
+    r.user_name = name;
+    r.status = Status::failed;
+    r.attempts = 1;
+    r.http_status = 400;
+    r.error = error;
+    r.cause = Cause::rejected;
+    r.latency_ms = 80;
+    r.at = report_test::at(offset);
+    return results::to_line(r);
+}
+
+// Row 1 sent, 2 rejected (a hostile name), 3 invalid, 4 sent and then in flight again, 5 in
+// flight when the run died.
+std::string small_log() {
+    return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
+           failed_named(2, "<script>alert(1)</script>", "HTTP 400: <img src=x onerror=alert(2)>",
+                        2080ms) +
+           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad", -1, 2500ms, 0) +
+           attempt(4, 1, 3s) + sent(4, 900, 3900ms) + attempt(5, 1, 4s) + attempt(4, 2, 5s);
+}
+
+std::string page_of(const report_test::LogFile& log, const std::string& text) {
+    auto summary = report::summarize(log.write(text));
+    REQUIRE(summary.ok());
+    auto page = report::format_html(*summary);
+    REQUIRE(page.ok());
+    return *page;
+}
+
+bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::size_t count_of(const std::string& text, std::string_view part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_SUITE("report::html") {
+    TEST_CASE("html_escape writes markup characters as references and controls as spaces") {
+        CHECK(report::html_escape(R"(<a href="x">Tom & 'Jerry'</a>)") ==
+              "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
+        CHECK(report::html_escape(std::string("a\x1b[31mb\0c", 9)) == "a [31mb c");
+        CHECK(report::html_escape("naïve\tline\n") == "naïve\tline\n");
+    }
+
+    TEST_CASE("is one self-contained page: no script, nothing fetched, a policy that forbids both") {
+        report_test::LogFile log;
+        const auto page = page_of(log, small_log());
+        CHECK(page.starts_with("<!DOCTYPE html>\n"));
+        CHECK(page.ends_with("</html>\n"));
+        CHECK(contains(page, R"(content="default-src 'none'; style-src 'unsafe-inline'")"));
+        CHECK_FALSE(contains(page, "<script"));
+        CHECK_FALSE(contains(page, "src=\""));   // no image, frame or script source of any kind
+        CHECK_FALSE(contains(page, "href=\""));  // no stylesheet or font link
+        CHECK_FALSE(contains(page, "url("));   // no CSS fetch
+        CHECK(count_of(page, "<style>") == 1);
+    }
+
+    TEST_CASE("escapes names and errors from the log") {
+        report_test::LogFile log;
+        const auto page = page_of(log, small_log());
+        CHECK(contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+        CHECK(contains(page, "HTTP 400: &lt;img src=x onerror=alert(2)&gt;"));
+        CHECK_FALSE(contains(page, "<img"));
+    }
+
+    TEST_CASE("escapes the campaign name and the log path") {
+        report_test::LogFile log;
+        results::CampaignHeader h{"<b>x</b>", "c.yaml", "aa", "r.csv", "bb",
+                                  report_test::at(0ms), "0.1.0", results::Mode::send};
+        const auto page = page_of(log, results::to_line(h));
+        CHECK(contains(page, "<title>&lt;b&gt;x&lt;/b&gt; — wacamp report</title>"));
+        CHECK_FALSE(contains(page, "<b>"));
+    }
+
+    TEST_CASE("has the figures, the status bar, both charts and the tables") {
+        report_test::LogFile log;
+        const auto page = page_of(log, small_log());
+        for (auto id : {R"(id="campaign")", R"(id="figures")", R"(id="status-bar")",
+                        R"(id="chart-rate")", R"(id="chart-latency")", R"(id="errors")",
+                        R"(id="slowest")", R"(id="not-sent")"}) {
+            CAPTURE(id);
+            CHECK(contains(page, id));
+        }
+        CHECK(contains(page, R"(<div class="label">Sent</div><div class="value">1</div>)"));
+        CHECK(contains(page, "p99 900 ms"));
+        CHECK(count_of(page, "<svg") == 3);
+        CHECK(count_of(page, "</svg>") == 3);
+    }
+
+    TEST_CASE("lists failed and unknown rows with their latest record") {
+        report_test::LogFile log;
+        const auto page = page_of(log, small_log());
+        const auto section = page.substr(page.find(R"(id="not-sent")"));
+        CHECK(contains(section, "Failed and unknown recipients (3)"));
+        CHECK(contains(section, report_test::wa_id(2)));
+        CHECK(contains(section, report_test::wa_id(5)));
+        CHECK(contains(section, "request in flight when the run stopped"));
+        // Row 4 was sent, then a second attempt was in flight: unknown, named from its result.
+        CHECK(contains(section, report_test::wa_id(4)));
+        CHECK(contains(section, "User 4"));
+    }
+
+    TEST_CASE("lists the first 100 failed rows and counts the rest") {
+        report_test::LogFile log;
+        std::string text = report_test::header();
+        for (int row = 1; row <= 105; ++row) {
+            text += result(row, Status::failed, Cause::rejected, 400, "HTTP 400", 10, 1s);
+        }
+        const auto page = page_of(log, text);
+        CHECK(contains(page, "Failed and unknown recipients (105)"));
+        CHECK(contains(page, "… and 5 more;"));
+        CHECK(contains(page, report_test::wa_id(100)));
+        CHECK_FALSE(contains(page, report_test::wa_id(101)));
+    }
+
+    TEST_CASE("shows the ten slowest rows once each, slowest first") {
+        report_test::LogFile log;
+        std::string text = report_test::header();
+        for (int row = 1; row <= 12; ++row) {
+            text += sent(row, 100 + row, std::chrono::seconds(row));
+        }
+        text += sent(1, 5000, 20s);  // row 1 again, now the slowest
+        auto summary = report::summarize(log.write(text));
+        REQUIRE(summary.ok());
+        auto details = report::collect_html_details(*summary);
+        REQUIRE(details.ok());
+        REQUIRE(details->slowest.size() == 10);
+        CHECK(details->slowest[0].row == 1);
+        CHECK(*details->slowest[0].latency_ms == 5000);
+        CHECK(details->slowest[1].row == 12);
+        CHECK(details->slowest[9].row == 4);
+        const auto rows = std::count_if(details->slowest.begin(), details->slowest.end(),
+                                        [](const auto& r) { return r.row == 1; });
+        CHECK(rows == 1);
+    }
+
+    TEST_CASE("a dry run's log has figures and no charts") {
+        report_test::LogFile log;
+        const auto page = page_of(
+            log, report_test::header(results::Mode::dry_run) +
+                     result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0) +
+                     result(2, Status::invalid, Cause::invalid, 0, "bad number", -1, 1s, 0));
+        CHECK(contains(page, R"(<span class="badge">dry run</span>)"));
+        CHECK(contains(page, R"(<div class="label">Would send</div><div class="value">1</div>)"));
+        CHECK(contains(page, "a dry run sends nothing"));
+        CHECK_FALSE(contains(page, "chart-rate"));
+        CHECK_FALSE(contains(page, R"(id="not-sent")"));
+    }
+
+    TEST_CASE("a log with only its campaign record still makes a page") {
+        report_test::LogFile log;
+        const auto page = page_of(log, report_test::header());
+        CHECK(contains(page, R"(<div class="label">Recipients</div><div class="value">0</div>)"));
+        CHECK(contains(page, "no end record"));
+        CHECK(contains(page, R"(id="status-bar")"));
+        CHECK_FALSE(contains(page, "chart-rate"));
+        CHECK(page.ends_with("</html>\n"));
+    }
+
+    TEST_CASE("a campaign of weeks keeps the time series within its bucket limit") {
+        report_test::LogFile log;
+        std::string text = report_test::header();
+        for (int day = 0; day < 30; ++day) {
+            const auto offset = std::chrono::milliseconds(std::chrono::hours(24) * day);
+            text += sent(day + 1, 50, offset + 1s);
+        }
+        auto summary = report::summarize(log.write(text));
+        REQUIRE(summary.ok());
+        auto details = report::collect_html_details(*summary);
+        REQUIRE(details.ok());
+        CHECK(details->timeline.buckets().size() <= report::Timeline::k_max_buckets);
+        CHECK(details->timeline.width() == std::chrono::hours(2));
+        std::int64_t sent_total = 0;
+        for (const auto& b : details->timeline.buckets()) {
+            sent_total += b.sent;
+        }
+        CHECK(sent_total == 30);
+    }
+}
+
+TEST_SUITE("report::summarize") {
+    TEST_CASE("names the first failed or unknown rows by row number, by their final state") {
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(small_log()));
+        REQUIRE(s.ok());
+        CHECK(s->not_sent_rows == std::vector<std::int64_t>{2, 4, 5});
+    }
+}
+
+TEST_SUITE("report::Timeline") {
+    TEST_CASE("picks the smallest round bucket width that needs at most k_max_buckets") {
+        const auto t0 = report_test::at(0ms);
+        CHECK(report::Timeline(t0, t0 + 10s).width() == 1s);
+        CHECK(report::Timeline(t0, t0 + 10s).buckets().size() == 11);
+        CHECK(report::Timeline(t0, t0 + 20min).width() == 5s);
+        CHECK(report::Timeline(t0, t0).buckets().size() == 1);
+        for (auto span : {1h, 24h, 24h * 365, 24h * 365 * 20}) {
+            CAPTURE(span.count());
+            CHECK(report::Timeline(t0, t0 + span).buckets().size() <=
+                  report::Timeline::k_max_buckets);
+        }
+    }
+
+    TEST_CASE("counts outcomes in their bucket; times outside the span in the nearest one") {
+        const auto t0 = report_test::at(0ms);
+        report::Timeline timeline(t0, t0 + 3s);
+        CHECK(timeline.empty());
+        timeline.add(t0 + 1500ms, report::Outcome::sent);
+        timeline.add(t0 + 1999ms, report::Outcome::not_sent);
+        timeline.add(t0 - 5s, report::Outcome::sent);
+        timeline.add(t0 + 1h, report::Outcome::sent);
+        CHECK_FALSE(timeline.empty());
+        const auto& b = timeline.buckets();
+        REQUIRE(b.size() == 4);
+        CHECK(b[0].sent == 1);
+        CHECK(b[1].sent == 1);
+        CHECK(b[1].not_sent == 1);
+        CHECK(b[3].sent == 1);
+    }
+
+    TEST_CASE("a bucket's latency percentiles are within 8 % and never above its max") {
+        const auto t0 = report_test::at(0ms);
+        report::Timeline timeline(t0, t0 + 1s);
+        for (int ms : {10, 20, 30, 40, 1000}) {
+            timeline.add_latency(t0, ms);
+        }
+        const auto& bucket = timeline.buckets()[0];
+        const auto p50 = *report::Timeline::percentile(bucket, 50);
+        CHECK(p50 <= 30);
+        CHECK(p50 >= 30 * 0.92);
+        CHECK(report::Timeline::percentile(bucket, 100) == 1000);
+        CHECK_FALSE(report::Timeline::percentile(timeline.buckets()[1], 50).has_value());
+        report::Timeline one(t0, t0);
+        one.add_latency(t0, 1234);
+        const auto p = *report::Timeline::percentile(one.buckets()[0], 50);
+        CHECK(p <= 1234);
+        CHECK(p >= 1234 * 0.92);
+    }
+}
+
+TEST_SUITE("report::svg_chart") {
+    TEST_CASE("draws stacked bars, a legend and labelled axes") {
+        report::Chart chart{.id = "c",
+                            .title = "t",
+                            .unit = "/s",
+                            .kind = report::ChartKind::stacked_bars,
+                            .bucket_width = 1s,
+                            .series = {{"sent", "c-sent", {3.0, 0.0, 7.0}},
+                                       {"failed", "c-failed", {1.0, 0.0, 0.0}}}};
+        const auto svg = report::svg_chart(chart);
+        CHECK(svg.starts_with(R"(<svg id="c" class="chart")"));
+        CHECK(svg.ends_with("</svg>"));
+        CHECK(count_of(svg, "Z") == 3);  // three bars drawn; zero values are not
+        CHECK(contains(svg, ">sent</text>"));
+        CHECK(contains(svg, ">8/s</text>"));  // y from 0 to a round top above 7
+        CHECK(contains(svg, ">2s</text>"));
+    }
+
+    TEST_CASE("breaks lines at buckets with no value and marks isolated points") {
+        report::Chart chart{.id = "l",
+                            .title = "t",
+                            .unit = " ms",
+                            .kind = report::ChartKind::lines,
+                            .bucket_width = 1s,
+                            .series = {{"p50", "c-p50", {10.0, 20.0, std::nullopt, 30.0}}}};
+        const auto svg = report::svg_chart(chart);
+        CHECK(count_of(svg, "M") == 2);  // two runs of points
+        CHECK(count_of(svg, "<circle") == 3);
+    }
+
+    TEST_CASE("an empty chart still has its axes") {
+        report::Chart chart;
+        chart.id = "e";
+        const auto svg = report::svg_chart(chart);
+        CHECK(contains(svg, R"(class="axis-line")"));
+        CHECK_FALSE(contains(svg, "<path"));
+    }
+
+    TEST_CASE("elapsed times read as compact axis labels") {
+        CHECK(report::elapsed_label(0ms) == "0");
+        CHECK(report::elapsed_label(45s) == "45s");
+        CHECK(report::elapsed_label(90s) == "1m30s");
+        CHECK(report::elapsed_label(2min) == "2m");
+        CHECK(report::elapsed_label(65min) == "1h05m");
+        CHECK(report::elapsed_label(51h) == "2d3h");
+    }
+}
