@@ -102,9 +102,13 @@ bool Dispatcher::cap_blocked(std::chrono::system_clock::time_point wall, std::op
         return false;
     }
     auto until = cap->blocked_until(wall);
-    m_pause_reason = "daily cap reached";
-    m_paused_until = until;
-    announce_pause();
+    if (until) {
+        // Only then is it a pause; before, requests in flight hold the last slots and may
+        // still fail and give them back.
+        m_pause_reason = "daily cap reached";
+        m_paused_until = until;
+        announce_pause();
+    }
     // Re-check at least every second: in-flight requests may end without a send.
     auto step = until ? std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1))
                       : std::chrono::system_clock::duration(std::chrono::seconds(1));

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "fakes.hpp"
+#include "queue/daily_cap.hpp"
 #include "queue/dispatcher.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
@@ -83,7 +84,7 @@ struct Rig {
     }
 
     queue::DispatchResult run(queue::JobSource& source) {
-        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, nullptr, gate, &recorder, &stops};
+        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, daily_cap, gate, &recorder, &stops};
         return queue::dispatch(source, settings, parts);
     }
 
@@ -98,6 +99,7 @@ struct Rig {
     Recorder recorder;
     std::atomic<int> stops{0};
     const queue::Gate* gate = nullptr;
+    queue::DailyCap* daily_cap = nullptr;
 };
 
 fakes::FakeTransport::Answer ok(const service::HttpRequest&) {
@@ -204,6 +206,29 @@ TEST_SUITE("queue::dispatch") {
         CHECK(result.reason == queue::StopReason::limit);
         CHECK(rig.transport.started.size() == 7);  // (the source may be asked for one more, to tell "limit" from "done")
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 7);
+    }
+    TEST_CASE("the daily cap pauses the queue until the oldest send of the last 24 h ages out") {
+        Rig rig(ok, 1000, 0, 10ms);
+        queue::DailyCap cap(5);
+        cap.record(rig.clock.wall_now() - 23h);  // one send from an earlier run, counted from the log
+        rig.daily_cap = &cap;
+        rig.settings.concurrency = 2;
+        ListSource source(8);
+        const auto start = rig.clock.wall_now();
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 8);
+        const auto& s = rig.transport.started;
+        REQUIRE(s.size() == 8);
+        // 4 go at once (5 minus the earlier one); the 5th waits until that one is 24 h old.
+        CHECK(s[3].at - s[0].at < 1s);
+        CHECK(s[4].at - s[0].at >= 1h - 1s);
+        // The other 3 wait until today's first sends are 24 h old.
+        CHECK(s[7].at - s[0].at >= 24h);
+        REQUIRE(!rig.recorder.pauses.empty());
+        CHECK(rig.recorder.pauses.front().pause_reason == "daily cap reached");
+        REQUIRE(rig.recorder.pauses.front().paused_until.has_value());
+        CHECK(*rig.recorder.pauses.front().paused_until - start >= 1h - 1s);
     }
     TEST_CASE("a stop request finishes the requests in flight and starts no more") {
         Rig rig(ok);
