@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <optional>
 
+#include "campaign/campaign_file_yaml.hpp"
 #include "campaign/csv_reader.hpp"
 #include "campaign/dedupe.hpp"
 #include "campaign/phone.hpp"
@@ -49,6 +50,7 @@ struct RecipientStream::Impl {
     // Fills the message of `out` from the record; returns the reason when the row is unusable.
     std::optional<std::string> fill(Recipient& out) {
         const auto& fields = record.fields;
+        out.message = {};  // `out` is reused: nothing of the previous row may stay
         // Cleanup ids first: `cleanup.only: all` needs them even for unusable rows.
         out.user_id = user_id_col ? fields[*user_id_col] : std::string();
         out.subscriber_id = subscriber_id_col ? fields[*subscriber_id_col] : std::string();
@@ -163,8 +165,10 @@ bool RecipientStream::next(Recipient& out) {
     if (!impl.record.problem.empty()) {
         out.verdict = Verdict::invalid;
         out.reason = impl.record.problem;
-        // The reader says "row 7 has …"; callers name the row themselves.
-        if (std::string prefix = fmt::format("row {} ", out.row); out.reason.rfind(prefix, 0) == 0) {
+        // The reader says "row 7 has …" or "row 7: column …"; callers name the row themselves.
+        if (std::string prefix = fmt::format("row {}: ", out.row); out.reason.rfind(prefix, 0) == 0) {
+            out.reason = out.reason.substr(prefix.size());
+        } else if (prefix = fmt::format("row {} ", out.row); out.reason.rfind(prefix, 0) == 0) {
             out.reason = "the row " + out.reason.substr(prefix.size());
         }
         out.raw_phone.clear();
@@ -175,7 +179,7 @@ bool RecipientStream::next(Recipient& out) {
     }
     if (auto problem = impl.fill(out)) {
         out.verdict = Verdict::invalid;
-        out.reason = std::move(*problem);
+        out.reason = detail::printable(*problem);  // it may quote raw CSV values
         return true;
     }
     if (impl.dedupe) {

@@ -152,6 +152,9 @@ util::Result<std::string> campaign_file_of_log(const std::string& path) {
     if (!got) {
         return got.error();
     }
+    if (!*got && reader->warning_count() > 0) {
+        return util::fail(path + ": not a wacamp result log (no line of it is a record)");
+    }
     if (!*got) {
         // Only an older wacamp, killed between creating the log and writing its first line, leaves this.
         return util::fail(path + ": is empty: the run that created it stopped before it recorded anything, so "

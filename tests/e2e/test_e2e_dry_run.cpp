@@ -32,13 +32,16 @@ TEST_SUITE("e2e: dry run and validate") {
                           "+919812300001,Asha,u1\n"
                           "12345,Short,u2\n"
                           "\"+91 98123 00003\",\"Multi\nline\",u3\n"
-                          "+919812300004,,u4\n";
+                          "+919812300004,,u4\n"
+                          "+919812300005,Bad\xff\xfeName,u5\n";
         CampaignFixture f(sandbox, csv);
         auto r = f.wacamp({"validate", f.campaign.string()});
+        CHECK(r.out.find("recipients.csv:7: row 5: column \"name\"") != std::string::npos);
+        CHECK(r.out.find("row 5: row 5") == std::string::npos);
         CHECK(r.exit_code == 0);
         CHECK(r.out.find("recipients.csv:3: row 2:") != std::string::npos);
         CHECK(r.out.find("recipients.csv:6: row 4:") != std::string::npos);
-        CHECK(r.out.find("4 rows: 2 to send, 2 invalid") != std::string::npos);
+        CHECK(r.out.find("5 rows: 2 to send, 3 invalid") != std::string::npos);
         CHECK(sandbox.journal().empty());
         CHECK_FALSE(std::filesystem::exists(f.log));
     }

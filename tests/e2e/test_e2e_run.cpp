@@ -91,6 +91,8 @@ TEST_SUITE("e2e: run") {
         CHECK(delivered(sandbox).size() == 2);
         for (const auto& rec : f.records()) {
             if (rec["event"] == "result" && rec["row"] == 2) {
+                CHECK(rec["wa_id"] == "");  // not the previous row's number
+                CHECK(rec["user_name"] == "");
                 CHECK(rec["cause"] == "invalid");
                 CHECK(rec["error"].get<std::string>().find("12345") != std::string::npos);
             }
