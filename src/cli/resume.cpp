@@ -67,15 +67,7 @@ int resume(const ResumeOptions& opts) {
                              .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
                              .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
                              .durability = durability_of(opts.sync)};
-    auto report = runner::send_campaign(*c, send, ui, stops);
-    ui.clear_line();
-    if (!report) {
-        print_error(redactor, report.error().message);
-        print_error(redactor, "nothing was sent");
-        return k_exit_bad_input;
-    }
-    print_send_summary(*c, *report, redactor);
-    return exit_code_for(*report);
+    return send_and_summarise(*c, send, ui, stops, redactor);
 }
 
 } // namespace

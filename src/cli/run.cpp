@@ -71,19 +71,7 @@ int run_campaign(const RunOptions& opts) {
                              .limit = opts.limit,
                              .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
                              .durability = durability_of(opts.sync)};
-    auto report = runner::send_campaign(*c, send, ui, stops);
-    ui.clear_line();
-    if (!report) {
-        print_error(redactor, report.error().message);
-        print_error(redactor, "nothing was sent");
-        return k_exit_bad_input;
-    }
-    if (report->declined) {
-        print_out(redactor, "Not sent.\n");
-        return exit_code_for(*report);
-    }
-    print_send_summary(*c, *report, redactor);
-    return exit_code_for(*report);
+    return send_and_summarise(*c, send, ui, stops, redactor);
 }
 
 } // namespace

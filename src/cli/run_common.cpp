@@ -117,6 +117,23 @@ void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r
 }
 
 
+int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,
+                       const std::atomic<int>& stops, const util::Redactor& redactor) {
+    auto report = runner::send_campaign(c, options, ui, stops);
+    ui.clear_line();
+    if (!report) {
+        print_error(redactor, report.error().message);
+        print_error(redactor, "nothing was sent");
+        return k_exit_bad_input;
+    }
+    if (report->declined) {
+        print_out(redactor, "Not sent.\n");
+    } else {
+        print_send_summary(c, *report, redactor);
+    }
+    return exit_code_for(*report);
+}
+
 int exit_code_for(const runner::SendReport& r) {
     if (r.declined) {
         return k_exit_stopped;

@@ -2,6 +2,7 @@
 // What run, resume and delete-contacts share: loading the campaign, the end-of-run summary,
 // and the exit code of a run.
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,11 @@ namespace cli {
 // its secrets with `redactor`.
 std::optional<campaign::Campaign> load_campaign_or_report(const std::string& path, campaign::SecretsPolicy secrets,
                                                           util::Redactor& redactor);
+
+// Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
+// the exit code.
+int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options,
+                       runner::RunUi& ui, const std::atomic<int>& stops, const util::Redactor& redactor);
 
 // Prints the summary of a finished (or stopped) run on stdout.
 void print_send_summary(const campaign::Campaign& campaign, const runner::SendReport& report,

@@ -26,7 +26,7 @@ public:
     void progress(const queue::Progress& progress, std::int64_t total) override;
 
     // Clears the live line, if one is showing, so that other output starts on a clean line.
-    void clear_line();
+    void clear_line() override;
 
 private:
     const util::Redactor& m_redactor;

@@ -330,9 +330,6 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     }
     if (report.reason == queue::StopReason::completed && c.cleanup.delete_contacts) {
         report.cleanup = delete_contacts(c, *log, transport, stops);
-        if (auto after = results::replay(path); after) {
-            report.counts = after->counts;
-        }
     }
     if (auto closed = log->close(); !closed) {
         return closed.error();

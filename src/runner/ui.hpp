@@ -38,6 +38,8 @@ public:
     virtual void warning(std::string_view text) = 0;
     // The queue's state, about once a second; `total` is the number of jobs this run.
     virtual void progress(const queue::Progress& progress, std::int64_t total) = 0;
+    // Ends any live progress line, so that what follows starts on a clean line.
+    virtual void clear_line() {}
 };
 
 } // namespace runner

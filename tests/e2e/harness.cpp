@@ -47,7 +47,20 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
     return out;
 }
 
-pid_t spawn(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd) {
+
+int wait_exit(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) {
+        return WEXITSTATUS(status);
+    }
+    return 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
@@ -65,18 +78,6 @@ pid_t spawn(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, i
     return pid;
 }
 
-int wait_exit(pid_t pid) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) {
-        return WEXITSTATUS(status);
-    }
-    return 128 + WTERMSIG(status);
-}
-
-} // namespace
-
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env,
                          const std::string& input) {
     int in_pipe[2], out_pipe[2], err_pipe[2];
@@ -86,7 +87,7 @@ ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverride
     }
     std::vector<std::string> argv{WACAMP_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
-    pid_t pid = spawn(argv, env, in_pipe[0], out_pipe[1], err_pipe[1]);
+    pid_t pid = spawn_process(argv, env, in_pipe[0], out_pipe[1], err_pipe[1]);
     close(in_pipe[0]);
     close(out_pipe[1]);
     close(err_pipe[1]);
@@ -130,7 +131,7 @@ Background::Background(const std::vector<std::string>& args, const EnvOverrides&
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out_fd = open((m_dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int err_fd = open((m_dir / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    m_pid = spawn(argv, env, devnull, out_fd, err_fd);
+    m_pid = spawn_process(argv, env, devnull, out_fd, err_fd);
     close(devnull);
     close(out_fd);
     close(err_fd);
@@ -197,7 +198,7 @@ Sandbox::Sandbox(const std::vector<std::string>& args) {
     auto out_path = m_dir.path() / "stdout.txt";
     int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int err_fd = open((m_dir.path() / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    m_pid = spawn(argv, {}, devnull, out_fd, err_fd);
+    m_pid = spawn_process(argv, {}, devnull, out_fd, err_fd);
     close(out_fd);
     close(devnull);
     close(err_fd);

@@ -20,6 +20,10 @@ struct ProcessResult {
 using EnvOverrides = std::map<std::string, std::string>;
 inline const std::string k_unset = "\x01unset";
 
+// Starts `argv` (argv[0] a path) with the parent's environment plus `env`, and the given
+// descriptors as stdin, stdout and stderr. Throws std::runtime_error if it cannot start.
+pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd);
+
 // Runs `wacamp ARGS…` to completion, feeding `input` on stdin; captures stdout and stderr.
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env = {},
                          const std::string& input = {});

@@ -5,61 +5,14 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace e2e {
 
 namespace {
-
-// The parent's environment with `overrides` applied (k_unset removes a variable).
-std::vector<std::string> environment_with(const EnvOverrides& overrides) {
-    std::vector<std::string> out;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const std::string entry(*e);
-        if (overrides.count(entry.substr(0, entry.find('='))) == 0) {
-            out.push_back(entry);
-        }
-    }
-    for (const auto& [name, value] : overrides) {
-        if (value != k_unset) {
-            out.push_back(name + "=" + value);
-        }
-    }
-    return out;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (auto& s : strings) {
-        out.push_back(s.data());
-    }
-    out.push_back(nullptr);
-    return out;
-}
-
-pid_t spawn(std::vector<std::string> argv, const EnvOverrides& env, int out_fd, int err_fd) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-    auto envs = environment_with(env);
-    auto argp = pointers(argv);
-    auto envp = pointers(envs);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(rc));
-    }
-    return pid;
-}
 
 int exit_code_of(int status) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -96,7 +49,9 @@ TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector
     }
     std::vector<std::string> argv{WACAMP_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
-    const pid_t pid = spawn(argv, env, out_pipe[1], err_pipe[1]);
+    const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const pid_t pid = spawn_process(argv, env, devnull, out_pipe[1], err_pipe[1]);
+    close(devnull);
     close(out_pipe[1]);
     close(err_pipe[1]);
 

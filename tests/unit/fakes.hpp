@@ -7,6 +7,10 @@
 #include <vector>
 
 #include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <stdlib.h>
+#include <string>
 #include <functional>
 #include <map>
 
@@ -119,5 +123,25 @@ inline service::HttpResponse http_answer(long status, std::string body, std::str
     }
     return r;
 }
+
+// A fresh folder under the system's temporary folder, removed with its content afterwards.
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            throw std::runtime_error("mkdtemp failed");
+        }
+        path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    // Returns the path of `name` inside the folder.
+    std::string file(const std::string& name) const { return (path / name).string(); }
+};
 
 } // namespace fakes

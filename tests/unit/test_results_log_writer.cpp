@@ -5,6 +5,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "fakes.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
@@ -13,20 +14,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A fresh folder under the system's temporary folder, removed afterwards.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using fakes::TempDir;
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -39,15 +27,7 @@ void spit(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-class FakeClock final : public util::Clock {
-public:
-    std::chrono::steady_clock::time_point steady_now() const override { return m_steady; }
-    util::TimePoint wall_now() const override { return util::TimePoint{}; }
-    void advance(std::chrono::milliseconds d) { m_steady += d; }
-
-private:
-    std::chrono::steady_clock::time_point m_steady{};
-};
+using fakes::FakeClock;
 
 const std::string k_line = results::to_line(results::AttemptRecord{1, "14155550123", 1, {}});
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fakes.hpp"
 #include "results/log_reader.hpp"
 #include "results/replay.hpp"
 #include "results/timestamp.hpp"
@@ -12,18 +13,7 @@ using results::Status;
 
 namespace {
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using fakes::TempDir;
 
 // Writes `text` to a log in a fresh folder and replays it.
 struct Fixture {

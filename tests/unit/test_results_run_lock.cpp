@@ -4,22 +4,12 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "fakes.hpp"
 #include "results/run_lock.hpp"
 
 namespace {
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "wacamp-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using fakes::TempDir;
 
 } // namespace
 
