@@ -5,7 +5,7 @@
 
 #include "campaign/campaign_file_yaml.hpp"
 #include "campaign/csv_reader.hpp"
-#include "campaign/dedupe.hpp"
+#include "campaign/duplicates.hpp"
 #include "campaign/phone.hpp"
 #include "campaign/render.hpp"
 
@@ -31,7 +31,7 @@ std::string column_list(const std::vector<std::string>& header) {
 struct RecipientStream::Impl {
     CsvReader reader;
     PhoneNormalizer phones;
-    DuplicateFilter seen;
+    DuplicateRows duplicates;
     MessageType type = MessageType::text;
     bool dedupe = true;
     std::size_t wa_id_col = 0;
@@ -79,9 +79,41 @@ struct RecipientStream::Impl {
         out.message.has_label = label.has_value();
         return std::nullopt;
     }
+
+    // Reads the next row into `out`, without looking for duplicates; false at the end.
+    bool read(Recipient& out) {
+        if (!reader.next(record)) {
+            return false;
+        }
+        out.row = record.row;
+        out.line = record.line;
+        out.verdict = Verdict::ok;
+        out.reason.clear();
+        if (!record.problem.empty()) {
+            out.verdict = Verdict::invalid;
+            out.reason = record.problem;
+            // The reader says "row 7 has …" or "row 7: column …"; callers name the row themselves.
+            if (std::string prefix = fmt::format("row {}: ", out.row); out.reason.rfind(prefix, 0) == 0) {
+                out.reason = out.reason.substr(prefix.size());
+            } else if (prefix = fmt::format("row {} ", out.row); out.reason.rfind(prefix, 0) == 0) {
+                out.reason = "the row " + out.reason.substr(prefix.size());
+            }
+            out.raw_phone.clear();
+            out.message = {};
+            out.user_id.clear();
+            out.subscriber_id.clear();
+            return true;
+        }
+        if (auto problem = fill(out)) {
+            out.verdict = Verdict::invalid;
+            out.reason = detail::printable(*problem);  // it may quote raw CSV values
+            return true;
+        }
+        return true;
+    }
 };
 
-util::Result<RecipientStream> RecipientStream::open(const Campaign& c) {
+util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(const Campaign& c) {
     const Recipients& rc = c.recipients;
     auto reader = CsvReader::open(rc.file, rc.delimiter);
     if (!reader) {
@@ -141,7 +173,37 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c) {
     if (!problems.empty()) {
         return util::fail(fmt::format("{}", fmt::join(problems, "\n")));
     }
-    return RecipientStream(std::move(impl));
+    return impl;
+}
+
+util::Result<RecipientStream> RecipientStream::open(const Campaign& c) {
+    auto impl = make_impl(c);
+    if (!impl) {
+        return impl.error();
+    }
+    if ((*impl)->dedupe) {
+        // A first pass over the list finds the repeats, so that the second (the one that
+        // sends) knows them without holding every number in memory.
+        auto scan = make_impl(c);
+        if (!scan) {
+            return scan.error();
+        }
+        DuplicateFinder finder;
+        Recipient r;
+        while ((*scan)->read(r)) {
+            if (r.verdict == Verdict::ok) {
+                if (auto added = finder.add(r.message.wa_id, r.row); !added) {
+                    return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + added.error().message);
+                }
+            }
+        }
+        auto found = finder.finish();
+        if (!found) {
+            return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + found.error().message);
+        }
+        (*impl)->duplicates = std::move(*found);
+    }
+    return RecipientStream(std::move(*impl));
 }
 
 RecipientStream::RecipientStream(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -155,35 +217,11 @@ const std::vector<std::string>& RecipientStream::header() const {
 
 bool RecipientStream::next(Recipient& out) {
     Impl& impl = *m_impl;
-    if (!impl.reader.next(impl.record)) {
+    if (!impl.read(out)) {
         return false;
     }
-    out.row = impl.record.row;
-    out.line = impl.record.line;
-    out.verdict = Verdict::ok;
-    out.reason.clear();
-    if (!impl.record.problem.empty()) {
-        out.verdict = Verdict::invalid;
-        out.reason = impl.record.problem;
-        // The reader says "row 7 has …" or "row 7: column …"; callers name the row themselves.
-        if (std::string prefix = fmt::format("row {}: ", out.row); out.reason.rfind(prefix, 0) == 0) {
-            out.reason = out.reason.substr(prefix.size());
-        } else if (prefix = fmt::format("row {} ", out.row); out.reason.rfind(prefix, 0) == 0) {
-            out.reason = "the row " + out.reason.substr(prefix.size());
-        }
-        out.raw_phone.clear();
-        out.message = {};
-        out.user_id.clear();
-        out.subscriber_id.clear();
-        return true;
-    }
-    if (auto problem = impl.fill(out)) {
-        out.verdict = Verdict::invalid;
-        out.reason = detail::printable(*problem);  // it may quote raw CSV values
-        return true;
-    }
-    if (impl.dedupe) {
-        if (auto first = impl.seen.seen_before(out.message.wa_id, out.row)) {
+    if (impl.dedupe && out.verdict == Verdict::ok) {
+        if (auto first = impl.duplicates.first_row_of(out.row)) {
             out.verdict = Verdict::duplicate;
             out.reason = fmt::format("duplicate of row {}", *first);
         }

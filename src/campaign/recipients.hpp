@@ -45,6 +45,8 @@ public:
 private:
     struct Impl;
     explicit RecipientStream(std::unique_ptr<Impl> impl);
+    // Opens the CSV and binds columns and templates (the stream and its duplicate scan each need one).
+    static util::Result<std::unique_ptr<Impl>> make_impl(const Campaign& campaign);
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -6,6 +6,7 @@
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
 #include "results/status.hpp"
+#include "runner/row_tally.hpp"
 #include "runner/ui.hpp"
 #include "util/clock.hpp"
 
@@ -16,8 +17,8 @@ results::Cause to_log_cause(service::Cause cause);
 
 class LogObserver final : public queue::DispatchObserver {
 public:
-    LogObserver(results::LogWriter& log, const util::Clock& clock, RunUi& ui, std::int64_t total)
-        : m_log(log), m_clock(clock), m_ui(ui), m_total(total) {}
+    LogObserver(results::LogWriter& log, RowTally& tally, const util::Clock& clock, RunUi& ui, std::int64_t total)
+        : m_log(log), m_tally(tally), m_clock(clock), m_ui(ui), m_total(total) {}
 
     util::Result<void> on_attempt(const queue::Job& job) override;
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
@@ -34,6 +35,7 @@ public:
 
 private:
     results::LogWriter& m_log;
+    RowTally& m_tally;
     const util::Clock& m_clock;
     RunUi& m_ui;
     std::int64_t m_total = 0;

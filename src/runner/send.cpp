@@ -19,6 +19,7 @@
 #include "runner/log_observer.hpp"
 #include "runner/log_start.hpp"
 #include "runner/preflight.hpp"
+#include "runner/row_tally.hpp"
 #include "service/curl_transport.hpp"
 #include "service/messages.hpp"
 #include "util/sha256.hpp"
@@ -32,8 +33,8 @@ namespace {
 class CampaignJobs final : public queue::JobSource {
 public:
     CampaignJobs(campaign::RecipientStream& stream, const results::LogState* state, results::LogWriter& log,
-                 const util::Clock& clock, const SendOptions& options)
-        : m_stream(stream), m_state(state), m_log(log), m_clock(clock), m_options(options) {}
+                 RowTally& tally, const util::Clock& clock, const SendOptions& options)
+        : m_stream(stream), m_state(state), m_log(log), m_tally(tally), m_clock(clock), m_options(options) {}
 
     bool next(queue::Job& out) override {
         while (m_stream.next(m_recipient)) {
@@ -48,19 +49,20 @@ public:
                 out.body = service::send_message_body(r.message);
                 out.requests = state.attempts;
                 out.attempts = 0;
+                m_tally.dispatch(r.row, state);
                 return true;
             case Decision::done: break;
             case Decision::hold_unknown: ++held_unknown; break;
             case Decision::hold_rejected: ++held_rejected; break;
             case Decision::record_invalid:
-                record(results::Status::invalid, results::Cause::invalid, r.reason, state.attempts);
+                record(results::Status::invalid, results::Cause::invalid, r.reason, state);
                 break;
             case Decision::record_duplicate:
-                record(results::Status::skipped, results::Cause::duplicate, r.reason, state.attempts);
+                record(results::Status::skipped, results::Cause::duplicate, r.reason, state);
                 break;
             case Decision::record_already_sent:
                 record(results::Status::skipped, results::Cause::duplicate,
-                       "already sent to this number in an earlier run", state.attempts);
+                       "already sent to this number in an earlier run", state);
                 break;
             }
             if (!error.empty()) {
@@ -76,7 +78,8 @@ public:
     std::string error;  // the log could not be written
 
 private:
-    void record(results::Status status, results::Cause cause, const std::string& reason, int attempts) {
+    void record(results::Status status, results::Cause cause, const std::string& reason,
+                const results::RowState& before) {
         results::ResultRecord rec;
         rec.row = m_recipient.row;
         rec.wa_id = m_recipient.message.wa_id;
@@ -84,10 +87,12 @@ private:
         rec.status = status;
         rec.cause = cause;
         rec.error = reason;
-        rec.attempts = attempts;
+        rec.attempts = before.attempts;
         rec.at = m_clock.wall_now();
         if (auto written = m_log.append(results::to_line(rec)); !written) {
             error = written.error().message;
+        } else {
+            m_tally.record(rec.row, before, status);
         }
         ++records_written;
     }
@@ -95,6 +100,7 @@ private:
     campaign::RecipientStream& m_stream;
     const results::LogState* m_state;
     results::LogWriter& m_log;
+    RowTally& m_tally;
     const util::Clock& m_clock;
     const SendOptions& m_options;
     campaign::Recipient m_recipient;
@@ -286,8 +292,9 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
             }
         }
     }
-    LogObserver observer(*log, clock, ui, expected_jobs);
-    CampaignJobs jobs(*stream, state ? &*state : nullptr, *log, clock, options);
+    RowTally tally(state ? state->counts : results::StatusCounts{});
+    LogObserver observer(*log, tally, clock, ui, expected_jobs);
+    CampaignJobs jobs(*stream, state ? &*state : nullptr, *log, tally, clock, options);
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .ambiguous = c.retry.ambiguous,
                                      .max_consecutive_failures = c.abort.max_consecutive_failures,
@@ -318,10 +325,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     const bool wrote = result.progress.started > 0 || jobs.records_written > 0 || !state;
     report.already_complete = state && !wrote && report.reason == queue::StopReason::completed;
 
-    auto final_state = results::replay(path);
-    if (final_state) {
-        report.counts = final_state->counts;
-    }
+    report.counts = tally.counts();
     if (wrote) {
         results::EndRecord end{std::string(queue::to_string(report.reason)), report.counts, clock.wall_now()};
         if (auto written = log->append(results::to_line(end)); !written) {

@@ -1,0 +1,118 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "fakes.hpp"
+#include "results/records.hpp"
+#include "results/replay.hpp"
+#include "runner/row_tally.hpp"
+
+using results::Status;
+
+namespace {
+
+const std::string k_header =
+    R"({"event":"campaign","name":"spring","campaign_file":"c.yaml","campaign_sha256":"aa",)"
+    R"("recipients_file":"r.csv","recipients_sha256":"bb","started_at":"2026-11-21T09:00:00.000Z",)"
+    R"("version":"0.1.0","mode":"send"})"
+    "\n";
+
+// A log being written and, beside it, a tally fed the same events, as a run feeds both.
+struct Run {
+    fakes::TempDir dir;
+    std::string path = dir.file("log.jsonl");
+    std::ofstream out{path, std::ios::binary};
+    results::LogState before;
+    std::optional<runner::RowTally> tally;
+
+    void attempt_line(std::int64_t row) {
+        results::AttemptRecord a;
+        a.row = row;
+        a.wa_id = "91000000000" + std::to_string(row);
+        out << results::to_line(a);
+    }
+    void result_line(std::int64_t row, Status status) {
+        results::ResultRecord r;
+        r.row = row;
+        r.wa_id = "91000000000" + std::to_string(row);
+        r.user_name = "A";
+        r.status = status;
+        out << results::to_line(r);
+    }
+    // Ends the earlier runs: replays what is written so far and starts the tally from it.
+    void start_tally() {
+        out.flush();
+        before = *results::replay(path);
+        tally.emplace(before.counts);
+    }
+    void dispatch(std::int64_t row) { tally->dispatch(row, before.row(row)); }
+    void attempt(std::int64_t row) {
+        attempt_line(row);
+        tally->attempt(row);
+    }
+    void result(std::int64_t row, Status status, bool final) {
+        result_line(row, status);
+        tally->result(row, status, final);
+    }
+    void record(std::int64_t row, Status status) {
+        result_line(row, status);
+        tally->record(row, before.row(row), status);
+    }
+    results::StatusCounts replayed() {
+        out.flush();
+        return results::replay(path)->counts;
+    }
+};
+
+} // namespace
+
+TEST_SUITE("runner::RowTally") {
+    TEST_CASE("a new log: the tally equals what a replay of the log counts") {
+        Run run;
+        run.out << k_header;
+        run.start_tally();
+        run.record(1, Status::invalid);
+        run.dispatch(2);
+        run.attempt(2);
+        run.result(2, Status::failed, false);  // retrying
+        run.attempt(2);
+        run.result(2, Status::sent, true);
+        run.dispatch(3);
+        run.attempt(3);  // still in flight when the run stops
+        run.record(4, Status::skipped);
+        auto expected = run.replayed();
+        CHECK(run.tally->counts() == expected);
+        CHECK(expected[Status::sent] == 1);
+        CHECK(expected[Status::unknown] == 1);
+        CHECK(expected.total() == 4);
+    }
+
+    TEST_CASE("a continued log: rows change status from what the earlier run left") {
+        Run run;
+        run.out << k_header;
+        run.attempt_line(1);
+        run.result_line(1, Status::sent);
+        run.attempt_line(2);
+        run.result_line(2, Status::failed);
+        run.attempt_line(3);  // died in flight: unknown
+        run.attempt_line(5);
+        run.result_line(5, Status::unknown);
+        run.start_tally();
+        run.dispatch(2);  // --retry-failed
+        run.attempt(2);
+        run.result(2, Status::sent, true);
+        run.dispatch(3);  // --resend-unknown
+        run.attempt(3);
+        run.result(3, Status::unknown, true);
+        run.record(4, Status::invalid);
+        run.dispatch(5);
+        run.attempt(5);
+        run.result(5, Status::failed, true);
+        auto expected = run.replayed();
+        CHECK(run.tally->counts() == expected);
+        CHECK(expected[Status::sent] == 2);
+        CHECK(expected[Status::failed] == 1);
+        CHECK(expected[Status::unknown] == 1);
+        CHECK(expected[Status::invalid] == 1);
+    }
+}

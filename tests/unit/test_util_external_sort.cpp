@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "fakes.hpp"
+#include "util/external_sort.hpp"
+
+using util::ExternalSorter;
+using util::SortPair;
+
+namespace {
+
+// Adds `input` to a sorter with the given buffer and fan-in and reads everything back.
+std::vector<SortPair> sort_all(const std::vector<SortPair>& input, std::size_t buffer, std::size_t fan_in,
+                               const std::string& dir) {
+    ExternalSorter sorter({.buffer_pairs = buffer, .max_fan_in = fan_in, .temp_dir = dir});
+    for (const auto& p : input) {
+        REQUIRE(sorter.add(p));
+    }
+    auto sorted = sorter.finish();
+    REQUIRE(sorted);
+    std::vector<SortPair> out;
+    SortPair p;
+    while (sorted->next(p)) {
+        out.push_back(p);
+    }
+    CHECK(sorted->error().empty());
+    return out;
+}
+
+std::vector<SortPair> random_pairs(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::vector<SortPair> pairs(n);
+    for (auto& p : pairs) {
+        p = {random() % 1000, random() % 50};  // many equal firsts: ties are ordered by second
+    }
+    return pairs;
+}
+
+} // namespace
+
+TEST_SUITE("util::ExternalSorter") {
+    TEST_CASE("what fits the buffer is sorted in memory, ordered by first then second") {
+        fakes::TempDir dir;
+        auto out = sort_all({{3, 1}, {1, 9}, {3, 0}, {2, 5}}, 16, 4, dir.path.string());
+        CHECK(out == std::vector<SortPair>{{1, 9}, {2, 5}, {3, 0}, {3, 1}});
+    }
+
+    TEST_CASE("nothing added reads back nothing") {
+        fakes::TempDir dir;
+        CHECK(sort_all({}, 16, 4, dir.path.string()).empty());
+    }
+
+    TEST_CASE("runs spilled to disk merge into the same order as std::sort") {
+        fakes::TempDir dir;
+        auto input = random_pairs(10'000, 7);
+        auto expected = input;
+        std::sort(expected.begin(), expected.end());
+        CHECK(sort_all(input, 1000, 64, dir.path.string()) == expected);  // 10 runs, one merge
+    }
+
+    TEST_CASE("more runs than the fan-in are merged in passes") {
+        fakes::TempDir dir;
+        auto input = random_pairs(20'011, 11);  // 79 runs of 256 (the last one short) with fan-in 3
+        auto expected = input;
+        std::sort(expected.begin(), expected.end());
+        CHECK(sort_all(input, 256, 3, dir.path.string()) == expected);
+    }
+
+    TEST_CASE("a temporary directory that does not exist is an error naming it") {
+        ExternalSorter sorter({.buffer_pairs = 2, .max_fan_in = 4, .temp_dir = "/nonexistent/wacamp-sort"});
+        CHECK(sorter.add({1, 1}));
+        auto spilled = sorter.add({2, 2});  // the buffer is full: the first run is written
+        REQUIRE_FALSE(spilled);
+        CHECK(spilled.error().message.find("/nonexistent/wacamp-sort") != std::string::npos);
+    }
+}
