@@ -3,6 +3,7 @@
 // interpolation. Paths are already resolved relative to the campaign file.
 
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,10 +45,18 @@ struct TemplateCheck {
 };
 
 struct Rate {
-    double per_second = 10;
+    // `per_second: unlimited`: no pacing, only the in-flight limit holds the queue back.
+    // Infinity rather than an optional so that the rate stays one number for every reader.
+    static constexpr double k_unlimited = std::numeric_limits<double>::infinity();
+
+    double per_second = 10;            // requests started per second, or k_unlimited
     int burst = 1;
-    int concurrency = 4;
+    std::optional<int> concurrency;    // requests in flight; nullopt: `auto` (Little's law)
+    int max_concurrency = 256;         // the most `auto` may keep in flight
     std::optional<long long> per_day;
+
+    // True for `per_second: unlimited`.
+    bool unlimited() const { return per_second == k_unlimited; }
 };
 
 struct Retry {

@@ -2,6 +2,8 @@
 
 #include "campaign/campaign_file_sections.hpp"
 
+#include <fmt/format.h>
+
 namespace campaign::detail {
 
 namespace {
@@ -9,7 +11,7 @@ namespace {
 constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label"};
 constexpr std::string_view k_message_types[] = {"text", "image"};
 constexpr std::string_view k_template_keys[] = {"name"};
-constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "per_day"};
+constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "max_concurrency", "per_day"};
 constexpr std::string_view k_retry_keys[] = {"max_attempts", "initial_backoff", "max_backoff", "ambiguous"};
 constexpr std::string_view k_ambiguous[] = {"retry", "hold"};
 constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures"};
@@ -19,7 +21,7 @@ constexpr std::string_view k_cleanup_scopes[] = {"sent", "all"};
 // Bounds that catch typos and overflow ("per_day: 1e12") rather than express policy.
 constexpr double k_max_per_second = 100'000;
 constexpr long long k_max_burst = 100'000;
-constexpr long long k_max_concurrency = 1024;
+constexpr long long k_max_concurrency = 1024;  // also the bound of max_concurrency
 constexpr long long k_max_per_day = 1'000'000'000;
 constexpr long long k_max_attempts = 100;
 constexpr long long k_max_failures = 1'000'000;
@@ -28,6 +30,63 @@ constexpr long long k_max_batch = 1000;  // ids per status-update request
 void refuse(const Section& m, std::string_view key, std::string_view why) {
     if (m.has(key)) {
         m.problem(key, std::string(why));
+    }
+}
+
+// What a key that takes a number or one word (`unlimited`, `auto`) holds.
+enum class Holds { nothing, word, number };
+
+// Reads `key` as far as telling `word` from a number: nothing when it is absent or wrong (a
+// wrong type, or another word, is reported with a "did you mean"); number when the caller's
+// number reader should take it (and report a bad number in its own words).
+Holds word_or_number(const Section& s, std::string_view key, std::string_view word, std::string_view number) {
+    if (!s.has(key)) {
+        return Holds::nothing;
+    }
+    auto text = s.text(key);
+    if (!text) {
+        return Holds::nothing;
+    }
+    if (*text == word) {
+        return Holds::word;
+    }
+    const char first = text->empty() ? '0' : (*text)[0];
+    if ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) {
+        // The number readers would say only "expected a number" to "unlimted" or "inf".
+        const std::string_view words[] = {word};
+        s.problem(key, with_suggestion(fmt::format("expected {} or {}, got {}", word, number, in_quotes(*text)),
+                                       *text, words));
+        return Holds::nothing;
+    }
+    return Holds::number;
+}
+
+void read_rate(const Section& rate, Rate& out) {
+    switch (word_or_number(rate, "per_second", "unlimited", "a number")) {
+    case Holds::word: out.per_second = Rate::k_unlimited; break;
+    case Holds::number:
+        out.per_second = rate.positive_number("per_second", k_max_per_second).value_or(out.per_second);
+        break;
+    case Holds::nothing: break;
+    }
+    out.burst = static_cast<int>(rate.integer("burst", 0, k_max_burst).value_or(out.burst));
+    const Holds concurrency = word_or_number(rate, "concurrency", "auto", "a whole number");
+    if (concurrency == Holds::word) {
+        out.concurrency.reset();
+    } else if (concurrency == Holds::number) {
+        if (auto fixed = rate.integer("concurrency", 1, k_max_concurrency)) {
+            out.concurrency = static_cast<int>(*fixed);
+        }
+    }
+    if (auto cap = rate.integer("max_concurrency", 1, k_max_concurrency)) {
+        out.max_concurrency = static_cast<int>(*cap);
+        // A cap that caps nothing is a misunderstanding worth saying, like `label` on a text message.
+        if (concurrency == Holds::number) {
+            rate.problem("max_concurrency", "only applies to concurrency: auto (a fixed concurrency is its own cap)");
+        }
+    }
+    if (auto per_day = rate.integer("per_day", 1, k_max_per_day)) {
+        out.per_day = *per_day;
     }
 }
 
@@ -75,14 +134,7 @@ void read_message(const Section& root, Campaign& out) {
 
 void read_pacing(const Section& root, Campaign& out) {
     if (auto rate = root.section("rate", Need::optional, k_rate_keys)) {
-        out.rate.per_second =
-            rate->positive_number("per_second", k_max_per_second).value_or(out.rate.per_second);
-        out.rate.burst = static_cast<int>(rate->integer("burst", 0, k_max_burst).value_or(out.rate.burst));
-        out.rate.concurrency = static_cast<int>(
-            rate->integer("concurrency", 1, k_max_concurrency).value_or(out.rate.concurrency));
-        if (auto per_day = rate->integer("per_day", 1, k_max_per_day)) {
-            out.rate.per_day = *per_day;
-        }
+        read_rate(*rate, out.rate);
     }
     if (auto retry = root.section("retry", Need::optional, k_retry_keys)) {
         using std::chrono::hours, std::chrono::milliseconds;

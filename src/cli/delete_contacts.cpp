@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
+#include "cli/send_summary.hpp"
 #include "cli/signals.hpp"
 #include "results/log_writer.hpp"
 #include "results/run_lock.hpp"
@@ -18,48 +20,15 @@ namespace cli {
 
 namespace {
 
-int delete_contacts(const std::string& path) {
-    util::Redactor redactor;
-    auto campaign_file = campaign_file_of_log(path);
-    if (!campaign_file) {
-        print_error(redactor, campaign_file.error().message);
-        return k_exit_bad_input;
-    }
-    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, redactor);
-    if (!c) {
-        return k_exit_bad_input;
-    }
-    if (!c->cleanup.delete_contacts) {
-        print_error(redactor, fmt::format("{} has no deletion step (cleanup.delete_contacts is not true)", c->file));
-        return k_exit_bad_input;
-    }
-    auto lock = results::RunLock::acquire(path);
-    if (!lock) {
-        print_error(redactor, lock.error().message);
-        return k_exit_bad_input;
-    }
-    auto log = results::LogWriter::open(path);
-    if (!log) {
-        print_error(redactor, log.error().message);
-        return k_exit_bad_input;
-    }
-    const auto& stops = install_stop_handlers();
-    service::CurlTransport transport({.ca_file = c->service.ca_file, .max_connections = 2});
-    auto summary = runner::delete_contacts(*c, *log, transport, stops);
-    std::string out = fmt::format("{}: {} contact(s) deleted in {} batch(es)", c->name, summary.ids_deleted,
-                                  summary.batches_deleted);
+struct DeleteOptions {
+    std::string results;
+    std::string log_format = "text";
+};
+
+int exit_code_of(const runner::CleanupSummary& summary) {
     if (summary.interrupted) {
-        out += fmt::format("; interrupted\n  result log: {}\n  to finish: wacamp delete-contacts {}\n", path, path);
-        print_out(redactor, out);
         return k_exit_stopped;
     }
-    out += summary.batches_failed > 0 ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed, summary.error)
-                                      : "; nothing left to delete\n";
-    out += fmt::format("  result log: {}\n", path);
-    if (summary.batches_failed > 0) {
-        out += fmt::format("  to finish: wacamp delete-contacts {}\n", path);
-    }
-    print_out(redactor, out);
     if (summary.batches_failed == 0) {
         return k_exit_done;
     }
@@ -68,13 +37,82 @@ int delete_contacts(const std::string& path) {
                : k_exit_failures;
 }
 
+void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& summary, const std::string& path,
+                   Output& out) {
+    const std::string headline = fmt::format("{}: {} contact(s) deleted in {} batch(es)", c.name, summary.ids_deleted,
+                                             summary.batches_deleted);
+    const bool unfinished = summary.interrupted || summary.batches_failed > 0;
+    std::string text = headline;
+    if (summary.interrupted) {
+        text += "; interrupted\n";
+    } else {
+        text += summary.batches_failed > 0
+                    ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed, summary.error)
+                    : "; nothing left to delete\n";
+    }
+    text += fmt::format("  result log: {}\n", path);
+    if (unfinished) {
+        text += fmt::format("  to finish: wacamp delete-contacts {}\n", path);
+    }
+    const int code = exit_code_of(summary);
+    nlohmann::ordered_json fields = {
+        {"message", headline},
+        {"campaign", c.name},
+        {"ids_deleted", summary.ids_deleted},
+        {"batches_deleted", summary.batches_deleted},
+        {"batches_failed", summary.batches_failed},
+        {"error", summary.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(summary.error)},
+        {"interrupted", summary.interrupted},
+        {"results", path},
+        {"finish_command", unfinished ? nlohmann::ordered_json("wacamp delete-contacts " + path)
+                                      : nlohmann::ordered_json()},
+        {"exit_code", code}};
+    out.result(level_for(code), "summary", text, fields);
+}
+
+int delete_contacts(const std::string& path, Output& out) {
+    auto campaign_file = campaign_file_of_log(path);
+    if (!campaign_file) {
+        out.error(campaign_file.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, out);
+    if (!c) {
+        return k_exit_bad_input;
+    }
+    if (!c->cleanup.delete_contacts) {
+        out.error(fmt::format("{} has no deletion step (cleanup.delete_contacts is not true)", c->file),
+                  k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    auto lock = results::RunLock::acquire(path);
+    if (!lock) {
+        out.error(lock.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    auto log = results::LogWriter::open(path);
+    if (!log) {
+        out.error(log.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    const auto& stops = install_stop_handlers();
+    service::CurlTransport transport({.ca_file = c->service.ca_file, .max_connections = 2});
+    auto summary = runner::delete_contacts(*c, *log, transport, stops);
+    print_summary(*c, summary, path, out);
+    return exit_code_of(summary);
+}
+
 } // namespace
 
 Action add_delete_contacts(CLI::App& app) {
-    auto opts = std::make_shared<std::string>();
+    auto opts = std::make_shared<DeleteOptions>();
     auto* sub = app.add_subcommand("delete-contacts", "Run or finish a campaign's contact-deletion step from its log");
-    sub->add_option("RESULTS", *opts, "Result log (JSON Lines)")->required();
-    return [opts] { return delete_contacts(*opts); };
+    sub->add_option("RESULTS", opts->results, "Result log (JSON Lines)")->required();
+    add_log_format_option(*sub, opts->log_format);
+    return [opts] {
+        Output out(log_format_of(opts->log_format));
+        return reporting_fatal_errors(out, [&] { return delete_contacts(opts->results, out); });
+    };
 }
 
 } // namespace cli

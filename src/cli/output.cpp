@@ -1,22 +1,152 @@
 #include "cli/output.hpp"
 
-#include <cstdio>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "results/timestamp.hpp"
 
 namespace cli {
 
+namespace {
+
+// Writes `text` as it is and flushes, so that lines of stdout and stderr keep their order
+// when both go to one file.
+void write(std::FILE* stream, std::string_view text) {
+    fmt::print(stream, "{}", text);
+    std::fflush(stream);
+}
+
+std::string_view name_of(Level level) {
+    switch (level) {
+    case Level::info: return "info";
+    case Level::warning: return "warning";
+    case Level::error: return "error";
+    }
+    return "info";
+}
+
+// Masks secrets in every string of `value`, before it is serialised: masking the serialised
+// text would miss a secret whose characters JSON escapes.
+void redact(nlohmann::ordered_json& value, const util::Redactor& redactor) {
+    if (value.is_string()) {
+        value = redactor.apply(value.get_ref<const std::string&>());
+    } else if (value.is_structured()) {
+        for (auto& item : value) {
+            redact(item, redactor);
+        }
+    }
+}
+
+} // namespace
+
+LogFormat log_format_of(std::string_view name) {
+    return name == "json" ? LogFormat::json : LogFormat::text;
+}
+
+Output::Output(LogFormat format, Streams streams)
+    : m_format(format), m_streams(streams), m_live(format == LogFormat::text && isatty(fileno(streams.err)) == 1) {}
+
+void Output::add_secret(const std::string& secret) {
+    m_redactor.add(secret);
+    const std::string quoted = nlohmann::json(secret).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    m_redactor.add(quoted.substr(1, quoted.size() - 2));
+}
+
+void Output::json_line(std::FILE* stream, Level level, std::string_view event, const nlohmann::ordered_json& fields) {
+    nlohmann::ordered_json line = {{"time", results::format_timestamp(std::chrono::system_clock::now())},
+                                   {"level", name_of(level)},
+                                   {"event", event}};
+    if (fields.is_object()) {
+        for (const auto& [key, value] : fields.items()) {
+            line[key] = value;
+        }
+    }
+    redact(line, m_redactor);
+    // Bytes that are not UTF-8 (a hand-edited CSV) are replaced rather than thrown on.
+    write(stream, line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+}
+
+void Output::error(std::string_view message, ExitCode code) {
+    error(message, code, fmt::format("wacamp: error: {}\n", message));
+}
+
+void Output::error(std::string_view message, ExitCode code, std::string_view text) {
+    clear_line();
+    if (m_format == LogFormat::json) {
+        json_line(m_streams.err, Level::error, "error", {{"message", message}, {"exit_code", static_cast<int>(code)}});
+        return;
+    }
+    write(m_streams.err, m_redactor.apply(text));
+}
+
+void Output::warning(std::string_view message) {
+    clear_line();
+    if (m_format == LogFormat::json) {
+        json_line(m_streams.err, Level::warning, "warning", {{"message", message}});
+        return;
+    }
+    write(m_streams.err, fmt::format("wacamp: warning: {}\n", m_redactor.apply(message)));
+}
+
+void Output::notice(std::string_view message) {
+    clear_line();
+    if (m_format == LogFormat::json) {
+        json_line(m_streams.err, Level::info, "notice", {{"message", message}});
+        return;
+    }
+    write(m_streams.err, fmt::format("wacamp: {}\n", m_redactor.apply(message)));
+}
+
+void Output::progress(std::string_view line, const nlohmann::ordered_json& fields) {
+    if (m_format == LogFormat::json) {
+        nlohmann::ordered_json all = {{"message", line}};
+        all.update(fields);
+        json_line(m_streams.err, Level::info, "progress", all);
+        return;
+    }
+    if (m_live) {
+        write(m_streams.err, fmt::format("\r\033[K{}", m_redactor.apply(line)));
+        m_line_showing = true;
+        return;
+    }
+    write(m_streams.err, fmt::format("wacamp: progress: {}\n", m_redactor.apply(line)));
+}
+
+void Output::result(Level level, std::string_view event, std::string_view text,
+                    const nlohmann::ordered_json& fields) {
+    clear_line();
+    if (m_format == LogFormat::json) {
+        json_line(m_streams.out, level, event, fields);
+        return;
+    }
+    write(m_streams.out, m_redactor.apply(text));
+}
+
+void Output::prompt(std::string_view text) {
+    clear_line();
+    if (m_format == LogFormat::text) {
+        write(m_streams.err, m_redactor.apply(text));
+    }
+}
+
+void Output::clear_line() {
+    if (m_line_showing) {
+        write(m_streams.err, "\r\033[K");
+        m_line_showing = false;
+    }
+}
+
 void print_error(const util::Redactor& redactor, std::string_view message) {
-    fmt::print(stderr, "wacamp: error: {}\n", redactor.apply(message));
-    std::fflush(stderr);
+    write(stderr, fmt::format("wacamp: error: {}\n", redactor.apply(message)));
 }
 
 void print_warning(const util::Redactor& redactor, std::string_view message) {
-    fmt::print(stderr, "wacamp: warning: {}\n", redactor.apply(message));
-    std::fflush(stderr);
+    write(stderr, fmt::format("wacamp: warning: {}\n", redactor.apply(message)));
 }
 
 void print_out(const util::Redactor& redactor, std::string_view text) {
-    fmt::print("{}", redactor.apply(text));
-    std::fflush(stdout);
+    write(stdout, redactor.apply(text));
 }
 
 } // namespace cli

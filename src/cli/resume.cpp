@@ -22,6 +22,7 @@ struct ResumeOptions {
     bool resend_unknown = false;
     bool no_progress = false;
     std::string sync = "interval";
+    std::string log_format = "text";
 };
 
 // Says what the log holds before anything is sent.
@@ -47,19 +48,18 @@ std::string describe_log(const results::LogState& state) {
                        sent, retryable, rejected, unknown, done);
 }
 
-int resume(const ResumeOptions& opts) {
-    util::Redactor redactor;
+int resume(const ResumeOptions& opts, Output& out) {
     auto campaign_file = campaign_file_of_log(opts.results);
     if (!campaign_file) {
-        print_error(redactor, campaign_file.error().message);
+        out.error(campaign_file.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
-    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, redactor);
+    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, out);
     if (!c) {
         return k_exit_bad_input;
     }
     const auto& stops = install_stop_handlers();
-    TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
+    TerminalUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
     if (auto state = results::replay(opts.results); state) {
         ui.notice(describe_log(*state));
     }
@@ -67,7 +67,7 @@ int resume(const ResumeOptions& opts) {
                              .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
                              .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
                              .durability = durability_of(opts.sync)};
-    return send_and_summarise(*c, send, ui, stops, redactor);
+    return send_and_summarise(*c, send, ui, stops, out);
 }
 
 } // namespace
@@ -85,7 +85,11 @@ Action add_resume(CLI::App& app) {
                     "When the result log is forced to disk: interval (at most every second, default), "
                     "every (after each line: survives a power loss, ~2.7 ms a message), none")
         ->check(CLI::IsMember({"interval", "every", "none"}));
-    return [opts] { return resume(*opts); };
+    add_log_format_option(*sub, opts->log_format);
+    return [opts] {
+        Output out(log_format_of(opts->log_format));
+        return reporting_fatal_errors(out, [&] { return resume(*opts, out); });
+    };
 }
 
 } // namespace cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
@@ -27,51 +28,80 @@ struct RunOptions {
     bool yes = false;
     bool no_progress = false;
     std::string sync = "interval";
+    std::string log_format = "text";
 };
 
 constexpr std::size_t k_preview_messages = 3;
 
-int run_dry(const campaign::Campaign& c, const RunOptions& opts, const util::Redactor& redactor) {
+// The first rendered messages as objects (the body is the send-message JSON).
+nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
+    auto samples = nlohmann::ordered_json::array();
+    for (const auto& s : report.samples) {
+        auto body = nlohmann::ordered_json::parse(s.body, nullptr, false);
+        samples.push_back({{"row", s.row}, {"wa_id", s.wa_id}, {"body", body.is_discarded() ? nlohmann::ordered_json(s.body) : body}});
+    }
+    return samples;
+}
+
+int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, k_preview_messages);
     if (!report) {
-        print_error(redactor, report.error().message);
+        out.error(report.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
     using results::Status;
-    std::string out = fmt::format("{}: dry run — nothing was sent, no network was used.\n", c.name);
+    const std::string headline = fmt::format("{}: dry run — nothing was sent, no network was used.", c.name);
+    std::string text = headline + "\n";
     for (const auto& s : report->samples) {
-        out += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);
+        text += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);
     }
     for (const auto& p : report->problems) {
-        out += fmt::format("  invalid: {}\n", p);
+        text += fmt::format("  invalid: {}\n", p);
     }
     const auto& n = report->counts;
-    out += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
-                       n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
-                       util::format_duration(report->duration));
-    out += fmt::format("  dry-run log: {}\n", report->results_path);
-    print_out(redactor, out);
+    text += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
+                        n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
+                        util::format_duration(report->duration));
+    text += fmt::format("  dry-run log: {}\n", report->results_path);
+    out.result(Level::info, "dry_run", text,
+               {{"message", headline},
+                {"campaign", c.name},
+                {"would_send", n[Status::dry_run]},
+                {"invalid", n[Status::invalid]},
+                {"skipped", n[Status::skipped]},
+                {"rows", n.total()},
+                {"duration_ms", report->duration.count()},
+                {"samples", samples_json(*report)},
+                {"problems", report->problems},
+                {"results", report->results_path},
+                {"exit_code", static_cast<int>(k_exit_done)}});
     return k_exit_done;
 }
 
-int run_campaign(const RunOptions& opts) {
-    util::Redactor redactor;
+int run_campaign(const RunOptions& opts, Output& out) {
+    const AssumeYes yes = opts.yes ? AssumeYes::yes : AssumeYes::no;
+    if (out.format() == LogFormat::json && !opts.dry_run && would_ask(yes)) {
+        // A log collector cannot answer, and a person would not see the question: refuse
+        // rather than send unasked from a terminal.
+        out.error("--log-format json never asks for confirmation: add --yes to send from a terminal",
+                  k_exit_bad_input);
+        return k_exit_bad_input;
+    }
     auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
-    auto c = load_campaign_or_report(opts.campaign, secrets, redactor);
+    auto c = load_campaign_or_report(opts.campaign, secrets, out);
     if (!c) {
         return k_exit_bad_input;
     }
     if (opts.dry_run) {
-        return run_dry(*c, opts, redactor);
+        return run_dry(*c, opts, out);
     }
     const auto& stops = install_stop_handlers();
-    TerminalUi ui(redactor, opts.no_progress ? ProgressMode::off : ProgressMode::automatic,
-                  opts.yes ? AssumeYes::yes : AssumeYes::no);
+    TerminalUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, yes);
     runner::SendOptions send{.results_path = opts.results,
                              .limit = opts.limit,
                              .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
                              .durability = durability_of(opts.sync)};
-    return send_and_summarise(*c, send, ui, stops, redactor);
+    return send_and_summarise(*c, send, ui, stops, out);
 }
 
 } // namespace
@@ -92,7 +122,11 @@ Action add_run(CLI::App& app) {
                     "When the result log is forced to disk: interval (at most every second, default), "
                     "every (after each line: survives a power loss, ~2.7 ms a message), none")
         ->check(CLI::IsMember({"interval", "every", "none"}));
-    return [opts] { return run_campaign(*opts); };
+    add_log_format_option(*sub, opts->log_format);
+    return [opts] {
+        Output out(log_format_of(opts->log_format));
+        return reporting_fatal_errors(out, [&] { return run_campaign(*opts, out); });
+    };
 }
 
 } // namespace cli

@@ -1,137 +1,74 @@
 #include "cli/run_common.hpp"
 
-#include <algorithm>
-#include <filesystem>
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/exit_code.hpp"
-#include "cli/output.hpp"
+#include "cli/fatal.hpp"
+#include "cli/send_summary.hpp"
 #include "results/log_reader.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
 
 namespace cli {
 
+void add_log_format_option(CLI::App& sub, std::string& format) {
+    sub.add_option("--log-format", format,
+                   "text (for people, default) or json (one JSON object per line, for log collectors)")
+        ->check(CLI::IsMember({"text", "json"}));
+}
+
+int reporting_fatal_errors(Output& out, const std::function<int()>& body) {
+    // The same as cli::run's catch, but in the command's format.
+    try {
+        return body();
+    } catch (const Fatal& e) {
+        out.error(e.what(), e.code());
+        return e.code();
+    } catch (const std::exception& e) {
+        out.error(e.what(), k_exit_stopped);
+        return k_exit_stopped;
+    }
+}
+
 std::optional<campaign::Campaign> load_campaign_or_report(const std::string& path, campaign::SecretsPolicy secrets,
-                                                          util::Redactor& redactor) {
+                                                          Output& out) {
     util::ProcessEnvironment env;
     auto loaded = campaign::load_campaign(path, env, {.secrets = secrets});
     if (!loaded) {
-        fmt::print(stderr, "{}\n", redactor.apply(loaded.error().message));
-        fmt::print(stderr, "wacamp: error: {} is not usable; nothing was sent\n", path);
+        // Text: every problem as it is, then what it means; json: one error object.
+        const auto& problems = loaded.error().message;
+        out.error(problems, k_exit_bad_input,
+                  fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", problems, path));
         return std::nullopt;
     }
-    redactor.add(loaded->service.api_key);
-    redactor.add(loaded->service.access_token);
+    out.add_secret(loaded->service.api_key);
+    out.add_secret(loaded->service.access_token);
     for (const auto& [name, value] : loaded->service.headers) {
-        redactor.add(value);  // extra headers may carry tokens too
+        out.add_secret(value);  // extra headers may carry tokens too
     }
     return std::move(*loaded);
 }
 
-namespace {
-
-// What to fix before resuming a run that stopped for `reason`.
-std::string_view what_to_do_first(queue::StopReason reason) {
-    switch (reason) {
-    case queue::StopReason::auth:
-        return "the service refused the credentials: fix service.api_key (or the account), then continue";
-    case queue::StopReason::spam_limit:
-        return "the sending number hit WhatsApp's spam limit: wait for it to lift (hours), then continue";
-    case queue::StopReason::failure_threshold:
-        return "too many requests failed in a row: fix the cause shown above, then continue";
-    default: return "to continue";
-    }
-}
-
-// Where the log is, and the commands that continue the campaign, each with what it is for.
-std::string next_steps(const campaign::Campaign& c, const runner::SendReport& r) {
-    using results::Status;
-    const auto& n = r.counts;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(r.results_path, ec);
-    if (ec || size == 0) {
-        // Stopped before the log was started (e.g. the template check was refused).
-        return r.reason == queue::StopReason::completed
-                   ? std::string()
-                   : fmt::format("  {}: wacamp run {}\n", what_to_do_first(r.reason), c.file);
-    }
-    std::string out = fmt::format("  result log: {}\n", r.results_path);
-    // Rows held from earlier runs and rows that became unknown in this one (retry.ambiguous: hold).
-    if (const auto unknown = std::max<std::int64_t>(r.held_unknown, n[Status::unknown]); unknown > 0) {
-        out += fmt::format("  {} recipient(s) may or may not have received the message (unknown); "
-                           "to send them again: wacamp resume {} --resend-unknown\n",
-                           unknown, r.results_path);
-    }
-    if (r.held_rejected > 0) {
-        out += fmt::format("  {} recipient(s) were rejected by the service earlier; to try them again: "
-                           "wacamp resume {} --retry-failed\n",
-                           r.held_rejected, r.results_path);
-    }
-    if (r.reason != queue::StopReason::completed || n[Status::failed] > 0) {
-        out += fmt::format("  {}: wacamp resume {}\n", what_to_do_first(r.reason), r.results_path);
-    }
-    return out;
-}
-
-} // namespace
-
-void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r, const util::Redactor& redactor) {
-    using results::Status;
-    std::string out;
-    if (r.already_complete) {
-        out += fmt::format("{}: already complete, nothing to send.\n", c.name);
-    } else {
-        std::string how = r.reason == queue::StopReason::completed ? "completed"
-                          : r.reason == queue::StopReason::limit   ? "stopped at --limit"
-                                                                   : "STOPPED";
-        out += fmt::format("{}: {} in {} ({} sent this run)\n", c.name, how, util::format_duration(r.duration),
-                           r.sent_this_run);
-        if (!r.message.empty() && r.reason != queue::StopReason::completed) {
-            const auto reason = queue::to_string(r.reason);
-            out += r.message == reason ? fmt::format("  why: {}\n", r.message)
-                                       : fmt::format("  why: {} ({})\n", r.message, reason);
-        }
-    }
-    const auto& n = r.counts;
-    out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}\n", n[Status::sent],
-                       n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
-    if (r.cleanup.ran) {
-        out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
-                           r.cleanup.batches_deleted == 1 ? "" : "es");
-        out += r.cleanup.batches_failed > 0
-                   ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed, r.cleanup.error)
-                   : "\n";
-        if (r.cleanup.interrupted) {
-            out += fmt::format("  the deletion step was interrupted; to finish it: wacamp delete-contacts {}\n",
-                               r.results_path);
-        }
-    }
-    if (r.throttled_this_run > 0) {
-        out += fmt::format("  the service rate limited {} request(s) (retried after its Retry-After, not counted "
-                           "as attempts); the queue slowed down to {:.1f}/s (rate.per_second: {})\n",
-                           r.throttled_this_run, r.rate_in_force, c.rate.per_second);
-    }
-    out += next_steps(c, r);
-    print_out(redactor, out);
-}
-
-
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,
-                       const std::atomic<int>& stops, const util::Redactor& redactor) {
+                       const std::atomic<int>& stops, Output& out) {
     auto report = runner::send_campaign(c, options, ui, stops);
     ui.clear_line();
     if (!report) {
-        print_error(redactor, report.error().message);
-        print_error(redactor, "nothing was sent");
+        const auto& message = report.error().message;
+        out.error(message, k_exit_bad_input,
+                  fmt::format("wacamp: error: {}\nwacamp: error: nothing was sent\n", message));
         return k_exit_bad_input;
     }
+    const int code = exit_code_for(*report);
     if (report->declined) {
-        print_out(redactor, "Not sent.\n");
+        out.result(level_for(code), "declined", "Not sent.\n",
+                   {{"message", "not sent: the confirmation was declined"}, {"exit_code", code}});
     } else {
-        print_send_summary(c, *report, redactor);
+        print_send_summary(c, *report, code, out);
     }
-    return exit_code_for(*report);
+    return code;
 }
 
 int exit_code_for(const runner::SendReport& r) {

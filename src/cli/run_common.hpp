@@ -1,31 +1,39 @@
 #pragma once
-// What run, resume and delete-contacts share: loading the campaign, the end-of-run summary,
-// and the exit code of a run.
+// What run, resume and delete-contacts share: the --log-format option, loading the campaign,
+// sending with its summary, and the exit code of a run.
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
+#include "cli/output.hpp"
 #include "runner/send.hpp"
-#include "util/redact.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace cli {
 
-// Loads the campaign at `path`, printing every problem on stderr when it cannot; registers
-// its secrets with `redactor`.
+// Adds --log-format text|json to `sub`, stored in `format`.
+void add_log_format_option(CLI::App& sub, std::string& format);
+
+// Runs `body` and returns its exit code; what it throws is reported through `out` as
+// "wacamp: error: …" (or an error object) with the Fatal's code, else 3.
+int reporting_fatal_errors(Output& out, const std::function<int()>& body);
+
+// Loads the campaign at `path`, reporting every problem through `out` when it cannot;
+// registers its secrets with `out`.
 std::optional<campaign::Campaign> load_campaign_or_report(const std::string& path, campaign::SecretsPolicy secrets,
-                                                          util::Redactor& redactor);
+                                                          Output& out);
 
 // Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
 // the exit code.
 int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options,
-                       runner::RunUi& ui, const std::atomic<int>& stops, const util::Redactor& redactor);
-
-// Prints the summary of a finished (or stopped) run on stdout.
-void print_send_summary(const campaign::Campaign& campaign, const runner::SendReport& report,
-                        const util::Redactor& redactor);
+                       runner::RunUi& ui, const std::atomic<int>& stops, Output& out);
 
 // The exit code for a run that ended as `report` says.
 int exit_code_for(const runner::SendReport& report);

@@ -1,11 +1,15 @@
 #include "cli/terminal_ui.hpp"
 
+#include <cmath>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
+#include "results/timestamp.hpp"
 #include "util/duration.hpp"
 
 namespace cli {
@@ -19,77 +23,31 @@ std::string clock_time(std::chrono::system_clock::time_point t) {
     return fmt::format("{:%H:%M:%S} UTC", secs);
 }
 
-} // namespace
+// What one progress report says, worked out once for both formats.
+struct Figures {
+    std::optional<std::int64_t> remaining;     // unknown without a total
+    std::optional<std::chrono::milliseconds> eta;
+    std::chrono::milliseconds elapsed{0};
+};
 
-TerminalUi::TerminalUi(const util::Redactor& redactor, ProgressMode progress, AssumeYes yes)
-    : m_redactor(redactor),
-      m_enabled(progress == ProgressMode::automatic),
-      m_live(isatty(STDERR_FILENO) == 1),
-      m_ask(yes == AssumeYes::no && isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1),
-      m_started(std::chrono::steady_clock::now()),
-      m_last_plain(m_started) {}
-
-TerminalUi::~TerminalUi() {
-    clear_line();
-}
-
-bool TerminalUi::wants_confirmation() const {
-    return m_ask;
-}
-
-bool TerminalUi::confirm(const runner::Preview& p) {
-    clear_line();
-    std::string text = fmt::format(
-        "Campaign {}: {} rows in the CSV — {} to send now, {} invalid, {} duplicates, {} already recorded\n"
-        "Rate: {}/s, {} in flight. Result log: {}\n"
-        "First message (to {}):\n  {}\n",
-        p.campaign_name, p.rows, p.to_send, p.invalid, p.duplicates, p.already_done, p.per_second, p.concurrency,
-        p.results_path, p.first_wa_id, p.first_body);
-    fmt::print(stderr, "{}Send {} message{}? [y/N] ", m_redactor.apply(text), p.to_send, p.to_send == 1 ? "" : "s");
-    std::fflush(stderr);
-    std::string answer;
-    if (!std::getline(std::cin, answer)) {
-        return false;
-    }
-    return answer == "y" || answer == "Y" || answer == "yes";
-}
-
-void TerminalUi::notice(std::string_view text) {
-    clear_line();
-    fmt::print(stderr, "wacamp: {}\n", m_redactor.apply(text));
-    std::fflush(stderr);
-}
-
-void TerminalUi::warning(std::string_view text) {
-    clear_line();
-    fmt::print(stderr, "wacamp: warning: {}\n", m_redactor.apply(text));
-    std::fflush(stderr);
-}
-
-void TerminalUi::clear_line() {
-    if (m_line_showing) {
-        fmt::print(stderr, "\r\033[K");
-        std::fflush(stderr);
-        m_line_showing = false;
-    }
-}
-
-void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
-    if (!m_enabled) {
-        return;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (!m_live && now - m_last_plain < k_plain_interval) {
-        return;
-    }
-    m_last_plain = now;
-    std::string line = fmt::format("sent {} · failed {} · unknown {}", p.sent, p.failed, p.unknown);
+Figures figures_of(const queue::Progress& p, std::int64_t total, std::chrono::milliseconds elapsed) {
+    Figures f;
+    f.elapsed = elapsed;
     if (total > 0) {
-        std::int64_t remaining = std::max<std::int64_t>(0, total - p.sent - p.failed - p.unknown);
-        line += fmt::format(" · remaining {}", remaining);
-        if (p.achieved_rate > 0.1 && remaining > 0) {
-            auto eta = std::chrono::milliseconds(static_cast<long long>(remaining / p.achieved_rate * 1000));
-            line += " · ETA " + util::format_duration(eta);
+        f.remaining = std::max<std::int64_t>(0, total - p.sent - p.failed - p.unknown);
+        if (p.achieved_rate > 0.1 && *f.remaining > 0) {
+            f.eta = std::chrono::milliseconds(static_cast<long long>(*f.remaining / p.achieved_rate * 1000));
+        }
+    }
+    return f;
+}
+
+std::string progress_line(const queue::Progress& p, const Figures& f) {
+    std::string line = fmt::format("sent {} · failed {} · unknown {}", p.sent, p.failed, p.unknown);
+    if (f.remaining) {
+        line += fmt::format(" · remaining {}", *f.remaining);
+        if (f.eta) {
+            line += " · ETA " + util::format_duration(*f.eta);
         }
     }
     line += fmt::format(" · in flight {} · {:.1f}/s", p.in_flight, p.achieved_rate);
@@ -102,14 +60,94 @@ void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
             line += " until " + clock_time(*p.paused_until);
         }
     }
-    line += " · " + util::format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started));
-    if (m_live) {
-        fmt::print(stderr, "\r\033[K{}", line);
-        m_line_showing = true;
-    } else {
-        fmt::print(stderr, "wacamp: progress: {}\n", line);
+    return line + " · " + util::format_duration(f.elapsed);
+}
+
+nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& f) {
+    using nlohmann::ordered_json;
+    const auto seconds = [](std::chrono::milliseconds d) { return std::llround(static_cast<double>(d.count()) / 1000); };
+    return {{"sent", p.sent},
+            {"failed", p.failed},
+            {"unknown", p.unknown},
+            {"remaining", f.remaining ? ordered_json(*f.remaining) : ordered_json()},
+            {"in_flight", p.in_flight},
+            {"retry_waiting", p.retry_waiting},
+            {"rate", std::round(p.achieved_rate * 10) / 10},
+            {"eta_seconds", f.eta ? ordered_json(seconds(*f.eta)) : ordered_json()},
+            {"paused", !p.pause_reason.empty()},
+            {"pause_reason", p.pause_reason.empty() ? ordered_json() : ordered_json(p.pause_reason)},
+            {"paused_until", p.paused_until && !p.pause_reason.empty()
+                                 ? ordered_json(results::format_timestamp(*p.paused_until))
+                                 : ordered_json()},
+            {"elapsed_ms", f.elapsed.count()}};
+}
+
+} // namespace
+
+bool would_ask(AssumeYes yes) {
+    return yes == AssumeYes::no && isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1;
+}
+
+TerminalUi::TerminalUi(Output& out, ProgressMode progress, AssumeYes yes)
+    : m_out(out),
+      m_enabled(progress == ProgressMode::automatic),
+      m_ask(out.format() == LogFormat::text && would_ask(yes)),
+      m_started(std::chrono::steady_clock::now()),
+      // Plain lines start after one interval; a log collector gets the first object at once,
+      // with the total to send.
+      m_next_plain(out.format() == LogFormat::json ? m_started : m_started + k_plain_interval) {}
+
+TerminalUi::~TerminalUi() {
+    m_out.clear_line();
+}
+
+bool TerminalUi::wants_confirmation() const {
+    return m_ask;
+}
+
+bool TerminalUi::confirm(const runner::Preview& p) {
+    if (!m_ask) {
+        return false;  // json never asks; run refuses that case before it starts
     }
-    std::fflush(stderr);
+    std::string text = fmt::format(
+        "Campaign {}: {} rows in the CSV — {} to send now, {} invalid, {} duplicates, {} already recorded\n"
+        "Rate: {}, {} in flight. Result log: {}\n"
+        "First message (to {}):\n  {}\n",
+        p.campaign_name, p.rows, p.to_send, p.invalid, p.duplicates, p.already_done, p.per_second, p.concurrency,
+        p.results_path, p.first_wa_id, p.first_body);
+    m_out.prompt(fmt::format("{}Send {} message{}? [y/N] ", text, p.to_send, p.to_send == 1 ? "" : "s"));
+    std::string answer;
+    if (!std::getline(std::cin, answer)) {
+        return false;
+    }
+    return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+void TerminalUi::notice(std::string_view text) {
+    m_out.notice(text);
+}
+
+void TerminalUi::warning(std::string_view text) {
+    m_out.warning(text);
+}
+
+void TerminalUi::clear_line() {
+    m_out.clear_line();
+}
+
+void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
+    if (!m_enabled) {
+        return;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (!m_out.live_lines()) {
+        if (now < m_next_plain) {
+            return;
+        }
+        m_next_plain = now + k_plain_interval;
+    }
+    const auto f = figures_of(p, total, std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started));
+    m_out.progress(progress_line(p, f), progress_fields(p, f));
 }
 
 } // namespace cli

@@ -1,13 +1,13 @@
 #pragma once
 // The person's side of a run: the confirmation question, notices, and progress — a live line
-// on a terminal, a plain line every few seconds otherwise.
+// on a terminal, a plain line every few seconds otherwise, a progress object with
+// --log-format json — all printed through one Output.
 
 #include <chrono>
-#include <cstdio>
 #include <string>
 
+#include "cli/output.hpp"
 #include "runner/ui.hpp"
-#include "util/redact.hpp"
 
 namespace cli {
 
@@ -16,7 +16,7 @@ enum class AssumeYes { no, yes };
 
 class TerminalUi final : public runner::RunUi {
 public:
-    TerminalUi(const util::Redactor& redactor, ProgressMode progress, AssumeYes yes);
+    TerminalUi(Output& out, ProgressMode progress, AssumeYes yes);
     ~TerminalUi() override;
 
     bool wants_confirmation() const override;
@@ -29,13 +29,14 @@ public:
     void clear_line() override;
 
 private:
-    const util::Redactor& m_redactor;
+    Output& m_out;
     bool m_enabled;
-    bool m_live;            // stderr is a terminal: redraw one line
-    bool m_ask;             // stdin and stderr are terminals and --yes was not given
-    bool m_line_showing = false;
+    bool m_ask;             // text, stdin and stderr are terminals, and --yes was not given
     std::chrono::steady_clock::time_point m_started;
-    std::chrono::steady_clock::time_point m_last_plain{};
+    std::chrono::steady_clock::time_point m_next_plain;  // when the next plain line (or object) is due
 };
+
+// Whether `run` would ask before sending: stdin and stderr are terminals and `yes` is no.
+bool would_ask(AssumeYes yes);
 
 } // namespace cli

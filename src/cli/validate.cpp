@@ -15,11 +15,12 @@ namespace cli {
 namespace {
 
 int validate(const std::string& path) {
-    util::Redactor redactor;
-    auto c = load_campaign_or_report(path, campaign::SecretsPolicy::optional, redactor);
+    Output text(LogFormat::text);
+    auto c = load_campaign_or_report(path, campaign::SecretsPolicy::optional, text);
     if (!c) {
         return k_exit_bad_input;
     }
+    const auto& redactor = text.redactor();
     auto stream = campaign::RecipientStream::open(*c);
     if (!stream) {
         fmt::print(stderr, "{}\n", redactor.apply(stream.error().message));

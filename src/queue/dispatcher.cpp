@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "queue/daily_cap.hpp"
+#include "queue/in_flight_window.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "service/requests.hpp"
@@ -40,11 +41,13 @@ struct Waiting {
 class Dispatcher {
 public:
     Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
-        : m_source(source), m_settings(settings), m_parts(parts) {}
+        : m_source(source), m_settings(settings), m_parts(parts),
+          m_window(settings.max_concurrency, parts.limiter->burst()) {}
 
     DispatchResult run();
 
 private:
+    std::size_t in_flight_limit() const;
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
     bool start_one(Steady now);
@@ -61,6 +64,7 @@ private:
     JobSource& m_source;
     const DispatchSettings& m_settings;
     DispatchParts m_parts;
+    InFlightWindow m_window;  // used with concurrency auto
     std::unordered_map<std::uint64_t, InFlight> m_in_flight;
     std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
     std::optional<Job> m_peeked;
@@ -142,14 +146,22 @@ void Dispatcher::announce_pause() {
     Progress p = m_result.progress;
     p.started = m_taken;
     p.in_flight = m_in_flight.size();
+    p.in_flight_limit = in_flight_limit();
     p.pause_reason = m_pause_reason;
     p.paused_until = m_paused_until;
     m_parts.observer->on_pause(p);
 }
 
+std::size_t Dispatcher::in_flight_limit() const {
+    if (m_settings.concurrency) {
+        return static_cast<std::size_t>(std::max(*m_settings.concurrency, 1));
+    }
+    return static_cast<std::size_t>(m_window.limit(m_parts.limiter->current_rate()));
+}
+
 // Whether a job could start now; otherwise `wake` says when it might.
 bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
-    if (m_in_flight.size() >= static_cast<size_t>(m_settings.concurrency)) {
+    if (m_in_flight.size() >= in_flight_limit()) {
         return false;
     }
     bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
@@ -244,6 +256,7 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     }
     InFlight flight = std::move(it->second);
     m_in_flight.erase(it);
+    m_window.on_answer(completion.latency);
     Job& job = flight.job;
     const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
     const milliseconds latency = completion.latency;
@@ -310,6 +323,7 @@ void Dispatcher::report_progress(Steady now) {
     Progress& p = m_result.progress;
     p.started = m_taken;
     p.in_flight = m_in_flight.size();
+    p.in_flight_limit = in_flight_limit();
     p.retry_waiting = m_waiting.size();
     p.rate_in_force = m_parts.limiter->current_rate();
     p.achieved_rate = static_cast<double>(m_recent_sends.size()) /
@@ -355,9 +369,19 @@ DispatchResult Dispatcher::run() {
             until = std::min(until, *wake);
         }
         auto wait = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(until - now));
+        if (auto flushed = m_parts.observer->flush(); !flushed) {
+            // The requests started this turn have not left (the transport sends when polled).
+            stop(StopReason::log_error, flushed.error().message);
+            abandon_in_flight();
+            break;
+        }
         for (auto& completion : m_parts.transport->poll(wait)) {
             handle(std::move(completion), m_parts.clock->steady_now());
         }
+    }
+    if (auto flushed = m_parts.observer->flush(); !flushed && m_result.reason != StopReason::log_error) {
+        m_result.reason = StopReason::log_error;
+        m_result.message = flushed.error().message;
     }
     report_progress(m_parts.clock->steady_now());
     return m_result;

@@ -1,5 +1,6 @@
 #pragma once
-// The send loop: keeps up to `concurrency` requests in flight on one thread, paced by the
+// The send loop: keeps up to `concurrency` requests in flight on one thread (with `auto`, as
+// many as an InFlightWindow sizes from the latency and the rate in force), paced by the
 // rate limiter, the daily cap, the gate (send window) and any pause, retrying as the retry
 // policy says, until the source is empty or a stop rule fires. A closed gate or a reached cap
 // only waits: the run never ends while work is left.
@@ -28,7 +29,8 @@ enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, i
 std::string_view to_string(StopReason reason);
 
 struct DispatchSettings {
-    int concurrency = 4;
+    std::optional<int> concurrency;                        // requests in flight; nullopt: auto
+    int max_concurrency = 256;                             // the cap of auto
     campaign::Ambiguous ambiguous = campaign::Ambiguous::retry;
     int max_consecutive_failures = 25;
     long long limit = 0;                                   // jobs to take from the source; 0: all

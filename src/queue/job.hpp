@@ -42,6 +42,7 @@ struct Progress {
     std::int64_t unknown = 0;
     std::int64_t started = 0;      // jobs taken from the source
     std::size_t in_flight = 0;
+    std::size_t in_flight_limit = 0; // the most allowed in flight now (auto: the window in force)
     std::size_t retry_waiting = 0;
     double rate_in_force = 0;      // requests/s the limiter allows now
     double achieved_rate = 0;      // sends/s over the last few seconds
@@ -79,6 +80,10 @@ public:
     // with pause_reason and paused_until set; not for the service's short rate-limit pauses.
     // Does nothing unless overridden.
     virtual void on_pause(const Progress&) {}
+    // Called before requests started since the last call may leave (the transport only sends
+    // when polled) and before the dispatcher waits: what on_attempt and on_result recorded
+    // must be written by then. A failure stops the dispatch before those requests leave.
+    virtual util::Result<void> flush() { return {}; }
 };
 
 } // namespace queue

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace queue {
 
@@ -20,6 +21,12 @@ constexpr milliseconds k_first_pause{1'000};
 constexpr milliseconds k_max_pause{60'000};
 // Retry-After is honoured up to a day: a far-off HTTP date is more likely a broken clock.
 constexpr milliseconds k_max_retry_after{24 * 3'600'000};
+constexpr double k_unlimited = std::numeric_limits<double>::infinity();
+// While unlimited, the send rate is measured over the last second of starts (kept in memory,
+// so at most this many of them).
+constexpr auto k_measure_window = std::chrono::seconds(1);
+constexpr auto k_min_measure_span = std::chrono::milliseconds(100);
+constexpr std::size_t k_max_measured = 1'000'000;
 // Far beyond any real burst; keeps burst x T inside the 64-bit nanosecond range.
 constexpr double k_max_tolerance_ns = 1e17;
 
@@ -27,6 +34,12 @@ constexpr double k_max_tolerance_ns = 1e17;
 Duration interval_for(double rate) {
     const double ns = std::ceil(static_cast<double>(Duration(seconds(1)).count()) / rate);
     return Duration(std::max<Duration::rep>(1, static_cast<Duration::rep>(ns)));
+}
+
+// burst x T, the tolerance of GCRA.
+Duration tolerance_for(int burst, Duration interval) {
+    const double tolerance = static_cast<double>(burst) * static_cast<double>(interval.count());
+    return Duration(static_cast<Duration::rep>(std::min(tolerance, k_max_tolerance_ns)));
 }
 
 // The pause after the `n`th consecutive throttle when the service gave no Retry-After.
@@ -41,14 +54,30 @@ Duration fallback_pause(int n) {
 } // namespace
 
 RateLimiter::RateLimiter(double per_second, int burst)
-    : m_configured(std::isfinite(per_second) ? std::clamp(per_second, k_min_rate, k_max_rate)
-                                             : k_min_rate),
+    : m_configured(per_second == k_unlimited    ? k_unlimited
+                   : std::isfinite(per_second) ? std::clamp(per_second, k_min_rate, k_max_rate)
+                                               : k_min_rate),
+      m_burst(std::max(burst, 0)),
       m_rate(m_configured),
       m_floor(std::min(m_configured, k_floor_rate)) {
     set_rate(m_configured);
-    const double tolerance =
-        static_cast<double>(std::max(burst, 0)) * static_cast<double>(m_interval.count());
-    m_tolerance = Duration(static_cast<Duration::rep>(std::min(tolerance, k_max_tolerance_ns)));
+    m_tolerance = tolerance_for(m_burst, m_interval);
+}
+
+bool RateLimiter::unlimited() const {
+    return m_rate == k_unlimited;
+}
+
+double RateLimiter::measured_rate(SteadyTime now) {
+    while (!m_recent_starts.empty() && now - m_recent_starts.front() >= k_measure_window) {
+        m_recent_starts.pop_front();
+    }
+    // Right after the start, a second of history does not exist yet; a floor keeps a throttle
+    // of the very first requests from reading as an absurd rate.
+    const Duration since_first = now - m_first_start.value_or(now);
+    const Duration span = std::clamp<Duration>(since_first, k_min_measure_span, k_measure_window);
+    const double rate = static_cast<double>(m_recent_starts.size()) / std::chrono::duration<double>(span).count();
+    return std::clamp(rate, k_floor_rate, k_max_rate);
 }
 
 SteadyTime RateLimiter::next_allowed(SteadyTime now) const {
@@ -65,6 +94,15 @@ SteadyTime RateLimiter::next_allowed(SteadyTime now) const {
 bool RateLimiter::try_acquire(SteadyTime now) {
     if (next_allowed(now) > now) {
         return false;
+    }
+    if (unlimited()) {
+        // Only counted, for the rate the first throttle decreases from.
+        m_first_start = m_first_start.value_or(now);
+        m_recent_starts.push_back(now);
+        while (now - m_recent_starts.front() >= k_measure_window || m_recent_starts.size() > k_max_measured) {
+            m_recent_starts.pop_front();
+        }
+        return true;
     }
     m_tat = std::max(m_tat.value_or(now), now) + m_interval;
     return true;
@@ -84,6 +122,13 @@ void RateLimiter::on_throttled(SteadyTime now, std::optional<milliseconds> retry
             m_pause_until = std::max(*m_pause_until, now + *retry_after);
         }
         return;
+    }
+    if (unlimited()) {
+        // From now on the limiter paces, starting from the rate that proved too fast.
+        set_rate(measured_rate(now));
+        m_tolerance = tolerance_for(m_burst, m_interval);
+        m_recent_starts = {};
+        m_first_start.reset();
     }
     ++m_consecutive_throttles;
     const Duration pause = retry_after ? Duration(*retry_after)

@@ -3,6 +3,7 @@
 // Pure: every answer is for a given `now`; it never sleeps or reads a clock.
 
 #include <chrono>
+#include <deque>
 #include <optional>
 
 namespace queue {
@@ -28,11 +29,17 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 //   run of throttles) / 20 per second of successful sending, up to the configured rate: a
 //   halving is won back in 10 s. Each success adds that slope x (1 / rate in force), the time
 //   it stands for. Successes during a pause change nothing.
+// Unlimited (`per_second` infinite, `rate.per_second: unlimited`): no pacing at all until the
+// service throttles; pauses work as above. The first decrease starts from the rate measured over
+// the last second of starts (at least 0.1/s; over the time since the first start when that is
+// shorter, but no less than 100 ms), and from then on the limiter paces like a configured one
+// whose tau is burst x T at that measured rate, climbing without a ceiling: a climb that
+// outgrows what the in-flight limit lets through no longer holds anything back.
 // Not thread-safe: the dispatcher serialises calls.
 class RateLimiter {
 public:
-    // A limiter for `per_second` (> 0; clamped into [0.001, 1e9]) and `burst` (>= 0; a negative
-    // value counts as 0).
+    // A limiter for `per_second` (> 0; clamped into [0.001, 1e9]; infinity: unlimited) and
+    // `burst` (>= 0; a negative value counts as 0).
     RateLimiter(double per_second, int burst);
 
     // The earliest time the next request may start: `now` when it may start at once, later
@@ -53,19 +60,25 @@ public:
     // configured rate (ignored while paused).
     void on_success(SteadyTime now);
 
-    // The rate in force, in requests per second.
+    // The rate in force, in requests per second (infinity while unlimited).
     double current_rate() const { return m_rate; }
 
-    // The configured rate, in requests per second (after clamping).
+    // The configured rate, in requests per second (after clamping; infinity for unlimited).
     double configured_rate() const { return m_configured; }
+
+    // The configured burst (after clamping).
+    int burst() const { return m_burst; }
 
     // The end of the pause when a throttle pause holds at `now`; nullopt otherwise.
     std::optional<SteadyTime> paused_until(SteadyTime now) const;
 
 private:
     void set_rate(double rate);
+    bool unlimited() const;
+    double measured_rate(SteadyTime now);
 
     double m_configured;
+    int m_burst;
     double m_rate;
     double m_floor;
     double m_climb_per_second = 0;              // additive increase, requests/s per second
@@ -75,6 +88,8 @@ private:
     std::optional<SteadyTime> m_pause_until;
     std::optional<SteadyTime> m_last_decrease;
     int m_consecutive_throttles = 0;
+    std::deque<SteadyTime> m_recent_starts;     // while unlimited: the last second's starts
+    std::optional<SteadyTime> m_first_start;    // while unlimited
 };
 
 } // namespace queue

@@ -13,10 +13,6 @@
 
 namespace results {
 
-// Appends `text` to `out` as a JSON string (quotes included). Bytes that are not valid UTF-8
-// become U+FFFD, so the output always parses, whatever a CSV cell held.
-void append_json_string(fmt::memory_buffer& out, std::string_view text);
-
 // One object, member by member, in the order added. Keys are trusted literals (not escaped).
 class LineBuilder {
 public:

@@ -100,6 +100,7 @@ LogWriter::LogWriter(LogWriter&& other) noexcept
       m_options(other.m_options),
       m_dirty(other.m_dirty),
       m_torn(other.m_torn),
+      m_batch(std::move(other.m_batch)),
       m_last_sync(other.m_last_sync),
       m_sync_count(other.m_sync_count) {}
 
@@ -111,6 +112,7 @@ LogWriter& LogWriter::operator=(LogWriter&& other) noexcept {
         m_options = other.m_options;
         m_dirty = other.m_dirty;
         m_torn = other.m_torn;
+        m_batch = std::move(other.m_batch);
         m_last_sync = other.m_last_sync;
         m_sync_count = other.m_sync_count;
     }
@@ -150,22 +152,28 @@ util::Result<void> LogWriter::write_all(std::string_view bytes) {
     return {};
 }
 
-util::Result<void> LogWriter::append(std::string_view line) {
+util::Result<void> LogWriter::check_line(std::string_view line) const {
     if (m_fd < 0) {
         return util::fail(fmt::format("result log {} is closed", m_path));
     }
     if (line.empty() || line.back() != '\n') {
         return util::fail(fmt::format("not a whole line for result log {}", m_path));
     }
+    return {};
+}
+
+// Writes whole lines, first ending a line a failed write tore.
+util::Result<void> LogWriter::write_line(std::string_view line) {
     if (m_torn) {
         if (auto fixed = write_all("\n"); !fixed) {
             return fixed;
         }
         m_torn = false;
     }
-    if (auto written = write_all(line); !written) {
-        return written;
-    }
+    return write_all(line);
+}
+
+util::Result<void> LogWriter::sync_per_policy() {
     switch (m_options.durability) {
     case Durability::none:
         return {};
@@ -178,6 +186,44 @@ util::Result<void> LogWriter::append(std::string_view line) {
         return {};
     }
     return {};
+}
+
+util::Result<void> LogWriter::append(std::string_view line) {
+    if (auto ok = check_line(line); !ok) {
+        return ok;
+    }
+    if (!m_batch.empty()) {
+        m_batch.append(line);
+        return flush();
+    }
+    if (auto written = write_line(line); !written) {
+        return written;
+    }
+    return sync_per_policy();
+}
+
+util::Result<void> LogWriter::append_batched(std::string_view line) {
+    constexpr std::size_t k_max_batch = 64 * 1024;
+    if (auto ok = check_line(line); !ok) {
+        return ok;
+    }
+    m_batch.append(line);
+    if (m_batch.size() >= k_max_batch) {
+        return flush();
+    }
+    return {};
+}
+
+util::Result<void> LogWriter::flush() {
+    if (m_batch.empty()) {
+        return {};
+    }
+    auto written = write_line(m_batch);
+    m_batch.clear();
+    if (!written) {
+        return written;
+    }
+    return sync_per_policy();
 }
 
 util::Result<void> LogWriter::sync() {
@@ -200,8 +246,8 @@ util::Result<void> LogWriter::close() {
     if (m_fd < 0) {
         return {};
     }
-    util::Result<void> synced;
-    if (m_options.durability != Durability::none) {
+    util::Result<void> synced = flush();
+    if (synced && m_options.durability != Durability::none) {
         synced = sync();
     }
     const int fd = std::exchange(m_fd, -1);

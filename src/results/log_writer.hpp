@@ -43,7 +43,15 @@ public:
     // Appends `line`, which must be one whole record ending in '\n' (see to_line), in one
     // write(2), then syncs per the policy. Fails on a write or sync error. Not thread-safe:
     // call it from one thread.
+    // Lines added with append_batched() before it are written first.
     util::Result<void> append(std::string_view line);
+    // Adds `line` to a batch written in one write(2) by the next flush(), append() or close(),
+    // or at once when the batch passes 64 KiB. The dispatcher batches the lines of one turn of
+    // its loop and flushes before any request leaves and before it waits, so no request
+    // outruns its `attempt` line and a result waits only for the rest of its turn.
+    util::Result<void> append_batched(std::string_view line);
+    // Writes the batch (if any), then syncs per the policy.
+    util::Result<void> flush();
     // Forces what was appended to the disk now, whatever the policy.
     util::Result<void> sync();
     // Syncs per the policy and closes; later appends fail.
@@ -56,6 +64,9 @@ public:
 private:
     LogWriter(int fd, std::string path, const WriterOptions& options);
     util::Result<void> write_all(std::string_view bytes);
+    util::Result<void> write_line(std::string_view line);
+    util::Result<void> check_line(std::string_view line) const;
+    util::Result<void> sync_per_policy();
     std::chrono::steady_clock::time_point steady_now() const;
     void release();
 
@@ -64,6 +75,7 @@ private:
     WriterOptions m_options;
     bool m_dirty = false;  // appended since the last sync
     bool m_torn = false;   // a failed write left part of a line: start the next on a new one
+    std::string m_batch;   // whole lines not yet written (append_batched)
     std::chrono::steady_clock::time_point m_last_sync;
     std::int64_t m_sync_count = 0;
 };

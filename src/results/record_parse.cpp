@@ -1,14 +1,16 @@
-// parse_record: one log line → Record, through JsonScanner (no DOM; see json_scan.hpp).
+// parse_record: one log line → Record, through util::JsonScanner (no DOM).
 #include <array>
 #include <fmt/format.h>
 
-#include "results/json_scan.hpp"
+#include "util/json_scan.hpp"
 #include "results/records.hpp"
 #include "results/timestamp.hpp"
 
 namespace results {
 
 namespace {
+
+using util::JsonScanner;
 
 // Every field any record kind has. The hot ones come first: lookup is a linear scan.
 enum class Key : std::uint8_t {

@@ -98,7 +98,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
             break;
         }
         ++report.counts[rec.status];
-        if (auto written = log->append(results::to_line(rec)); !written) {
+        if (auto written = log->append_batched(results::to_line(rec)); !written) {
             return written.error();
         }
     }

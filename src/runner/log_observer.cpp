@@ -25,7 +25,7 @@ util::Result<void> LogObserver::on_attempt(const queue::Job& job) {
     record.wa_id = job.wa_id;
     record.attempt = job.requests;
     record.at = m_clock.wall_now();
-    auto written = m_log.append(results::to_line(record));
+    auto written = m_log.append_batched(results::to_line(record));
     if (written) {
         m_tally.attempt(job.row);
     }
@@ -62,7 +62,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.cause = to_log_cause(outcome.cause);
     }
     record.at = m_clock.wall_now();
-    auto written = m_log.append(results::to_line(record));
+    auto written = m_log.append_batched(results::to_line(record));
     if (written) {
         m_tally.result(job.row, record.status, status != queue::JobStatus::retrying);
     }

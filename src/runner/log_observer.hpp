@@ -26,6 +26,8 @@ public:
     void on_progress(const queue::Progress& progress) override;
     // Says why the queue waits and until when, even without progress output.
     void on_pause(const queue::Progress& progress) override;
+    // Writes the lines batched since the last turn of the dispatcher's loop.
+    util::Result<void> flush() override { return m_log.flush(); }
 
     // Sets the number of jobs expected this run (0: unknown), for progress.
     void set_total(std::int64_t total) { m_total = total; }

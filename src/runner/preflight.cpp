@@ -52,8 +52,9 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
     Preview p;
     p.campaign_name = c.name;
     p.results_path = results_path;
-    p.per_second = c.rate.per_second;
-    p.concurrency = c.rate.concurrency;
+    p.per_second = c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}/s", c.rate.per_second);
+    p.concurrency = c.rate.concurrency ? std::to_string(*c.rate.concurrency)
+                                       : fmt::format("auto (up to {})", c.rate.max_concurrency);
     campaign::Recipient r;
     while (stream->next(r)) {
         ++p.rows;

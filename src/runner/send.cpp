@@ -89,7 +89,7 @@ private:
         rec.error = reason;
         rec.attempts = before.attempts;
         rec.at = m_clock.wall_now();
-        if (auto written = m_log.append(results::to_line(rec)); !written) {
+        if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
             error = written.error().message;
         } else {
             m_tally.record(rec.row, before, status);
@@ -218,7 +218,8 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     }
 
     service::CurlTransport transport({.ca_file = c.service.ca_file,
-                                      .max_connections = static_cast<long>(c.rate.concurrency) + 4});
+                                      .max_connections =
+                                          static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
     if (c.template_check) {
         auto checked = check_template(c, transport);
         if (!checked) {
@@ -296,6 +297,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     LogObserver observer(*log, tally, clock, ui, expected_jobs);
     CampaignJobs jobs(*stream, state ? &*state : nullptr, *log, tally, clock, options);
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
+                                     .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,
                                      .max_consecutive_failures = c.abort.max_consecutive_failures,
                                      .limit = options.limit};

@@ -19,8 +19,8 @@ struct Preview {
     std::int64_t invalid = 0;
     std::int64_t duplicates = 0;
     std::int64_t already_done = 0; // recorded in the log already (sent, invalid, skipped, held)
-    double per_second = 0;
-    int concurrency = 0;
+    std::string per_second;        // "10", "2.5" or "unlimited"
+    std::string concurrency;       // "4" or "auto (up to 256)"
     std::string first_wa_id;
     std::string first_body;        // the first message to be sent, as JSON
 };

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <curl/curl.h>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <unordered_map>
 
 #include "service/requests.hpp"
@@ -25,7 +28,7 @@ void ensure_global_init() {
 struct Transfer {
     std::uint64_t id = 0;
     CURL* easy = nullptr;
-    curl_slist* headers = nullptr;
+    curl_slist* headers = nullptr;  // owned by the transport's header cache
     HttpRequest request;
     HttpResponse response;
     char error_buffer[CURL_ERROR_SIZE] = {};
@@ -96,36 +99,47 @@ std::string scrub(std::string message, const HttpRequest& request) {
 struct CurlTransport::Impl {
     CurlOptions options;
     CURLM* multi = nullptr;
-    std::vector<CURL*> idle;  // finished handles, kept for reuse
+    // curl's socket interface: curl says which sockets to watch (on_socket) and when to call
+    // it back (on_timer), and is told only about the sockets that are ready, so a wake-up
+    // costs the same with 4 requests in flight as with 500 (curl_multi_perform walks them all).
+    int epoll_fd = -1;
+    std::optional<std::chrono::steady_clock::time_point> timer;  // curl's, when set
+    std::vector<CURL*> idle;  // finished handles, kept for reuse (and their connections)
     std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
+    // One header list per distinct set of headers (a campaign has two or three), kept for the
+    // transport's life instead of being built and freed for every request.
+    std::unordered_map<std::string, curl_slist*> header_lists;
+    std::string header_key;  // scratch
+    // Each distinct URL parsed once (CURLOPT_CURLU), not at every request.
+    std::unordered_map<std::string, CURLU*> urls;
 
+    CURLU* parsed_url(const std::string& url) {
+        auto [it, inserted] = urls.try_emplace(url, nullptr);
+        if (inserted) {
+            it->second = curl_url();
+            if (it->second == nullptr || curl_url_set(it->second, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+                curl_url_cleanup(it->second);
+                it->second = nullptr;  // CURLOPT_URL then, and curl reports what is wrong with it
+            }
+        }
+        return it->second;
+    }
+
+    // A handle with the options every request shares already set: reused handles keep them
+    // (no curl_easy_reset), so each request sets only what differs.
     CURL* take_handle() {
         if (!idle.empty()) {
             CURL* easy = idle.back();
             idle.pop_back();
-            curl_easy_reset(easy);
             return easy;
         }
-        CURL* easy = curl_easy_init();
-        if (easy == nullptr) {
+        CURL* e = curl_easy_init();
+        if (e == nullptr) {
             throw std::runtime_error("libcurl could not create a handle");
         }
-        return easy;
-    }
-
-    void configure(Transfer& t) {
-        CURL* e = t.easy;
-        const HttpRequest& r = t.request;
-        curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                         static_cast<long>(std::min<long long>(r.timeout.count(), 10'000)));
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -133,19 +147,49 @@ struct CurlTransport::Impl {
         if (!options.ca_file.empty()) {
             curl_easy_setopt(e, CURLOPT_CAINFO, options.ca_file.c_str());
         }
-        switch (r.method) {
-        case Method::get: curl_easy_setopt(e, CURLOPT_HTTPGET, 1L); break;
-        case Method::post: curl_easy_setopt(e, CURLOPT_POST, 1L); break;
-        case Method::put: curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT"); break;
+        return e;
+    }
+
+    curl_slist* header_list(const Headers& headers) {
+        header_key.clear();
+        for (const auto& [name, value] : headers) {
+            header_key.append(name).append(": ").append(value).push_back('\n');
         }
-        if (r.method != Method::get) {
+        auto [it, inserted] = header_lists.try_emplace(header_key, nullptr);
+        if (inserted) {
+            for (const auto& [name, value] : headers) {
+                it->second = curl_slist_append(it->second, (name + ": " + value).c_str());
+            }
+            it->second = curl_slist_append(it->second, "Expect:");  // no 100-continue round trip
+        }
+        return it->second;
+    }
+
+    void configure(Transfer& t) {
+        CURL* e = t.easy;
+        const HttpRequest& r = t.request;
+        if (CURLU* url = parsed_url(r.url)) {
+            curl_easy_setopt(e, CURLOPT_CURLU, url);
+        } else {
+            curl_easy_setopt(e, CURLOPT_CURLU, nullptr);
+            curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+        }
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                         static_cast<long>(std::min<long long>(r.timeout.count(), 10'000)));
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+        curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
+        // Every method option is set each time: a reused handle must not keep the last one's.
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == Method::put ? "PUT" : nullptr);
+        if (r.method == Method::get) {
+            curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        } else {
+            curl_easy_setopt(e, CURLOPT_POST, 1L);
             curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         }
-        for (const auto& [name, value] : r.headers) {
-            t.headers = curl_slist_append(t.headers, (name + ": " + value).c_str());
-        }
-        t.headers = curl_slist_append(t.headers, "Expect:");  // no 100-continue round trip
+        t.headers = header_list(r.headers);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
     }
 
@@ -172,9 +216,79 @@ struct CurlTransport::Impl {
             error.message = scrub(detail, t->request);
             c.result = std::move(error);
         }
-        curl_slist_free_all(t->headers);
         idle.push_back(t->easy);
         return c;
+    }
+
+    // What the epoll set holds for each socket, so that most of curl's calls cost no system
+    // call: a kept-alive connection goes from "watch for input" to "done" and back for every
+    // request on it, and stays registered meanwhile (see poll() for stray events).
+    struct Watch {
+        std::uint32_t events = 0;  // registered with epoll
+        bool wanted = false;       // curl watches it now
+    };
+    std::unordered_map<curl_socket_t, Watch> watches;
+
+    static int on_socket(CURL*, curl_socket_t socket, int what, void* user, void*) {
+        auto* impl = static_cast<Impl*>(user);
+        auto it = impl->watches.find(socket);
+        if (what == CURL_POLL_REMOVE) {
+            if (it != impl->watches.end()) {
+                it->second.wanted = false;  // left registered: reused soon, or closed (see poll)
+            }
+            return 0;
+        }
+        const std::uint32_t events = (what == CURL_POLL_IN || what == CURL_POLL_INOUT ? EPOLLIN : 0u) |
+                                     (what == CURL_POLL_OUT || what == CURL_POLL_INOUT ? EPOLLOUT : 0u);
+        epoll_event ev{};
+        ev.data.fd = socket;
+        ev.events = events;
+        if (it == impl->watches.end()) {
+            if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, socket, &ev) != 0 && errno == EEXIST) {
+                ::epoll_ctl(impl->epoll_fd, EPOLL_CTL_MOD, socket, &ev);
+            }
+            impl->watches[socket] = Watch{events, true};
+            return 0;
+        }
+        if (it->second.events != events) {
+            // A closed socket leaves the epoll set by itself; its number may come back.
+            if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_MOD, socket, &ev) != 0 && errno == ENOENT) {
+                ::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, socket, &ev);
+            }
+            it->second.events = events;
+        }
+        it->second.wanted = true;
+        return 0;
+    }
+
+    // An event on a socket curl does not watch now (an idle kept-alive connection the service
+    // closed, say): stop watching it until curl asks again, or epoll would report it forever.
+    bool unwanted(curl_socket_t socket) {
+        auto it = watches.find(socket);
+        if (it == watches.end() || it->second.wanted) {
+            return false;
+        }
+        ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, nullptr);
+        watches.erase(it);
+        return true;
+    }
+
+    static int on_timer(CURLM*, long timeout_ms, void* user) {
+        auto* impl = static_cast<Impl*>(user);
+        if (timeout_ms < 0) {
+            impl->timer.reset();
+        } else {
+            impl->timer = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+        }
+        return 0;
+    }
+
+    void run_timer_if_due() {
+        if (timer && *timer <= std::chrono::steady_clock::now()) {
+            timer.reset();
+            int running = 0;
+            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        }
     }
 
     void collect(std::vector<Completion>& done) {
@@ -201,19 +315,34 @@ CurlTransport::CurlTransport(CurlOptions options) : m_impl(std::make_unique<Impl
     if (m_impl->multi == nullptr) {
         throw std::runtime_error("libcurl could not create a multi handle");
     }
+    m_impl->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (m_impl->epoll_fd < 0) {
+        curl_multi_cleanup(m_impl->multi);
+        throw std::runtime_error("could not create an epoll instance");
+    }
     curl_multi_setopt(m_impl->multi, CURLMOPT_MAXCONNECTS, m_impl->options.max_connections);
+    curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
+    curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETDATA, m_impl.get());
+    curl_multi_setopt(m_impl->multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
+    curl_multi_setopt(m_impl->multi, CURLMOPT_TIMERDATA, m_impl.get());
 }
 
 CurlTransport::~CurlTransport() {
     for (auto& [easy, transfer] : m_impl->active) {
         curl_multi_remove_handle(m_impl->multi, easy);
-        curl_slist_free_all(transfer->headers);
         curl_easy_cleanup(easy);
     }
     for (CURL* easy : m_impl->idle) {
         curl_easy_cleanup(easy);
     }
     curl_multi_cleanup(m_impl->multi);
+    ::close(m_impl->epoll_fd);
+    for (auto& [text, url] : m_impl->urls) {
+        curl_url_cleanup(url);
+    }
+    for (auto& [key, list] : m_impl->header_lists) {
+        curl_slist_free_all(list);
+    }
 }
 
 void CurlTransport::start(std::uint64_t id, HttpRequest request) {
@@ -228,16 +357,41 @@ void CurlTransport::start(std::uint64_t id, HttpRequest request) {
 }
 
 std::vector<Completion> CurlTransport::poll(std::chrono::milliseconds max_wait) {
+    Impl& impl = *m_impl;
     std::vector<Completion> done;
-    int running = 0;
-    curl_multi_perform(m_impl->multi, &running);
-    m_impl->collect(done);
+    // Requests added since the last call start here (curl set a timer of 0 for them).
+    impl.run_timer_if_due();
+    impl.collect(done);
     if (!done.empty()) {
         return done;
     }
-    curl_multi_poll(m_impl->multi, nullptr, 0, static_cast<int>(max_wait.count()), nullptr);
-    curl_multi_perform(m_impl->multi, &running);
-    m_impl->collect(done);
+    auto wait = max_wait;
+    if (impl.timer) {
+        const auto until_timer = std::chrono::ceil<std::chrono::milliseconds>(*impl.timer - std::chrono::steady_clock::now());
+        wait = std::clamp(until_timer, std::chrono::milliseconds(0), max_wait);
+    }
+    constexpr int k_max_events = 64;
+    epoll_event events[k_max_events];
+    const int ready = ::epoll_wait(impl.epoll_fd, events, k_max_events, static_cast<int>(wait.count()));
+    for (int i = 0; i < ready; ++i) {
+        if (impl.unwanted(events[i].data.fd)) {
+            continue;
+        }
+        int mask = 0;
+        if ((events[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) != 0) {
+            mask |= CURL_CSELECT_IN;
+        }
+        if ((events[i].events & EPOLLOUT) != 0) {
+            mask |= CURL_CSELECT_OUT;
+        }
+        if ((events[i].events & EPOLLERR) != 0) {
+            mask |= CURL_CSELECT_ERR;
+        }
+        int running = 0;
+        curl_multi_socket_action(impl.multi, events[i].data.fd, mask, &running);
+    }
+    impl.run_timer_if_due();
+    impl.collect(done);
     return done;
 }
 

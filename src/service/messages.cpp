@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_string.hpp"
+
 namespace service {
 
 namespace {
@@ -14,21 +16,30 @@ std::string dump(const nlohmann::json& j) {
 } // namespace
 
 std::string send_message_body(const OutgoingMessage& message) {
-    nlohmann::json j;
-    j["userName"] = message.user_name;
-    j["wa_id"] = message.wa_id;
+    // Built by hand, once per message, in the key order nlohmann::json gives (sorted), so
+    // that bodies read the same in previews and logs as the other requests'.
+    fmt::memory_buffer out;
+    const auto literal = [&out](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
     if (message.kind == MessageKind::text) {
-        j["type"] = "text";
-        j["message"] = {{"text", message.text}};
+        literal(R"({"message":{"text":)");
+        util::append_json_string(out, message.text);
+        literal(R"(},"type":"text","userName":)");
     } else {
-        j["type"] = "image";
-        nlohmann::json m = {{"source", message.source}};
+        literal(R"({"message":{)");
         if (message.has_label) {
-            m["label"] = message.label;
+            literal(R"("label":)");
+            util::append_json_string(out, message.label);
+            literal(",");
         }
-        j["message"] = std::move(m);
+        literal(R"("source":)");
+        util::append_json_string(out, message.source);
+        literal(R"(},"type":"image","userName":)");
     }
-    return dump(j);
+    util::append_json_string(out, message.user_name);
+    literal(R"(,"wa_id":)");
+    util::append_json_string(out, message.wa_id);
+    literal("}");
+    return fmt::to_string(out);
 }
 
 std::string status_update_body(const std::vector<std::string>& ids, const std::string& status,

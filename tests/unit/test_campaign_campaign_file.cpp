@@ -107,7 +107,8 @@ results: out/spring.jsonl
         CHECK_FALSE(c->template_check.has_value());
         CHECK(c->rate.per_second == 10);
         CHECK(c->rate.burst == 1);
-        CHECK(c->rate.concurrency == 4);
+        CHECK_FALSE(c->rate.concurrency.has_value());  // auto
+        CHECK(c->rate.max_concurrency == 256);
         CHECK_FALSE(c->rate.per_day.has_value());
         CHECK(c->retry.max_attempts == 5);
         CHECK(c->retry.initial_backoff == 1s);

@@ -65,7 +65,7 @@ rate: {per_second: fast}
 )") == "\n1: name: must be letters, digits, '-' or '_' (at most 100), got \"bad name\"\n"
        "1: missing required key \"message\"\n"
        "5: unknown key \"service.timout\" (did you mean \"timeout\"?)\n"
-       "7: rate.per_second: expected a number, got \"fast\"\n");
+       "7: rate.per_second: expected unlimited or a number, got \"fast\"\n");
     }
 
     TEST_CASE("unknown keys are named with their path and the nearest known key") {
@@ -115,7 +115,7 @@ rate: {per_second: fast}
             folder.problems(k_minimal +
                             "rate:\n  per_second: fast\n  concurrency: 2.5\nretry: [1]\n"
                             "cleanup: {delete_contacts: maybe}\nabort: {max_consecutive_failures: {a: 1}}\n");
-        CHECK_PROBLEM(p, "12: rate.per_second: expected a number, got \"fast\"");
+        CHECK_PROBLEM(p, "12: rate.per_second: expected unlimited or a number, got \"fast\"");
         CHECK_PROBLEM(p, "13: rate.concurrency: expected a whole number, got \"2.5\"");
         CHECK_PROBLEM(p, "14: retry: expected a mapping, got a list");
         CHECK_PROBLEM(p, "15: cleanup.delete_contacts: expected true or false, got \"maybe\"");

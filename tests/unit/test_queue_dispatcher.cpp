@@ -1,112 +1,12 @@
-#include <deque>
 #include <doctest/doctest.h>
 
-#include "fakes.hpp"
 #include "queue/daily_cap.hpp"
-#include "queue/dispatcher.hpp"
-#include "queue/rate_limiter.hpp"
-#include "queue/retry_policy.hpp"
 #include "queue/send_window.hpp"
+#include "queue_dispatch_rig.hpp"
 
 using namespace std::chrono_literals;
 
-namespace {
-
-const std::string k_ok = R"({"success":true,"data":{"messageId":"wamid.1"}})";
-
-class ListSource final : public queue::JobSource {
-public:
-    explicit ListSource(int count) {
-        for (int i = 1; i <= count; ++i) {
-            queue::Job job;
-            job.row = i;
-            job.wa_id = std::to_string(919812300000LL + i);
-            job.body = R"({"wa_id":")" + job.wa_id + R"("})";
-            m_jobs.push_back(job);
-        }
-    }
-    bool next(queue::Job& out) override {
-        if (m_jobs.empty()) {
-            return false;
-        }
-        out = m_jobs.front();
-        m_jobs.pop_front();
-        ++taken;
-        return true;
-    }
-    int taken = 0;
-
-private:
-    std::deque<queue::Job> m_jobs;
-};
-
-struct Event {
-    std::int64_t row;
-    queue::JobStatus status;
-    int requests;
-    int attempts;
-    service::Cause cause;
-};
-
-class Recorder final : public queue::DispatchObserver {
-public:
-    util::Result<void> on_attempt(const queue::Job&) override {
-        ++attempts;
-        return {};
-    }
-    util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
-                                 std::chrono::milliseconds) override {
-        events.push_back({job.row, status, job.requests, job.attempts, outcome.cause});
-        return {};
-    }
-    void on_progress(const queue::Progress& progress) override {
-        if (!progress.pause_reason.empty()) {
-            last_pause = progress;
-        }
-    }
-    void on_pause(const queue::Progress& progress) override { pauses.push_back(progress); }
-    int count(queue::JobStatus status) const {
-        return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.status == status; }));
-    }
-    int attempts = 0;
-    std::vector<Event> events;
-    std::optional<queue::Progress> last_pause;   // the last progress report that named a pause
-    std::vector<queue::Progress> pauses;         // on_pause calls
-};
-
-struct Rig {
-    explicit Rig(fakes::FakeTransport::Responder answer, double per_second = 1000, int burst = 0,
-                 std::chrono::milliseconds latency = 50ms)
-        : transport(clock, std::move(answer), latency), limiter(per_second, burst),
-          retry(retry_settings, fakes::FakeRandom({0.5})) {
-        service.base_url = "http://sandbox";
-        service.api_key = "key";
-    }
-
-    queue::DispatchResult run(queue::JobSource& source) {
-        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, daily_cap, gate, &recorder, &stops};
-        return queue::dispatch(source, settings, parts);
-    }
-
-    fakes::FakeClock clock;
-    fakes::FakeTransport transport;
-    campaign::Retry retry_settings{.max_attempts = 3, .initial_backoff = 1s, .max_backoff = 10s,
-                                   .ambiguous = campaign::Ambiguous::retry};
-    queue::RateLimiter limiter;
-    queue::RetryPolicy retry;
-    service::ServiceConfig service;
-    queue::DispatchSettings settings;
-    Recorder recorder;
-    std::atomic<int> stops{0};
-    const queue::Gate* gate = nullptr;
-    queue::DailyCap* daily_cap = nullptr;
-};
-
-fakes::FakeTransport::Answer ok(const service::HttpRequest&) {
-    return fakes::http_answer(200, k_ok);
-}
-
-} // namespace
+using namespace dispatch_test;
 
 TEST_SUITE("queue::dispatch") {
     TEST_CASE("sends every job once and never has more than `concurrency` in flight") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <queue>
 #include <random>
@@ -14,6 +15,8 @@
 using namespace std::chrono_literals;
 using queue::RateLimiter;
 using queue::SteadyTime;
+
+constexpr double k_unlimited = std::numeric_limits<double>::infinity();
 
 namespace {
 
@@ -377,6 +380,8 @@ TEST_SUITE("queue::RateLimiter") {
             {100, {60s, 250ms, 8, std::nullopt}, "100/s, 250 ms latency, 8 in flight"},
             {100, {60s, 250ms, 8, 2s}, "100/s, 250 ms latency, 8 in flight, Retry-After 2 s"},
             {1000, {60s, 100ms, 16, std::nullopt}, "1000/s, 100 ms latency, 16 in flight"},
+            {k_unlimited, {60s, 10ms, 32, std::nullopt}, "unlimited, 10 ms latency, 32 in flight"},
+            {k_unlimited, {60s, 0ms, 1, 1s}, "unlimited, instant responses, Retry-After 1 s"},
         };
         for (const auto& v : variants) {
             CAPTURE(v.name);

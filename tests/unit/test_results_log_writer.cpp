@@ -93,6 +93,33 @@ TEST_SUITE("results::LogWriter") {
         REQUIRE(writer->close().ok());
         CHECK_FALSE(writer->append(k_line).ok());
     }
+    TEST_CASE("batched lines reach the file at flush, before a plain append, or when 64 KiB gather") {
+        TempDir dir;
+        const std::string path = dir.file("log.jsonl");
+        auto writer = results::LogWriter::open(path, {results::Durability::every_record, 1'000ms, nullptr});
+        REQUIRE(writer.ok());
+        REQUIRE(writer->append_batched(k_line).ok());
+        REQUIRE(writer->append_batched(k_line).ok());
+        CHECK(slurp(path).empty());
+        REQUIRE(writer->flush().ok());
+        CHECK(slurp(path) == k_line + k_line);
+        CHECK(writer->sync_count() == 1);  // one write, one sync, for the whole batch
+        const std::string other = results::to_line(results::AttemptRecord{2, "14155550124", 1, {}});
+        REQUIRE(writer->append_batched(k_line).ok());
+        REQUIRE(writer->append(other).ok());  // the batch goes first, in order
+        CHECK(slurp(path) == k_line + k_line + k_line + other);
+        std::size_t lines = 0;
+        while (slurp(path).size() == 2 * k_line.size() + k_line.size() + other.size()) {
+            REQUIRE(writer->append_batched(k_line).ok());
+            ++lines;
+            REQUIRE(lines < 10'000);
+        }
+        CHECK(lines * k_line.size() >= 64 * 1024);
+        CHECK(writer->append_batched("no newline").ok() == false);
+        REQUIRE(writer->append_batched(k_line).ok());
+        REQUIRE(writer->close().ok());  // close writes what is left
+        CHECK(slurp(path).size() == (lines + 4) * k_line.size() + other.size());
+    }
     TEST_CASE("every_record syncs after each line") {
         TempDir dir;
         auto writer = results::LogWriter::open(

@@ -103,6 +103,28 @@ TEST_SUITE("service::classify") {
         CHECK(answer(422, R"({"success":false})").cause == Cause::rejected);
         CHECK_FALSE(answer(400, "").retryable());
     }
+    TEST_CASE("unusual bodies: odd types, empty ids, repeated keys, arrays") {
+        // The body is read by a pull scanner, with a DOM parse for what it does not take.
+        auto o = answer(400, R"({"error":{"code":1.5,"message":"m"}})");
+        CHECK(o.cause == Cause::rejected);
+        CHECK_FALSE(o.error_code.has_value());
+        CHECK(o.error == "HTTP 400: m");
+        CHECK(answer(200, R"({"success":"false","messageId":"x"})").message_id == "x");
+        CHECK(answer(200, R"({"messageId":"","id":"m2"})").message_id == "m2");
+        CHECK(answer(200, R"({"id":"t","data":{"messageId":"d","other":[1,{"a":null}]}})").message_id == "d");
+        CHECK(answer(200, R"({"messageId":"a","messageId":"b"})").message_id == "b");
+        CHECK(answer(200, R"({"messages":[{"x":1},{"id":"second"}]})").message_id.empty());
+        CHECK(answer(200, R"([1,2])").sent());
+        CHECK(answer(400, R"({"error":"plain text"})").error == "HTTP 400: plain text");
+        CHECK(answer(400, R"({"message":"top"})").error == "HTTP 400: top");
+        o = answer(400, R"({"error":{"code":131048,"message":"spam"},"message":"top"})");
+        CHECK(o.cause == Cause::spam_limit);
+        CHECK(o.error == "HTTP 400: spam");
+        o = answer(400, R"({"error":{"code":-1,"message":7}})");
+        CHECK(o.error_code == std::optional<long long>(-1));
+        CHECK(o.error == "HTTP 400");
+        CHECK(answer(200, R"({"success":false} trailing)").sent());  // not JSON: only the status counts
+    }
     TEST_CASE("error text comes from the body, clipped and on one line") {
         auto o = answer(400, std::string(1000, 'x') + "\nend");
         CHECK(o.error.size() < 400);

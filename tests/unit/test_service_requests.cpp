@@ -96,6 +96,42 @@ TEST_SUITE("service::messages") {
         auto parsed = nlohmann::json::parse(service::send_message_body(m), nullptr, false);
         CHECK_FALSE(parsed.is_discarded());
     }
+    TEST_CASE("the hand-built body is byte for byte what nlohmann::json would write") {
+        // The body is built without a DOM on the send path; nlohmann's output is the reference.
+        const std::string values[] = {"",
+                                      "Asha",
+                                      "quote \" backslash \\ slash /",
+                                      "tab\tnewline\ncr\r\x01\x1f\x7f",
+                                      "नमस्ते 😀 Åsa",
+                                      "{{not a placeholder}} <b>&amp;</b>"};
+        for (const auto& v : values) {
+            for (bool image : {false, true}) {
+                for (bool label : {false, true}) {
+                    service::OutgoingMessage m;
+                    m.user_name = v + "name";
+                    m.wa_id = "919812345678";
+                    m.kind = image ? service::MessageKind::image : service::MessageKind::text;
+                    m.text = v;
+                    m.source = "https://cdn/" + v;
+                    m.has_label = image && label;
+                    m.label = v + "label";
+                    nlohmann::json j;
+                    j["userName"] = m.user_name;
+                    j["wa_id"] = m.wa_id;
+                    j["type"] = image ? "image" : "text";
+                    if (image) {
+                        j["message"]["source"] = m.source;
+                        if (m.has_label) {
+                            j["message"]["label"] = m.label;
+                        }
+                    } else {
+                        j["message"]["text"] = m.text;
+                    }
+                    CHECK(service::send_message_body(m) == j.dump());
+                }
+            }
+        }
+    }
     TEST_CASE("status update leaves subscriberIds out when there are none") {
         auto j = nlohmann::json::parse(service::status_update_body({"u1", "u2"}, "DELETED", {}));
         CHECK(j == nlohmann::json::parse(R"({"ids":["u1","u2"],"status":"DELETED"})"));

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace results {
+namespace util {
 
 class JsonScanner {
 public:
@@ -31,6 +31,8 @@ public:
     // Returns the first character of the next value ('"', '{', '[', '-', a digit, …), or
     // '\0' at the end of the text; consumes only whitespace.
     char peek();
+    // Reads `true` or `false` into `out`; fails on anything else.
+    bool read_bool(bool& out);
     // Returns true (and consumes it) when the next value is `null`.
     bool read_null();
     // Reads and discards any value.
@@ -99,4 +101,4 @@ bool JsonScanner::read_array(F&& on_element) {
     return true;
 }
 
-} // namespace results
+} // namespace util

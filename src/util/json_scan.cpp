@@ -1,10 +1,10 @@
-#include "results/json_scan.hpp"
+#include "util/json_scan.hpp"
 
 #include <array>
 #include <fmt/format.h>
 #include <limits>
 
-namespace results {
+namespace util {
 
 namespace {
 
@@ -221,6 +221,12 @@ bool JsonScanner::read_null() {
     return false;
 }
 
+bool JsonScanner::read_bool(bool& out) {
+    skip_space();
+    out = peek() == 't';
+    return skip_literal(out ? "true" : "false");
+}
+
 bool JsonScanner::skip_literal(std::string_view word) {
     if (m_text.substr(m_pos, word.size()) != word) {
         return fail("expected a value");
@@ -289,4 +295,4 @@ bool JsonScanner::finish() {
     return m_pos == m_text.size() || fail("unexpected text after the object");
 }
 
-} // namespace results
+} // namespace util

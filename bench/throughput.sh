@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Throughput ceiling: how many messages/s wacamp sends when nothing holds it back (unlimited
+# per_second, 32 in flight, full result log) against nginx answering at once, beside wrk sending
+# the same request over 32 keep-alive connections in the same run. Target: wacamp ≥ 0.5× wrk.
+#   bench/throughput.sh [N=200000] [SECONDS=10]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+n=${1:-200000}
+seconds=${2:-10}
+connections=32
+
+bench_setup wrk=wrk nginx=nginx-light
+bench_start_nginx
+
+# wrk sends exactly what wacamp sends (see src/service/requests.cpp; checked against a capture):
+# POST with the key in the query and the apiKey header, its User-Agent and Accept, and a body
+# rendered from row 1 of the CSV below (nlohmann orders the keys). wrk adds Host and Content-Length.
+cat >"$bench_work/send.lua" <<LUA
+wrk.method = "POST"
+wrk.path = "/whatsapp-automation/wa/send-message?apiKey=sandbox-key"
+wrk.headers["User-Agent"] = "wacamp/$(bench_wacamp_version)"
+wrk.headers["Accept"] = "application/json"
+wrk.headers["apiKey"] = "sandbox-key"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"message":{"text":"Hi Person 0, this is a benchmark message."},"type":"text","userName":"Person 0","wa_id":"919000000000"}'
+LUA
+# One wrk thread: one event loop, like wacamp's single libcurl multi loop, on the core that the
+# one nginx worker leaves free; a second thread would only contend with nginx for its core.
+wrk -t1 -c"$connections" -d"${seconds}s" -s "$bench_work/send.lua" "$NGINX_URL" >"$bench_work/wrk.out"
+wrk_rps=$(awk '/^Requests\/sec/ {print $2}' "$bench_work/wrk.out")
+if grep -q 'Non-2xx' "$bench_work/wrk.out"; then
+    cat "$bench_work/wrk.out" >&2
+    bench_die "nginx answered wrk with errors"
+fi
+
+bench_make_csv "$n" "$bench_work/recipients.csv"
+bench_unlimited_rate
+rate="per_second: $unlimited_rate, burst: 1, concurrency: $connections"
+bench_write_campaign "$bench_work/campaign.yaml" "$NGINX_URL" "$bench_work/recipients.csv" "$bench_work/results.jsonl" "$rate"
+bench_time wacamp "$WACAMP" run "$bench_work/campaign.yaml" --yes --no-progress
+[ "$T_RC" = 0 ] || { cat "$bench_work/wacamp.out" "$bench_work/wacamp.err" >&2; bench_die "wacamp run exited $T_RC"; }
+sent=$(python3 bench/log_stats.py counts "$bench_work/results.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sent"])')
+[ "$sent" = "$n" ] || bench_die "the result log records $sent sent, not $n"
+
+mps=$(bench_calc "f'{$n / $T_WALL:.0f}'")
+ratio=$(bench_calc "f'{$mps / $wrk_rps:.2f}'")
+cpu=$(bench_calc "f'{$T_USER + $T_SYS:.2f}'")
+met=$(bench_met "$ratio >= 0.5")
+printf 'wrk -t1 -c%s, %s s, nginx stand-in     %s requests/s\n' "$connections" "$seconds" "$wrk_rps"
+printf 'wacamp, %s recipients (%s)\n' "$n" "$rate"
+printf '  wall %s s, CPU %s s user+sys, peak RSS %.1f MiB, %s sent in the log\n' "$T_WALL" "$cpu" "$(bench_calc "$T_RSS / 1024")" "$sent"
+printf '  %s messages/s = %s× wrk (target ≥ 0.5×: %s)\n' "$mps" "$ratio" "$met"
+bench_record "throughput ceiling: $n recipients, unlimited rate, 32 in flight, nginx stand-in" \
+    "bench/throughput.sh $n $seconds" "$mps messages/s" "wrk -t1 -c32: $wrk_rps requests/s" \
+    "${ratio}×" "≥ 0.5× wrk" "$met"

@@ -1,0 +1,185 @@
+#include "cli/send_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/duration.hpp"
+
+namespace cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+using results::Status;
+
+// What to fix before resuming a run that stopped for `reason`; empty when nothing.
+std::string_view what_to_fix(queue::StopReason reason) {
+    switch (reason) {
+    case queue::StopReason::auth:
+        return "the service refused the credentials: fix service.api_key (or the account), then continue";
+    case queue::StopReason::spam_limit:
+        return "the sending number hit WhatsApp's spam limit: wait for it to lift (hours), then continue";
+    case queue::StopReason::failure_threshold:
+        return "too many requests failed in a row: fix the cause shown above, then continue";
+    default: return {};
+    }
+}
+
+// What is left to do after a run, for both formats.
+struct NextSteps {
+    bool log_started = false;
+    std::int64_t unknown = 0;        // rows held or made unknown: resent only when asked
+    std::string continue_command;    // empty: nothing to continue
+    std::string resend_unknown_command;
+    std::string retry_failed_command;
+    std::string finish_deletion_command;
+};
+
+NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r) {
+    NextSteps s;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(r.results_path, ec);
+    s.log_started = !ec && size > 0;
+    const bool left = r.reason != queue::StopReason::completed;
+    if (r.cleanup.interrupted) {
+        s.finish_deletion_command = "wacamp delete-contacts " + r.results_path;
+    }
+    if (!s.log_started) {
+        // Stopped before the log was started (e.g. the template check was refused).
+        s.continue_command = left ? "wacamp run " + c.file : "";
+        return s;
+    }
+    // Rows held from earlier runs and rows that became unknown in this one (retry.ambiguous: hold).
+    s.unknown = std::max<std::int64_t>(r.held_unknown, r.counts[Status::unknown]);
+    if (s.unknown > 0) {
+        s.resend_unknown_command = fmt::format("wacamp resume {} --resend-unknown", r.results_path);
+    }
+    if (r.held_rejected > 0) {
+        s.retry_failed_command = fmt::format("wacamp resume {} --retry-failed", r.results_path);
+    }
+    if (left || r.counts[Status::failed] > 0) {
+        s.continue_command = "wacamp resume " + r.results_path;
+    }
+    return s;
+}
+
+std::string headline(const campaign::Campaign& c, const runner::SendReport& r) {
+    if (r.already_complete) {
+        return fmt::format("{}: already complete, nothing to send.", c.name);
+    }
+    std::string how = r.reason == queue::StopReason::completed ? "completed"
+                      : r.reason == queue::StopReason::limit   ? "stopped at --limit"
+                                                               : "STOPPED";
+    return fmt::format("{}: {} in {} ({} sent this run)", c.name, how, util::format_duration(r.duration),
+                       r.sent_this_run);
+}
+
+// Why it stopped early; empty when it did not.
+std::string why(const runner::SendReport& r) {
+    if (r.already_complete || r.message.empty() || r.reason == queue::StopReason::completed) {
+        return {};
+    }
+    const auto reason = queue::to_string(r.reason);
+    return r.message == reason ? r.message : fmt::format("{} ({})", r.message, reason);
+}
+
+std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s) {
+    std::string out = headline(c, r) + "\n";
+    if (auto because = why(r); !because.empty()) {
+        out += fmt::format("  why: {}\n", because);
+    }
+    const auto& n = r.counts;
+    out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}\n", n[Status::sent],
+                       n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
+    if (r.cleanup.ran) {
+        out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
+                           r.cleanup.batches_deleted == 1 ? "" : "es");
+        out += r.cleanup.batches_failed > 0
+                   ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed, r.cleanup.error)
+                   : "\n";
+        if (r.cleanup.interrupted) {
+            out += fmt::format("  the deletion step was interrupted; to finish it: {}\n", s.finish_deletion_command);
+        }
+    }
+    if (r.throttled_this_run > 0) {
+        out += fmt::format("  the service rate limited {} request(s) (retried after its Retry-After, not counted "
+                           "as attempts); the queue slowed down to {:.1f}/s (rate.per_second: {})\n",
+                           r.throttled_this_run, r.rate_in_force,
+                           c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}", c.rate.per_second));
+    }
+    const auto fix = what_to_fix(r.reason);
+    const auto first = fix.empty() ? std::string_view("to continue") : fix;
+    if (!s.log_started) {
+        return s.continue_command.empty() ? out : out + fmt::format("  {}: {}\n", first, s.continue_command);
+    }
+    out += fmt::format("  result log: {}\n", r.results_path);
+    if (s.unknown > 0) {
+        out += fmt::format("  {} recipient(s) may or may not have received the message (unknown); "
+                           "to send them again: {}\n",
+                           s.unknown, s.resend_unknown_command);
+    }
+    if (r.held_rejected > 0) {
+        out += fmt::format("  {} recipient(s) were rejected by the service earlier; to try them again: {}\n",
+                           r.held_rejected, s.retry_failed_command);
+    }
+    if (!s.continue_command.empty()) {
+        out += fmt::format("  {}: {}\n", first, s.continue_command);
+    }
+    return out;
+}
+
+ordered_json or_null(const std::string& text) {
+    return text.empty() ? ordered_json() : ordered_json(text);
+}
+
+ordered_json summary_fields(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s,
+                            int exit_code) {
+    const auto& n = r.counts;
+    ordered_json cleanup;  // null when the deletion step did not run
+    if (r.cleanup.ran) {
+        cleanup = {{"ids_deleted", r.cleanup.ids_deleted},
+                   {"batches_deleted", r.cleanup.batches_deleted},
+                   {"batches_failed", r.cleanup.batches_failed},
+                   {"error", or_null(r.cleanup.error)},
+                   {"interrupted", r.cleanup.interrupted}};
+    }
+    return {{"message", headline(c, r)},
+            {"campaign", c.name},
+            {"reason", r.already_complete ? "already_complete" : queue::to_string(r.reason)},
+            {"why", or_null(why(r))},
+            {"sent", n[Status::sent]},
+            {"failed", n[Status::failed]},
+            {"unknown", n[Status::unknown]},
+            {"invalid", n[Status::invalid]},
+            {"skipped", n[Status::skipped]},
+            {"held_unknown", r.held_unknown},
+            {"held_rejected", r.held_rejected},
+            {"sent_this_run", r.sent_this_run},
+            {"throttled", r.throttled_this_run},
+            {"rate_in_force", std::round(r.rate_in_force * 10) / 10},
+            {"duration_ms", r.duration.count()},
+            {"cleanup", cleanup},
+            {"results", s.log_started ? ordered_json(r.results_path) : ordered_json()},
+            {"resume_command", or_null(s.continue_command)},
+            {"fix_first", or_null(std::string(what_to_fix(r.reason)))},
+            {"resend_unknown_command", or_null(s.resend_unknown_command)},
+            {"retry_failed_command", or_null(s.retry_failed_command)},
+            {"delete_contacts_command", or_null(s.finish_deletion_command)},
+            {"exit_code", exit_code}};
+}
+
+} // namespace
+
+Level level_for(int exit_code) {
+    return exit_code == 0 ? Level::info : exit_code == 1 ? Level::warning : Level::error;
+}
+
+void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r, int exit_code, Output& out) {
+    const auto steps = next_steps_of(c, r);
+    out.result(level_for(exit_code), "summary", summary_text(c, r, steps), summary_fields(c, r, steps, exit_code));
+}
+
+} // namespace cli

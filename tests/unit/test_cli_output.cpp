@@ -1,0 +1,168 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "cli/output.hpp"
+#include "cli/terminal_ui.hpp"
+
+namespace {
+
+// A temporary file standing in for stdout or stderr; text() reads back what was written.
+class Capture {
+public:
+    Capture() : m_file(std::tmpfile(), &std::fclose) { REQUIRE(m_file != nullptr); }
+    std::FILE* file() const { return m_file.get(); }
+    std::string text() const {
+        std::fflush(m_file.get());
+        std::rewind(m_file.get());
+        std::string out;
+        char buffer[4096];
+        while (size_t n = std::fread(buffer, 1, sizeof buffer, m_file.get())) {
+            out.append(buffer, n);
+        }
+        return out;
+    }
+    // Each line parsed as JSON; a line that is not valid JSON fails the test.
+    std::vector<nlohmann::json> objects() const {
+        std::vector<nlohmann::json> out;
+        std::istringstream lines(text());
+        for (std::string line; std::getline(lines, line);) {
+            auto parsed = nlohmann::json::parse(line, nullptr, false);
+            CHECK_MESSAGE(parsed.is_object(), line);
+            out.push_back(parsed);
+        }
+        return out;
+    }
+
+private:
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> m_file;
+};
+
+struct Fixture {
+    Capture out;
+    Capture err;
+    cli::Output text{cli::LogFormat::text, {.out = out.file(), .err = err.file()}};
+    cli::Output json{cli::LogFormat::json, {.out = out.file(), .err = err.file()}};
+};
+
+} // namespace
+
+TEST_SUITE("cli::Output") {
+    TEST_CASE("text: errors, warnings and notices keep their wacamp: prefixes on stderr") {
+        Fixture f;
+        f.text.error("c.yaml:3: bad", cli::k_exit_bad_input);
+        f.text.warning("torn line");
+        f.text.notice("continuing from x.jsonl");
+        CHECK(f.err.text() == "wacamp: error: c.yaml:3: bad\nwacamp: warning: torn line\nwacamp: continuing from x.jsonl\n");
+        CHECK(f.out.text().empty());
+    }
+    TEST_CASE("text: a result is printed on stdout as it is, and progress off a terminal is a plain line") {
+        Fixture f;
+        f.text.result(cli::Level::info, "summary", "e2e: completed\n  sent 1\n", {{"message", "ignored"}});
+        f.text.progress("sent 1 · failed 0", {{"sent", 1}});
+        CHECK(f.out.text() == "e2e: completed\n  sent 1\n");
+        CHECK(f.err.text() == "wacamp: progress: sent 1 · failed 0\n");
+    }
+    TEST_CASE("json: every line is an object that starts with time, level and event") {
+        Fixture f;
+        f.json.notice("continuing");
+        f.json.warning("torn line");
+        f.json.error("c.yaml:3: bad", cli::k_exit_bad_input);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 3);
+        CHECK(lines[0]["level"] == "info");
+        CHECK(lines[0]["event"] == "notice");
+        CHECK(lines[1]["level"] == "warning");
+        CHECK(lines[1]["event"] == "warning");
+        CHECK(lines[2]["level"] == "error");
+        CHECK(lines[2]["message"] == "c.yaml:3: bad");
+        CHECK(lines[2]["exit_code"] == 2);
+        const std::string time = lines[0]["time"];
+        CHECK(time.size() == 24);  // 2026-11-21T06:40:01.123Z
+        CHECK(time.back() == 'Z');
+        CHECK(f.err.text().rfind("{\"time\":", 0) == 0);
+    }
+    TEST_CASE("json: a multi-line error is one object whose message keeps every problem") {
+        Fixture f;
+        f.json.error("c.yaml:3: bad\nc.yaml:7: worse", cli::k_exit_bad_input, "text form, not printed\n");
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["message"] == "c.yaml:3: bad\nc.yaml:7: worse");
+    }
+    TEST_CASE("json: a secret is masked even where JSON would escape it") {
+        Fixture f;
+        const std::string secret = "se\"cr\\et-key";
+        f.json.add_secret(secret);
+        f.json.notice("key is " + secret);
+        f.json.result(cli::Level::info, "summary", "", {{"message", "m"}, {"nested", {{"deep", secret}}}});
+        const auto all = f.err.text() + f.out.text();
+        CHECK(all.find("cr\\\\et") == std::string::npos);  // the escaped form
+        CHECK(all.find("cr\\et") == std::string::npos);    // the raw form
+        CHECK(f.err.objects().at(0)["message"] == "key is ***");
+        CHECK(f.out.objects().at(0)["nested"]["deep"] == "***");
+    }
+    TEST_CASE("json: bytes that are not UTF-8 are replaced, and the line stays valid") {
+        Fixture f;
+        f.json.warning("row 3: name \xff\xfe here");
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["message"].get<std::string>().find("here") != std::string::npos);
+    }
+    TEST_CASE("json: progress carries the text line as its message beside the figures") {
+        Fixture f;
+        f.json.progress("sent 2 · failed 0", {{"sent", 2}, {"remaining", 3}});
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["event"] == "progress");
+        CHECK(lines[0]["message"] == "sent 2 · failed 0");
+        CHECK(lines[0]["sent"] == 2);
+        CHECK(lines[0]["remaining"] == 3);
+        CHECK(f.err.text().find('\r') == std::string::npos);
+    }
+    TEST_CASE("json: a prompt prints nothing") {
+        Fixture f;
+        f.json.prompt("Send 3 messages? [y/N] ");
+        CHECK(f.err.text().empty());
+    }
+}
+
+TEST_SUITE("cli::TerminalUi") {
+    TEST_CASE("json: the first progress report is written at once, the next only after the interval") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.sent = 1;
+        p.achieved_rate = 2;
+        ui.progress(p, 5);
+        ui.progress(p, 5);  // well within the 10 s interval
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["remaining"] == 4);
+        CHECK(lines[0]["eta_seconds"] == 2);
+        CHECK(lines[0]["paused"] == false);
+    }
+    TEST_CASE("json: a pause is reported with its reason") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.pause_reason = "daily cap reached";
+        ui.progress(p, 0);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["paused"] == true);
+        CHECK(lines[0]["pause_reason"] == "daily cap reached");
+        CHECK(lines[0]["remaining"].is_null());
+    }
+    TEST_CASE("--no-progress writes no progress in either format") {
+        Fixture f;
+        cli::TerminalUi json_ui(f.json, cli::ProgressMode::off, cli::AssumeYes::yes);
+        cli::TerminalUi text_ui(f.text, cli::ProgressMode::off, cli::AssumeYes::yes);
+        json_ui.progress(queue::Progress{}, 3);
+        text_ui.progress(queue::Progress{}, 3);
+        CHECK(f.err.text().empty());
+    }
+}
