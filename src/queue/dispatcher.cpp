@@ -1,5 +1,7 @@
 #include "queue/dispatcher.hpp"
 
+#include "queue/send_rate.hpp"
+
 #include <algorithm>
 #include <deque>
 #include <queue>
@@ -22,7 +24,6 @@ using Steady = std::chrono::steady_clock::time_point;
 using std::chrono::milliseconds;
 
 constexpr milliseconds k_max_wait{100};   // how quickly a stop request is noticed
-constexpr auto k_rate_window = std::chrono::seconds(5);
 
 struct InFlight {
     Job job;
@@ -76,7 +77,7 @@ private:
     bool m_stopping = false;
     Steady m_stop_deadline{};
     DispatchResult m_result;
-    std::deque<Steady> m_recent_sends;
+    SendRate m_send_rate;
     Steady m_next_progress{};
     std::string m_pause_reason;
     std::optional<std::chrono::system_clock::time_point> m_paused_until;
@@ -265,7 +266,7 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     case service::Cause::none:
         m_parts.limiter->on_success(now);
         m_consecutive_failures = 0;
-        m_recent_sends.push_back(now);
+        m_send_rate.add(now);
         if (m_parts.daily_cap != nullptr) {
             m_parts.daily_cap->record(m_parts.clock->wall_now());
         }
@@ -317,17 +318,13 @@ void Dispatcher::abandon_in_flight() {
 }
 
 void Dispatcher::report_progress(Steady now) {
-    while (!m_recent_sends.empty() && now - m_recent_sends.front() > k_rate_window) {
-        m_recent_sends.pop_front();
-    }
     Progress& p = m_result.progress;
     p.started = m_taken;
     p.in_flight = m_in_flight.size();
     p.in_flight_limit = in_flight_limit();
     p.retry_waiting = m_waiting.size();
     p.rate_in_force = m_parts.limiter->current_rate();
-    p.achieved_rate = static_cast<double>(m_recent_sends.size()) /
-                      std::chrono::duration<double>(k_rate_window).count();
+    p.achieved_rate = m_send_rate.per_second(now);
     p.paused_until = m_paused_until;
     p.pause_reason = m_pause_reason;
     m_parts.observer->on_progress(p);
