@@ -118,10 +118,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
-    sub->add_option("--sync", opts->sync,
-                    "When the result log is forced to disk: interval (at most every second, default), "
-                    "every (after each line: survives a power loss, ~2.7 ms a message), none")
-        ->check(CLI::IsMember({"interval", "every", "none"}));
+    add_sync_option(*sub, opts->sync);
     add_log_format_option(*sub, opts->log_format);
     return [opts] {
         Output out(log_format_of(opts->log_format));

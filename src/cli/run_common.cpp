@@ -19,6 +19,13 @@ void add_log_format_option(CLI::App& sub, std::string& format) {
         ->check(CLI::IsMember({"text", "json"}));
 }
 
+void add_sync_option(CLI::App& sub, std::string& sync) {
+    sub.add_option("--sync", sync,
+                   "When the result log is forced to disk: interval (at most every second, default), "
+                   "every (after each line: survives a power loss, ~2.7 ms a message), none")
+        ->check(CLI::IsMember({"interval", "every", "none"}));
+}
+
 int reporting_fatal_errors(Output& out, const std::function<int()>& body) {
     // The same as cli::run's catch, but in the command's format.
     try {

@@ -21,6 +21,9 @@ namespace cli {
 // Adds --log-format text|json to `sub`, stored in `format`.
 void add_log_format_option(CLI::App& sub, std::string& format);
 
+// Adds --sync interval|every|none (the result log's durability) to `sub`, stored in `sync`.
+void add_sync_option(CLI::App& sub, std::string& sync);
+
 // Runs `body` and returns its exit code; what it throws is reported through `out` as
 // "wacamp: error: …" (or an error object) with the Fatal's code, else 3.
 int reporting_fatal_errors(Output& out, const std::function<int()>& body);

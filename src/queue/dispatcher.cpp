@@ -3,7 +3,6 @@
 #include "queue/send_rate.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <queue>
 #include <thread>
 #include <unordered_map>
