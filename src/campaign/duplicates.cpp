@@ -48,7 +48,10 @@ const std::string& DuplicateRows::error() const {
 }
 
 DuplicateFinder::DuplicateFinder(util::ExternalSortOptions options)
-    : m_by_number(options), m_repeats(std::move(options)) {}
+    : DuplicateFinder(DuplicateOptions{options, options}) {}
+
+DuplicateFinder::DuplicateFinder(DuplicateOptions options)
+    : m_by_number(std::move(options.numbers)), m_repeats(std::move(options.repeats)) {}
 
 util::Result<void> DuplicateFinder::add(std::string_view wa_id, long long row) {
     const auto r = static_cast<std::uint64_t>(row);

@@ -35,9 +35,16 @@ private:
     util::SortPair m_current;
 };
 
+// How the finder sorts: every usable row's number, and the repeats found.
+struct DuplicateOptions {
+    util::ExternalSortOptions numbers;
+    util::ExternalSortOptions repeats;
+};
+
 class DuplicateFinder {
 public:
     explicit DuplicateFinder(util::ExternalSortOptions options = {});
+    explicit DuplicateFinder(DuplicateOptions options);
 
     // Notes that `row` (rows added in increasing order) has `wa_id`. Fails when the temporary
     // file cannot be written.

@@ -32,6 +32,8 @@ struct RecipientStream::Impl {
     CsvReader reader;
     PhoneNormalizer phones;
     DuplicateRows duplicates;
+    std::string failure;      // RecipientStream::error()
+    std::string reader_name;  // the CSV's path, for messages
     MessageType type = MessageType::text;
     bool dedupe = true;
     std::size_t wa_id_col = 0;
@@ -125,6 +127,7 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
                           phones.error().message);
     }
     auto impl = std::make_unique<Impl>(std::move(*reader), std::move(*phones));
+    impl->reader_name = rc.file;
     impl->type = c.message.type;
     impl->dedupe = rc.dedupe;
     const auto& header = impl->reader.header();
@@ -176,7 +179,7 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     return impl;
 }
 
-util::Result<RecipientStream> RecipientStream::open(const Campaign& c) {
+util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options) {
     auto impl = make_impl(c);
     if (!impl) {
         return impl.error();
@@ -188,7 +191,7 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c) {
         if (!scan) {
             return scan.error();
         }
-        DuplicateFinder finder;
+        DuplicateFinder finder(options);
         Recipient r;
         while ((*scan)->read(r)) {
             if (r.verdict == Verdict::ok) {
@@ -217,16 +220,27 @@ const std::vector<std::string>& RecipientStream::header() const {
 
 bool RecipientStream::next(Recipient& out) {
     Impl& impl = *m_impl;
-    if (!impl.read(out)) {
+    if (!impl.failure.empty() || !impl.read(out)) {
         return false;
     }
     if (impl.dedupe && out.verdict == Verdict::ok) {
-        if (auto first = impl.duplicates.first_row_of(out.row)) {
+        auto first = impl.duplicates.first_row_of(out.row);
+        if (const std::string& error = impl.duplicates.error(); !error.empty()) {
+            // This row and every later one may be a repeat: none of them is handed out.
+            impl.failure = fmt::format("{}: stopped at row {} (line {}): the index of repeated numbers: {}",
+                                       impl.reader_name, out.row, out.line, error);
+            return false;
+        }
+        if (first) {
             out.verdict = Verdict::duplicate;
             out.reason = fmt::format("duplicate of row {}", *first);
         }
     }
     return true;
+}
+
+const std::string& RecipientStream::error() const {
+    return m_impl->failure;
 }
 
 } // namespace campaign

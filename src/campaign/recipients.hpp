@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "campaign/duplicates.hpp"
 #include "service/messages.hpp"
 #include "util/result.hpp"
 
@@ -29,15 +30,22 @@ class RecipientStream {
 public:
     // Opens the CSV of `campaign`, checks that every mapped column and placeholder names a
     // column of its header, and prepares the templates. On failure the message lists every
-    // problem, one per line, as "FILE:LINE: …".
-    static util::Result<RecipientStream> open(const Campaign& campaign);
+    // problem, one per line, as "FILE:LINE: …". `duplicates` says where the duplicate
+    // pass sorts (tests use it to make the index fail).
+    static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {});
 
     RecipientStream(RecipientStream&&) noexcept;
     RecipientStream& operator=(RecipientStream&&) noexcept;
     ~RecipientStream();
 
-    // Reads the next row into `out`; false at the end of the CSV.
+    // Reads the next row into `out`; false at the end of the CSV, or when the stream
+    // failed (see error()).
     bool next(Recipient& out);
+
+    // Why the stream stopped before the end of the CSV: the index of repeated numbers could
+    // not be read back, so no later row can be told a first from a repeat. Empty otherwise.
+    // Whoever reads the stream must stop there and say so, not take the end for the last row.
+    const std::string& error() const;
 
     // The CSV's column names.
     const std::vector<std::string>& header() const;

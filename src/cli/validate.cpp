@@ -48,6 +48,12 @@ int validate(const std::string& path) {
             out.clear();
         }
     }
+    if (!stream->error().empty()) {
+        print_out(redactor, out);
+        fmt::print(stderr, "{}\n", redactor.apply(stream->error()));
+        print_error(redactor, path + " could not be checked to the end");
+        return k_exit_bad_input;
+    }
     out += fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}\n", path, rows, ok, invalid, duplicates,
                        duplicates == 1 ? "" : "s");
     if (ok == 0) {

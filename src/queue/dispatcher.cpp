@@ -394,6 +394,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::failure_threshold: return "failure_threshold";
     case StopReason::interrupted: return "interrupted";
     case StopReason::log_error: return "log_error";
+    case StopReason::input_error: return "input_error";
     }
     return "completed";
 }

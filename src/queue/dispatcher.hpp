@@ -23,7 +23,8 @@ class RateLimiter;
 class RetryPolicy;
 class DailyCap;
 
-enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error };
+enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error,
+                        input_error };
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);

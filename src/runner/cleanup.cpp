@@ -115,7 +115,9 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             return summary;
         }
     }
-    flush();
+    if (flush() && !stream->error().empty()) {
+        summary.error = stream->error();
+    }
     return summary;
 }
 

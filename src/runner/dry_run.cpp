@@ -102,6 +102,13 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
             return written.error();
         }
     }
+    if (!stream->error().empty()) {
+        // The rows read so far stay logged; the rest of the list was not previewed.
+        if (auto flushed = log->flush(); !flushed) {
+            return flushed.error();
+        }
+        return util::fail(stream->error());
+    }
     results::EndRecord end{"completed", report.counts, clock.wall_now()};
     if (auto written = log->append(results::to_line(end)); !written) {
         return written.error();

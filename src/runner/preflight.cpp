@@ -76,6 +76,9 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         case Decision::hold_rejected: ++p.already_done; break;
         }
     }
+    if (!stream->error().empty()) {
+        return util::fail(stream->error());
+    }
     return p;
 }
 

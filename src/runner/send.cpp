@@ -69,13 +69,15 @@ public:
                 return false;
             }
         }
+        input_error = m_stream.error();
         return false;
     }
 
     std::int64_t held_unknown = 0;
     std::int64_t held_rejected = 0;
     std::int64_t records_written = 0;
-    std::string error;  // the log could not be written
+    std::string error;        // the log could not be written
+    std::string input_error;  // the recipient list could not be read to its end
 
 private:
     void record(results::Status status, results::Cause cause, const std::string& reason,
@@ -318,6 +320,9 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     if (!jobs.error.empty()) {
         report.reason = queue::StopReason::log_error;
         report.message = jobs.error;
+    } else if (!jobs.input_error.empty() && report.reason == queue::StopReason::completed) {
+        report.reason = queue::StopReason::input_error;
+        report.message = jobs.input_error;
     }
     report.sent_this_run = result.progress.sent;
     report.throttled_this_run = observer.throttled();

@@ -18,8 +18,9 @@ constexpr std::size_t k_min_chunk_pairs = 256;
 // An unnamed temporary file: gone when closed, whatever happens to the process.
 class TempFile {
 public:
-    static Result<TempFile> create(const std::string& dir_option) {
+    static Result<TempFile> create(const ExternalSortOptions& options) {
         std::error_code ec;
+        const std::string& dir_option = options.temp_dir;
         std::string dir = dir_option.empty() ? std::filesystem::temp_directory_path(ec).string() : dir_option;
         if (dir.empty() || ec) {
             dir = "/tmp";
@@ -37,17 +38,23 @@ public:
             return fail(fmt::format("cannot create a temporary file in {} (set TMPDIR to another directory): {}",
                                     dir, std::strerror(errno)));
         }
-        return TempFile(fd);
+        TempFile file(fd);
+        file.m_fail_reads_after = options.fail_reads_after_bytes;
+        return file;
     }
 
     TempFile() = default;
     explicit TempFile(int fd) : m_fd(fd) {}
-    TempFile(TempFile&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)), m_size(other.m_size) {}
+    TempFile(TempFile&& other) noexcept
+        : m_fd(std::exchange(other.m_fd, -1)), m_size(other.m_size),
+          m_fail_reads_after(other.m_fail_reads_after), m_read(other.m_read) {}
     TempFile& operator=(TempFile&& other) noexcept {
         if (this != &other) {
             close();
             m_fd = std::exchange(other.m_fd, -1);
             m_size = other.m_size;
+            m_fail_reads_after = other.m_fail_reads_after;
+            m_read = other.m_read;
         }
         return *this;
     }
@@ -78,6 +85,10 @@ public:
     Result<void> read(std::uint64_t offset, SortPair* out, std::size_t count) const {
         char* data = reinterpret_cast<char*>(out);
         std::size_t left = count * sizeof(SortPair);
+        m_read += left;
+        if (m_fail_reads_after > 0 && m_read > m_fail_reads_after) {
+            return fail(fmt::format("cannot read back a temporary file: {}", std::strerror(EIO)));
+        }
         while (left > 0) {
             ssize_t n = ::pread(m_fd, data, left, static_cast<off_t>(offset));
             if (n < 0 && errno == EINTR) {
@@ -104,6 +115,8 @@ private:
 
     int m_fd = -1;
     std::uint64_t m_size = 0;
+    std::uint64_t m_fail_reads_after = 0;  // ExternalSortOptions::fail_reads_after_bytes
+    mutable std::uint64_t m_read = 0;      // bytes asked for so far
 };
 
 struct Run {
@@ -213,7 +226,7 @@ struct ExternalSorter::Impl {
 
     Result<void> spill() {
         if (!file_open) {
-            auto created = TempFile::create(options.temp_dir);
+            auto created = TempFile::create(options);
             if (!created) {
                 return created.error();
             }
@@ -234,7 +247,7 @@ struct ExternalSorter::Impl {
     Result<void> reduce_runs() {
         const std::size_t fan_in = std::max<std::size_t>(options.max_fan_in, 2);
         while (runs.size() > fan_in) {
-            auto created = TempFile::create(options.temp_dir);
+            auto created = TempFile::create(options);
             if (!created) {
                 return created.error();
             }

@@ -25,6 +25,9 @@ struct ExternalSortOptions {
     std::size_t buffer_pairs = std::size_t{1} << 15;  // 512 KiB
     std::size_t max_fan_in = 64;                      // runs merged at once
     std::string temp_dir;                             // empty: the system's (TMPDIR or /tmp)
+    // For tests of callers: each temporary file fails to be read back once this many bytes
+    // have been read from it, as a failing disk would (EIO). Zero: never.
+    std::uint64_t fail_reads_after_bytes = 0;
 };
 
 class SortedPairs;

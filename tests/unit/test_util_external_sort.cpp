@@ -76,4 +76,25 @@ TEST_SUITE("util::ExternalSorter") {
         REQUIRE_FALSE(spilled);
         CHECK(spilled.error().message.find("/nonexistent/wacamp-sort") != std::string::npos);
     }
+
+    TEST_CASE("a read error while merging stops the pairs and says why") {
+        fakes::TempDir dir;
+        // Two runs of 300; the merge reads 256 of each at once (8192 bytes), then the first
+        // run's refill fails.
+        ExternalSorter sorter({.buffer_pairs = 300, .temp_dir = dir.path.string(), .fail_reads_after_bytes = 8192});
+        for (std::uint64_t i = 0; i < 600; ++i) {
+            REQUIRE(sorter.add({i, i}));
+        }
+        auto sorted = sorter.finish();
+        REQUIRE(sorted);
+        std::uint64_t count = 0;
+        SortPair pair;
+        while (sorted->next(pair)) {
+            CHECK(pair.first == count);
+            ++count;
+        }
+        CHECK(count == 256);
+        CHECK(sorted->error() == "cannot read back a temporary file: Input/output error");
+        CHECK_FALSE(sorted->next(pair));
+    }
 }
