@@ -14,14 +14,22 @@ seconds=${2:-30}
 cg_n=${3:-5000}
 n=$((rate * seconds))
 
-bench_setup nginx=nginx-light valgrind=valgrind callgrind_annotate=valgrind
+bench_setup nginx=nginx-light valgrind=valgrind callgrind_annotate=valgrind cc=gcc
+cc -O2 -o "$bench_work/paced_client" bench/paced_client.c
 bench_start_sandbox sandbox
 bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_write_campaign "$bench_work/campaign.yaml" "$SANDBOX_URL" "$bench_work/recipients.csv" \
     "$bench_work/results.jsonl" "per_second: $rate, burst: 1"
 bench_time at-rate "$WACAMP" run "$bench_work/campaign.yaml" --yes --no-progress
 [ "$T_RC" = 0 ] || { cat "$bench_work/at-rate.err" >&2; bench_die "wacamp run exited $T_RC"; }
+# The floor: a minimal C client, one prebuilt request per interval, against the same sandbox.
+interval_ns=$(bench_calc "round(1e9 / $rate)")
+read -r _ floor_ok floor_user floor_sys < <("$bench_work/paced_client" "${SANDBOX_URL##*:}" "$n" "$interval_ns" 2>/dev/null) ||
+    bench_die "the paced client failed"
+[ "$floor_ok" = "$n" ] || bench_die "the paced client had $floor_ok answers of 200, not $n"
 bench_stop "$SANDBOX_PID"
+floor_us=$(bench_calc "f'{1e6 * ($floor_user + $floor_sys) / $n:.1f}'")
+floor_pct=$(bench_calc "f'{100 * ($floor_user + $floor_sys) / $seconds:.2f}'")
 cpu=$(bench_calc "$T_USER + $T_SYS")
 core_pct=$(bench_calc "f'{100 * $cpu / $T_WALL:.2f}'")
 us_per_msg=$(bench_calc "f'{1e6 * $cpu / $n:.1f}'")
@@ -30,9 +38,14 @@ met=$(bench_met "$core_pct <= 5")
 printf 'cost at rate: %s recipients at per_second %s against the sandbox\n' "$n" "$rate"
 printf '  wall %s s (%s messages/s), CPU %s s user + %s s sys\n' "$T_WALL" "$achieved" "$T_USER" "$T_SYS"
 printf '  %s%% of one core (target ≤ 5%%: %s), %s µs of CPU per message\n' "$core_pct" "$met" "$us_per_msg"
+printf '  floor (bench/paced_client.c, same sandbox, same rate): %s µs per request, %s%% of one core; wacamp %s× that\n' \
+    "$floor_us" "$floor_pct" "$(bench_calc "f'{$us_per_msg / $floor_us:.2f}'")"
 bench_record "cost at rate: $n messages at per_second $rate, sandbox" "bench/cost.sh $rate $seconds $cg_n" \
     "$core_pct% of one core, $us_per_msg µs CPU/message" "one core for the run's $T_WALL s" \
     "$(bench_calc "f'{$core_pct / 100:.4f}'")×" "≤ 5% of one core" "$met"
+bench_record "cost floor: a 40-line C client at per_second $rate, same sandbox" "bench/cost.sh $rate $seconds $cg_n" \
+    "$floor_pct% of one core, $floor_us µs CPU/request" "wacamp: $us_per_msg µs/message" \
+    "wacamp $(bench_calc "f'{$us_per_msg / $floor_us:.2f}'")× the floor" "—" "—"
 
 # Instructions per message: two runs against the stand-in, N and 2N recipients.
 bench_start_nginx

@@ -13,6 +13,16 @@ constexpr int k_initial_window = 32;
 constexpr std::int64_t k_min_samples = 64;
 constexpr std::int64_t k_max_samples = 4096;
 constexpr double k_seconds_of_samples = 1.0;
+constexpr double k_opening_seconds = 0.25;
+
+// A paced queue may have this many in flight before it knows the latency: a quarter second
+// of its rate (the rate limiter, not the window, keeps the service from being flooded).
+int opening(double rate) {
+    if (!(rate > 0) || !std::isfinite(rate)) {
+        return 0;
+    }
+    return static_cast<int>(std::min(std::ceil(rate * k_opening_seconds), 1e9));
+}
 
 // How many of the latest answers make the mean at `rate`: about a second's worth.
 std::int64_t samples_for(double rate) {
@@ -56,7 +66,7 @@ std::chrono::microseconds InFlightWindow::latency_estimate(double rate) const {
 }
 
 int InFlightWindow::limit(double rate) const {
-    const int ceiling = std::min(m_cap, m_grown);
+    const int ceiling = std::min(m_cap, std::max(m_grown, opening(rate)));
     if (m_answers == 0 || !(rate < std::numeric_limits<double>::infinity())) {
         return ceiling;
     }

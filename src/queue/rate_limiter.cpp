@@ -30,9 +30,15 @@ constexpr std::size_t k_max_measured = 1'000'000;
 // Far beyond any real burst; keeps burst x T inside the 64-bit nanosecond range.
 constexpr double k_max_tolerance_ns = 1e17;
 
-// 1 s / `rate`, rounded up: a shorter interval would let one request too many into a window.
+// Starts are spaced 0.1 % wider than 1 s / rate: a millisecond a second of margin, so that
+// requests that reach the service up to 1 ms closer together than they left (network and
+// scheduling jitter) still make no second there with more than per_second + burst.
+constexpr double k_pacing_margin = 1.001;
+
+// 1 s / `rate` with the margin, rounded up: a shorter interval would let one request too many
+// into a window.
 Duration interval_for(double rate) {
-    const double ns = std::ceil(static_cast<double>(Duration(seconds(1)).count()) / rate);
+    const double ns = std::ceil(static_cast<double>(Duration(seconds(1)).count()) * k_pacing_margin / rate);
     return Duration(std::max<Duration::rep>(1, static_cast<Duration::rep>(ns)));
 }
 

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <ctime>
 #include <curl/curl.h>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <sys/epoll.h>
+#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -291,6 +294,24 @@ struct CurlTransport::Impl {
         }
     }
 
+    // epoll_wait until `until`, to the microsecond where the kernel has epoll_pwait2 (5.11),
+    // else rounded up to the millisecond: a paced send is not held up to a millisecond late.
+    int wait_for_events(epoll_event* events, int max_events, std::chrono::steady_clock::time_point until) {
+        const auto left = std::max(until - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0));
+        if (have_pwait2) {
+            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+            const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+            const int ready = ::epoll_pwait2(epoll_fd, events, max_events, &timeout, nullptr);
+            if (ready >= 0 || errno != ENOSYS) {
+                return std::max(ready, 0);
+            }
+            have_pwait2 = false;
+        }
+        const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+        return std::max(::epoll_wait(epoll_fd, events, max_events, static_cast<int>(ms)), 0);
+    }
+    bool have_pwait2 = true;
+
     void collect(std::vector<Completion>& done) {
         int queued = 0;
         while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
@@ -356,7 +377,8 @@ void CurlTransport::start(std::uint64_t id, HttpRequest request) {
     curl_multi_add_handle(m_impl->multi, easy);
 }
 
-std::vector<Completion> CurlTransport::poll(std::chrono::milliseconds max_wait) {
+std::vector<Completion> CurlTransport::poll(std::chrono::microseconds max_wait, Wait mode) {
+    using std::chrono::steady_clock;
     Impl& impl = *m_impl;
     std::vector<Completion> done;
     // Requests added since the last call start here (curl set a timer of 0 for them).
@@ -365,14 +387,18 @@ std::vector<Completion> CurlTransport::poll(std::chrono::milliseconds max_wait) 
     if (!done.empty()) {
         return done;
     }
-    auto wait = max_wait;
+    auto until = steady_clock::now() + std::max(max_wait, std::chrono::microseconds(0));
     if (impl.timer) {
-        const auto until_timer = std::chrono::ceil<std::chrono::milliseconds>(*impl.timer - std::chrono::steady_clock::now());
-        wait = std::clamp(until_timer, std::chrono::milliseconds(0), max_wait);
+        until = std::min(until, *impl.timer);
+    }
+    if (mode == Wait::whole) {
+        // Sleep through answers that arrive meanwhile; they are read below, in this wake-up.
+        std::this_thread::sleep_until(until);
+        until = steady_clock::now();
     }
     constexpr int k_max_events = 64;
     epoll_event events[k_max_events];
-    const int ready = ::epoll_wait(impl.epoll_fd, events, k_max_events, static_cast<int>(wait.count()));
+    const int ready = impl.wait_for_events(events, k_max_events, until);
     for (int i = 0; i < ready; ++i) {
         if (impl.unwanted(events[i].data.fd)) {
             continue;

@@ -22,7 +22,7 @@ public:
     CurlTransport& operator=(const CurlTransport&) = delete;
 
     void start(std::uint64_t id, HttpRequest request) override;
-    std::vector<Completion> poll(std::chrono::milliseconds max_wait) override;
+    std::vector<Completion> poll(std::chrono::microseconds max_wait, Wait wait = Wait::first_progress) override;
     std::size_t in_flight() const override;
 
 private:

@@ -51,14 +51,24 @@ struct Completion {
     std::chrono::milliseconds latency{0};
 };
 
+// How HttpTransport::poll waits.
+enum class Wait {
+    first_progress,  // returns as soon as a request finishes (or the wait ends)
+    // Sleeps the whole wait, then returns what finished meanwhile: for a caller that must
+    // wake at that time anyway (its next request is due), so that an answer arriving just
+    // before costs no wake-up of its own. An answer is read up to the wait late.
+    whole,
+};
+
 // Carries many requests at once on one thread.
 class HttpTransport {
 public:
     virtual ~HttpTransport() = default;
     // Starts `request`; a later poll() returns its Completion tagged with `id`.
     virtual void start(std::uint64_t id, HttpRequest request) = 0;
-    // Waits at most `max_wait` for progress; returns the requests that finished (maybe none).
-    virtual std::vector<Completion> poll(std::chrono::milliseconds max_wait) = 0;
+    // Waits at most `max_wait` (see Wait) for progress; returns the requests that finished
+    // (maybe none). Requests started since the last call leave here.
+    virtual std::vector<Completion> poll(std::chrono::microseconds max_wait, Wait wait = Wait::first_progress) = 0;
     // Number of requests started and not yet returned by poll().
     virtual std::size_t in_flight() const = 0;
 };

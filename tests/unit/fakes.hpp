@@ -57,7 +57,8 @@ private:
 };
 
 // A transport in simulated time: each request completes `latency` after it starts with
-// whatever `answer` says; poll() moves the FakeClock forward instead of waiting.
+// whatever `answer` says; poll() moves the FakeClock forward instead of waiting (to the first
+// answer due, or with Wait::whole to the end of the wait).
 class FakeTransport final : public service::HttpTransport {
 public:
     using Answer = std::variant<service::HttpResponse, service::TransportError>;
@@ -72,11 +73,16 @@ public:
         m_pending.emplace(id, Pending{m_clock.steady_now() + m_latency, m_answer(request)});
     }
 
-    std::vector<service::Completion> poll(std::chrono::milliseconds max_wait) override {
+    std::vector<service::Completion> poll(std::chrono::microseconds max_wait,
+                                          service::Wait wait = service::Wait::first_progress) override {
+        ++polls;
+        whole_polls += wait == service::Wait::whole ? 1 : 0;
         auto deadline = m_clock.steady_now() + max_wait;
         auto next = deadline;
         for (const auto& [id, p] : m_pending) {
-            next = std::min(next, p.due);
+            if (wait == service::Wait::first_progress) {
+                next = std::min(next, p.due);
+            }
         }
         if (next > m_clock.steady_now()) {
             m_clock.set_steady(next);
@@ -101,6 +107,8 @@ public:
     };
     std::vector<Started> started;
     std::size_t max_in_flight = 0;
+    int polls = 0;        // calls of poll()
+    int whole_polls = 0;  // of which with Wait::whole
 
 private:
     struct Pending {

@@ -49,11 +49,25 @@ TEST_SUITE("queue::dispatch auto") {
         CHECK(rig.transport.max_in_flight >= 100);
         CHECK(rig.transport.max_in_flight <= 135);
         CHECK(result.progress.in_flight_limit == 135);
-        // Slow start: before the first answer only 32 went out.
+        // No slow start at a paced rate: the first 100 ms (before any answer) went out at the
+        // full rate, 1 + burst at once and then one a millisecond.
         const auto before_answers = std::count_if(s.begin(), s.end(), [&](const auto& x) { return x.at < t0 + 100ms; });
-        CHECK(before_answers == 32);
+        CHECK(before_answers == 110);
         REQUIRE(!rig.recorder.limits.empty());
-        CHECK(rig.recorder.limits.front() == 32);
+        CHECK(rig.recorder.limits.front() == 250);
+    }
+
+    TEST_CASE("at a paced rate an answer and the next start share one wake-up") {
+        // 500/s, burst 1 (the default): a start every 2 ms; answers take 1 ms. Woken for each
+        // answer and then again for the next start, the queue would poll twice per request.
+        Rig rig(ok, 500, 1, 1ms);
+        ListSource source(1'000);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 1'000);
+        CHECK(rig.transport.polls <= 1'000 + 20);
+        CHECK(rig.transport.whole_polls >= 990);
+        CHECK(achieved_rate(rig.transport.started) >= 499);
     }
 
     TEST_CASE("the window shrinks while the service's throttling lowers the rate") {
@@ -68,7 +82,8 @@ TEST_SUITE("queue::dispatch auto") {
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 6'000);
         const auto& limits = rig.recorder.limits;
         REQUIRE(limits.size() > 4);
-        CHECK(*std::max_element(limits.begin(), limits.end()) == 135);
+        CHECK(limits.front() == 250);  // before the first answer: a quarter second at 1000/s
+        CHECK(*std::max_element(limits.begin() + 1, limits.end()) == 135);
         // Halved to 500/s: 500 x 0.1 x 1.25 + 10 = 73, then climbing back.
         const auto low = *std::min_element(limits.begin() + 2, limits.end());
         CHECK(low >= 73);

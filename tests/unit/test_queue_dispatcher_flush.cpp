@@ -37,10 +37,10 @@ class CheckingTransport final : public service::HttpTransport {
 public:
     CheckingTransport(fakes::FakeTransport& inner, BatchingObserver& observer) : m_inner(inner), m_observer(observer) {}
     void start(std::uint64_t id, service::HttpRequest request) override { m_inner.start(id, std::move(request)); }
-    std::vector<service::Completion> poll(std::chrono::milliseconds max_wait) override {
+    std::vector<service::Completion> poll(std::chrono::microseconds max_wait, service::Wait wait) override {
         ++polls;
         unflushed_at_poll = std::max(unflushed_at_poll, m_observer.recorded - m_observer.flushed);
-        return m_inner.poll(max_wait);
+        return m_inner.poll(max_wait, wait);
     }
     std::size_t in_flight() const override { return m_inner.in_flight(); }
     int polls = 0;

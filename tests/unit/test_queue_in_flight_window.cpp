@@ -21,8 +21,10 @@ void answers(InFlightWindow& window, int count, std::chrono::microseconds latenc
 } // namespace
 
 TEST_SUITE("queue::InFlightWindow") {
-    TEST_CASE("starts small before any answer, and never above the cap") {
-        CHECK(InFlightWindow(256, 0).limit(1000) == 32);
+    TEST_CASE("before any answer: a quarter second of a paced rate, 32 for an unlimited one, never above the cap") {
+        CHECK(InFlightWindow(256, 0).limit(1000) == 250);
+        CHECK(InFlightWindow(256, 0).limit(80) == 32);  // 20 < the slow start's 32
+        CHECK(InFlightWindow(256, 0).limit(2000) == 256);
         CHECK(InFlightWindow(256, 0).limit(k_unlimited) == 32);
         CHECK(InFlightWindow(4, 0).limit(1000) == 4);
         CHECK(InFlightWindow(0, 0).limit(1000) == 1);  // a cap below 1 counts as 1
@@ -31,7 +33,8 @@ TEST_SUITE("queue::InFlightWindow") {
     TEST_CASE("grows by one per answer up to rate x latency x 1.25 + burst") {
         InFlightWindow window(256, 0);
         answers(window, 10, 100ms);
-        CHECK(window.limit(1000) == 42);  // slow start: 32 + 10
+        CHECK(window.limit(k_unlimited) == 42);  // slow start: 32 + 10
+        CHECK(window.limit(80) == 10);           // 80/s x 0.1 s x 1.25
         answers(window, 500, 100ms);
         CHECK(window.limit(1000) == 125);  // 1000/s x 0.1 s x 1.25
         InFlightWindow bursty(256, 10);
@@ -39,15 +42,15 @@ TEST_SUITE("queue::InFlightWindow") {
         CHECK(bursty.limit(1000) == 135);
     }
 
-    TEST_CASE("reaches the window 1000/s at 100 ms needs within two round trips") {
-        InFlightWindow window(256, 0);
+    TEST_CASE("an unlimited rate's window doubles every round trip") {
+        InFlightWindow window(128, 0);
         int round_trips = 0;
-        while (window.limit(1000) < 125 && round_trips < 100) {
+        while (window.limit(k_unlimited) < 128 && round_trips < 100) {
             // Every request in flight answers once per round trip.
-            answers(window, window.limit(1000), 100ms);
+            answers(window, window.limit(k_unlimited), 100ms);
             ++round_trips;
         }
-        CHECK(window.limit(1000) == 125);
+        CHECK(window.limit(k_unlimited) == 128);
         CHECK(round_trips == 2);  // 32, 64, then 128
     }
 

@@ -78,7 +78,7 @@ TEST_SUITE("queue::RateLimiter unlimited") {
         limiter.on_throttled(t, 0ms);
         REQUIRE(limiter.current_rate() == doctest::Approx(100));
         REQUIRE(limiter.try_acquire(t));
-        CHECK(limiter.next_allowed(t) == t + 10ms);
+        CHECK(limiter.next_allowed(t) == t + 10010us);  // with the pacing margin
         // The climb has no ceiling: 200 x 0.5 / 10 = 10/s per second of sending.
         const SteadyTime end = t + 30s;
         while (t < end) {
