@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <ctime>
 #include <curl/curl.h>
 #include <mutex>
@@ -68,6 +69,17 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     return size * count;
 }
 
+// Whether the environment names a proxy for libcurl (it reads these at every request).
+bool proxy_in_environment() {
+    for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
+                             "NO_PROXY"}) {
+        if (const char* value = std::getenv(name); value != nullptr && *value != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
 TransportFailure failure_of(CURLcode code) {
     switch (code) {
     case CURLE_OPERATION_TIMEDOUT: return TransportFailure::timeout;
@@ -101,6 +113,7 @@ std::string scrub(std::string message, const HttpRequest& request) {
 
 struct CurlTransport::Impl {
     CurlOptions options;
+    bool proxy_from_environment = proxy_in_environment();  // read once: the process's environment is fixed
     CURLM* multi = nullptr;
     // curl's socket interface: curl says which sockets to watch (on_socket) and when to call
     // it back (on_timer), and is told only about the sockets that are ready, so a wake-up
@@ -149,6 +162,11 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
         if (!options.ca_file.empty()) {
             curl_easy_setopt(e, CURLOPT_CAINFO, options.ca_file.c_str());
+        }
+        if (!proxy_from_environment) {
+            // No proxy variables: say so, and libcurl stops looking them up at every request.
+            curl_easy_setopt(e, CURLOPT_PROXY, "");
+            curl_easy_setopt(e, CURLOPT_NOPROXY, "");
         }
         return e;
     }

@@ -29,6 +29,22 @@ TEST_SUITE("e2e: run") {
         CHECK(records.back()["reason"] == "completed");
         CHECK(r.out.find("sent 20") != std::string::npos);
     }
+    TEST_CASE("a proxy named in the environment carries the requests") {
+        // libcurl is told "no proxy" only when no proxy variable is set (to spare it looking
+        // them up at every request); with one set, requests go to that proxy: here a port
+        // where nothing listens, so none reaches the sandbox.
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2), "retry: {max_attempts: 1}\n");
+        f.env["http_proxy"] = "http://127.0.0.1:1";
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CHECK(r.exit_code != 0);
+        CHECK(delivered(sandbox).empty());
+        f.env.erase("http_proxy");
+        f.env["no_proxy"] = "127.0.0.1";  // a variable set, but not for this host
+        CHECK(f.wacamp({"resume", f.log.string(), "--no-progress"}).exit_code == 0);
+        CHECK(delivered(sandbox).size() == 2);
+    }
+
     TEST_CASE("an attempt line precedes every request's result") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(5));
