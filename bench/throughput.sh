@@ -9,7 +9,9 @@ n=${1:-200000}
 seconds=${2:-10}
 connections=32
 
-bench_setup wrk=wrk nginx=nginx-light
+bench_setup wrk=wrk nginx=nginx-light cc=gcc
+[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || bash scripts/setup.sh libcurl4-openssl-dev
+cc -O2 -o "$bench_work/curl_client" bench/curl_client.c -lcurl
 bench_start_nginx
 
 # wrk sends exactly what wacamp sends (see src/service/requests.cpp; checked against a capture):
@@ -33,6 +35,11 @@ if grep -q 'Non-2xx' "$bench_work/wrk.out"; then
     bench_die "nginx answered wrk with errors"
 fi
 
+# libcurl alone (bench/curl_client.c): the same requests, 32 reused handles, nothing else.
+read -r _ curl_ok curl_wall curl_rps < <("$bench_work/curl_client" "$NGINX_URL" "$n" "$connections") ||
+    bench_die "the libcurl client failed"
+[ "$curl_ok" = "$n" ] || bench_die "the libcurl client had $curl_ok answers of 200, not $n"
+
 bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_unlimited_rate
 rate="per_second: $unlimited_rate, burst: 1, concurrency: $connections"
@@ -47,9 +54,15 @@ ratio=$(bench_calc "f'{$mps / $wrk_rps:.2f}'")
 cpu=$(bench_calc "f'{$T_USER + $T_SYS:.2f}'")
 met=$(bench_met "$ratio >= 0.5")
 printf 'wrk -t1 -c%s, %s s, nginx stand-in     %s requests/s\n' "$connections" "$seconds" "$wrk_rps"
+printf 'libcurl alone (bench/curl_client.c), %s requests, %s in flight: %s requests/s (%s s) = %s× wrk\n' \
+    "$n" "$connections" "$curl_rps" "$curl_wall" "$(bench_calc "f'{$curl_rps / $wrk_rps:.2f}'")"
 printf 'wacamp, %s recipients (%s)\n' "$n" "$rate"
 printf '  wall %s s, CPU %s s user+sys, peak RSS %.1f MiB, %s sent in the log\n' "$T_WALL" "$cpu" "$(bench_calc "$T_RSS / 1024")" "$sent"
-printf '  %s messages/s = %s× wrk (target ≥ 0.5×: %s)\n' "$mps" "$ratio" "$met"
+printf '  %s messages/s = %s× wrk (target ≥ 0.5×: %s), %s× libcurl alone\n' "$mps" "$ratio" "$met" \
+    "$(bench_calc "f'{$mps / $curl_rps:.2f}'")"
 bench_record "throughput ceiling: $n recipients, unlimited rate, 32 in flight, nginx stand-in" \
     "bench/throughput.sh $n $seconds" "$mps messages/s" "wrk -t1 -c32: $wrk_rps requests/s" \
     "${ratio}×" "≥ 0.5× wrk" "$met"
+bench_record "throughput of libcurl alone (bench/curl_client.c): $n requests, 32 reused handles, nginx" \
+    "bench/throughput.sh $n $seconds" "$curl_rps requests/s" "wrk -t1 -c32: $wrk_rps requests/s" \
+    "$(bench_calc "f'{$curl_rps / $wrk_rps:.2f}'")× wrk; wacamp $(bench_calc "f'{$mps / $curl_rps:.2f}'")× it" "—" "—"

@@ -44,7 +44,7 @@ struct SandboxOptions {
     std::string api_key = "sandbox-key";
     std::string access_token = "sandbox-token";
     KeyIn require_key_in = KeyIn::either;
-    int threads = 128;  // httplib holds one thread per open connection
+    int threads = 288;  // httplib holds one thread per open connection: auto's cap of 256, and room
     FaultOptions faults;
 };
 
