@@ -6,12 +6,13 @@
 # (instructions(2N) − instructions(N)) / N is the cost of one message, start-up cancelled out.
 # The bigger run's profile is kept in bench/out/: cost-callgrind.out, its top functions by
 # inclusive cost in cost-callgrind-top.txt, by own cost in cost-callgrind-self.txt.
-#   bench/cost.sh [RATE=1000] [SECONDS=30] [CG_N=5000]
+#   bench/cost.sh [RATE=1000] [SECONDS=30] [CG_N=5000] [BURST=1]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 rate=${1:-1000}
 seconds=${2:-30}
 cg_n=${3:-5000}
+burst=${4:-1}
 n=$((rate * seconds))
 
 bench_setup nginx=nginx-light valgrind=valgrind callgrind_annotate=valgrind cc=gcc
@@ -19,7 +20,7 @@ cc -O2 -o "$bench_work/paced_client" bench/paced_client.c
 bench_start_sandbox sandbox
 bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_write_campaign "$bench_work/campaign.yaml" "$SANDBOX_URL" "$bench_work/recipients.csv" \
-    "$bench_work/results.jsonl" "per_second: $rate, burst: 1"
+    "$bench_work/results.jsonl" "per_second: $rate, burst: $burst"
 bench_time at-rate "$WACAMP" run "$bench_work/campaign.yaml" --yes --no-progress
 [ "$T_RC" = 0 ] || { cat "$bench_work/at-rate.err" >&2; bench_die "wacamp run exited $T_RC"; }
 # The floor: a minimal C client, one prebuilt request per interval, against the same sandbox.
@@ -35,12 +36,12 @@ core_pct=$(bench_calc "f'{100 * $cpu / $T_WALL:.2f}'")
 us_per_msg=$(bench_calc "f'{1e6 * $cpu / $n:.1f}'")
 achieved=$(bench_calc "f'{$n / $T_WALL:.1f}'")
 met=$(bench_met "$core_pct <= 5")
-printf 'cost at rate: %s recipients at per_second %s against the sandbox\n' "$n" "$rate"
+printf 'cost at rate: %s recipients at per_second %s, burst %s, against the sandbox\n' "$n" "$rate" "$burst"
 printf '  wall %s s (%s messages/s), CPU %s s user + %s s sys\n' "$T_WALL" "$achieved" "$T_USER" "$T_SYS"
 printf '  %s%% of one core (target ≤ 5%%: %s), %s µs of CPU per message\n' "$core_pct" "$met" "$us_per_msg"
 printf '  floor (bench/paced_client.c, same sandbox, same rate): %s µs per request, %s%% of one core; wacamp %s× that\n' \
     "$floor_us" "$floor_pct" "$(bench_calc "f'{$us_per_msg / $floor_us:.2f}'")"
-bench_record "cost at rate: $n messages at per_second $rate, sandbox" "bench/cost.sh $rate $seconds $cg_n" \
+bench_record "cost at rate: $n messages at per_second $rate, burst $burst, sandbox" "bench/cost.sh $rate $seconds $cg_n $burst" \
     "$core_pct% of one core, $us_per_msg µs CPU/message" "one core for the run's $T_WALL s" \
     "$(bench_calc "f'{$core_pct / 100:.4f}'")×" "≤ 5% of one core" "$met"
 bench_record "cost floor: a 40-line C client at per_second $rate, same sandbox" "bench/cost.sh $rate $seconds $cg_n" \

@@ -25,10 +25,10 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds k_max_wait{100};  // how quickly a stop request is noticed
 constexpr microseconds k_min_wait{20};   // no busy loop if a computed wake-up is already past
-// The longest an answer may wait unread for a start that is due anyway (Wait::whole): about
-// the interval of 333 requests/s, where a second wake-up per request starts to cost. The log's
-// latency of such an answer includes the wait.
-constexpr microseconds k_hold_answers{3000};
+// The longest an answer may wait unread for a start that is due anyway (Wait::whole): the
+// interval of 250 requests/s, about where a second wake-up per request starts to cost. The
+// log's latency of such an answer includes the wait.
+constexpr microseconds k_hold_answers{4000};
 
 struct InFlight {
     Job job;
@@ -54,6 +54,7 @@ public:
 
 private:
     std::size_t in_flight_limit() const;
+    int gather_count() const;
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
     bool start_one(Steady now);
@@ -165,6 +166,18 @@ std::size_t Dispatcher::in_flight_limit() const {
     return static_cast<std::size_t>(m_window.limit(m_parts.limiter->current_rate()));
 }
 
+// How many starts to gather into one wake-up while the rate holds them back. With a burst the
+// limiter lets several start together without losing any of the rate, so one wake-up can serve
+// them: half the burst plus one (a wake-up late by the other half's intervals still loses
+// nothing), no more than the in-flight limit has room for, and no more than fit in
+// k_hold_answers (the answers of the last batch wait unread until the next).
+int Dispatcher::gather_count() const {
+    const std::size_t limit = in_flight_limit();
+    const auto room = static_cast<long long>(limit > m_in_flight.size() ? limit - m_in_flight.size() : 1);
+    const long long fit = std::max<long long>(1, k_hold_answers / m_parts.limiter->interval());
+    return static_cast<int>(std::clamp<long long>(1 + m_parts.limiter->burst() / 2, 1, std::min(room, fit)));
+}
+
 // Whether a job could start now; otherwise `wake` says when it might.
 bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
     if (m_in_flight.size() >= in_flight_limit()) {
@@ -183,7 +196,7 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
     }
     Steady allowed = m_parts.limiter->next_allowed(now);
     if (allowed > now) {
-        wake = allowed;
+        wake = m_parts.limiter->next_allowed(now, gather_count());
         if (auto pause = m_parts.limiter->paused_until(now)) {
             m_pause_reason = "rate limited by the service";
             m_paused_until = m_parts.clock->wall_now() + (*pause - now);

@@ -97,6 +97,17 @@ SteadyTime RateLimiter::next_allowed(SteadyTime now) const {
     return at;
 }
 
+SteadyTime RateLimiter::next_allowed(SteadyTime now, int count) const {
+    const SteadyTime first = next_allowed(now);
+    if (count <= 1 || unlimited() || !m_tat) {
+        return first;
+    }
+    // All of them conform at t when TAT + (count - 1) x T - tau <= t, and none loses credit
+    // while t is not after TAT, which (count - 1) x T <= tau = burst x T ensures.
+    const int extra = std::min(count, m_burst + 1) - 1;
+    return std::max(first, *m_tat + extra * m_interval - m_tolerance);
+}
+
 bool RateLimiter::try_acquire(SteadyTime now) {
     if (next_allowed(now) > now) {
         return false;

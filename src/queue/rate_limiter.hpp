@@ -46,6 +46,11 @@ public:
     // while the rate or a pause holds it back.
     SteadyTime next_allowed(SteadyTime now) const;
 
+    // The earliest time `count` requests may start together, none of the rate lost: GCRA lets
+    // up to 1 + burst start at once when they are on time. A count of 1 is next_allowed(now);
+    // a count above 1 + burst counts as 1 + burst.
+    SteadyTime next_allowed(SteadyTime now, int count) const;
+
     // Takes a slot and returns true when a request may start at `now`; otherwise returns false
     // and changes nothing.
     bool try_acquire(SteadyTime now);
@@ -68,6 +73,9 @@ public:
 
     // The configured burst (after clamping).
     int burst() const { return m_burst; }
+
+    // The spacing of starts at the rate in force (1 ns when unlimited).
+    SteadyTime::duration interval() const { return m_interval; }
 
     // The end of the pause when a throttle pause holds at `now`; nullopt otherwise.
     std::optional<SteadyTime> paused_until(SteadyTime now) const;

@@ -148,6 +148,27 @@ TEST_SUITE("queue::RateLimiter") {
         CHECK(limiter.next_allowed(clock.steady_now()) == t0 + 200200us);
     }
 
+    TEST_CASE("next_allowed for several: when they may start together, none of the rate lost") {
+        fakes::FakeClock clock;
+        RateLimiter limiter(1000, 10);
+        SteadyTime t = clock.steady_now();
+        for (int i = 0; i < 100; ++i) {  // steady state: one a millisecond, the burst spent
+            t = limiter.next_allowed(t);
+            REQUIRE(limiter.try_acquire(t));
+        }
+        const SteadyTime one = limiter.next_allowed(t);
+        CHECK(limiter.next_allowed(t, 1) == one);
+        const SteadyTime four = limiter.next_allowed(t, 4);
+        CHECK(four == one + 3 * limiter.interval());
+        for (int i = 0; i < 4; ++i) {
+            CHECK(limiter.try_acquire(four));
+        }
+        // Sent at `four`, the next is due exactly as if each had gone at its own time.
+        CHECK(limiter.next_allowed(four) == one + 4 * limiter.interval());
+        // More than 1 + burst count as 1 + burst.
+        CHECK(limiter.next_allowed(four, 50) == limiter.next_allowed(four, 11));
+    }
+
     TEST_CASE("next_allowed is now when a request may start at once") {
         fakes::FakeClock clock;
         RateLimiter limiter(2, 0);
