@@ -50,7 +50,12 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
             line += " · ETA " + util::format_duration(*f.eta);
         }
     }
-    line += fmt::format(" · in flight {} · {:.1f}/s", p.in_flight, p.achieved_rate);
+    // "in flight 97/125": the requests out and the most the queue allows now (auto's window).
+    line += fmt::format(" · in flight {}", p.in_flight);
+    if (p.in_flight_limit > 0) {
+        line += fmt::format("/{}", p.in_flight_limit);
+    }
+    line += fmt::format(" · {:.1f}/s", p.achieved_rate);
     if (p.retry_waiting > 0) {
         line += fmt::format(" · {} waiting to retry", p.retry_waiting);
     }
@@ -71,6 +76,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& 
             {"unknown", p.unknown},
             {"remaining", f.remaining ? ordered_json(*f.remaining) : ordered_json()},
             {"in_flight", p.in_flight},
+            {"in_flight_limit", p.in_flight_limit},
             {"retry_waiting", p.retry_waiting},
             {"rate", std::round(p.achieved_rate * 10) / 10},
             {"eta_seconds", f.eta ? ordered_json(seconds(*f.eta)) : ordered_json()},

@@ -145,6 +145,19 @@ TEST_SUITE("cli::TerminalUi") {
         CHECK(lines[0]["eta_seconds"] == 2);
         CHECK(lines[0]["paused"] == false);
     }
+    TEST_CASE("progress shows the requests in flight beside the most allowed now") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.in_flight = 97;
+        p.in_flight_limit = 125;
+        ui.progress(p, 0);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["in_flight"] == 97);
+        CHECK(lines[0]["in_flight_limit"] == 125);
+        CHECK(lines[0]["message"].get<std::string>().find(" · in flight 97/125 · ") != std::string::npos);
+    }
     TEST_CASE("json: a pause is reported with its reason") {
         Fixture f;
         cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
