@@ -16,7 +16,9 @@ burst=${4:-1}
 n=$((rate * seconds))
 
 bench_setup nginx=nginx-light valgrind=valgrind callgrind_annotate=valgrind cc=gcc
+[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || bash scripts/setup.sh libcurl4-openssl-dev
 cc -O2 -o "$bench_work/paced_client" bench/paced_client.c
+cc -O2 -o "$bench_work/curl_client" bench/curl_client.c -lcurl
 bench_start_sandbox sandbox
 bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_write_campaign "$bench_work/campaign.yaml" "$SANDBOX_URL" "$bench_work/recipients.csv" \
@@ -28,9 +30,15 @@ interval_ns=$(bench_calc "round(1e9 / $rate)")
 read -r _ floor_ok floor_user floor_sys < <("$bench_work/paced_client" "${SANDBOX_URL##*:}" "$n" "$interval_ns" 2>/dev/null) ||
     bench_die "the paced client failed"
 [ "$floor_ok" = "$n" ] || bench_die "the paced client had $floor_ok answers of 200, not $n"
+# libcurl alone at the same pace: one reused handle, curl_easy_perform, the same sleep.
+read -r _ curl_ok curl_user curl_sys < <("$bench_work/curl_client" "$SANDBOX_URL" "$n" 1 "$interval_ns" 2>/dev/null) ||
+    bench_die "the libcurl client failed"
+[ "$curl_ok" = "$n" ] || bench_die "the libcurl client had $curl_ok answers of 200, not $n"
 bench_stop "$SANDBOX_PID"
 floor_us=$(bench_calc "f'{1e6 * ($floor_user + $floor_sys) / $n:.1f}'")
 floor_pct=$(bench_calc "f'{100 * ($floor_user + $floor_sys) / $seconds:.2f}'")
+curl_us=$(bench_calc "f'{1e6 * ($curl_user + $curl_sys) / $n:.1f}'")
+curl_pct=$(bench_calc "f'{100 * ($curl_user + $curl_sys) / $seconds:.2f}'")
 cpu=$(bench_calc "$T_USER + $T_SYS")
 core_pct=$(bench_calc "f'{100 * $cpu / $T_WALL:.2f}'")
 us_per_msg=$(bench_calc "f'{1e6 * $cpu / $n:.1f}'")
@@ -41,12 +49,17 @@ printf '  wall %s s (%s messages/s), CPU %s s user + %s s sys\n' "$T_WALL" "$ach
 printf '  %s%% of one core (target ≤ 5%%: %s), %s µs of CPU per message\n' "$core_pct" "$met" "$us_per_msg"
 printf '  floor (bench/paced_client.c, same sandbox, same rate): %s µs per request, %s%% of one core; wacamp %s× that\n' \
     "$floor_us" "$floor_pct" "$(bench_calc "f'{$us_per_msg / $floor_us:.2f}'")"
+printf '  libcurl alone (bench/curl_client.c, paced, same sandbox): %s µs per request, %s%% of one core; wacamp %s× that\n' \
+    "$curl_us" "$curl_pct" "$(bench_calc "f'{$us_per_msg / $curl_us:.2f}'")"
 bench_record "cost at rate: $n messages at per_second $rate, burst $burst, sandbox" "bench/cost.sh $rate $seconds $cg_n $burst" \
     "$core_pct% of one core, $us_per_msg µs CPU/message" "one core for the run's $T_WALL s" \
     "$(bench_calc "f'{$core_pct / 100:.4f}'")×" "≤ 5% of one core" "$met"
 bench_record "cost floor: a 40-line C client at per_second $rate, same sandbox" "bench/cost.sh $rate $seconds $cg_n" \
     "$floor_pct% of one core, $floor_us µs CPU/request" "wacamp: $us_per_msg µs/message" \
     "wacamp $(bench_calc "f'{$us_per_msg / $floor_us:.2f}'")× the floor" "—" "—"
+bench_record "cost of libcurl alone (bench/curl_client.c, paced, one reused handle) at per_second $rate, same sandbox" \
+    "bench/cost.sh $rate $seconds $cg_n" "$curl_pct% of one core, $curl_us µs CPU/request" "wacamp: $us_per_msg µs/message" \
+    "wacamp $(bench_calc "f'{$us_per_msg / $curl_us:.2f}'")× libcurl alone" "—" "—"
 
 # Instructions per message: two runs against the stand-in, N and 2N recipients.
 bench_start_nginx
