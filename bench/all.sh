@@ -33,16 +33,9 @@ for run in "${runs[@]}"; do
     fi
 done
 
-# The log durability program, when it is built or cheap to build (one target in the build dir).
-build_dir=$(dirname "$(dirname "$WACAMP")")
-durability=$build_dir/bench/bench_log_durability
-if [ ! -x "$durability" ] && [ -f "$build_dir/CMakeCache.txt" ]; then
-    if ! { cmake -S . -B "$build_dir" -DWACAMP_BENCH=ON >/dev/null &&
-        cmake --build "$build_dir" --target bench_log_durability >/dev/null; }; then
-        echo "bench: could not build bench_log_durability" >&2
-    fi
-fi
-if [ -x "$durability" ]; then
+# The log durability program, when it can be built (one target in the build dir).
+durability=$(bench_program bench_log_durability)
+if [ -n "$durability" ]; then
     echo "== bench_log_durability $durability_n"
     mkdir -p "$bench_work/durability"
     if "$durability" "$durability_n" "$bench_work/durability" | tee "$bench_out/log_durability.txt"; then

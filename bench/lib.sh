@@ -61,6 +61,18 @@ bench_setup() {
     export WACAMP
 }
 
+# bench_program NAME: prints the path of benchmark program NAME (bench/*.cpp, a target of wacamp's
+# build dir configured with -DWACAMP_BENCH=ON), built or brought up to date first; prints nothing
+# when it cannot be built (WACAMP names a binary outside a CMake build dir, say).
+bench_program() {
+    local build_dir
+    build_dir=$(dirname "$(dirname "$WACAMP")")
+    [ -f "$build_dir/CMakeCache.txt" ] || return 0
+    if { cmake -S . -B "$build_dir" -DWACAMP_BENCH=ON && cmake --build "$build_dir" --target "$1"; } >/dev/null 2>&1; then
+        echo "$build_dir/bench/$1"
+    fi
+}
+
 # bench_wacamp_version: prints the version wacamp reports (for its User-Agent).
 bench_wacamp_version() {
     "$WACAMP" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1

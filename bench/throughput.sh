@@ -39,6 +39,13 @@ fi
 read -r _ curl_ok curl_wall curl_rps < <("$bench_work/curl_client" "$NGINX_URL" "$n" "$connections") ||
     bench_die "the libcurl client failed"
 [ "$curl_ok" = "$n" ] || bench_die "the libcurl client had $curl_ok answers of 200, not $n"
+# wacamp's transport alone (bench/transport_ceiling.cpp): service::CurlTransport, nothing else.
+transport_rps=
+if transport=$(bench_program bench_transport_ceiling) && [ -n "$transport" ]; then
+    read -r _ transport_ok _ transport_rps < <("$transport" "$NGINX_URL" "$n" "$connections") ||
+        bench_die "bench_transport_ceiling failed"
+    [ "$transport_ok" = "$n" ] || bench_die "bench_transport_ceiling had $transport_ok answers of 200, not $n"
+fi
 
 bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_unlimited_rate
@@ -56,6 +63,10 @@ met=$(bench_met "$ratio >= 0.5")
 printf 'wrk -t1 -c%s, %s s, nginx stand-in     %s requests/s\n' "$connections" "$seconds" "$wrk_rps"
 printf 'libcurl alone (bench/curl_client.c), %s requests, %s in flight: %s requests/s (%s s) = %s× wrk\n' \
     "$n" "$connections" "$curl_rps" "$curl_wall" "$(bench_calc "f'{$curl_rps / $wrk_rps:.2f}'")"
+if [ -n "$transport_rps" ]; then
+    printf "wacamp's transport alone (bench_transport_ceiling), same: %s requests/s = %s× wrk\n" \
+        "$transport_rps" "$(bench_calc "f'{$transport_rps / $wrk_rps:.2f}'")"
+fi
 printf 'wacamp, %s recipients (%s)\n' "$n" "$rate"
 printf '  wall %s s, CPU %s s user+sys, peak RSS %.1f MiB, %s sent in the log\n' "$T_WALL" "$cpu" "$(bench_calc "$T_RSS / 1024")" "$sent"
 printf '  %s messages/s = %s× wrk (target ≥ 0.5×: %s), %s× libcurl alone\n' "$mps" "$ratio" "$met" \
@@ -66,3 +77,8 @@ bench_record "throughput ceiling: $n recipients, unlimited rate, 32 in flight, n
 bench_record "throughput of libcurl alone (bench/curl_client.c): $n requests, 32 reused handles, nginx" \
     "bench/throughput.sh $n $seconds" "$curl_rps requests/s" "wrk -t1 -c32: $wrk_rps requests/s" \
     "$(bench_calc "f'{$curl_rps / $wrk_rps:.2f}'")× wrk; wacamp $(bench_calc "f'{$mps / $curl_rps:.2f}'")× it" "—" "—"
+if [ -n "$transport_rps" ]; then
+    bench_record "throughput of wacamp's transport alone (bench_transport_ceiling: CurlTransport, no CSV, no log): $n requests, 32 in flight, nginx" \
+        "bench/throughput.sh $n $seconds" "$transport_rps requests/s" "wrk -t1 -c32: $wrk_rps requests/s" \
+        "$(bench_calc "f'{$transport_rps / $wrk_rps:.2f}'")× wrk; wacamp $(bench_calc "f'{$mps / $transport_rps:.2f}'")× it" "—" "—"
+fi
