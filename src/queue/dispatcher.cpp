@@ -1,94 +1,15 @@
-#include "queue/dispatcher.hpp"
-
-#include "queue/send_rate.hpp"
+#include "queue/dispatcher_loop.hpp"
 
 #include <algorithm>
-#include <queue>
-#include <thread>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "queue/daily_cap.hpp"
-#include "queue/in_flight_window.hpp"
-#include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "service/requests.hpp"
 
 namespace queue {
 
-namespace {
-
-using Steady = std::chrono::steady_clock::time_point;
-using std::chrono::microseconds;
-using std::chrono::milliseconds;
-
-constexpr milliseconds k_max_wait{100};  // how quickly a stop request is noticed
-constexpr microseconds k_min_wait{20};   // no busy loop if a computed wake-up is already past
-// The longest an answer may wait unread for a start that is due anyway (Wait::whole): the
-// interval of 250 requests/s, about where a second wake-up per request starts to cost. The
-// log's latency of such an answer includes the wait.
-constexpr microseconds k_hold_answers{4000};
-
-struct InFlight {
-    Job job;
-    Steady started;
-};
-
-struct Waiting {
-    Steady due;
-    std::uint64_t seq;   // FIFO among equal due times
-    Job job;
-    bool operator>(const Waiting& other) const {
-        return due != other.due ? due > other.due : seq > other.seq;
-    }
-};
-
-class Dispatcher {
-public:
-    Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
-        : m_source(source), m_settings(settings), m_parts(parts),
-          m_window(settings.max_concurrency, parts.limiter->burst()) {}
-
-    DispatchResult run();
-
-private:
-    std::size_t in_flight_limit() const;
-    int gather_count() const;
-    bool startable_now(Steady now, std::optional<Steady>& wake);
-    bool take(Steady now, Job& out);
-    bool start_one(Steady now);
-    void handle(service::Completion completion, Steady now);
-    void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
-    void stop(StopReason reason, std::string message);
-    void abandon_in_flight();
-    bool source_exhausted();
-    void report_progress(Steady now);
-    bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
-    bool gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
-    void announce_pause();
-
-    JobSource& m_source;
-    const DispatchSettings& m_settings;
-    DispatchParts m_parts;
-    InFlightWindow m_window;  // used with concurrency auto
-    std::unordered_map<std::uint64_t, InFlight> m_in_flight;
-    std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
-    std::optional<Job> m_peeked;
-    bool m_exhausted = false;
-    long long m_taken = 0;
-    std::uint64_t m_next_id = 1;
-    std::uint64_t m_seq = 0;
-    int m_consecutive_failures = 0;
-    bool m_stopping = false;
-    Steady m_stop_deadline{};
-    DispatchResult m_result;
-    SendRate m_send_rate;
-    Steady m_next_progress{};
-    std::string m_pause_reason;
-    std::optional<std::chrono::system_clock::time_point> m_paused_until;
-    std::optional<std::pair<std::string, std::optional<std::chrono::system_clock::time_point>>> m_announced;
-};
+namespace detail {
 
 bool Dispatcher::source_exhausted() {
     if (m_peeked || m_exhausted) {
@@ -100,112 +21,6 @@ bool Dispatcher::source_exhausted() {
         return false;
     }
     m_exhausted = true;
-    return true;
-}
-
-bool Dispatcher::cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now) {
-    DailyCap* cap = m_parts.daily_cap;
-    if (cap == nullptr) {
-        return false;
-    }
-    long long used = cap->sent_in_window(wall) + static_cast<long long>(m_in_flight.size());
-    if (used < cap->per_day()) {
-        return false;
-    }
-    auto until = cap->blocked_until(wall);
-    if (until) {
-        // Only then is it a pause; before, requests in flight hold the last slots and may
-        // still fail and give them back.
-        m_pause_reason = "daily cap reached";
-        m_paused_until = until;
-        announce_pause();
-    }
-    // Re-check at least every second: in-flight requests may end without a send.
-    auto step = until ? std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1))
-                      : std::chrono::system_clock::duration(std::chrono::seconds(1));
-    wake = now + std::chrono::duration_cast<Steady::duration>(step);
-    return true;
-}
-
-bool Dispatcher::gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now) {
-    if (m_parts.gate == nullptr) {
-        return false;
-    }
-    auto until = m_parts.gate->closed_until(wall);
-    if (!until) {
-        return false;
-    }
-    m_pause_reason = m_parts.gate->reason();
-    m_paused_until = *until == std::chrono::system_clock::time_point::max() ? std::nullopt : until;
-    announce_pause();
-    // Wake at the opening, re-checking every second meanwhile: the wall clock may be set.
-    auto step = std::min<std::chrono::system_clock::duration>(*until - wall, std::chrono::seconds(1));
-    wake = now + std::chrono::duration_cast<Steady::duration>(step);
-    return true;
-}
-
-// Tells the observer once per wait (the checks above repeat while it lasts).
-void Dispatcher::announce_pause() {
-    if (m_announced && m_announced->first == m_pause_reason && m_announced->second == m_paused_until) {
-        return;
-    }
-    m_announced.emplace(m_pause_reason, m_paused_until);
-    Progress p = m_result.progress;
-    p.started = m_taken;
-    p.in_flight = m_in_flight.size();
-    p.in_flight_limit = in_flight_limit();
-    p.pause_reason = m_pause_reason;
-    p.paused_until = m_paused_until;
-    m_parts.observer->on_pause(p);
-}
-
-std::size_t Dispatcher::in_flight_limit() const {
-    if (m_settings.concurrency) {
-        return static_cast<std::size_t>(std::max(*m_settings.concurrency, 1));
-    }
-    return static_cast<std::size_t>(m_window.limit(m_parts.limiter->current_rate()));
-}
-
-// How many starts to gather into one wake-up while the rate holds them back. With a burst the
-// limiter lets several start together without losing any of the rate, so one wake-up can serve
-// them: half the burst plus one (a wake-up late by the other half's intervals still loses
-// nothing), no more than the in-flight limit has room for, and no more than fit in
-// k_hold_answers (the answers of the last batch wait unread until the next).
-int Dispatcher::gather_count() const {
-    const std::size_t limit = in_flight_limit();
-    const auto room = static_cast<long long>(limit > m_in_flight.size() ? limit - m_in_flight.size() : 1);
-    const long long fit = std::max<long long>(1, k_hold_answers / m_parts.limiter->interval());
-    return static_cast<int>(std::clamp<long long>(1 + m_parts.limiter->burst() / 2, 1, std::min(room, fit)));
-}
-
-// Whether a job could start now; otherwise `wake` says when it might.
-bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
-    if (m_in_flight.size() >= in_flight_limit()) {
-        return false;
-    }
-    bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
-    bool fresh = !(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted();
-    if (!retry_due && !fresh) {
-        if (!m_waiting.empty()) {
-            wake = m_waiting.top().due;
-        }
-        return false;
-    }
-    if (gate_closed(m_parts.clock->wall_now(), wake, now) || cap_blocked(m_parts.clock->wall_now(), wake, now)) {
-        return false;
-    }
-    Steady allowed = m_parts.limiter->next_allowed(now);
-    if (allowed > now) {
-        wake = m_parts.limiter->next_allowed(now, gather_count());
-        if (auto pause = m_parts.limiter->paused_until(now)) {
-            m_pause_reason = "rate limited by the service";
-            m_paused_until = m_parts.clock->wall_now() + (*pause - now);
-        }
-        return false;
-    }
-    m_pause_reason.clear();
-    m_paused_until.reset();
-    m_announced.reset();
     return true;
 }
 
@@ -407,7 +222,7 @@ DispatchResult Dispatcher::run() {
     return m_result;
 }
 
-} // namespace
+} // namespace detail
 
 std::string_view to_string(StopReason reason) {
     switch (reason) {
@@ -424,7 +239,7 @@ std::string_view to_string(StopReason reason) {
 }
 
 DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts) {
-    return Dispatcher(source, settings, parts).run();
+    return detail::Dispatcher(source, settings, parts).run();
 }
 
 } // namespace queue

@@ -2,19 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <ctime>
 #include <curl/curl.h>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <sys/epoll.h>
 #include <thread>
-#include <unistd.h>
 #include <unordered_map>
 
 #include "service/requests.hpp"
+#include "service/socket_watch.hpp"
 
 namespace service {
 
@@ -118,7 +115,7 @@ struct CurlTransport::Impl {
     // curl's socket interface: curl says which sockets to watch (on_socket) and when to call
     // it back (on_timer), and is told only about the sockets that are ready, so a wake-up
     // costs the same with 4 requests in flight as with 500 (curl_multi_perform walks them all).
-    int epoll_fd = -1;
+    SocketWatch sockets;
     std::optional<std::chrono::steady_clock::time_point> timer;  // curl's, when set
     std::vector<CURL*> idle;  // finished handles, kept for reuse (and their connections)
     std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
@@ -241,57 +238,9 @@ struct CurlTransport::Impl {
         return c;
     }
 
-    // What the epoll set holds for each socket, so that most of curl's calls cost no system
-    // call: a kept-alive connection goes from "watch for input" to "done" and back for every
-    // request on it, and stays registered meanwhile (see poll() for stray events).
-    struct Watch {
-        std::uint32_t events = 0;  // registered with epoll
-        bool wanted = false;       // curl watches it now
-    };
-    std::unordered_map<curl_socket_t, Watch> watches;
-
     static int on_socket(CURL*, curl_socket_t socket, int what, void* user, void*) {
-        auto* impl = static_cast<Impl*>(user);
-        auto it = impl->watches.find(socket);
-        if (what == CURL_POLL_REMOVE) {
-            if (it != impl->watches.end()) {
-                it->second.wanted = false;  // left registered: reused soon, or closed (see poll)
-            }
-            return 0;
-        }
-        const std::uint32_t events = (what == CURL_POLL_IN || what == CURL_POLL_INOUT ? EPOLLIN : 0u) |
-                                     (what == CURL_POLL_OUT || what == CURL_POLL_INOUT ? EPOLLOUT : 0u);
-        epoll_event ev{};
-        ev.data.fd = socket;
-        ev.events = events;
-        if (it == impl->watches.end()) {
-            if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, socket, &ev) != 0 && errno == EEXIST) {
-                ::epoll_ctl(impl->epoll_fd, EPOLL_CTL_MOD, socket, &ev);
-            }
-            impl->watches[socket] = Watch{events, true};
-            return 0;
-        }
-        if (it->second.events != events) {
-            // A closed socket leaves the epoll set by itself; its number may come back.
-            if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_MOD, socket, &ev) != 0 && errno == ENOENT) {
-                ::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, socket, &ev);
-            }
-            it->second.events = events;
-        }
-        it->second.wanted = true;
+        static_cast<Impl*>(user)->sockets.watch(socket, what);
         return 0;
-    }
-
-    // An event on a socket curl does not watch now (an idle kept-alive connection the service
-    // closed, say): stop watching it until curl asks again, or epoll would report it forever.
-    bool unwanted(curl_socket_t socket) {
-        auto it = watches.find(socket);
-        if (it == watches.end() || it->second.wanted) {
-            return false;
-        }
-        ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, nullptr);
-        watches.erase(it);
-        return true;
     }
 
     static int on_timer(CURLM*, long timeout_ms, void* user) {
@@ -311,24 +260,6 @@ struct CurlTransport::Impl {
             curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
         }
     }
-
-    // epoll_wait until `until`, to the microsecond where the kernel has epoll_pwait2 (5.11),
-    // else rounded up to the millisecond: a paced send is not held up to a millisecond late.
-    int wait_for_events(epoll_event* events, int max_events, std::chrono::steady_clock::time_point until) {
-        const auto left = std::max(until - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0));
-        if (have_pwait2) {
-            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-            const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-            const int ready = ::epoll_pwait2(epoll_fd, events, max_events, &timeout, nullptr);
-            if (ready >= 0 || errno != ENOSYS) {
-                return std::max(ready, 0);
-            }
-            have_pwait2 = false;
-        }
-        const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
-        return std::max(::epoll_wait(epoll_fd, events, max_events, static_cast<int>(ms)), 0);
-    }
-    bool have_pwait2 = true;
 
     void collect(std::vector<Completion>& done) {
         int queued = 0;
@@ -354,11 +285,6 @@ CurlTransport::CurlTransport(CurlOptions options) : m_impl(std::make_unique<Impl
     if (m_impl->multi == nullptr) {
         throw std::runtime_error("libcurl could not create a multi handle");
     }
-    m_impl->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
-    if (m_impl->epoll_fd < 0) {
-        curl_multi_cleanup(m_impl->multi);
-        throw std::runtime_error("could not create an epoll instance");
-    }
     curl_multi_setopt(m_impl->multi, CURLMOPT_MAXCONNECTS, m_impl->options.max_connections);
     curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
     curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETDATA, m_impl.get());
@@ -375,7 +301,6 @@ CurlTransport::~CurlTransport() {
         curl_easy_cleanup(easy);
     }
     curl_multi_cleanup(m_impl->multi);
-    ::close(m_impl->epoll_fd);
     for (auto& [text, url] : m_impl->urls) {
         curl_url_cleanup(url);
     }
@@ -414,25 +339,11 @@ std::vector<Completion> CurlTransport::poll(std::chrono::microseconds max_wait, 
         std::this_thread::sleep_until(until);
         until = steady_clock::now();
     }
-    constexpr int k_max_events = 64;
-    epoll_event events[k_max_events];
-    const int ready = impl.wait_for_events(events, k_max_events, until);
-    for (int i = 0; i < ready; ++i) {
-        if (impl.unwanted(events[i].data.fd)) {
-            continue;
-        }
-        int mask = 0;
-        if ((events[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) != 0) {
-            mask |= CURL_CSELECT_IN;
-        }
-        if ((events[i].events & EPOLLOUT) != 0) {
-            mask |= CURL_CSELECT_OUT;
-        }
-        if ((events[i].events & EPOLLERR) != 0) {
-            mask |= CURL_CSELECT_ERR;
-        }
+    SocketWatch::Ready ready[SocketWatch::k_max_ready];
+    const int count = impl.sockets.wait(until, ready);
+    for (int i = 0; i < count; ++i) {
         int running = 0;
-        curl_multi_socket_action(impl.multi, events[i].data.fd, mask, &running);
+        curl_multi_socket_action(impl.multi, ready[i].socket, ready[i].mask, &running);
     }
     impl.run_timer_if_due();
     impl.collect(done);

@@ -1,0 +1,93 @@
+#pragma once
+// The dispatcher's loop as a class, internal to queue/: dispatcher.cpp runs it (taking jobs,
+// starting them, handling answers, stopping), dispatcher_admission.cpp decides whether and when
+// the next request may start (the in-flight limit, the send window, the daily cap, the rate).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "queue/dispatcher.hpp"
+#include "queue/in_flight_window.hpp"
+#include "queue/rate_limiter.hpp"
+#include "queue/send_rate.hpp"
+
+namespace queue::detail {
+
+using Steady = std::chrono::steady_clock::time_point;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+constexpr milliseconds k_max_wait{100};  // how quickly a stop request is noticed
+constexpr microseconds k_min_wait{20};   // no busy loop if a computed wake-up is already past
+// The longest an answer may wait unread for a start that is due anyway (Wait::whole): the
+// interval of 250 requests/s, about where a second wake-up per request starts to cost. The
+// log's latency of such an answer includes the wait.
+constexpr microseconds k_hold_answers{4000};
+
+struct InFlight {
+    Job job;
+    Steady started;
+};
+
+struct Waiting {
+    Steady due;
+    std::uint64_t seq;   // FIFO among equal due times
+    Job job;
+    bool operator>(const Waiting& other) const {
+        return due != other.due ? due > other.due : seq > other.seq;
+    }
+};
+
+class Dispatcher {
+public:
+    Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
+        : m_source(source), m_settings(settings), m_parts(parts),
+          m_window(settings.max_concurrency, parts.limiter->burst()) {}
+
+    DispatchResult run();
+
+private:
+    std::size_t in_flight_limit() const;
+    int gather_count() const;
+    bool startable_now(Steady now, std::optional<Steady>& wake);
+    bool take(Steady now, Job& out);
+    bool start_one(Steady now);
+    void handle(service::Completion completion, Steady now);
+    void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
+    void stop(StopReason reason, std::string message);
+    void abandon_in_flight();
+    bool source_exhausted();
+    void report_progress(Steady now);
+    bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
+    bool gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
+    void announce_pause();
+
+    JobSource& m_source;
+    const DispatchSettings& m_settings;
+    DispatchParts m_parts;
+    InFlightWindow m_window;  // used with concurrency auto
+    std::unordered_map<std::uint64_t, InFlight> m_in_flight;
+    std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
+    std::optional<Job> m_peeked;
+    bool m_exhausted = false;
+    long long m_taken = 0;
+    std::uint64_t m_next_id = 1;
+    std::uint64_t m_seq = 0;
+    int m_consecutive_failures = 0;
+    bool m_stopping = false;
+    Steady m_stop_deadline{};
+    DispatchResult m_result;
+    SendRate m_send_rate;
+    Steady m_next_progress{};
+    std::string m_pause_reason;
+    std::optional<std::chrono::system_clock::time_point> m_paused_until;
+    std::optional<std::pair<std::string, std::optional<std::chrono::system_clock::time_point>>> m_announced;
+};
+
+} // namespace queue::detail
