@@ -1,0 +1,64 @@
+#include "runner/campaign_jobs.hpp"
+
+#include "runner/decide.hpp"
+#include "service/messages.hpp"
+
+namespace runner {
+
+bool CampaignJobs::next(queue::Job& out) {
+    while (m_stream.next(m_recipient)) {
+        const auto& r = m_recipient;
+        const RowFacts facts = facts_of(r, m_state);
+        const results::RowState& state = facts.state;
+        switch (decide(facts, m_options.retry_rejected, m_options.resend_unknown)) {
+        case Decision::send:
+            out.row = r.row;
+            out.wa_id = r.message.wa_id;
+            out.user_name = r.message.user_name;
+            out.body = service::send_message_body(r.message);
+            out.requests = state.attempts;
+            out.attempts = 0;
+            m_tally.dispatch(r.row, state);
+            return true;
+        case Decision::done: break;
+        case Decision::hold_unknown: ++held_unknown; break;
+        case Decision::hold_rejected: ++held_rejected; break;
+        case Decision::record_invalid:
+            record(results::Status::invalid, results::Cause::invalid, r.reason, state);
+            break;
+        case Decision::record_duplicate:
+            record(results::Status::skipped, results::Cause::duplicate, r.reason, state);
+            break;
+        case Decision::record_already_sent:
+            record(results::Status::skipped, results::Cause::duplicate,
+                   "already sent to this number in an earlier run", state);
+            break;
+        }
+        if (!error.empty()) {
+            return false;
+        }
+    }
+    input_error = m_stream.error();
+    return false;
+}
+
+void CampaignJobs::record(results::Status status, results::Cause cause, const std::string& reason,
+                          const results::RowState& before) {
+    results::ResultRecord rec;
+    rec.row = m_recipient.row;
+    rec.wa_id = m_recipient.message.wa_id;
+    rec.user_name = m_recipient.message.user_name;
+    rec.status = status;
+    rec.cause = cause;
+    rec.error = reason;
+    rec.attempts = before.attempts;
+    rec.at = m_clock.wall_now();
+    if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
+        error = written.error().message;
+    } else {
+        m_tally.record(rec.row, before, status);
+    }
+    ++records_written;
+}
+
+} // namespace runner

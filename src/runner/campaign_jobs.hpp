@@ -1,0 +1,50 @@
+#pragma once
+// The campaign's rows as the dispatcher's job source.
+
+#include <cstdint>
+#include <string>
+
+#include "campaign/recipients.hpp"
+#include "queue/job.hpp"
+#include "results/log_writer.hpp"
+#include "results/records.hpp"
+#include "results/replay.hpp"
+#include "runner/row_tally.hpp"
+#include "runner/send.hpp"
+#include "util/clock.hpp"
+
+namespace runner {
+
+// Feeds the dispatcher the rows that need sending, recording on the way the rows that need
+// only a log line (invalid, duplicate).
+class CampaignJobs final : public queue::JobSource {
+public:
+    CampaignJobs(campaign::RecipientStream& stream, const results::LogState* state, results::LogWriter& log,
+                 RowTally& tally, const util::Clock& clock, const SendOptions& options)
+        : m_stream(stream), m_state(state), m_log(log), m_tally(tally), m_clock(clock), m_options(options) {}
+
+    // The next row to send; rows that need only a log line are recorded on the way. False at
+    // the end of the list, or when the log could not be written (error) or the list could not
+    // be read to its end (input_error).
+    bool next(queue::Job& out) override;
+
+    std::int64_t held_unknown = 0;
+    std::int64_t held_rejected = 0;
+    std::int64_t records_written = 0;
+    std::string error;        // the log could not be written
+    std::string input_error;  // the recipient list could not be read to its end
+
+private:
+    void record(results::Status status, results::Cause cause, const std::string& reason,
+                const results::RowState& before);
+
+    campaign::RecipientStream& m_stream;
+    const results::LogState* m_state;
+    results::LogWriter& m_log;
+    RowTally& m_tally;
+    const util::Clock& m_clock;
+    const SendOptions& m_options;
+    campaign::Recipient m_recipient;
+};
+
+} // namespace runner

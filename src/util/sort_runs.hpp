@@ -1,0 +1,81 @@
+#pragma once
+// The external sort's files, internal to util/: an unnamed temporary file of sorted runs, and
+// the merge that reads them back a chunk at a time.
+
+#include <cstddef>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/external_sort.hpp"
+#include "util/result.hpp"
+
+namespace util::detail {
+
+// An unnamed temporary file: gone when closed, whatever happens to the process.
+class TempFile {
+public:
+    // In `options.temp_dir`, else TMPDIR, else /tmp.
+    static Result<TempFile> create(const ExternalSortOptions& options);
+
+    TempFile() = default;
+    explicit TempFile(int fd) : m_fd(fd) {}
+    TempFile(TempFile&& other) noexcept;
+    TempFile& operator=(TempFile&& other) noexcept;
+    ~TempFile() { close(); }
+
+    // Appends `count` pairs; returns the offset they start at.
+    Result<std::uint64_t> append(const SortPair* pairs, std::size_t count);
+
+    // Reads `count` pairs at `offset` into `out`.
+    Result<void> read(std::uint64_t offset, SortPair* out, std::size_t count) const;
+
+private:
+    void close();
+
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
+    std::uint64_t m_fail_reads_after = 0;  // ExternalSortOptions::fail_reads_after_bytes
+    mutable std::uint64_t m_read = 0;      // bytes asked for so far
+};
+
+// A sorted run in a TempFile.
+struct Run {
+    std::uint64_t offset = 0;  // bytes
+    std::uint64_t count = 0;   // pairs
+};
+
+// Merges sorted runs of one file, reading each a chunk at a time.
+class RunMerger {
+public:
+    RunMerger(const TempFile& file, const std::vector<Run>& runs, std::size_t chunk_pairs);
+
+    // Reads the first chunk of every run; call once before next().
+    Result<void> start();
+
+    // The next pair in order into `out`; false at the end. A read error ends the pairs after
+    // the one it returns with, and is put in `error`.
+    bool next(SortPair& out, std::string& error);
+
+private:
+    struct Cursor {
+        std::uint64_t next_offset = 0;
+        std::uint64_t left_in_file = 0;
+        std::vector<SortPair> chunk;
+        std::size_t pos = 0;
+        bool empty() const { return pos >= chunk.size(); }
+        const SortPair& front() const { return chunk[pos]; }
+    };
+    using Entry = std::pair<SortPair, std::size_t>;
+
+    Result<void> refill(Cursor& c);
+
+    const TempFile* m_file;
+    std::vector<Cursor> m_cursors;
+    std::size_t m_chunk_pairs;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> m_heap;
+};
+
+} // namespace util::detail
