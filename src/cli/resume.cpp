@@ -25,7 +25,7 @@ struct ResumeOptions {
     std::string log_format = "text";
 };
 
-// Says what the log holds before anything is sent.
+// What the log holds, in one line.
 std::string describe_log(const results::LogState& state) {
     std::int64_t sent = 0, retryable = 0, rejected = 0, unknown = 0, done = 0;
     for (std::int64_t row = 1; row <= state.max_row(); ++row) {
@@ -48,6 +48,14 @@ std::string describe_log(const results::LogState& state) {
                        sent, retryable, rejected, unknown, done);
 }
 
+// Says what the log holds before anything is sent, from the state the run reads under its lock
+// (reading the whole log a second time only to describe it doubled resume's start-up).
+class ResumeUi final : public TerminalUi {
+public:
+    using TerminalUi::TerminalUi;
+    void log_read(const results::LogState& state) override { notice(describe_log(state)); }
+};
+
 int resume(const ResumeOptions& opts, Output& out) {
     auto campaign_file = campaign_file_of_log(opts.results);
     if (!campaign_file) {
@@ -59,10 +67,7 @@ int resume(const ResumeOptions& opts, Output& out) {
         return k_exit_bad_input;
     }
     const auto& stops = install_stop_handlers();
-    TerminalUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
-    if (auto state = results::replay(opts.results); state) {
-        ui.notice(describe_log(*state));
-    }
+    ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
     runner::SendOptions send{.results_path = opts.results,
                              .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
                              .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,

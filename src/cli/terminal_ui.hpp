@@ -14,7 +14,7 @@ namespace cli {
 enum class ProgressMode { automatic, off };
 enum class AssumeYes { no, yes };
 
-class TerminalUi final : public runner::RunUi {
+class TerminalUi : public runner::RunUi {
 public:
     TerminalUi(Output& out, ProgressMode progress, AssumeYes yes);
     ~TerminalUi() override;

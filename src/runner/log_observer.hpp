@@ -29,9 +29,6 @@ public:
     // Writes the lines batched since the last turn of the dispatcher's loop.
     util::Result<void> flush() override { return m_log.flush(); }
 
-    // Sets the number of jobs expected this run (0: unknown), for progress.
-    void set_total(std::int64_t total) { m_total = total; }
-
     // Returns how many requests the service throttled (rate limited) so far.
     std::int64_t throttled() const { return m_throttled; }
 
@@ -40,7 +37,7 @@ private:
     RowTally& m_tally;
     const util::Clock& m_clock;
     RunUi& m_ui;
-    std::int64_t m_total = 0;
+    const std::int64_t m_total;  // jobs expected this run (0: unknown), for progress
     std::int64_t m_throttled = 0;
 };
 

@@ -200,6 +200,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         state = std::move(*replayed);
     }
     if (state) {
+        ui.log_read(*state);
         ui.notice(fmt::format("continuing from {} ({} recorded)", path, state->counts.total()));
     }
 

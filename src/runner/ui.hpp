@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "queue/job.hpp"
+#include "results/replay.hpp"
 
 namespace runner {
 
@@ -34,6 +35,8 @@ public:
     virtual bool confirm(const Preview& preview) = 0;
     // An informational line ("continuing from …", "waiting until …").
     virtual void notice(std::string_view text) = 0;
+    // The existing log, as the run read it under its lock, before "continuing from …".
+    virtual void log_read(const results::LogState& /*state*/) {}
     // A warning line.
     virtual void warning(std::string_view text) = 0;
     // The queue's state, about once a second; `total` is the number of jobs this run.

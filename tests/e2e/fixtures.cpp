@@ -117,6 +117,41 @@ std::string once_each(const std::map<std::string, int>& sent, size_t expected) {
     return problems;
 }
 
+bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::string quoted(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) {
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return out + "'";
+}
+
+ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args, const std::string& typed) {
+    std::string script;
+    for (const auto& [name, value] : f.env) {
+        script += "export " + name + "=" + quoted(value) + "\n";
+    }
+    script += "exec " + quoted(WACAMP_BINARY);
+    for (const auto& a : args) {
+        script += " " + quoted(a);
+    }
+    const auto run_sh = f.dir.write("on_terminal.sh", script + "\n");
+    const auto input = f.dir.write("typed.txt", typed);
+    const auto screen = f.dir.path() / "screen.txt";
+    // -e: script's exit code is the command's; -f: flush as it comes; -q: no banner.
+    const std::string command = "SHELL=/bin/sh timeout 60 script -qfec " +
+                                quoted("sh " + quoted(run_sh.string())) + " /dev/null < " +
+                                quoted(input.string()) + " > " + quoted(screen.string()) + " 2>&1";
+    const int status = std::system(command.c_str());
+    ProcessResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(screen);
+    return r;
+}
+
 void wait_for_delivered(const Sandbox& sandbox, size_t count) {
     for (int i = 0; i < 500 && delivered(sandbox).size() < count; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -57,6 +59,19 @@ int count_events(const CampaignFixture& fixture, const std::string& event);
 // "" when `sent` (from delivered()) holds `expected` numbers, each delivered once; otherwise
 // what is wrong ("919812300003 delivered 2 times", "38 numbers delivered, not 40").
 std::string once_each(const std::map<std::string, int>& sent, size_t expected);
+
+// Whether `part` appears in `text`.
+bool contains(const std::string& text, std::string_view part);
+
+// A shell word: `text` in single quotes.
+std::string quoted(const std::string& text);
+
+// Runs `wacamp ARGS…` with the fixture's environment on a pseudo-terminal made by script(1)
+// from util-linux (stdin, stdout and stderr all on it), typing `typed` at it (nothing by
+// default). Returns the exit code and everything the terminal showed (stdout and stderr
+// together, with "\r\n" line ends, echo included).
+ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args,
+                          const std::string& typed = "");
 
 // Waits, a few seconds at most, until the sandbox has delivered `count` messages.
 void wait_for_delivered(const Sandbox& sandbox, size_t count);

@@ -78,6 +78,22 @@ pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int 
     return pid;
 }
 
+void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds) {
+    char buffer[65536];
+    for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+            const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+            if (n > 0) {
+                sinks[i]->append(buffer, static_cast<size_t>(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+}
+
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env,
                          const std::string& input) {
     int in_pipe[2], out_pipe[2], err_pipe[2];
@@ -99,25 +115,13 @@ ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverride
 
     ProcessResult result;
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string* sinks[2] = {&result.out, &result.err};
+    std::string* const sinks[2] = {&result.out, &result.err};
     int open_fds = 2;
-    char buffer[65536];
     while (open_fds > 0) {
         if (::poll(fds, 2, -1) < 0 && errno != EINTR) {
             break;
         }
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
-                ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-                if (n > 0) {
-                    sinks[i]->append(buffer, static_cast<size_t>(n));
-                } else {
-                    close(fds[i].fd);
-                    fds[i].fd = -1;
-                    --open_fds;
-                }
-            }
-        }
+        read_ready(fds, sinks, open_fds);
     }
     result.exit_code = wait_exit(pid);
     return result;

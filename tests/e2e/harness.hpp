@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -23,6 +24,10 @@ inline const std::string k_unset = "\x01unset";
 // Starts `argv` (argv[0] a path) with the parent's environment plus `env`, and the given
 // descriptors as stdin, stdout and stderr. Throws std::runtime_error if it cannot start.
 pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd);
+
+// After poll(): appends what is ready on each open pipe of `fds` to the matching sink; a pipe
+// at its end is closed, its fd set to -1 and `open_fds` counted down.
+void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds);
 
 // Runs `wacamp ARGS…` to completion, feeding `input` on stdin; captures stdout and stderr.
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env = {},

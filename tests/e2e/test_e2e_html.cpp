@@ -44,10 +44,6 @@ Rendered render(const std::filesystem::path& page, const TempDir& dir) {
     return r;
 }
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
-
 } // namespace
 
 TEST_SUITE("e2e: html") {

@@ -2,10 +2,8 @@
 // one JSON object for a log collector; text stays what people read.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <set>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "fixtures.hpp"
 
@@ -47,41 +45,6 @@ std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& all, con
         }
     }
     return out;
-}
-
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
-
-// A shell word: `text` in single quotes.
-std::string quoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return out + "'";
-}
-
-// Runs `wacamp ARGS…` on a pseudo-terminal made by script(1) (stdin, stdout and stderr all
-// on it) with nothing typed; returns the exit code and what the terminal showed.
-ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args) {
-    std::string script;
-    for (const auto& [name, value] : f.env) {
-        script += "export " + name + "=" + quoted(value) + "\n";
-    }
-    script += "exec " + quoted(WACAMP_BINARY);
-    for (const auto& a : args) {
-        script += " " + quoted(a);
-    }
-    const auto run_sh = f.dir.write("on_terminal.sh", script + "\n");
-    const auto screen = f.dir.path() / "screen.txt";
-    const std::string command = "SHELL=/bin/sh timeout 60 script -qfec " + quoted("sh " + quoted(run_sh.string())) +
-                                " /dev/null < /dev/null > " + quoted(screen.string()) + " 2>&1";
-    const int status = std::system(command.c_str());
-    ProcessResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(screen);
-    return r;
 }
 
 } // namespace

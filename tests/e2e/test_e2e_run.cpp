@@ -188,9 +188,7 @@ TEST_SUITE("e2e: run") {
         Sandbox sandbox({"--latency", "200"});
         CampaignFixture f(sandbox, numbers_csv(40), "rate: {per_second: 20, concurrency: 2}\n");
         Background first({"run", f.campaign.string(), "--no-progress"}, f.env);
-        for (int i = 0; i < 200 && delivered(sandbox).empty(); ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+        wait_for_delivered(sandbox, 1);
         auto second = f.wacamp({"run", f.campaign.string()});
         CHECK(second.exit_code == 2);
         CHECK(second.err.find("another wacamp process") != std::string::npos);
@@ -205,9 +203,7 @@ TEST_SUITE("e2e: run") {
         Sandbox sandbox({"--latency", "100"});
         CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
         Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
-        for (int i = 0; i < 200 && delivered(sandbox).size() < 5; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+        wait_for_delivered(sandbox, 5);
         run.signal(SIGTERM);
         CHECK(run.wait() == 3);
         auto records = f.records();

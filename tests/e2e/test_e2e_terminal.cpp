@@ -2,62 +2,11 @@
 // line, through a pseudo-terminal made by script(1) from util-linux; and without one.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <sys/wait.h>
-
 #include "fixtures.hpp"
 
 using namespace e2e;
 
 namespace {
-
-// A shell word: `text` in single quotes.
-std::string quoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return out + "'";
-}
-
-// Runs `wacamp ARGS…` with the fixture's environment on a pseudo-terminal (stdin, stdout
-// and stderr all on it), typing `typed` at it. Returns the exit code and everything the
-// terminal showed (stdout and stderr together, with "\r\n" line ends, echo included).
-ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args,
-                          const std::string& typed) {
-    std::string script;
-    for (const auto& [name, value] : f.env) {
-        script += "export " + name + "=" + quoted(value) + "\n";
-    }
-    script += "exec " + quoted(WACAMP_BINARY);
-    for (const auto& a : args) {
-        script += " " + quoted(a);
-    }
-    const auto run_sh = f.dir.write("on_terminal.sh", script + "\n");
-    const auto input = f.dir.write("typed.txt", typed);
-    const auto screen = f.dir.path() / "screen.txt";
-    // -e: script's exit code is the command's; -f: flush as it comes; -q: no banner.
-    const std::string command = "SHELL=/bin/sh timeout 60 script -qfec " +
-                                quoted("sh " + quoted(run_sh.string())) + " /dev/null < " +
-                                quoted(input.string()) + " > " + quoted(screen.string()) + " 2>&1";
-    const int status = std::system(command.c_str());
-    ProcessResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(screen);
-    return r;
-}
-
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
-
-int requests_sent(const Sandbox& sandbox) {
-    int n = 0;
-    for (const auto& j : sandbox.journal()) {
-        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" ? 1 : 0;
-    }
-    return n;
-}
 
 // The live line is redrawn in place: carriage return, erase the line, then the figures.
 constexpr std::string_view k_live_line = "\r\x1b[Ksent ";
@@ -97,7 +46,7 @@ TEST_SUITE("e2e: terminal") {
         CAPTURE(r.out);
         CHECK(r.exit_code == 3);
         CHECK(contains(r.out, "Send 2 messages? [y/N]"));
-        CHECK(requests_sent(sandbox) == 0);
+        CHECK(send_requests(sandbox) == 0);
     }
 
     TEST_CASE("--yes does not ask") {

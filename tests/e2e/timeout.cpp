@@ -58,9 +58,8 @@ TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector
     TimedResult result;
     const auto deadline = std::chrono::steady_clock::now() + limit;
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string* sinks[2] = {&result.out, &result.err};
+    std::string* const sinks[2] = {&result.out, &result.err};
     int open_fds = 2;
-    char buffer[65536];
     while (open_fds > 0) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
@@ -75,18 +74,7 @@ TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector
         if (::poll(fds, 2, timeout_ms) < 0 && errno != EINTR) {
             break;
         }
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-                const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-                if (n > 0) {
-                    sinks[i]->append(buffer, static_cast<size_t>(n));
-                } else {
-                    close(fds[i].fd);
-                    fds[i].fd = -1;
-                    --open_fds;
-                }
-            }
-        }
+        read_ready(fds, sinks, open_fds);
     }
     for (const auto& fd : fds) {
         if (fd.fd >= 0) {

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "campaign/campaign_file.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -31,11 +32,7 @@ void write_file(const std::filesystem::path& path, const std::uint8_t* data, std
 class Workspace {
 public:
     Workspace() {
-        std::error_code ec;
-        const std::filesystem::path base = std::filesystem::is_directory("/dev/shm", ec)
-                                               ? std::filesystem::path("/dev/shm")
-                                               : std::filesystem::temp_directory_path();
-        m_dir = base / ("wacamp-fuzz-campaign-" + std::to_string(::getpid()));
+        m_dir = scratch_base() / ("wacamp-fuzz-campaign-" + std::to_string(::getpid()));
         std::filesystem::create_directories(m_dir);
         const std::string_view csv = "phone,name,user_id\n+919812300001,Asha,u1\n";
         write_file(m_dir / "recipients.csv", reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size());

@@ -19,6 +19,7 @@
 #include "results/log_reader.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -26,11 +27,7 @@ namespace {
 class Workspace {
 public:
     Workspace() {
-        std::error_code ec;
-        const std::filesystem::path base = std::filesystem::is_directory("/dev/shm", ec)
-                                               ? std::filesystem::path("/dev/shm")
-                                               : std::filesystem::temp_directory_path();
-        m_path = (base / ("wacamp-fuzz-log-" + std::to_string(::getpid()) + ".jsonl")).string();
+        m_path = (scratch_base() / ("wacamp-fuzz-log-" + std::to_string(::getpid()) + ".jsonl")).string();
     }
     ~Workspace() {
         std::remove(m_path.c_str());

@@ -10,63 +10,67 @@ using campaign::Recipient;
 using campaign::RecipientStream;
 using campaign::Verdict;
 
+namespace {
+
+// Row 1 and 599 repeats of its number, its repeats index sorted with `repeats` (two runs on
+// disk with a buffer of 300 pairs, read back 256 pairs a run at a time).
+RecipientStream open_repeats(const campaign_file_test::Folder& folder, util::ExternalSortOptions repeats) {
+    std::string csv = "phone,name\n";
+    for (int row = 1; row <= 600; ++row) {
+        csv += "+919812345678,Asha\n";
+    }
+    folder.put("samples/r.csv", csv);
+    auto c = folder.load(campaign_file_test::k_minimal);
+    REQUIRE(c);
+    campaign::DuplicateOptions options;
+    options.repeats = std::move(repeats);
+    auto stream = RecipientStream::open(*c, options);
+    REQUIRE(stream);
+    return std::move(*stream);
+}
+
+struct Read {
+    long long rows = 0;
+    long long repeats = 0;
+};
+
+Read read_all(RecipientStream& stream) {
+    Read read;
+    Recipient r;
+    while (stream.next(r)) {
+        ++read.rows;
+        read.repeats += r.verdict == Verdict::duplicate ? 1 : 0;
+    }
+    return read;
+}
+
+} // namespace
+
 TEST_SUITE("campaign::RecipientStream") {
     TEST_CASE("when the index of repeats cannot be read back, the stream stops instead of passing repeats as firsts") {
         campaign_file_test::Folder folder;
         fakes::TempDir temp;
-        // Row 1 and 599 repeats of its number: the repeats index is two runs on disk, read 256
-        // pairs a run at a time; the first run's refill, when its last pair in memory (row 257)
-        // is taken, fails as a failing disk would.
-        std::string csv = "phone,name\n";
-        for (int row = 1; row <= 600; ++row) {
-            csv += "+919812345678,Asha\n";
-        }
-        folder.put("samples/r.csv", csv);
-        auto c = folder.load(campaign_file_test::k_minimal);
-        REQUIRE(c);
-        campaign::DuplicateOptions options;
-        options.repeats = {.buffer_pairs = 300, .temp_dir = temp.path.string(), .fail_reads_after_bytes = 8192};
-        auto stream = RecipientStream::open(*c, options);
-        REQUIRE(stream);
-
+        // The first run's refill, when its last pair in memory (row 257) is taken, fails as a
+        // failing disk would.
+        auto stream = open_repeats(folder, {.buffer_pairs = 300, .temp_dir = temp.path.string(),
+                                            .fail_reads_after_bytes = 8192});
+        const Read read = read_all(stream);
+        CHECK(read.rows == 256);
+        CHECK(read.repeats == 255);
+        CHECK(stream.error() == folder.str("samples/r.csv") +
+                                    ": stopped at row 257 (line 258): the index of repeated numbers: "
+                                    "cannot read back a temporary file: Input/output error");
         Recipient r;
-        long long rows = 0;
-        long long repeats = 0;
-        while (stream->next(r)) {
-            ++rows;
-            repeats += r.verdict == Verdict::duplicate ? 1 : 0;
-        }
-        CHECK(rows == 256);
-        CHECK(repeats == 255);
-        CHECK(stream->error() == folder.str("samples/r.csv") +
-                                     ": stopped at row 257 (line 258): the index of repeated numbers: "
-                                     "cannot read back a temporary file: Input/output error");
-        CHECK_FALSE(stream->next(r));  // and stays stopped
+        CHECK_FALSE(stream.next(r));  // and stays stopped
     }
 
     TEST_CASE("a stream read to the end has no error") {
         campaign_file_test::Folder folder;
         fakes::TempDir temp;
-        std::string csv = "phone,name\n";
-        for (int row = 1; row <= 600; ++row) {
-            csv += "+919812345678,Asha\n";
-        }
-        folder.put("samples/r.csv", csv);
-        auto c = folder.load(campaign_file_test::k_minimal);
-        REQUIRE(c);
-        campaign::DuplicateOptions options;
-        options.repeats = {.buffer_pairs = 300, .temp_dir = temp.path.string()};
-        auto stream = RecipientStream::open(*c, options);
-        REQUIRE(stream);
-        Recipient r;
-        long long rows = 0;
-        long long repeats = 0;
-        while (stream->next(r)) {
-            ++rows;
-            repeats += r.verdict == Verdict::duplicate ? 1 : 0;
-        }
-        CHECK(rows == 600);
-        CHECK(repeats == 599);
-        CHECK(stream->error().empty());
+        auto stream = open_repeats(folder, {.buffer_pairs = 300, .temp_dir = temp.path.string()});
+        const Read read = read_all(stream);
+        CHECK(read.rows == 600);
+        CHECK(read.repeats == 599);
+        CHECK(stream.error().empty());
     }
 }
