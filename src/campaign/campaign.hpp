@@ -68,6 +68,9 @@ struct Retry {
 
 struct Abort {
     int max_consecutive_failures = 25;
+    // How long the service may throttle without a break (every answer a 429, or a Retry-After
+    // pause) before the run stops with reason `throttled`.
+    std::chrono::milliseconds max_throttled{30 * 60 * 1000};
 };
 
 struct Window {

@@ -14,7 +14,7 @@ constexpr std::string_view k_template_keys[] = {"name"};
 constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "max_concurrency", "per_day"};
 constexpr std::string_view k_retry_keys[] = {"max_attempts", "initial_backoff", "max_backoff", "ambiguous"};
 constexpr std::string_view k_ambiguous[] = {"retry", "hold"};
-constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures"};
+constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures", "max_throttled"};
 constexpr std::string_view k_cleanup_keys[] = {"delete_contacts", "only", "batch_size"};
 constexpr std::string_view k_cleanup_scopes[] = {"sent", "all"};
 
@@ -159,6 +159,10 @@ void read_pacing(const Section& root, Campaign& out) {
         out.abort.max_consecutive_failures =
             static_cast<int>(abort->integer("max_consecutive_failures", 1, k_max_failures)
                                  .value_or(out.abort.max_consecutive_failures));
+        using std::chrono::hours, std::chrono::seconds;
+        out.abort.max_throttled =
+            abort->duration("max_throttled", {seconds(1), hours(24 * 7), "between 1s and 7d"})
+                .value_or(out.abort.max_throttled);
     }
 }
 

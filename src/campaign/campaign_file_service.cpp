@@ -9,13 +9,14 @@
 #include <system_error>
 
 #include "campaign/campaign_file_sections.hpp"
+#include "service/base_url.hpp"
 
 namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_service_keys[] = {"base_url", "api_key", "access_token", "api_key_in",
-                                               "headers",  "timeout", "ca_file"};
+constexpr std::string_view k_service_keys[] = {"base_url", "api_key",  "access_token", "api_key_in",
+                                               "headers",  "timeout",  "ca_file",      "allow_insecure_http"};
 constexpr std::string_view k_recipients_keys[] = {"file", "delimiter", "columns", "default_country",
                                                   "dedupe"};
 constexpr std::string_view k_columns_keys[] = {"wa_id", "user_name", "user_id", "subscriber_id"};
@@ -64,27 +65,17 @@ std::optional<std::string> readable_path(const Section& s, std::string_view key,
     return resolved;
 }
 
-std::optional<std::string> base_url(const Section& s) {
+std::optional<std::string> base_url(const Section& s, service::InsecureHttp insecure) {
     auto url = s.text("base_url", Need::required);
     if (!url) {
         return std::nullopt;
     }
-    const std::string low = lower(*url);
-    const size_t host = low.starts_with("http://") ? 7 : (low.starts_with("https://") ? 8 : 0);
-    if (host == 0 || host == url->size() || (*url)[host] == '/') {
-        s.problem("base_url", "must start with http:// or https:// and name a host, got " + in_quotes(*url));
+    auto checked = service::check_base_url(*url, insecure);
+    if (!checked) {
+        s.problem("base_url", checked.error().message);
         return std::nullopt;
     }
-    // Operation paths are appended to it, so a query, a fragment or a space would corrupt them.
-    if (url->find_first_of("?# \t\r\n") != std::string::npos) {
-        s.problem("base_url", "must not hold a query, a fragment or spaces, got " + in_quotes(*url));
-        return std::nullopt;
-    }
-    std::string trimmed = *url;
-    while (trimmed.ends_with('/')) {
-        trimmed.pop_back();
-    }
-    return trimmed;
+    return std::move(*checked);
 }
 
 void api_key_in(const Section& s, service::ApiKeyIn& out) {
@@ -166,7 +157,10 @@ void read_service(const Section& root, const Cleanup& cleanup, service::ServiceC
     const Section& s = *section;
     const SecretsPolicy policy = s.context().options.secrets;
     const bool needs_token = cleanup.delete_contacts;
-    if (auto url = base_url(s)) {
+    if (s.boolean("allow_insecure_http").value_or(false)) {
+        out.insecure_http = service::InsecureHttp::allow;
+    }
+    if (auto url = base_url(s, out.insecure_http)) {
         out.base_url = std::move(*url);
     }
     if (auto key = s.secret("api_key", Need::required, policy)) {

@@ -154,11 +154,12 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
     for (const char c : default_country) {
         region += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
     }
-    if (!region.empty() && phone_util().GetCountryCodeForRegion(region) == 0) {
+    const int code = region.empty() ? 0 : phone_util().GetCountryCodeForRegion(region);
+    if (!region.empty() && code == 0) {
         return util::fail("unknown country \"" + default_country +
                           "\" (expected an ISO 3166 code such as IN, US or GB)");
     }
-    return PhoneNormalizer(std::move(region));
+    return PhoneNormalizer(std::move(region), code == 0 ? std::string() : std::to_string(code));
 }
 
 util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
@@ -186,13 +187,26 @@ util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
             return wa_id;
         }
     }
-    // Digits that already start with a country code, written without the "+".
-    if (auto wa_id = try_parse(d.digits, "ZZ"); !wa_id.empty()) {
-        return wa_id;
-    }
+    // Digits that already start with a country code, written without the "+". With a default
+    // country only its own code is accepted this way ("919812345678" with IN): a mistyped local
+    // number must not turn into a valid number of another country ("3907018289" with US would
+    // be Italy's +39).
+    const std::string wa_id = try_parse(d.digits, "ZZ");
     if (m_default_country.empty()) {
+        if (!wa_id.empty()) {
+            return wa_id;
+        }
         return util::fail(quoted(raw) + " is not a valid number with a country code " +
                           "(and no default country is set for local numbers)");
+    }
+    if (!wa_id.empty() && wa_id.starts_with(m_country_code)) {
+        return wa_id;
+    }
+    if (!wa_id.empty()) {
+        const std::string region = region_of(wa_id);
+        return util::fail(quoted(raw) + " is not a valid number for " + m_default_country +
+                          " (read with a country code it would be +" + wa_id + " in " + region +
+                          ": if that is meant, write it with \"+\")");
     }
     return util::fail(quoted(raw) + " is not a valid number for " + m_default_country);
 }

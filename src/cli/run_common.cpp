@@ -8,6 +8,7 @@
 #include "cli/fatal.hpp"
 #include "cli/send_summary.hpp"
 #include "results/log_reader.hpp"
+#include "service/base_url.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
 
@@ -55,6 +56,9 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
     out.add_secret(loaded->service.access_token);
     for (const auto& [name, value] : loaded->service.headers) {
         out.add_secret(value);  // extra headers may carry tokens too
+    }
+    if (service::insecure_http(loaded->service.base_url)) {
+        out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
     }
     return std::move(*loaded);
 }

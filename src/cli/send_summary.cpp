@@ -24,6 +24,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
         return "the sending number hit WhatsApp's spam limit: wait for it to lift (hours), then continue";
     case queue::StopReason::failure_threshold:
         return "too many requests failed in a row: fix the cause shown above, then continue";
+    case queue::StopReason::throttled:
+        return "the service throttled every request for abort.max_throttled: wait, or lower rate.per_second, "
+               "then continue";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";

@@ -11,6 +11,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
 #include "queue/retry_policy.hpp"
+#include "service/base_url.hpp"
 #include "service/classify.hpp"
 #include "service/curl_transport.hpp"
 #include "service/requests.hpp"
@@ -26,6 +27,7 @@ struct TemplatesOptions {
     std::string base_url;
     std::string status;
     bool json = false;
+    bool allow_insecure_http = false;
 };
 
 constexpr int k_attempts = 3;
@@ -41,7 +43,17 @@ util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts
         return loaded->service;
     }
     service::ServiceConfig config;
-    config.base_url = opts.base_url;
+    config.insecure_http = opts.allow_insecure_http ? service::InsecureHttp::allow : service::InsecureHttp::refuse;
+    auto url = service::check_base_url(opts.base_url, config.insecure_http);
+    if (!url && service::insecure_http(opts.base_url) && config.insecure_http == service::InsecureHttp::refuse &&
+        service::check_base_url(opts.base_url, service::InsecureHttp::allow)) {
+        return util::fail("--base-url: plain http:// would send the API key unencrypted: use https://, or pass "
+                          "--allow-insecure-http if the network is trusted");
+    }
+    if (!url) {
+        return util::fail("--base-url " + url.error().message);
+    }
+    config.base_url = std::move(*url);
     auto key = env.get("WACAMP_API_KEY");
     if (!key || key->empty()) {
         return util::fail("--base-url needs the API key in the environment variable WACAMP_API_KEY");
@@ -80,6 +92,9 @@ int list_templates(const TemplatesOptions& opts) {
     }
     redactor.add(config->api_key);
     redactor.add(config->access_token);
+    if (service::insecure_http(config->base_url)) {
+        print_warning(redactor, service::insecure_http_warning(config->base_url));
+    }
 
     service::CurlTransport transport({.ca_file = config->ca_file, .max_connections = 2});
     queue::RetryPolicy retry(campaign::Retry{});
@@ -140,6 +155,8 @@ Action add_templates(CLI::App& app) {
     campaign->excludes(base_url);
     sub->add_option("--status", opts->status, "Only templates with this status (e.g. APPROVED)");
     sub->add_flag("--json", opts->json, "Print the service's records as JSON");
+    sub->add_flag("--allow-insecure-http", opts->allow_insecure_http,
+                  "Allow a plain http:// --base-url to a host other than loopback (the API key travels unencrypted)");
     sub->footer("One of --campaign or --base-url is required.");
     return [opts]() -> int {
         if (opts->campaign.empty() && opts->base_url.empty()) {

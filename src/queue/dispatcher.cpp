@@ -6,6 +6,7 @@
 #include "queue/daily_cap.hpp"
 #include "queue/retry_policy.hpp"
 #include "service/requests.hpp"
+#include "util/duration.hpp"
 
 namespace queue {
 
@@ -94,6 +95,14 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     Job& job = flight.job;
     const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
     const milliseconds latency = completion.latency;
+    if (outcome.cause == service::Cause::rate_limited) {
+        if (!m_throttled_since) {
+            m_throttled_since = now;
+        }
+        m_last_throttle = outcome.error;
+    } else {
+        m_throttled_since.reset();
+    }
 
     switch (outcome.cause) {
     case service::Cause::none:
@@ -139,6 +148,19 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     }
 }
 
+void Dispatcher::check_throttled(Steady now) {
+    if (!m_throttled_since || now - *m_throttled_since < m_settings.max_throttled) {
+        return;
+    }
+    std::string message = "the service has throttled every request for " +
+                          util::format_duration(std::chrono::duration_cast<milliseconds>(now - *m_throttled_since)) +
+                          " (abort.max_throttled)";
+    if (!m_last_throttle.empty()) {
+        message += "; last answer: " + m_last_throttle;
+    }
+    stop(StopReason::throttled, std::move(message));
+}
+
 void Dispatcher::abandon_in_flight() {
     service::Outcome outcome;
     outcome.cause = service::Cause::transient;
@@ -176,6 +198,7 @@ DispatchResult Dispatcher::run() {
         if (stops == 1) {
             stop(StopReason::interrupted, "interrupted");
         }
+        check_throttled(now);
         if (m_stopping && (m_in_flight.empty() || now >= m_stop_deadline)) {
             abandon_in_flight();
             break;
@@ -234,6 +257,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::interrupted: return "interrupted";
     case StopReason::log_error: return "log_error";
     case StopReason::input_error: return "input_error";
+    case StopReason::throttled: return "throttled";
     }
     return "completed";
 }

@@ -24,7 +24,7 @@ class RetryPolicy;
 class DailyCap;
 
 enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error,
-                        input_error };
+                        input_error, throttled };
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);
@@ -34,6 +34,7 @@ struct DispatchSettings {
     int max_concurrency = 256;                             // the cap of auto
     campaign::Ambiguous ambiguous = campaign::Ambiguous::retry;
     int max_consecutive_failures = 25;
+    std::chrono::milliseconds max_throttled{30 * 60 * 1000};  // continuous throttling, then stop
     long long limit = 0;                                   // jobs to take from the source; 0: all
     std::chrono::milliseconds stop_grace{10'000};          // wait for in-flight requests on a stop
     std::chrono::milliseconds progress_interval{1'000};

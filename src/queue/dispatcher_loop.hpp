@@ -62,6 +62,9 @@ private:
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();
+    // Stops with `throttled` once every answer since `m_throttled_since` was a throttle for
+    // longer than max_throttled (a Retry-After pause counts: no answer comes meanwhile).
+    void check_throttled(Steady now);
     bool source_exhausted();
     void report_progress(Steady now);
     bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
@@ -80,6 +83,8 @@ private:
     std::uint64_t m_next_id = 1;
     std::uint64_t m_seq = 0;
     int m_consecutive_failures = 0;
+    std::optional<Steady> m_throttled_since;  // the first throttle since the last other answer
+    std::string m_last_throttle;             // its error text, for the stop message
     bool m_stopping = false;
     Steady m_stop_deadline{};
     DispatchResult m_result;

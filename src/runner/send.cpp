@@ -222,6 +222,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
                                      .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,
                                      .max_consecutive_failures = c.abort.max_consecutive_failures,
+                                     .max_throttled = c.abort.max_throttled,
                                      .limit = options.limit};
     queue::DispatchParts parts{.service = &c.service,
                                .transport = &transport,

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "service/base_url.hpp"
+
 namespace service {
 
 // Where the API key travels; the interface document shows both, so both is the default.
@@ -22,6 +24,7 @@ struct ServiceConfig {
     std::vector<std::pair<std::string, std::string>> headers;  // fixed extra headers
     std::chrono::milliseconds timeout{15'000};                 // whole-request timeout
     std::string ca_file;                                       // extra CA bundle; TLS verify stays on
+    InsecureHttp insecure_http = InsecureHttp::refuse;         // service.allow_insecure_http
 };
 
 } // namespace service

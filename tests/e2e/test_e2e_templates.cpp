@@ -53,6 +53,20 @@ TEST_SUITE("e2e: templates") {
         CHECK_FALSE(mentions(r, wrong));
         CHECK_FALSE(e2e::read_file(sandbox.journal_path()).find(wrong) != std::string::npos);
     }
+    TEST_CASE("--base-url over plain http to a host that is not loopback is refused, nothing sent") {
+        auto r = run_wacamp({"templates", "--base-url", "http://api.example.com"}, {{"WACAMP_API_KEY", k_key}});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("plain http:// would send the API key unencrypted") != std::string::npos);
+        CHECK(r.err.find("--allow-insecure-http") != std::string::npos);
+    }
+    TEST_CASE("--base-url with a password is refused without showing it") {
+        const std::string password = "hunter2-e3b0c44298fc";
+        auto r = run_wacamp({"templates", "--base-url", "https://admin:" + password + "@127.0.0.1:1"},
+                            {{"WACAMP_API_KEY", k_key}});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("must not hold a user name or password") != std::string::npos);
+        CHECK_FALSE(mentions(r, password));
+    }
     TEST_CASE("an unreachable service exits 1 after the retries") {
         int port = 0;
         {

@@ -35,6 +35,7 @@ rate: {per_second: 2.5, burst: 3, concurrency: 8, per_day: 1000}
 retry: {max_attempts: 7, initial_backoff: 500ms, max_backoff: 2m, ambiguous: hold}
 abort:
   max_consecutive_failures: 9
+  max_throttled: 45m
 schedule:
   start_at: 2026-12-01T09:00:00+05:30
   window: {timezone: Asia/Kolkata, days: [mon, fri], from: "09:30", to: "18:00"}
@@ -75,6 +76,7 @@ results: out/spring.jsonl
         CHECK(c->retry.max_backoff == 2min);
         CHECK(c->retry.ambiguous == campaign::Ambiguous::hold);
         CHECK(c->abort.max_consecutive_failures == 9);
+        CHECK(c->abort.max_throttled == 45min);
         using namespace std::chrono;
         CHECK(c->schedule.start_at == sys_days(2026y / December / 1) + 3h + 30min);
         REQUIRE(c->schedule.window.has_value());
@@ -115,6 +117,7 @@ results: out/spring.jsonl
         CHECK(c->retry.max_backoff == 60s);
         CHECK(c->retry.ambiguous == campaign::Ambiguous::retry);
         CHECK(c->abort.max_consecutive_failures == 25);
+        CHECK(c->abort.max_throttled == 30min);
         CHECK_FALSE(c->schedule.start_at.has_value());
         CHECK_FALSE(c->schedule.window.has_value());
         CHECK_FALSE(c->cleanup.delete_contacts);
@@ -194,7 +197,7 @@ message: {type: text, text: hi}
         Folder folder;
         for (const std::string written : {"'\\t'", "tab", "\"\\t\""}) {
             auto c = folder.load(
-                "name: t\nservice: {base_url: http://h, api_key: k}\nmessage: {type: text, text: hi}\n"
+                "name: t\nservice: {base_url: https://h, api_key: k}\nmessage: {type: text, text: hi}\n"
                 "recipients: {file: samples/r.csv, delimiter: " +
                 written + ", columns: {wa_id: a, user_name: b}}\n");
             REQUIRE_MESSAGE(c.ok(), written);
@@ -205,7 +208,7 @@ message: {type: text, text: hi}
     TEST_CASE("with optional secrets an unset api key or token leaves the field empty") {
         Folder folder;
         auto c = folder.load(R"(name: dry
-service: {base_url: http://h, api_key: "${NOPE_KEY}", access_token: "${NOPE_TOKEN}"}
+service: {base_url: https://h, api_key: "${NOPE_KEY}", access_token: "${NOPE_TOKEN}"}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b, user_id: c}}
 message: {type: text, text: hi}
 cleanup: {delete_contacts: yes}
@@ -219,7 +222,7 @@ cleanup: {delete_contacts: yes}
     TEST_CASE("the access token's variable may be unset when there is no cleanup") {
         Folder folder;
         auto c = folder.load(R"(name: a
-service: {base_url: http://h, api_key: k, access_token: "${NOPE_TOKEN}"}
+service: {base_url: https://h, api_key: k, access_token: "${NOPE_TOKEN}"}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 message: {type: text, text: hi}
 )");
@@ -259,7 +262,7 @@ message: {type: text, text: hi}
     TEST_CASE("an empty image label means no label") {
         Folder folder;
         auto c = folder.load(R"(name: img
-service: {base_url: http://h, api_key: k}
+service: {base_url: https://h, api_key: k}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 message: {type: image, source: "https://x/{{img}}", label: ""}
 )");

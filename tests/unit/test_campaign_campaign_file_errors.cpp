@@ -85,7 +85,7 @@ rate: {per_second: fast}
     TEST_CASE("missing required keys are named") {
         Folder folder;
         const auto p = folder.problems(
-            "service: {base_url: http://h}\nrecipients: {columns: {wa_id: a}}\n"
+            "service: {base_url: https://h}\nrecipients: {columns: {wa_id: a}}\n"
             "message: {type: text}\n");
         CHECK_PROBLEM(p, "1: missing required key \"name\"");
         CHECK_PROBLEM(p, "1: missing required key \"service.api_key\"");
@@ -153,14 +153,22 @@ rate: {per_second: fast}
     TEST_CASE("bad durations are refused") {
         Folder folder;
         const std::string why = " is not a duration (examples: 500ms, 15s, 2m, 1h)";
-        const auto p = folder.problems(with_service("  base_url: http://h\n  api_key: k\n  timeout: fast\n") +
+        const auto p = folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: fast\n") +
                                        "retry: {initial_backoff: 2 weeks}\n");
         CHECK_PROBLEM(p, "7: service.timeout: \"fast\"" + why);
         CHECK_PROBLEM(p, "8: retry.initial_backoff: \"2 weeks\"" + why);
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: http://h\n  api_key: k\n  timeout: 500ms\n")),
+        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: 500ms\n")),
                       "7: service.timeout: must be between 1s and 10m, got 500ms");
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: http://h\n  api_key: k\n  timeout: 11m\n")),
+        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: 11m\n")),
                       "7: service.timeout: must be between 1s and 10m, got 11m");
+    }
+
+    TEST_CASE("abort.max_throttled is a duration of at least a second") {
+        Folder folder;
+        CHECK_PROBLEM(folder.problems(k_minimal + "abort: {max_throttled: 500ms}\n"),
+                      "11: abort.max_throttled: must be between 1s and 7d, got 500ms");
+        CHECK_PROBLEM(folder.problems(k_minimal + "abort: {max_throttled: forever}\n"),
+                      "11: abort.max_throttled: \"forever\" is not a duration (examples: 500ms, 15s, 2m, 1h)");
     }
 
     TEST_CASE("initial_backoff may not exceed max_backoff") {
@@ -200,6 +208,45 @@ rate: {per_second: fast}
             "3: service.base_url: must not hold a query, a fragment or spaces, got \"https://h/x?y=1\"");
     }
 
+    TEST_CASE("base_url refuses a user name or password without repeating it") {
+        Folder folder;
+        const auto p = folder.problems(minimal_with("base_url: https://api.example.com",
+                                                    "base_url: https://admin:hunter2secret@api.example.com"));
+        CHECK_PROBLEM(p, "3: service.base_url: must not hold a user name or password, got "
+                         "\"https://***@api.example.com\": the service authenticates with service.api_key, "
+                         "from the environment");
+        CHECK(p.find("hunter2secret") == std::string::npos);
+        CHECK(p.find("admin") == std::string::npos);
+        const auto q = folder.problems(minimal_with("base_url: https://api.example.com",
+                                                    "base_url: ftp://u:hunter2secret@h"));
+        CHECK(q.find("hunter2secret") == std::string::npos);
+    }
+
+    TEST_CASE("plain http to a host that is not loopback needs allow_insecure_http") {
+        Folder folder;
+        CHECK_PROBLEM(folder.problems(minimal_with("base_url: https://api.example.com",
+                                                   "base_url: http://api.example.com")),
+                      "3: service.base_url: plain http:// would send the API key unencrypted to api.example.com: "
+                      "use https://, or set service.allow_insecure_http: true if the network is trusted");
+        CHECK(folder.problems(minimal_with("base_url: https://api.example.com",
+                                           "base_url: http://api.example.com\n  allow_insecure_http: true"))
+                  .empty());
+        for (const char* loopback : {"http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:9/x",
+                                     "http://LOCALHOST", "http://[::1]:8080"}) {
+            CHECK_MESSAGE(folder.problems(minimal_with("base_url: https://api.example.com",
+                                                       std::string("base_url: \"") + loopback + "\""))
+                              .empty(),
+                          loopback);
+        }
+        for (const char* remote : {"http://127.0.0.1.example.com", "http://localhost.evil.com", "http://10.0.0.1",
+                                   "http://[::2]", "http://1270.0.0.1"}) {
+            CHECK_MESSAGE(folder.problems(minimal_with("base_url: https://api.example.com",
+                                                       std::string("base_url: \"") + remote + "\""))
+                                  .find("plain http://") != std::string::npos,
+                          remote);
+        }
+    }
+
     TEST_CASE("an unset variable is named with the key that uses it") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(minimal_with("${WACAMP_API_KEY}", "${WACAMP_NOPE}")),
@@ -221,7 +268,7 @@ rate: {per_second: fast}
             {{"KEY", "key-0123456789"}, {"BROKEN", "abc\ndef"}, {"TOKEN", "tok-987654"}});
         folder.put("campaign.yaml", R"(name: "x ${KEY}"
 service:
-  base_url: http://h
+  base_url: https://h
   api_key: ${KEY}
   access_token: ${BROKEN}
   headers: {X-Token: "${TOKEN}\n"}
@@ -248,7 +295,7 @@ cleanup: {delete_contacts: true}
         CHECK_PROBLEM(p, "2: missing required key \"service.access_token\"");
         CHECK_PROBLEM(p, "7: missing required key \"recipients.columns.user_id\"");
         CHECK_PROBLEM(
-            folder.problems(with_service("  base_url: http://h\n  api_key: k\n  access_token: ${NOPE}\n") +
+            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  access_token: ${NOPE}\n") +
                             "cleanup: {delete_contacts: true}\n"),
             "7: service.access_token: environment variable NOPE is not set");
     }
@@ -285,7 +332,7 @@ cleanup: {delete_contacts: true}
     TEST_CASE("headers: wacamp's own are refused, names are tokens, each given once") {
         Folder folder;
         const auto p =
-            folder.problems(with_service("  base_url: http://h\n  api_key: k\n  headers:\n"
+            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  headers:\n"
                                          "    Content-Type: x\n    \"a b\": y\n    X-A: \"1\"\n"
                                          "    x-a: \"2\"\n    apikey: z\n"));
         CHECK_PROBLEM(p, "8: service.headers.Content-Type: wacamp sets this header itself");
@@ -296,10 +343,10 @@ cleanup: {delete_contacts: true}
 
     TEST_CASE("api_key_in names header, query or both") {
         Folder folder;
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: http://h\n  api_key: k\n  api_key_in: []\n")),
+        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  api_key_in: []\n")),
                       "7: service.api_key_in: must name header, query or both");
         CHECK_PROBLEM(folder.problems(
-                          with_service("  base_url: http://h\n  api_key: k\n  api_key_in: [header, body]\n")),
+                          with_service("  base_url: https://h\n  api_key: k\n  api_key_in: [header, body]\n")),
                       "7: service.api_key_in[1]: expected header or query, got \"body\"");
     }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <set>
+#include <random>
 #include <string>
 
 #include <phonenumbers/phonenumberutil.h>
@@ -50,7 +51,8 @@ TEST_SUITE("campaign::PhoneNormalizer") {
     TEST_CASE("United Kingdom, with the (0) people write") {
         CHECK(wa_id("GB", "07400 123456") == "447400123456");
         CHECK(wa_id("IN", "+44 (0)7400 123456") == "447400123456");
-        CHECK(wa_id("IN", "447400123456") == "447400123456");
+        CHECK(wa_id("GB", "447400123456") == "447400123456");
+        CHECK(wa_id("", "447400123456") == "447400123456");
     }
     TEST_CASE("Germany") {
         CHECK(wa_id("DE", "030 1234567") == "49301234567");
@@ -83,6 +85,38 @@ TEST_SUITE("campaign::PhoneNormalizer") {
     TEST_CASE("an invalid international number names its country") {
         CHECK(error("IN", "+91 12345") == "\"+91 12345\" is not a valid number for IN");
         CHECK(error("IN", "+44 1234") == "\"+44 1234\" is not a valid number for GB");
+    }
+    TEST_CASE("a bare number read with a country code must be in the default country") {
+        // A local typo must not become a foreign number that would be messaged.
+        CHECK(error("US", "3907018289") ==
+              "\"3907018289\" is not a valid number for US (read with a country code it would "
+              "be +3907018289 in IT: if that is meant, write it with \"+\")");
+        CHECK(error("US", "4978454612").starts_with("\"4978454612\" is not a valid number for US "
+                                                    "(read with a country code it would be +4978454612 in DE"));
+        CHECK(error("IN", "447400123456").starts_with("\"447400123456\" is not a valid number for IN"));
+        // The default country's own code, written without "+", still works; so do "+" and "00".
+        CHECK(wa_id("IN", "919812345678") == "919812345678");
+        CHECK(wa_id("US", "+39 070 182 89") == "3907018289");
+        CHECK(wa_id("US", "0049 7845 4612") == "4978454612");
+    }
+    TEST_CASE("no random local-looking number becomes a foreign one") {
+        std::mt19937 random(20261124);
+        std::uniform_int_distribution<int> digit(0, 9);
+        std::uniform_int_distribution<int> first(1, 9);  // "00" would mark an international number
+        int accepted = 0;
+        for (int i = 0; i < 20'000; ++i) {
+            std::string digits(10, '0');
+            for (char& c : digits) {
+                c = static_cast<char>('0' + digit(random));
+            }
+            digits[0] = static_cast<char>('0' + first(random));
+            auto result = PhoneNormalizer::create("US")->normalize(digits);
+            if (result.ok()) {
+                ++accepted;
+                CHECK_MESSAGE(result->starts_with("1"), digits << " became +" << *result);
+            }
+        }
+        CHECK(accepted > 0);
     }
     TEST_CASE("an unknown country code is an error") {
         CHECK(error("IN", "+999 1234567") == "\"+999 1234567\" does not start with a known country code");

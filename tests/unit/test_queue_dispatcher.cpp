@@ -70,6 +70,38 @@ TEST_SUITE("queue::dispatch") {
         CHECK(rig.recorder.events.back().status == queue::JobStatus::sent);
         CHECK(rig.transport.started[1].at - rig.transport.started[0].at >= 2s);
     }
+    TEST_CASE("a service that throttles forever stops the run after abort.max_throttled") {
+        Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            return fakes::http_answer(429, R"({"error":{"code":130429,"message":"Rate limit hit"}})", "60");
+        });
+        rig.settings.concurrency = 1;
+        rig.settings.max_throttled = 30min;
+        ListSource source(3);
+        const auto started = rig.clock.steady_now();
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::throttled);
+        CHECK(rig.clock.steady_now() - started >= 30min);
+        CHECK(rig.clock.steady_now() - started < 32min);
+        CHECK(result.message.find("throttled every request for 30m") != std::string::npos);
+        CHECK(result.message.find("Rate limit hit") != std::string::npos);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 0);
+    }
+    TEST_CASE("a throttle broken by an answer starts the throttled time afresh") {
+        int calls = 0;
+        // 20 minutes of 429s, one success, 20 more minutes of 429s, then successes: never 30
+        // minutes without a break, so the run completes.
+        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            ++calls;
+            const bool throttled = (calls >= 1 && calls <= 20) || (calls >= 22 && calls <= 41);
+            return throttled ? fakes::http_answer(429, "", "60") : fakes::http_answer(200, k_ok);
+        });
+        rig.settings.concurrency = 1;
+        rig.settings.max_throttled = 30min;
+        ListSource source(3);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 3);
+    }
     TEST_CASE("a refused key stops the campaign at once") {
         Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(401, ""); });
         rig.settings.concurrency = 2;

@@ -1,0 +1,27 @@
+#pragma once
+// The service's base address as a user gives it: what is accepted, and when plain HTTP is.
+
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace service {
+
+// Whether plain http:// to a host other than loopback is allowed (service.allow_insecure_http).
+enum class InsecureHttp { refuse, allow };
+
+// Whether the base URL `url` speaks plain HTTP to a host that is not loopback (127.0.0.0/8,
+// ::1, localhost): the API key would cross the network unencrypted.
+bool insecure_http(std::string_view url);
+
+// The warning printed on every run that sends over plain HTTP to a host that is not loopback.
+std::string insecure_http_warning(std::string_view url);
+
+// Returns `url` without trailing slashes when it is usable as the service's base address:
+// http:// or https://, a host, no query, fragment or spaces, no user name or password, and not
+// plain HTTP to a host other than loopback unless `insecure` allows it. Fails saying what is
+// wrong; the message never repeats a user name or password found in `url`.
+util::Result<std::string> check_base_url(std::string_view url, InsecureHttp insecure);
+
+} // namespace service
