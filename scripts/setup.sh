@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-  doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libssl-dev
+  doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libprotobuf-dev libssl-dev
   tzdata ca-certificates
   libhowardhinnant-date-dev
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal

@@ -154,6 +154,12 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
     for (const char c : default_country) {
         region += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
     }
+    if (PhoneRules::shared() == nullptr) {
+        // Every number would then be judged by a slower path that was never meant to carry a
+        // campaign: refuse loudly rather than answer differently.
+        return util::fail("libphonenumber's metadata could not be read, so no phone number can be checked "
+                          "(is libphonenumber8 installed whole?)");
+    }
     const int code = region.empty() ? 0 : phone_util().GetCountryCodeForRegion(region);
     if (!region.empty() && code == 0) {
         return util::fail("unknown country \"" + default_country +

@@ -13,7 +13,8 @@ class PhoneNormalizer {
 public:
     // Returns a normaliser for numbers written without a country code in `default_country`
     // (an ISO 3166 region such as "IN"; "" means every number must carry its country code).
-    // Fails naming `default_country` when libphonenumber does not know it.
+    // Fails naming `default_country` when libphonenumber does not know it, and when
+    // libphonenumber's metadata cannot be read (no number could be checked).
     static util::Result<PhoneNormalizer> create(const std::string& default_country);
 
     // Returns the wa_id of `raw` ("+91 98123-45678" → "919812345678"). Spaces, dashes,

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <openssl/evp.h>
+#include <stdexcept>
 
 namespace util {
 
@@ -14,7 +16,6 @@ namespace {
 struct CtxDeleter {
     void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
 };
-using Ctx = std::unique_ptr<EVP_MD_CTX, CtxDeleter>;
 
 std::string to_hex(const unsigned char* digest, unsigned int length) {
     static constexpr char k_digits[] = "0123456789abcdef";
@@ -27,16 +28,43 @@ std::string to_hex(const unsigned char* digest, unsigned int length) {
     return out;
 }
 
+// One SHA-256 computation through OpenSSL's EVP interface; every call's return code checked
+// (a provider that refuses SHA-256, or no memory, must not yield a digest of nothing).
+class Digest {
+public:
+    Digest() : m_ctx(EVP_MD_CTX_new()) {
+        m_ok = m_ctx != nullptr && EVP_DigestInit_ex(m_ctx.get(), EVP_sha256(), nullptr) == 1;
+    }
+    void update(const void* data, size_t size) {
+        m_ok = m_ok && EVP_DigestUpdate(m_ctx.get(), data, size) == 1;
+    }
+    // The lowercase hex digest, or nothing when OpenSSL failed at any step.
+    std::optional<std::string> finish() {
+        std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+        unsigned int length = 0;
+        if (!m_ok || EVP_DigestFinal_ex(m_ctx.get(), digest.data(), &length) != 1) {
+            return std::nullopt;
+        }
+        return to_hex(digest.data(), length);
+    }
+
+private:
+    std::unique_ptr<EVP_MD_CTX, CtxDeleter> m_ctx;
+    bool m_ok = false;
+};
+
+constexpr const char* k_openssl_failed = "OpenSSL could not compute a SHA-256 digest";
+
 } // namespace
 
 std::string sha256_hex(std::string_view data) {
-    Ctx ctx(EVP_MD_CTX_new());
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-    EVP_DigestUpdate(ctx.get(), data.data(), data.size());
-    EVP_DigestFinal_ex(ctx.get(), digest.data(), &length);
-    return to_hex(digest.data(), length);
+    Digest digest;
+    digest.update(data.data(), data.size());
+    auto hex = digest.finish();
+    if (!hex) {
+        throw std::runtime_error(k_openssl_failed);  // no digest is a broken installation, not an input error
+    }
+    return *hex;
 }
 
 Result<std::string> sha256_file(const std::string& path) {
@@ -44,20 +72,20 @@ Result<std::string> sha256_file(const std::string& path) {
     if (!in) {
         return fail(path + ": cannot read: " + std::strerror(errno));
     }
-    Ctx ctx(EVP_MD_CTX_new());
-    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+    Digest digest;
     std::array<char, 1 << 16> buffer{};
     while (in) {
         in.read(buffer.data(), buffer.size());
-        EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+        digest.update(buffer.data(), static_cast<size_t>(in.gcount()));
     }
     if (in.bad()) {
         return fail(path + ": read error");
     }
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(ctx.get(), digest.data(), &length);
-    return to_hex(digest.data(), length);
+    auto hex = digest.finish();
+    if (!hex) {
+        return fail(path + ": " + k_openssl_failed);
+    }
+    return std::move(*hex);
 }
 
 } // namespace util

@@ -7,10 +7,11 @@
 
 namespace util {
 
-// Returns the lowercase hex SHA-256 of the file at `path`; fails if it cannot be read.
+// Returns the lowercase hex SHA-256 of the file at `path`; fails if it cannot be read or
+// OpenSSL fails.
 Result<std::string> sha256_file(const std::string& path);
 
-// Returns the lowercase hex SHA-256 of `data`.
+// Returns the lowercase hex SHA-256 of `data`; throws std::runtime_error when OpenSSL fails.
 std::string sha256_hex(std::string_view data);
 
 } // namespace util

@@ -1,5 +1,6 @@
 #include <csignal>
 #include <doctest/doctest.h>
+#include <fstream>
 #include <thread>
 
 #include "fixtures.hpp"
@@ -248,6 +249,22 @@ TEST_SUITE("e2e: run") {
         CampaignFixture open(sandbox, numbers_csv(3), "schedule: {window: {timezone: Asia/Kolkata}}\n");
         CHECK(open.wacamp({"run", open.campaign.string()}).exit_code == 0);
         CHECK(delivered(sandbox).size() == 3);
+    }
+    TEST_CASE("an OpenSSL that cannot compute SHA-256 stops the run before anything is sent") {
+        // The inputs' digests in the log are how a later run notices a changed CSV: a run
+        // must not start on a digest of nothing. OpenSSL with only its null provider has no
+        // SHA-256.
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        const auto conf = f.dir.path() / "openssl.cnf";
+        std::ofstream(conf) << (
+                   "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+                   "[provider_sect]\nnull = null_sect\n[null_sect]\nactivate = 1\n");
+        f.env["OPENSSL_CONF"] = conf.string();
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress", "--yes"});
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("OpenSSL could not compute a SHA-256 digest") != std::string::npos);
+        CHECK(send_requests(sandbox) == 0);
     }
     TEST_CASE("missing secrets and bad campaign files exit 2 and send nothing") {
         Sandbox sandbox;
