@@ -4,13 +4,13 @@
 # a harness finds a crash, a leak, undefined behaviour or a hang; the input that did it is kept
 # in build-fuzz/artifacts/ (replay it with: build-fuzz/tests/fuzz/fuzz_NAME ARTIFACT).
 # The corpus each run grows is kept in build-fuzz/corpus/ for the next run.
-#   bash scripts/fuzz.sh [SECONDS] [HARNESS...]     HARNESS: csv_reader campaign_file result_log
+#   bash scripts/fuzz.sh [SECONDS] [HARNESS...]     HARNESS: csv_reader campaign_file result_log json_scan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(csv_reader campaign_file result_log)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(csv_reader campaign_file result_log json_scan)
 build_dir=${WACAMP_FUZZ_BUILD_DIR:-build-fuzz}
 
 bash scripts/setup.sh clang-14 libclang-rt-14-dev
@@ -25,6 +25,7 @@ seeds() {
     csv_reader) echo tests/hostile/csv samples ;;
     campaign_file) echo tests/hostile/yaml campaigns ;;
     result_log) echo tests/hostile/logs ;;
+    json_scan) echo tests/hostile/logs tests/fuzz/json_scan_seeds ;;
   esac
 }
 

@@ -191,19 +191,25 @@ bool JsonScanner::read_int(std::int64_t& out) {
     if (m_pos >= m_text.size() || !is_digit(m_text[m_pos])) {
         return fail("expected an integer");
     }
+    if (m_text[m_pos] == '0' && m_pos + 1 < m_text.size() && is_digit(m_text[m_pos + 1])) {
+        return fail("a number may not start with 0");
+    }
     std::uint64_t value = 0;
-    constexpr auto k_limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    // The most the magnitude may be: INT64_MIN's is one more than INT64_MAX's.
+    const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
     while (m_pos < m_text.size() && is_digit(m_text[m_pos])) {
-        value = value * 10 + static_cast<std::uint64_t>(m_text[m_pos++] - '0');
-        if (value > k_limit) {
+        const auto digit = static_cast<std::uint64_t>(m_text[m_pos++] - '0');
+        // Checked before the multiplication, which would otherwise wrap (2^64 read as 0).
+        if (value > (limit - digit) / 10) {
             return fail("integer out of range");
         }
+        value = value * 10 + digit;
     }
     if (m_pos < m_text.size() &&
         (m_text[m_pos] == '.' || m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
         return fail("expected an integer");
     }
-    out = negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+    out = negative ? static_cast<std::int64_t>(0 - value) : static_cast<std::int64_t>(value);
     return true;
 }
 
@@ -246,8 +252,12 @@ bool JsonScanner::skip_number() {
     if (m_text[m_pos] == '-') {
         ++m_pos;
     }
+    const std::size_t integer_start = m_pos;
     if (!digits()) {
         return fail("bad number");
+    }
+    if (m_text[integer_start] == '0' && m_pos - integer_start > 1) {
+        return fail("a number may not start with 0");
     }
     if (m_pos < m_text.size() && m_text[m_pos] == '.') {
         ++m_pos;
