@@ -8,6 +8,7 @@
 #include "cli/fatal.hpp"
 #include "cli/send_summary.hpp"
 #include "results/log_reader.hpp"
+#include "runner/secrets.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
 
@@ -51,10 +52,8 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
                   fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", problems, path));
         return std::nullopt;
     }
-    out.add_secret(loaded->service.api_key);
-    out.add_secret(loaded->service.access_token);
-    for (const auto& [name, value] : loaded->service.headers) {
-        out.add_secret(value);  // extra headers may carry tokens too
+    for (const auto& secret : runner::campaign_secrets(*loaded)) {
+        out.add_secret(secret);
     }
     return std::move(*loaded);
 }

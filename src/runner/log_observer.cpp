@@ -52,13 +52,13 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.latency_ms = latency.count();
     }
     if (!outcome.message_id.empty()) {
-        record.message_id = outcome.message_id;
+        record.message_id = m_secrets.apply(outcome.message_id);
     }
     if (outcome.cause == service::Cause::rate_limited) {
         ++m_throttled;
     }
     if (!outcome.sent()) {
-        record.error = outcome.error;
+        record.error = m_secrets.apply(outcome.error);
         record.cause = to_log_cause(outcome.cause);
     }
     record.at = m_clock.wall_now();
