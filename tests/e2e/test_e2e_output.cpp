@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <fmt/format.h>
 
 #include "fixtures.hpp"
@@ -92,5 +93,21 @@ TEST_SUITE("e2e: output") {
 
         CHECK(leaked("QX7keymark", runs, {f.log}) == "");
         CHECK(leaked("QX7tokmark", runs, {f.log}) == "");
+    }
+
+    TEST_CASE("SIGHUP stops the run like SIGTERM: in-flight requests recorded, end line, exit 3") {
+        Sandbox sandbox({"--latency", "100"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 5);
+        run.signal(SIGHUP);
+        CHECK(run.wait() == 3);
+        auto records = f.records();
+        REQUIRE(!records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "interrupted");
+        CHECK(status_counts(f)["unknown"] == 0);
+        CHECK(f.wacamp({"resume", f.log.string()}).exit_code == 0);
+        CHECK(once_each(delivered(sandbox), 60) == "");
     }
 }
