@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
+#include "util/time_text.hpp"
 
 namespace runner {
 
@@ -74,9 +74,10 @@ void LogObserver::on_progress(const queue::Progress& progress) {
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {
-    m_ui.notice(progress.paused_until ? fmt::format("paused: {} until {}", progress.pause_reason,
-                                                    results::format_timestamp(*progress.paused_until))
-                                      : fmt::format("paused: {}", progress.pause_reason));
+    m_ui.notice(progress.paused_until
+                    ? fmt::format("paused: {} until {}", progress.pause_reason,
+                                  util::format_wall_time(*progress.paused_until, m_clock.wall_now()))
+                    : fmt::format("paused: {}", progress.pause_reason));
 }
 
 } // namespace runner

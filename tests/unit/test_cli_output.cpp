@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fmt/chrono.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -169,6 +170,20 @@ TEST_SUITE("cli::TerminalUi") {
         CHECK(lines[0]["paused"] == true);
         CHECK(lines[0]["pause_reason"] == "daily cap reached");
         CHECK(lines[0]["remaining"].is_null());
+    }
+    TEST_CASE("a pause that ends on another UTC day shows its date") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.pause_reason = "daily cap reached";
+        p.paused_until = std::chrono::system_clock::now() + std::chrono::hours(48);
+        ui.progress(p, 0);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        const std::string date =
+            fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
+        const std::string message = lines[0]["message"];
+        CHECK_MESSAGE(message.find("paused: daily cap reached until " + date + " ") != std::string::npos, message);
     }
     TEST_CASE("--no-progress writes no progress in either format") {
         Fixture f;
