@@ -72,6 +72,7 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
     if (report->declined) {
         out.result(level_for(code), "declined", "Not sent.\n",
                    {{"message", "not sent: the confirmation was declined"}, {"exit_code", code}});
+        out.error("not sent: the confirmation was declined", static_cast<ExitCode>(code));
     } else {
         print_send_summary(c, *report, code, out);
     }

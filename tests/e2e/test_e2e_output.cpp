@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixtures.hpp"
 #include "scripted_server.hpp"
@@ -40,6 +43,54 @@ std::string leaked(const std::string& marker, const std::vector<ProcessResult>& 
         where += contains(read_file(file), marker) ? file.filename().string() + "; " : "";
     }
     return where;
+}
+
+// Runs `wacamp ARGS…` with stdout and stderr both a pipe whose reader has gone (as after
+// `2>&1 | head -1` once head has its line); returns the exit code (128 + signal if killed).
+int run_with_reader_gone(const CampaignFixture& f, const std::vector<std::string>& args) {
+    int fds[2];
+    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
+    close(fds[0]);
+    const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    std::vector<std::string> argv{WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = spawn_process(argv, f.env, in, fds[1], fds[1]);
+    close(fds[1]);
+    close(in);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The objects of a JSON Lines text; lines that are not JSON are skipped.
+std::vector<nlohmann::json> objects_of(const std::string& text) {
+    std::vector<nlohmann::json> out;
+    size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        end = end == std::string::npos ? text.size() : end;
+        auto j = nlohmann::json::parse(text.substr(start, end - start), nullptr, false);
+        if (j.is_object()) {
+            out.push_back(std::move(j));
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+// The lines of `text` that start with "wacamp: error: ".
+std::vector<std::string> error_lines(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        end = end == std::string::npos ? text.size() : end;
+        if (text.compare(start, 15, "wacamp: error: ") == 0) {
+            out.push_back(text.substr(start, end - start));
+        }
+        start = end + 1;
+    }
+    return out;
 }
 
 } // namespace
@@ -95,6 +146,23 @@ TEST_SUITE("e2e: output") {
         CHECK(leaked("QX7tokmark", runs, {f.log}) == "");
     }
 
+    TEST_CASE("a run whose output pipe was closed goes on to its end record and its usual exit code") {
+        Sandbox sandbox;
+        for (const char* format : {"text", "json"}) {
+            CAPTURE(format);
+            CampaignFixture f(sandbox, numbers_csv(6), "rate: {per_second: 200, concurrency: 2}\n");
+            REQUIRE(f.wacamp({"run", f.campaign.string(), "--limit", "2"}).exit_code == 0);
+            // The continuing run has a notice to print before it sends, and a summary after.
+            CHECK(run_with_reader_gone(f, {"run", f.campaign.string(), "--log-format", format, "--yes"}) == 0);
+            auto records = f.records();
+            REQUIRE(!records.empty());
+            CHECK(records.back()["event"] == "end");
+            CHECK(records.back()["reason"] == "completed");
+            CHECK(count_events(f, "end") == 2);
+            CHECK(status_counts(f)["sent"] == 6);
+        }
+    }
+
     TEST_CASE("SIGHUP stops the run like SIGTERM: in-flight requests recorded, end line, exit 3") {
         Sandbox sandbox({"--latency", "100"});
         CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
@@ -109,5 +177,81 @@ TEST_SUITE("e2e: output") {
         CHECK(status_counts(f)["unknown"] == 0);
         CHECK(f.wacamp({"resume", f.log.string()}).exit_code == 0);
         CHECK(once_each(delivered(sandbox), 60) == "");
+    }
+
+    TEST_CASE("a run stopped by refused credentials says why on stderr, in one line or one error object") {
+        Sandbox sandbox({"--api-key", "another-key-123"});
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto text = f.wacamp({"run", f.campaign.string()});
+        CHECK(text.exit_code == 3);
+        auto lines = error_lines(text.err);
+        REQUIRE(lines.size() == 1);
+        CHECK(contains(lines[0], "stopped early: "));
+        CHECK(contains(lines[0], "(auth)"));
+        CHECK(contains(lines[0], "wacamp resume "));
+
+        auto json = f.wacamp({"resume", f.log.string(), "--log-format", "json"});
+        CHECK(json.exit_code == 3);
+        int errors = 0;
+        for (const auto& o : objects_of(json.err)) {
+            if (o.value("event", "") == "error") {
+                ++errors;
+                CHECK(o["exit_code"] == 3);
+                CHECK(contains(o.value("message", ""), "(auth)"));
+            }
+        }
+        CHECK(errors == 1);
+    }
+
+    TEST_CASE("a run that ends with failed recipients says so on stderr") {
+        Sandbox sandbox({"--reject-number", numbers_wa_id(1)});
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 1);
+        auto lines = error_lines(r.err);
+        REQUIRE(lines.size() == 1);
+        CHECK(contains(lines[0], "1 recipient(s) failed, 0 unknown"));
+        CHECK(contains(lines[0], "wacamp resume "));
+    }
+
+    TEST_CASE("escape sequences from the service are shown escaped, never sent to the terminal") {
+        const std::string evil = "\x1b]0;evil\x07\x1b[2J\xc2\x9b" "31m";
+        ScriptedServer server([&](const ScriptedRequest& req) -> ScriptedReply {
+            if (req.path == "/whatsapp-automation/wa/templates") {
+                nlohmann::json record = {{"status", "APPROVED" + evil},
+                                         {"updatedAt", "2026-01-01"},
+                                         {"configuration", {{"name", "offer" + evil}, {"category", "x"}, {"language", "en"}}}};
+                return {200, nlohmann::json({{"success", true}, {"data", {record}}}).dump()};
+            }
+            return {401, nlohmann::json({{"success", false}, {"message", "denied " + evil}}).dump()};
+        });
+        Sandbox unused;
+        CampaignFixture f(unused, numbers_csv(2));
+        f.env["WACAMP_BASE_URL"] = server.url();
+        const auto clean = [](const std::string& text) {
+            return !contains(text, "\x1b") && !contains(text, "\x07") && !contains(text, "\xc2\x9b");
+        };
+        auto run = f.wacamp({"run", f.campaign.string()});
+        CHECK(run.exit_code == 3);
+        CHECK(contains(run.out, "why: "));
+        CHECK(contains(run.out, "\\x1b]0;evil\\x07"));
+        CHECK(clean(run.out));
+        CHECK(clean(run.err));
+        auto templates = f.wacamp({"templates", "--base-url", server.url()});
+        CHECK(templates.exit_code == 0);
+        CHECK(contains(templates.out, "offer\\x1b]0;evil"));
+        CHECK(clean(templates.out));
+        CHECK(clean(templates.err));
+    }
+
+    TEST_CASE("templates counts the requests it made: an answer of success false is not retried") {
+        ScriptedServer server([](const ScriptedRequest&) -> ScriptedReply {
+            return {200, R"({"success": false, "message": "no access to templates"})"};
+        });
+        auto r = run_wacamp({"templates", "--base-url", server.url()}, {{"WACAMP_API_KEY", k_api_key}});
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.err, "(1 attempt)"));
+        CHECK(contains(r.err, "no access to templates"));
+        CHECK(server.requests()["/whatsapp-automation/wa/templates"] == 1);
     }
 }
