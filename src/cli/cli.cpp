@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/fatal.hpp"
+#include "cli/output.hpp"
 
 namespace cli {
 
@@ -50,10 +51,10 @@ int run(int argc, char** argv) {
         }
         return k_exit_bad_input;
     } catch (const Fatal& e) {
-        fmt::print(stderr, "wacamp: error: {}\n", e.what());
+        print_error(util::Redactor{}, e.what());
         return e.code();
     } catch (const std::exception& e) {
-        fmt::print(stderr, "wacamp: error: {}\n", e.what());
+        print_error(util::Redactor{}, e.what());
         return k_exit_stopped;
     }
 }

@@ -15,6 +15,7 @@
 #include "results/run_lock.hpp"
 #include "runner/cleanup.hpp"
 #include "service/curl_transport.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
@@ -47,7 +48,8 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
         text += "; interrupted\n";
     } else {
         text += summary.batches_failed > 0
-                    ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed, summary.error)
+                    ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed,
+                                  util::printable(summary.error))
                     : "; nothing left to delete\n";
     }
     text += fmt::format("  result log: {}\n", path);
@@ -68,6 +70,15 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
                                       : nlohmann::ordered_json()},
         {"exit_code", code}};
     out.result(level_for(code), "summary", text, fields);
+    // A script that keeps only stderr still learns why (the summary is on stdout).
+    if (summary.interrupted) {
+        out.error("the deletion step was interrupted; to finish it: wacamp delete-contacts " + path,
+                  static_cast<ExitCode>(code));
+    } else if (code != k_exit_done) {
+        out.error(fmt::format("{} deletion batch(es) failed: {}; to finish: wacamp delete-contacts {}",
+                              summary.batches_failed, util::printable(summary.error), path),
+                  static_cast<ExitCode>(code));
+    }
 }
 
 int delete_contacts(const std::string& path, Output& out) {

@@ -5,16 +5,23 @@
 #include <unistd.h>
 
 #include "results/timestamp.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
 namespace {
 
 // Writes `text` as it is and flushes, so that lines of stdout and stderr keep their order
-// when both go to one file.
-void write(std::FILE* stream, std::string_view text) {
-    fmt::print(stream, "{}", text);
-    std::fflush(stream);
+// when both go to one file. Returns false when the stream failed (a closed pipe, a full
+// disk): never throws, as what is printed must never stop a run.
+bool write(std::FILE* stream, std::string_view text) {
+    const bool written = std::fwrite(text.data(), 1, text.size(), stream) == text.size();
+    const bool flushed = std::fflush(stream) == 0;
+    if (!written || !flushed) {
+        std::clearerr(stream);
+        return false;
+    }
+    return true;
 }
 
 std::string_view name_of(Level level) {
@@ -49,8 +56,6 @@ Output::Output(LogFormat format, Streams streams)
 
 void Output::add_secret(const std::string& secret) {
     m_redactor.add(secret);
-    const std::string quoted = nlohmann::json(secret).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    m_redactor.add(quoted.substr(1, quoted.size() - 2));
 }
 
 void Output::json_line(std::FILE* stream, Level level, std::string_view event, const nlohmann::ordered_json& fields) {
@@ -64,7 +69,18 @@ void Output::json_line(std::FILE* stream, Level level, std::string_view event, c
     }
     redact(line, m_redactor);
     // Bytes that are not UTF-8 (a hand-edited CSV) are replaced rather than thrown on.
-    write(stream, line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    put(stream, line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+}
+
+std::string Output::shown(std::string_view text) const {
+    return util::printable(m_redactor.apply(text), util::LineBreaks::keep);
+}
+
+void Output::put(std::FILE* stream, std::string_view text) {
+    bool& broken = stream == m_streams.out ? m_out_broken : m_err_broken;
+    if (!broken && !write(stream, text)) {
+        broken = true;  // a reader that went away will not come back: stop writing to it
+    }
 }
 
 void Output::error(std::string_view message, ExitCode code) {
@@ -77,7 +93,7 @@ void Output::error(std::string_view message, ExitCode code, std::string_view tex
         json_line(m_streams.err, Level::error, "error", {{"message", message}, {"exit_code", static_cast<int>(code)}});
         return;
     }
-    write(m_streams.err, m_redactor.apply(text));
+    put(m_streams.err, shown(text));
 }
 
 void Output::warning(std::string_view message) {
@@ -86,7 +102,7 @@ void Output::warning(std::string_view message) {
         json_line(m_streams.err, Level::warning, "warning", {{"message", message}});
         return;
     }
-    write(m_streams.err, fmt::format("wacamp: warning: {}\n", m_redactor.apply(message)));
+    put(m_streams.err, fmt::format("wacamp: warning: {}\n", shown(message)));
 }
 
 void Output::notice(std::string_view message) {
@@ -95,7 +111,7 @@ void Output::notice(std::string_view message) {
         json_line(m_streams.err, Level::info, "notice", {{"message", message}});
         return;
     }
-    write(m_streams.err, fmt::format("wacamp: {}\n", m_redactor.apply(message)));
+    put(m_streams.err, fmt::format("wacamp: {}\n", shown(message)));
 }
 
 void Output::progress(std::string_view line, const nlohmann::ordered_json& fields) {
@@ -106,11 +122,11 @@ void Output::progress(std::string_view line, const nlohmann::ordered_json& field
         return;
     }
     if (m_live) {
-        write(m_streams.err, fmt::format("\r\033[K{}", m_redactor.apply(line)));
+        put(m_streams.err, fmt::format("\r\033[K{}", shown(line)));
         m_line_showing = true;
         return;
     }
-    write(m_streams.err, fmt::format("wacamp: progress: {}\n", m_redactor.apply(line)));
+    put(m_streams.err, fmt::format("wacamp: progress: {}\n", shown(line)));
 }
 
 void Output::result(Level level, std::string_view event, std::string_view text,
@@ -120,33 +136,37 @@ void Output::result(Level level, std::string_view event, std::string_view text,
         json_line(m_streams.out, level, event, fields);
         return;
     }
-    write(m_streams.out, m_redactor.apply(text));
+    put(m_streams.out, shown(text));
 }
 
 void Output::prompt(std::string_view text) {
     clear_line();
     if (m_format == LogFormat::text) {
-        write(m_streams.err, m_redactor.apply(text));
+        put(m_streams.err, shown(text));
     }
 }
 
 void Output::clear_line() {
     if (m_line_showing) {
-        write(m_streams.err, "\r\033[K");
+        put(m_streams.err, "\r\033[K");
         m_line_showing = false;
     }
 }
 
 void print_error(const util::Redactor& redactor, std::string_view message) {
-    write(stderr, fmt::format("wacamp: error: {}\n", redactor.apply(message)));
+    write(stderr, fmt::format("wacamp: error: {}\n", util::printable(redactor.apply(message), util::LineBreaks::keep)));
 }
 
 void print_warning(const util::Redactor& redactor, std::string_view message) {
-    write(stderr, fmt::format("wacamp: warning: {}\n", redactor.apply(message)));
+    write(stderr, fmt::format("wacamp: warning: {}\n", util::printable(redactor.apply(message), util::LineBreaks::keep)));
 }
 
-void print_out(const util::Redactor& redactor, std::string_view text) {
-    write(stdout, redactor.apply(text));
+bool print_out(const util::Redactor& redactor, std::string_view text) {
+    return write(stdout, redactor.apply(text));
+}
+
+void print_err(std::string_view text) {
+    write(stderr, text);
 }
 
 } // namespace cli

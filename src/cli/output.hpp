@@ -28,15 +28,16 @@ LogFormat log_format_of(std::string_view name);
 
 // Every line a command writes. Text is what people read ("wacamp: warning: …"); json is one
 // object per line, {"time", "level", "event", "message", …}, secrets masked in every string.
-// Errors, warnings, notices and progress go to stderr, the command's result to stdout.
+// Errors, warnings, notices and progress go to stderr, the command's result to stdout. A
+// stream that fails (its reader went away) is no longer written to; nothing here throws.
 class Output {
 public:
     explicit Output(LogFormat format, Streams streams = {});
 
     // The format chosen with --log-format.
     LogFormat format() const { return m_format; }
-    // Registers `secret` to be masked in everything printed (see util::Redactor), also where
-    // it appears JSON-escaped (inside a rendered message body).
+    // Registers `secret` to be masked in everything printed, in every form util::Redactor
+    // knows (JSON-escaped inside a rendered message body, URL-encoded, …).
     void add_secret(const std::string& secret);
     // The secrets registered so far, for text printed without an Output (validate).
     const util::Redactor& redactor() const { return m_redactor; }
@@ -65,6 +66,11 @@ public:
     void clear_line();
 
 private:
+    // Returns `text` as text output shows it: secrets masked, control characters and escape
+    // sequences (from the service, the CSV) escaped, line breaks kept.
+    std::string shown(std::string_view text) const;
+    // Writes `text` on `stream` unless it failed before; marks it failed when the write fails.
+    void put(std::FILE* stream, std::string_view text);
     // Writes `fields` as one JSON line on `stream`, after "time", "level" and "event".
     void json_line(std::FILE* stream, Level level, std::string_view event,
                    const nlohmann::ordered_json& fields);
@@ -74,15 +80,21 @@ private:
     util::Redactor m_redactor;
     bool m_live;
     bool m_line_showing = false;
+    bool m_out_broken = false;
+    bool m_err_broken = false;
 };
 
-// Prints "wacamp: error: MESSAGE" on stderr, secrets masked.
+// Prints "wacamp: error: MESSAGE" on stderr, secrets masked, control characters escaped
+// (line breaks kept). These print_* functions never throw: a failed write is ignored.
 void print_error(const util::Redactor& redactor, std::string_view message);
 
-// Prints "wacamp: warning: MESSAGE" on stderr, secrets masked.
+// Prints "wacamp: warning: MESSAGE" on stderr, like print_error.
 void print_warning(const util::Redactor& redactor, std::string_view message);
 
-// Prints `text` on stdout, secrets masked.
-void print_out(const util::Redactor& redactor, std::string_view text);
+// Prints `text` on stdout, secrets masked. Returns false when stdout failed (errno says why).
+bool print_out(const util::Redactor& redactor, std::string_view text);
+
+// Prints `text` on stderr as it is.
+void print_err(std::string_view text);
 
 } // namespace cli

@@ -41,8 +41,7 @@ int cannot_write(const util::Redactor& redactor, const std::string& file) {
 // Writes `text` to --output, or to stdout without it.
 int emit(const ReportOptions& opts, const std::string& text, const util::Redactor& redactor) {
     if (opts.output.empty()) {
-        print_out(redactor, text);
-        return k_exit_done;
+        return print_out(redactor, text) ? k_exit_done : cannot_write(redactor, "standard output");
     }
     std::ofstream file(opts.output, std::ios::binary | std::ios::trunc);
     if (!file) {

@@ -8,6 +8,7 @@
 #include "cli/fatal.hpp"
 #include "cli/send_summary.hpp"
 #include "results/log_reader.hpp"
+#include "runner/secrets.hpp"
 #include "service/base_url.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
@@ -52,10 +53,8 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
                   fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", problems, path));
         return std::nullopt;
     }
-    out.add_secret(loaded->service.api_key);
-    out.add_secret(loaded->service.access_token);
-    for (const auto& [name, value] : loaded->service.headers) {
-        out.add_secret(value);  // extra headers may carry tokens too
+    for (const auto& secret : runner::campaign_secrets(*loaded)) {
+        out.add_secret(secret);
     }
     if (service::insecure_http(loaded->service.base_url)) {
         out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
@@ -77,6 +76,7 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
     if (report->declined) {
         out.result(level_for(code), "declined", "Not sent.\n",
                    {{"message", "not sent: the confirmation was declined"}, {"exit_code", code}});
+        out.error("not sent: the confirmation was declined", static_cast<ExitCode>(code));
     } else {
         print_send_summary(c, *report, code, out);
     }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/duration.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
@@ -89,7 +90,9 @@ std::string why(const runner::SendReport& r) {
         return {};
     }
     const auto reason = queue::to_string(r.reason);
-    return r.message == reason ? r.message : fmt::format("{} ({})", r.message, reason);
+    // The message may quote the service: one line, nothing that drives a terminal.
+    const auto message = util::printable(r.message);
+    return message == reason ? message : fmt::format("{} ({})", message, reason);
 }
 
 std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s) {
@@ -104,7 +107,8 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
         out += r.cleanup.batches_failed > 0
-                   ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed, r.cleanup.error)
+                   ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed,
+                                 util::printable(r.cleanup.error))
                    : "\n";
         if (r.cleanup.interrupted) {
             out += fmt::format("  the deletion step was interrupted; to finish it: {}\n", s.finish_deletion_command);
@@ -177,6 +181,32 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"exit_code", exit_code}};
 }
 
+// Why a run ends with `exit_code` 1 or 3, in one line for stderr; empty for 0.
+std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exit_code) {
+    if (exit_code == 0) {
+        return {};
+    }
+    const auto fix = what_to_fix(r.reason);
+    const std::string next = s.continue_command.empty()
+                                 ? std::string()
+                                 : fmt::format("; {}: {}", fix.empty() ? "to continue" : fix, s.continue_command);
+    if (r.cleanup.interrupted && r.reason == queue::StopReason::completed) {
+        return "the deletion step was interrupted; to finish it: " + s.finish_deletion_command;
+    }
+    if (exit_code != 1) {
+        const auto because = why(r);
+        return fmt::format("stopped early: {}{}", because.empty() ? queue::to_string(r.reason) : because, next);
+    }
+    const auto& n = r.counts;
+    std::string line = fmt::format("{} recipient(s) failed, {} unknown", n[Status::failed], n[Status::unknown]);
+    if (r.cleanup.batches_failed > 0) {
+        line += fmt::format(", {} deletion batch(es) failed", r.cleanup.batches_failed);
+    }
+    return line + (next.empty() && !s.resend_unknown_command.empty()
+                       ? "; to send them again: " + s.resend_unknown_command
+                       : next);
+}
+
 } // namespace
 
 Level level_for(int exit_code) {
@@ -186,6 +216,10 @@ Level level_for(int exit_code) {
 void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r, int exit_code, Output& out) {
     const auto steps = next_steps_of(c, r);
     out.result(level_for(exit_code), "summary", summary_text(c, r, steps), summary_fields(c, r, steps, exit_code));
+    // A script that keeps only stderr still learns why (the summary is on stdout).
+    if (auto line = reason_line(r, steps, exit_code); !line.empty()) {
+        out.error(line, static_cast<ExitCode>(exit_code));
+    }
 }
 
 } // namespace cli

@@ -8,7 +8,8 @@
 namespace cli {
 
 // Prints the summary of a finished (or stopped) run that exits with `exit_code` on stdout:
-// counts, why it stopped, where the log is and the commands that continue the campaign.
+// counts, why it stopped, where the log is and the commands that continue the campaign; for
+// exit codes 1 and 3 also one line on stderr saying why ("wacamp: error: …", an error object).
 void print_send_summary(const campaign::Campaign& campaign, const runner::SendReport& report, int exit_code,
                         Output& out);
 

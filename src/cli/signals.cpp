@@ -20,6 +20,7 @@ const std::atomic<int>& install_stop_handlers() {
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);  // the terminal closed or ssh dropped: stop as gracefully
     std::signal(SIGPIPE, SIG_IGN);
     return g_stop_requests;
 }

@@ -1,5 +1,6 @@
 #pragma once
-// SIGINT/SIGTERM for a run: the first asks for a graceful stop, the second for an immediate one.
+// SIGINT/SIGTERM/SIGHUP for a run: the first asks for a graceful stop, the second for an
+// immediate one. SIGPIPE is ignored: a closed output stream is a failed write, not an end.
 
 #include <atomic>
 

@@ -17,6 +17,7 @@
 #include "service/requests.hpp"
 #include "service/templates.hpp"
 #include "util/env.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
@@ -66,7 +67,12 @@ void print_table(const std::vector<service::TemplateInfo>& rows, const util::Red
     std::vector<std::array<std::string, 5>> cells;
     cells.push_back({"NAME", "CATEGORY", "LANGUAGE", "STATUS", "UPDATED"});
     for (const auto& t : rows) {
-        cells.push_back({t.name, t.category, t.language, t.status, t.updated_at});
+        // The service's text: nothing in it may drive the terminal.
+        std::array<std::string, 5> row{t.name, t.category, t.language, t.status, t.updated_at};
+        for (auto& cell : row) {
+            cell = util::printable(cell, util::LineBreaks::space);
+        }
+        cells.push_back(std::move(row));
     }
     std::array<size_t, 5> width{};
     for (const auto& row : cells) {
@@ -92,6 +98,9 @@ int list_templates(const TemplatesOptions& opts) {
     }
     redactor.add(config->api_key);
     redactor.add(config->access_token);
+    for (const auto& [name, value] : config->headers) {
+        redactor.add(value);  // extra headers may carry tokens too
+    }
     if (service::insecure_http(config->base_url)) {
         print_warning(redactor, service::insecure_http_warning(config->base_url));
     }
@@ -100,9 +109,11 @@ int list_templates(const TemplatesOptions& opts) {
     queue::RetryPolicy retry(campaign::Retry{});
     service::Outcome outcome;
     service::Completion completion;
+    int attempts = 0;  // made, for the message: a refusal is not retried
     for (int attempt = 1;; ++attempt) {
         completion = service::perform(transport, service::list_templates_request(*config));
         outcome = service::classify(completion, std::chrono::system_clock::now());
+        attempts = attempt;
         if (!outcome.retryable() || attempt >= k_attempts) {
             break;
         }
@@ -118,7 +129,7 @@ int list_templates(const TemplatesOptions& opts) {
     }
     if (!outcome.sent()) {
         print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where,
-                                          k_attempts, k_attempts == 1 ? "" : "s", outcome.error));
+                                          attempts, attempts == 1 ? "" : "s", outcome.error));
         return k_exit_failures;
     }
     const std::string& body = std::get<service::HttpResponse>(completion.result).body;
@@ -160,7 +171,7 @@ Action add_templates(CLI::App& app) {
     sub->footer("One of --campaign or --base-url is required.");
     return [opts]() -> int {
         if (opts->campaign.empty() && opts->base_url.empty()) {
-            fmt::print(stderr, "wacamp: error: templates needs --campaign FILE or --base-url URL\n");
+            print_error(util::Redactor{}, "templates needs --campaign FILE or --base-url URL");
             return k_exit_bad_input;
         }
         return list_templates(*opts);

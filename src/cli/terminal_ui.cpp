@@ -1,7 +1,6 @@
 #include "cli/terminal_ui.hpp"
 
 #include <cmath>
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -11,17 +10,13 @@
 
 #include "results/timestamp.hpp"
 #include "util/duration.hpp"
+#include "util/time_text.hpp"
 
 namespace cli {
 
 namespace {
 
 constexpr auto k_plain_interval = std::chrono::seconds(10);
-
-std::string clock_time(std::chrono::system_clock::time_point t) {
-    auto secs = std::chrono::floor<std::chrono::seconds>(t);
-    return fmt::format("{:%H:%M:%S} UTC", secs);
-}
 
 // What one progress report says, worked out once for both formats.
 struct Figures {
@@ -62,7 +57,7 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
     if (!p.pause_reason.empty()) {
         line += " · paused: " + p.pause_reason;
         if (p.paused_until) {
-            line += " until " + clock_time(*p.paused_until);
+            line += " until " + util::format_wall_time(*p.paused_until, std::chrono::system_clock::now());
         }
     }
     return line + " · " + util::format_duration(f.elapsed);

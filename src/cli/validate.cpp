@@ -23,7 +23,7 @@ int validate(const std::string& path) {
     const auto& redactor = text.redactor();
     auto stream = campaign::RecipientStream::open(*c);
     if (!stream) {
-        fmt::print(stderr, "{}\n", redactor.apply(stream.error().message));
+        print_err(redactor.apply(stream.error().message) + "\n");
         print_error(redactor, path + " is not usable");
         return k_exit_bad_input;
     }
@@ -50,7 +50,7 @@ int validate(const std::string& path) {
     }
     if (!stream->error().empty()) {
         print_out(redactor, out);
-        fmt::print(stderr, "{}\n", redactor.apply(stream->error()));
+        print_err(redactor.apply(stream->error()) + "\n");
         print_error(redactor, path + " could not be checked to the end");
         return k_exit_bad_input;
     }

@@ -33,13 +33,23 @@ bool in_range(std::int64_t row) {
     return row >= 1 && row <= results::k_max_row;
 }
 
+// Whether a spreadsheet would read `field` as a formula (OWASP's "CSV injection"): a name from
+// the CSV or an error text from the service could run as one when the report is opened.
+bool formula_like(std::string_view field) {
+    return !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos;
+}
+
 void append_field(fmt::memory_buffer& out, std::string_view field) {
-    const bool quote = field.find_first_of(",\"\r\n") != std::string_view::npos;
+    const bool formula = formula_like(field);
+    const bool quote = formula || field.find_first_of(",\"\r\n") != std::string_view::npos;
     if (!quote) {
         out.append(field);
         return;
     }
     out.push_back('"');
+    if (formula) {
+        out.push_back('\'');  // shown as text, as OWASP recommends
+    }
     for (char c : field) {
         if (c == '"') {
             out.push_back('"');

@@ -37,7 +37,9 @@ util::Result<CsvIndex> index_log(const std::string& path);
 util::Result<void> write_csv(const CsvIndex& index, std::ostream& out);
 
 // Returns `field` as one RFC 4180 CSV field: quoted, with '"' doubled, when it holds a
-// comma, a quote or a line break; unchanged otherwise.
+// comma, a quote or a line break; unchanged otherwise. A field that starts with '=', '+',
+// '-', '@', a tab or a carriage return gets a leading "'" and quotes, so that a spreadsheet
+// shows it as text instead of running it as a formula (OWASP's advice on CSV injection).
 std::string csv_field(std::string_view field);
 
 } // namespace report

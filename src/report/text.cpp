@@ -8,10 +8,16 @@
 #include "report/format.hpp"
 #include "report/text_cells.hpp"
 #include "results/timestamp.hpp"
+#include "util/text.hpp"
 
 namespace report {
 
 namespace {
+
+// A value from the log (the service's text, a name from the CSV) on one line, safe to print.
+std::string one_line(std::string_view text) {
+    return util::printable(text, util::LineBreaks::space);
+}
 
 using results::Status;
 
@@ -30,15 +36,15 @@ std::string percent(std::int64_t part, std::int64_t whole) {
 
 void add_header(std::string& out, const Summary& s) {
     const bool dry = s.header.mode == results::Mode::dry_run;
-    out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, printable(s.header.name),
+    out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, one_line(s.header.name),
                        dry ? " (dry run)" : "");
-    out += fmt::format("{:<{}}{}\n", "Log", k_label_width, printable(s.log_path));
+    out += fmt::format("{:<{}}{}\n", "Log", k_label_width, one_line(s.log_path));
     out += fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width,
-                       results::format_timestamp(s.header.started_at), printable(s.header.version),
+                       results::format_timestamp(s.header.started_at), one_line(s.header.version),
                        s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
     std::string last;
     if (s.ended && s.last_end) {
-        last = fmt::format("{} at {}", printable(s.last_end->reason),
+        last = fmt::format("{} at {}", one_line(s.last_end->reason),
                            results::format_timestamp(s.last_end->at));
     } else {
         last = "no end record: the run is still going, or stopped abruptly";
@@ -82,7 +88,7 @@ void add_errors(std::string& out, const Summary& s) {
                          g.cause == results::Cause::none ? "-"
                                                          : std::string(results::to_string(g.cause)),
                          g.http_status ? fmt::format("HTTP {}", *g.http_status) : "-",
-                         clip(printable(g.sample), k_sample_width)});
+                         clip(one_line(g.sample), k_sample_width)});
     }
     out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
 }
@@ -132,7 +138,7 @@ void add_warnings(std::string& out, const Summary& s) {
     }
     out += fmt::format("\nWarnings ({})\n", group_digits(s.warning_count));
     for (const auto& w : s.warnings) {
-        out += fmt::format("  {}\n", printable(w));
+        out += fmt::format("  {}\n", one_line(w));
     }
     const auto shown = static_cast<std::int64_t>(s.warnings.size());
     if (s.warning_count > shown) {

@@ -35,17 +35,6 @@ std::string format_duration(util::Millis d) {
     return fmt::format("{}d {:02}h {:02}m", s / 86'400, s / 3600 % 24, s / 60 % 60);
 }
 
-std::string printable(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F) {
-            c = ' ';
-        }
-    }
-    return out;
-}
-
 std::string clip(const std::string& text, std::size_t width) {
     if (text.size() <= width) {
         return text;

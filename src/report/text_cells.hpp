@@ -19,10 +19,6 @@ std::string group_digits(std::int64_t n);
 // Negative durations read as 0.
 std::string format_duration(util::Millis d);
 
-// Returns `text` with control characters (line breaks, tabs, escapes) as spaces, so one
-// value stays on one line and cannot drive the terminal.
-std::string printable(std::string_view text);
-
 // Returns `text` cut to at most `width` bytes plus "…", not inside a UTF-8 sequence.
 std::string clip(const std::string& text, std::size_t width);
 

@@ -7,6 +7,7 @@
 #include "queue/retry_policy.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
+#include "runner/secrets.hpp"
 #include "service/classify.hpp"
 #include "service/messages.hpp"
 #include "service/requests.hpp"
@@ -49,6 +50,7 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
                                service::HttpTransport& transport, const std::atomic<int>& stops) {
     CleanupSummary summary;
     summary.ran = true;
+    const util::Redactor secrets = redactor_for(c);  // the service may echo the token
     auto state = results::replay(log.path());
     if (!state) {
         summary.error = state.error().message;
@@ -80,7 +82,7 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
         if (outcome.http_status) {
             record.http_status = static_cast<int>(*outcome.http_status);
         }
-        record.error = outcome.error;
+        record.error = secrets.apply(outcome.error);
         record.at = std::chrono::system_clock::now();
         auto written = log.append(results::to_line(record));
         if (outcome.sent()) {
@@ -88,7 +90,7 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             summary.ids_deleted += static_cast<std::int64_t>(batch.ids.size());
         } else {
             ++summary.batches_failed;
-            summary.error = outcome.error;
+            summary.error = record.error;
         }
         batch = {};
         if (!written) {

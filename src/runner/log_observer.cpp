@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
+#include "util/time_text.hpp"
 
 namespace runner {
 
@@ -52,13 +52,13 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.latency_ms = latency.count();
     }
     if (!outcome.message_id.empty()) {
-        record.message_id = outcome.message_id;
+        record.message_id = m_secrets.apply(outcome.message_id);
     }
     if (outcome.cause == service::Cause::rate_limited) {
         ++m_throttled;
     }
     if (!outcome.sent()) {
-        record.error = outcome.error;
+        record.error = m_secrets.apply(outcome.error);
         record.cause = to_log_cause(outcome.cause);
     }
     record.at = m_clock.wall_now();
@@ -74,9 +74,10 @@ void LogObserver::on_progress(const queue::Progress& progress) {
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {
-    m_ui.notice(progress.paused_until ? fmt::format("paused: {} until {}", progress.pause_reason,
-                                                    results::format_timestamp(*progress.paused_until))
-                                      : fmt::format("paused: {}", progress.pause_reason));
+    m_ui.notice(progress.paused_until
+                    ? fmt::format("paused: {} until {}", progress.pause_reason,
+                                  util::format_wall_time(*progress.paused_until, m_clock.wall_now()))
+                    : fmt::format("paused: {}", progress.pause_reason));
 }
 
 } // namespace runner

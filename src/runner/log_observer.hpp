@@ -9,6 +9,7 @@
 #include "runner/row_tally.hpp"
 #include "runner/ui.hpp"
 #include "util/clock.hpp"
+#include "util/redact.hpp"
 
 namespace runner {
 
@@ -17,8 +18,10 @@ results::Cause to_log_cause(service::Cause cause);
 
 class LogObserver final : public queue::DispatchObserver {
 public:
-    LogObserver(results::LogWriter& log, RowTally& tally, const util::Clock& clock, RunUi& ui, std::int64_t total)
-        : m_log(log), m_tally(tally), m_clock(clock), m_ui(ui), m_total(total) {}
+    // `secrets` are masked in what the service said before it is recorded.
+    LogObserver(results::LogWriter& log, RowTally& tally, const util::Clock& clock, RunUi& ui, std::int64_t total,
+                const util::Redactor& secrets)
+        : m_log(log), m_tally(tally), m_clock(clock), m_ui(ui), m_total(total), m_secrets(secrets) {}
 
     util::Result<void> on_attempt(const queue::Job& job) override;
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
@@ -38,6 +41,7 @@ private:
     const util::Clock& m_clock;
     RunUi& m_ui;
     const std::int64_t m_total;  // jobs expected this run (0: unknown), for progress
+    const util::Redactor& m_secrets;
     std::int64_t m_throttled = 0;
 };
 

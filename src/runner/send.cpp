@@ -20,6 +20,7 @@
 #include "runner/log_start.hpp"
 #include "runner/preflight.hpp"
 #include "runner/row_tally.hpp"
+#include "runner/secrets.hpp"
 #include "service/curl_transport.hpp"
 #include "util/sha256.hpp"
 
@@ -99,6 +100,7 @@ bool wait_for_start(const campaign::Campaign& c, RunUi& ui, const std::atomic<in
 util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options, RunUi& ui,
                                        const std::atomic<int>& stops) {
     util::SystemClock clock;
+    const util::Redactor secrets = redactor_for(c);  // the service may echo them in its answers
     SendReport report;
     report.results_path = options.results_path.empty() ? c.results : options.results_path;
     const std::string& path = report.results_path;
@@ -144,11 +146,11 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     if (c.template_check) {
         auto checked = check_template(c, transport);
         if (!checked) {
-            return checked.error();
+            return util::fail(secrets.apply(checked.error().message));
         }
         if (checked->auth_refused) {
             report.reason = queue::StopReason::auth;
-            report.message = checked->message;
+            report.message = secrets.apply(checked->message);
             return report;
         }
     }
@@ -216,7 +218,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         }
     }
     RowTally tally(state ? state->counts : results::StatusCounts{});
-    LogObserver observer(*log, tally, clock, ui, expected_jobs);
+    LogObserver observer(*log, tally, clock, ui, expected_jobs, secrets);
     CampaignJobs jobs(*stream, state ? &*state : nullptr, *log, tally, clock, options);
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .max_concurrency = c.rate.max_concurrency,
@@ -237,7 +239,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     report.reason = result.reason;
-    report.message = result.message;
+    report.message = secrets.apply(result.message);
     if (!jobs.error.empty()) {
         report.reason = queue::StopReason::log_error;
         report.message = jobs.error;

@@ -1,11 +1,190 @@
 #include "util/redact.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace util {
 
+namespace {
+
+constexpr std::size_t k_min_secret = 4;
+constexpr std::string_view k_clipped = "…";  // how a clipped error text ends
+
+// One character of `text` at `at` as the bytes it stands for, and its length in `text`.
+struct Unit {
+    std::string bytes;
+    std::size_t length = 0;
+};
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+// The number written with `digits` hex digits at `at`; nothing when they are not all there.
+std::optional<unsigned> hex_at(std::string_view text, std::size_t at, std::size_t digits) {
+    if (at + digits > text.size()) {
+        return std::nullopt;
+    }
+    unsigned value = 0;
+    for (std::size_t i = 0; i < digits; ++i) {
+        const int d = hex_digit(text[at + i]);
+        if (d < 0) {
+            return std::nullopt;
+        }
+        value = value * 16 + static_cast<unsigned>(d);
+    }
+    return value;
+}
+
+std::string utf8(unsigned cp) {
+    std::string out;
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return out;
+}
+
+// A JSON escape at `at` (which holds '\\').
+std::optional<Unit> json_escape(std::string_view text, std::size_t at) {
+    if (at + 1 >= text.size()) {
+        return std::nullopt;
+    }
+    constexpr std::string_view k_from = "\"\\/bfnrt";
+    constexpr std::string_view k_to = "\"\\/\b\f\n\r\t";
+    if (const auto i = k_from.find(text[at + 1]); i != std::string_view::npos) {
+        return Unit{std::string(1, k_to[i]), 2};
+    }
+    if (text[at + 1] != 'u') {
+        return std::nullopt;
+    }
+    auto cp = hex_at(text, at + 2, 4);
+    if (!cp) {
+        return std::nullopt;
+    }
+    if (*cp >= 0xD800 && *cp <= 0xDBFF && at + 7 < text.size() && text[at + 6] == '\\' && text[at + 7] == 'u') {
+        if (auto low = hex_at(text, at + 8, 4); low && *low >= 0xDC00 && *low <= 0xDFFF) {
+            return Unit{utf8(0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00)), 12};
+        }
+    }
+    return Unit{utf8(*cp), 6};
+}
+
+// An HTML character reference at `at` (which holds '&').
+std::optional<Unit> html_reference(std::string_view text, std::size_t at) {
+    static constexpr std::pair<std::string_view, char> k_named[] = {
+        {"&quot;", '"'}, {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&apos;", '\''}};
+    const auto rest = text.substr(at);
+    for (const auto& [name, c] : k_named) {
+        if (rest.starts_with(name)) {
+            return Unit{std::string(1, c), name.size()};
+        }
+    }
+    if (!rest.starts_with("&#")) {
+        return std::nullopt;
+    }
+    const bool hex = rest.size() > 2 && (rest[2] == 'x' || rest[2] == 'X');
+    std::size_t i = hex ? 3 : 2;
+    unsigned cp = 0;
+    const std::size_t first = i;
+    for (; i < rest.size() && i < first + 7; ++i) {
+        const int d = hex ? hex_digit(rest[i]) : (rest[i] >= '0' && rest[i] <= '9' ? rest[i] - '0' : -1);
+        if (d < 0) {
+            break;
+        }
+        cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(d);
+    }
+    if (i == first || i >= rest.size() || rest[i] != ';' || cp > 0x10FFFF) {
+        return std::nullopt;
+    }
+    return Unit{utf8(cp), i + 1};
+}
+
+// The ways the character of `text` at `at` may be read: as itself, or as what an escape or
+// an encoding starting there stands for.
+std::vector<Unit> readings(std::string_view text, std::size_t at) {
+    std::vector<Unit> out{{std::string(1, text[at]), 1}};
+    switch (text[at]) {
+    case '%':
+        if (auto byte = hex_at(text, at + 1, 2)) {
+            out.push_back({std::string(1, static_cast<char>(*byte)), 3});
+        }
+        break;
+    case '+': out.push_back({" ", 1}); break;
+    case '\\':
+        if (auto unit = json_escape(text, at)) {
+            out.push_back(std::move(*unit));
+        }
+        break;
+    case '&':
+        if (auto unit = html_reference(text, at)) {
+            out.push_back(std::move(*unit));
+        }
+        break;
+    default: break;
+    }
+    return out;
+}
+
+// Where an occurrence of `secret` that starts at `start` of `text` ends (the farthest, when
+// it can be read in several ways); nothing when none starts there.
+std::optional<std::size_t> match_at(std::string_view text, std::size_t start, std::string_view secret) {
+    // Every (bytes of the secret matched, position in the text) still possible; each step
+    // reads one character of the text in each of its readings. Few branch, so few states.
+    std::vector<std::pair<std::size_t, std::size_t>> states{{0, start}};
+    auto seen = states;  // readings of different lengths may meet again
+    std::optional<std::size_t> end;
+    while (!states.empty()) {
+        auto [matched, at] = states.back();
+        states.pop_back();
+        if (matched == secret.size()) {
+            end = std::max(end.value_or(0), at);
+            continue;
+        }
+        if (at >= text.size()) {
+            continue;
+        }
+        if (matched >= k_min_secret && text.substr(at).starts_with(k_clipped)) {
+            end = std::max(end.value_or(0), at);  // the text was cut inside the secret
+            continue;
+        }
+        for (auto& unit : readings(text, at)) {
+            const std::pair next{matched + unit.bytes.size(), at + unit.length};
+            if (secret.substr(matched).starts_with(unit.bytes) &&
+                std::find(seen.begin(), seen.end(), next) == seen.end()) {
+                states.push_back(next);
+                seen.push_back(next);
+            }
+        }
+    }
+    return end;
+}
+
+} // namespace
+
 void Redactor::add(std::string secret) {
-    if (secret.size() < 4 || std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
+    if (secret.size() < k_min_secret || std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
         return;
     }
     m_secrets.push_back(std::move(secret));
@@ -15,12 +194,26 @@ void Redactor::add(std::string secret) {
 }
 
 std::string Redactor::apply(std::string_view text) const {
-    std::string out(text);
-    for (const auto& secret : m_secrets) {
-        size_t pos = 0;
-        while ((pos = out.find(secret, pos)) != std::string::npos) {
-            out.replace(pos, secret.size(), "***");
-            pos += 3;
+    if (m_secrets.empty()) {
+        return std::string(text);
+    }
+    std::string out;
+    out.reserve(text.size());
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const char c = text[at];
+        const bool may_encode = c == '%' || c == '+' || c == '\\' || c == '&';
+        std::optional<std::size_t> end;
+        for (const auto& secret : m_secrets) {
+            if ((c == secret[0] || may_encode) && (end = match_at(text, at, secret))) {
+                break;
+            }
+        }
+        if (end) {
+            out += "***";
+            at = *end;
+        } else {
+            out += text[at++];
         }
     }
     return out;

@@ -7,7 +7,10 @@
 
 namespace util {
 
-// Replaces registered secrets in text with "***".
+// Replaces registered secrets in text with "***", in every form a service may echo them:
+// as they are, JSON-escaped ("\"", "\/", "\u00e9"), percent-encoded (upper- or lower-case hex,
+// '+' for a space, whichever characters the encoder chose to encode) and HTML-escaped
+// ("&quot;", "&#34;"); and a secret cut short by a clipped text ending in "…".
 class Redactor {
 public:
     // Registers `secret`; empty or very short values (under 4 characters) are ignored, as
@@ -17,7 +20,7 @@ public:
     std::string apply(std::string_view text) const;
 
 private:
-    std::vector<std::string> m_secrets;
+    std::vector<std::string> m_secrets;  // longest first
 };
 
 } // namespace util

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fmt/chrono.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -123,6 +124,29 @@ TEST_SUITE("cli::Output") {
         CHECK(lines[0]["remaining"] == 3);
         CHECK(f.err.text().find('\r') == std::string::npos);
     }
+    TEST_CASE("text: service text is shown with its escape sequences escaped, line breaks kept") {
+        Fixture f;
+        f.text.result(cli::Level::error, "summary", "e2e: STOPPED\n  why: \x1b]0;evil\x07\x1b[2J (auth)\n", {});
+        f.text.warning("row 3: \xc2\x9b" "31m red");
+        CHECK(f.out.text() == "e2e: STOPPED\n  why: \\x1b]0;evil\\x07\\x1b[2J (auth)\n");
+        CHECK(f.err.text() == "wacamp: warning: row 3: \\u009b31m red\n");
+    }
+    TEST_CASE("a stream that fails is no longer written to, and nothing throws") {
+        // /dev/full fails every write, as a pipe does once its reader is gone.
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> full(std::fopen("/dev/full", "w"), &std::fclose);
+        REQUIRE(full != nullptr);
+        std::setvbuf(full.get(), nullptr, _IONBF, 0);  // unbuffered, like stderr
+        Capture out;
+        cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = full.get()});
+        cli::Output json(cli::LogFormat::json, {.out = full.get(), .err = full.get()});
+        CHECK_NOTHROW(text.notice("continuing"));
+        CHECK_NOTHROW(text.progress("sent 1", {{"sent", 1}}));
+        CHECK_NOTHROW(text.error("stopped", cli::k_exit_stopped));
+        CHECK_NOTHROW(text.result(cli::Level::info, "summary", "done\n", {}));
+        CHECK_NOTHROW(json.notice("continuing"));
+        CHECK_NOTHROW(json.result(cli::Level::info, "summary", "", {{"message", "done"}}));
+        CHECK(out.text() == "done\n");  // the other stream still works
+    }
     TEST_CASE("json: a prompt prints nothing") {
         Fixture f;
         f.json.prompt("Send 3 messages? [y/N] ");
@@ -169,6 +193,20 @@ TEST_SUITE("cli::TerminalUi") {
         CHECK(lines[0]["paused"] == true);
         CHECK(lines[0]["pause_reason"] == "daily cap reached");
         CHECK(lines[0]["remaining"].is_null());
+    }
+    TEST_CASE("a pause that ends on another UTC day shows its date") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.pause_reason = "daily cap reached";
+        p.paused_until = std::chrono::system_clock::now() + std::chrono::hours(48);
+        ui.progress(p, 0);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        const std::string date =
+            fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
+        const std::string message = lines[0]["message"];
+        CHECK_MESSAGE(message.find("paused: daily cap reached until " + date + " ") != std::string::npos, message);
     }
     TEST_CASE("--no-progress writes no progress in either format") {
         Fixture f;

@@ -37,6 +37,31 @@ TEST_SUITE("report::csv") {
         CHECK(report::csv_field("") == "");
     }
 
+    TEST_CASE("a cell a spreadsheet would run as a formula is quoted and starts with a quote mark") {
+        CHECK(report::csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+        CHECK(report::csv_field("+1 555") == "\"'+1 555\"");
+        CHECK(report::csv_field("-2+3") == "\"'-2+3\"");
+        CHECK(report::csv_field("@SUM(A1)") == "\"'@SUM(A1)\"");
+        CHECK(report::csv_field("\tx") == "\"'\tx\"");
+        CHECK(report::csv_field("\rx") == "\"'\rx\"");
+        CHECK(report::csv_field("a=b") == "a=b");  // only the first character counts
+    }
+
+    TEST_CASE("names from the CSV and errors from the service are neutralised in the report") {
+        report_test::LogFile log;
+        results::ResultRecord r;
+        r.row = 4;
+        r.wa_id = "919812345614";
+        r.user_name = "=cmd|' /C calc'!A0";
+        r.status = Status::failed;
+        r.error = "@SUM(1+1)*cmd";
+        r.cause = Cause::rejected;
+        r.at = report_test::at(1s);
+        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        CHECK(csv == k_header + "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,"
+                                "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
+    }
+
     TEST_CASE("writes each row's final result, once") {
         report_test::LogFile log;
         const auto csv = csv_of(log.write(

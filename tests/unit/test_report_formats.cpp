@@ -6,6 +6,7 @@
 #include "report/format.hpp"
 #include "report/text_cells.hpp"
 #include "test_report_log.hpp"
+#include "util/text.hpp"
 
 using namespace std::chrono_literals;
 using report_test::attempt;
@@ -150,7 +151,7 @@ TEST_SUITE("report::text_cells") {
     }
 
     TEST_CASE("keeps a value on one line and clips it without splitting UTF-8") {
-        CHECK(report::printable("a\nb\tc") == "a b c");
+        CHECK(util::printable("a\nb\tc", util::LineBreaks::space) == "a b c");
         CHECK(report::clip("héllo", 2) == "h…");
         CHECK(report::clip("short", 10) == "short");
     }

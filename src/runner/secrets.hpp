@@ -1,0 +1,20 @@
+#pragma once
+// The campaign's secrets, masked in everything that came from the service before it is
+// recorded: a service may echo the key or the token in its answers.
+
+#include <string>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "util/redact.hpp"
+
+namespace runner {
+
+// Returns the values never to show: `campaign`'s API key, access token and the values of its
+// `service.headers` (which may carry tokens too).
+std::vector<std::string> campaign_secrets(const campaign::Campaign& campaign);
+
+// Returns a Redactor holding campaign_secrets(`campaign`).
+util::Redactor redactor_for(const campaign::Campaign& campaign);
+
+} // namespace runner

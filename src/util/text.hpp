@@ -1,0 +1,21 @@
+#pragma once
+// Text from outside (the service, a CSV, a result log) made safe to show on a terminal.
+
+#include <string>
+#include <string_view>
+
+namespace util {
+
+enum class LineBreaks {
+    escape,  // "\n", like every other control character
+    keep,    // '\n' stays a line break (text of several lines)
+    space,   // line breaks and tabs become spaces (a cell of a table)
+};
+
+// Returns `text` safe to print: control characters escaped ("\n", "\t", "\x1b"), C1 controls
+// and bidirectional overrides and isolates as "\u009b", "\u202e", invalid UTF-8 as U+FFFD.
+// `breaks` says what becomes of line breaks. An echoed escape sequence could otherwise retitle
+// the window, clear the screen or forge lines.
+std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
+
+} // namespace util

@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include "util/redact.hpp"
+
+namespace {
+
+// A key with characters that JSON, URLs and HTML each write differently.
+const std::string k_key = "ak+Secret/Key=\"9Z\"";
+
+util::Redactor with_key() {
+    util::Redactor r;
+    r.add(k_key);
+    return r;
+}
+
+} // namespace
+
+TEST_SUITE("util::Redactor") {
+    TEST_CASE("masks a secret as it is") {
+        CHECK(with_key().apply("bad key " + k_key + "!") == "bad key ***!");
+    }
+    TEST_CASE("masks a secret the service echoes JSON-escaped") {
+        const auto r = with_key();
+        CHECK(r.apply(R"({"message":"bad key ak+Secret/Key=\"9Z\""})") == R"({"message":"bad key ***"})");
+        // Escaped solidus (PHP's json_encode) and \u escapes.
+        CHECK(r.apply(R"(key ak+Secret\/Key=\u0022\u0039Z\" end)") == "key *** end");
+    }
+    TEST_CASE("masks a secret the service echoes URL-encoded, in upper- or lower-case hex") {
+        const auto r = with_key();
+        CHECK(r.apply("GET /x?apiKey=ak%2BSecret%2FKey%3D%229Z%22&y=1") == "GET /x?apiKey=***&y=1");
+        CHECK(r.apply("apiKey=ak%2bSecret%2fKey%3d%229Z%22") == "apiKey=***");
+        // Encoders differ on what they leave alone; every character may come either way.
+        CHECK(r.apply("apiKey=ak%2BSecret/Key%3D\"9Z\"") == "apiKey=***");
+        CHECK(r.apply("apiKey=%61%6B%2B%53ecret%2FKey%3D%229Z%22") == "apiKey=***");
+    }
+    TEST_CASE("masks a secret the service echoes HTML-escaped") {
+        CHECK(with_key().apply("<p>ak+Secret/Key=&quot;9Z&#34;</p>") == "<p>***</p>");
+    }
+    TEST_CASE("masks a space written as + in a form-encoded secret") {
+        util::Redactor r;
+        r.add("pass phrase 42");
+        CHECK(r.apply("p=pass+phrase%2042") == "p=***");
+    }
+    TEST_CASE("masks a non-ASCII secret written with \\u escapes") {
+        util::Redactor r;
+        r.add("clé-secrète");
+        CHECK(r.apply(R"(k=cl\u00e9-secr\u00E8te)") == "k=***");
+        CHECK(r.apply("k=cl%C3%A9-secr%c3%a8te") == "k=***");
+    }
+    TEST_CASE("masks a secret cut short by a clipped error text") {
+        // Error texts are clipped with "…"; the part of the key before the cut still goes.
+        CHECK(with_key().apply("invalid key ak+Secr…") == "invalid key ***…");
+        CHECK(with_key().apply("invalid ak+…") == "invalid ak+…");  // under 4 characters: left
+    }
+    TEST_CASE("leaves text that only resembles a secret") {
+        const auto r = with_key();
+        CHECK(r.apply("ak+Secret/Key=9Z") == "ak+Secret/Key=9Z");
+        CHECK(r.apply("%2B%2F%3D and \\\" and &quot;") == "%2B%2F%3D and \\\" and &quot;");
+        CHECK(r.apply("ak+Secret") == "ak+Secret");
+    }
+    TEST_CASE("masks the longer of two secrets that share a beginning whole") {
+        util::Redactor r;
+        r.add("token");
+        r.add("token-long");
+        CHECK(r.apply("a token-long b token c") == "a *** b *** c");
+    }
+    TEST_CASE("without secrets, text is unchanged") {
+        util::Redactor r;
+        CHECK(r.apply("100% \\ & +") == "100% \\ & +");
+    }
+}

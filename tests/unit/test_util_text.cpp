@@ -1,0 +1,30 @@
+#include <doctest/doctest.h>
+
+#include "util/text.hpp"
+
+TEST_SUITE("util::printable") {
+    TEST_CASE("escapes control characters and escape sequences") {
+        CHECK(util::printable("\x1b]0;evil\x07 title") == "\\x1b]0;evil\\x07 title");
+        CHECK(util::printable("a\nb\tc\rd") == "a\\nb\\tc\\rd");
+        CHECK(util::printable("del\x7f") == "del\\x7f");
+    }
+    TEST_CASE("escapes C1 controls and bidirectional overrides, keeps other Unicode") {
+        CHECK(util::printable("\xc2\x9b" "2J") == "\\u009b2J");
+        CHECK(util::printable("abc\xe2\x80\xae" "fdp.exe") == "abc\\u202efdp.exe");
+        CHECK(util::printable("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");
+        CHECK(util::printable("Aarav Shāh — नमस्ते") == "Aarav Shāh — नमस्ते");
+    }
+    TEST_CASE("replaces bytes that are not UTF-8") {
+        CHECK(util::printable("a\xff" "b") == "a\xEF\xBF\xBD" "b");
+    }
+    TEST_CASE("keeps line breaks when asked, and only those") {
+        CHECK(util::printable("one\ntwo\x1b[2J\r", util::LineBreaks::keep) == "one\ntwo\\x1b[2J\\r");
+    }
+    TEST_CASE("writes line breaks and tabs as spaces when asked, for a cell of a table") {
+        CHECK(util::printable("a\r\nb\tc\x1b", util::LineBreaks::space) == "a  b c\\x1b");
+    }
+    TEST_CASE("printable text is left as it is") {
+        const std::string once = util::printable("x\x1b y\\z");
+        CHECK(util::printable(once) == once);
+    }
+}
