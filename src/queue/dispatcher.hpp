@@ -32,7 +32,7 @@ std::string_view to_string(StopReason reason);
 struct DispatchSettings {
     std::optional<int> concurrency;                        // requests in flight; nullopt: auto
     int max_concurrency = 256;                             // the cap of auto
-    campaign::Ambiguous ambiguous = campaign::Ambiguous::retry;
+    campaign::Ambiguous ambiguous = campaign::Ambiguous::hold;
     int max_consecutive_failures = 25;
     long long limit = 0;                                   // jobs to take from the source; 0: all
     std::chrono::milliseconds stop_grace{10'000};          // wait for in-flight requests on a stop

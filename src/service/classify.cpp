@@ -250,8 +250,8 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
         out.cause = Cause::rate_limited;
         out.retry_after = parse_retry_after(find_header(response.headers, "retry-after"), now);
     } else if (status == 408 || (status >= 500 && status < 600)) {
+        // The service answered that it failed: retried. Only no answer at all is ambiguous.
         out.cause = Cause::transient;
-        out.ambiguous = status != 408;  // a 5xx may come after the message went out
     } else if (is_2xx && !facts.success_false && !code) {
         out.cause = Cause::none;
         out.message_id = facts.message_id;

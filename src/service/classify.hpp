@@ -21,7 +21,7 @@ enum class Cause {
 
 struct Outcome {
     Cause cause = Cause::none;
-    bool ambiguous = false;                      // the service may have delivered it anyway
+    bool ambiguous = false;                      // no answer after the request left: may have been delivered
     std::optional<long> http_status;             // when there was a response
     std::optional<long long> error_code;         // Meta's error.code, when the body had one
     std::optional<std::chrono::milliseconds> retry_after;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "service/requests.hpp"
@@ -40,6 +41,58 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     return size * count;
 }
 
+size_t on_read(char* buffer, size_t size, size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    const std::string& body = transfer->request.body;
+    const size_t bytes = std::min(size * count, body.size() - transfer->body_handed);
+    std::memcpy(buffer, body.data() + transfer->body_handed, bytes);
+    transfer->body_handed += bytes;
+    return bytes;
+}
+
+int on_prereq(void* user, char*, char*, int, int) {
+    auto* transfer = static_cast<Transfer*>(user);
+    return ++transfer->requests_begun > 1 ? CURL_PREREQFUNC_ABORT : CURL_PREREQFUNC_OK;
+}
+
+bool request_may_have_arrived(const Transfer& transfer) {
+    if (transfer.requests_begun == 0) {
+        return false;  // not connected (refused, DNS, TLS, a connect timeout)
+    }
+    if (!transfer.request.body.empty()) {
+        return transfer.body_handed > 0;  // without its body the request was incomplete
+    }
+    return true;
+}
+
+Completion completion_of(Transfer& t, CURLcode code) {
+    Completion c;
+    c.id = t.id;
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_TOTAL_TIME_T, &total_us);
+    c.latency = std::chrono::milliseconds(total_us / 1000);
+    if (code == CURLE_OK) {
+        long status = 0;
+        curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+        t.response.status = status;
+        c.result = std::move(t.response);
+        return c;
+    }
+    TransportError error;
+    error.failure = failure_of(code);
+    error.request_sent = request_may_have_arrived(t);
+    if (t.requests_begun > 1 || code == CURLE_SEND_FAIL_REWIND) {
+        // curl's own words ("aborted by pre-request callback", "necessary data rewind wasn't
+        // possible") would tell a person nothing.
+        error.message = error.request_sent ? "the connection closed after the request was sent, with no answer"
+                                           : "the connection closed before the request was sent";
+    } else {
+        error.message = scrub(t.error_buffer[0] != '\0' ? t.error_buffer : curl_easy_strerror(code), t.request);
+    }
+    c.result = std::move(error);
+    return c;
+}
+
 bool proxy_in_environment() {
     for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
                              "NO_PROXY"}) {
@@ -57,6 +110,8 @@ TransportFailure failure_of(CURLcode code) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY: return TransportFailure::dns;
     case CURLE_GOT_NOTHING:
+    case CURLE_ABORTED_BY_CALLBACK:  // on_prereq: the connection died and libcurl would resend
+    case CURLE_SEND_FAIL_REWIND:     // the same, once the body was out
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_PARTIAL_FILE: return TransportFailure::connection_lost;

@@ -18,6 +18,8 @@ struct Transfer {
     curl_slist* headers = nullptr;  // owned by the transport's header cache
     HttpRequest request;
     HttpResponse response;
+    std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
+    int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
     char error_buffer[CURL_ERROR_SIZE] = {};
 };
 
@@ -25,6 +27,24 @@ struct Transfer {
 // and the headers by lower-cased name (those of the last response only).
 size_t on_body(char* data, size_t size, size_t count, void* user);
 size_t on_header(char* data, size_t size, size_t count, void* user);
+
+// CURLOPT_READFUNCTION: hands out the request's body, once. There is deliberately no seek
+// function: libcurl can then never rewind the body to send the request a second time.
+size_t on_read(char* buffer, size_t size, size_t count, void* user);
+
+// CURLOPT_PREREQFUNCTION, called before each request libcurl makes on a connection: the
+// first goes, any other (libcurl's own retry on a fresh connection) is aborted, so that no
+// request leaves without the caller knowing.
+int on_prereq(void* user, char* primary_ip, char* local_ip, int primary_port, int local_port);
+
+// Whether the service may have received the whole request of `transfer`, which failed: a
+// request with a body only once a byte of it was handed to libcurl, one without a body once
+// libcurl began sending it.
+bool request_may_have_arrived(const Transfer& transfer);
+
+// The Completion of `transfer`, which libcurl ended with `code`: its response, or what went
+// wrong.
+Completion completion_of(Transfer& transfer, CURLcode code);
 
 // Whether the environment names a proxy for libcurl (it reads these at every request).
 bool proxy_in_environment();

@@ -8,7 +8,6 @@
 #include <unordered_map>
 
 #include "service/curl_transfer.hpp"
-#include "service/requests.hpp"
 #include "service/socket_watch.hpp"
 
 namespace service {
@@ -23,11 +22,12 @@ void ensure_global_init() {
     static GlobalInit init;  // curl_global_init is not thread-safe: do it once
 }
 
-using detail::failure_of;
+using detail::completion_of;
 using detail::on_body;
 using detail::on_header;
+using detail::on_prereq;
+using detail::on_read;
 using detail::proxy_in_environment;
-using detail::scrub;
 using detail::Transfer;
 
 } // namespace
@@ -77,6 +77,10 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+        // The body goes through a read callback with no seek function, so libcurl cannot
+        // resend it on its own (it would on a reused connection that closed unanswered).
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -121,6 +125,8 @@ struct CurlTransport::Impl {
                          static_cast<long>(std::min<long long>(r.timeout.count(), 10'000)));
         curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
         curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+        curl_easy_setopt(e, CURLOPT_READDATA, &t);
+        curl_easy_setopt(e, CURLOPT_PREREQDATA, &t);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
         // Every method option is set each time: a reused handle must not keep the last one's.
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == Method::put ? "PUT" : nullptr);
@@ -128,7 +134,7 @@ struct CurlTransport::Impl {
             curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         } else {
             curl_easy_setopt(e, CURLOPT_POST, 1L);
-            curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, nullptr);  // the body comes from on_read
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         }
         t.headers = header_list(r.headers);
@@ -136,28 +142,7 @@ struct CurlTransport::Impl {
     }
 
     Completion finish(std::unique_ptr<Transfer> t, CURLcode code) {
-        Completion c;
-        c.id = t->id;
-        curl_off_t total_us = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us);
-        c.latency = std::chrono::milliseconds(total_us / 1000);
-        if (code == CURLE_OK) {
-            long status = 0;
-            curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-            t->response.status = status;
-            c.result = std::move(t->response);
-        } else {
-            curl_off_t pretransfer_us = 0;
-            curl_easy_getinfo(t->easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
-            TransportError error;
-            error.failure = failure_of(code);
-            // Once the transfer began, the service may have the request: treat it as sent.
-            error.request_sent = pretransfer_us > 0 && error.failure != TransportFailure::connect &&
-                                 error.failure != TransportFailure::dns;
-            std::string detail = t->error_buffer[0] != '\0' ? t->error_buffer : curl_easy_strerror(code);
-            error.message = scrub(detail, t->request);
-            c.result = std::move(error);
-        }
+        Completion c = completion_of(*t, code);
         idle.push_back(t->easy);
         return c;
     }

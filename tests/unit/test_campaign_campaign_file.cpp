@@ -113,7 +113,7 @@ results: out/spring.jsonl
         CHECK(c->retry.max_attempts == 5);
         CHECK(c->retry.initial_backoff == 1s);
         CHECK(c->retry.max_backoff == 60s);
-        CHECK(c->retry.ambiguous == campaign::Ambiguous::retry);
+        CHECK(c->retry.ambiguous == campaign::Ambiguous::hold);
         CHECK(c->abort.max_consecutive_failures == 25);
         CHECK_FALSE(c->schedule.start_at.has_value());
         CHECK_FALSE(c->schedule.window.has_value());

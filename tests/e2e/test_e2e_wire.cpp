@@ -1,0 +1,96 @@
+// The wire under the faults libcurl would paper over: an answer lost on a reused connection
+// (libcurl would resend the request by itself).
+
+#include <doctest/doctest.h>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+namespace {
+
+const std::string k_send_path = "/whatsapp-automation/wa/send-message";
+
+// Per wa_id: how many send-message requests the sandbox received.
+std::map<std::string, int> received(const Sandbox& sandbox) {
+    std::map<std::string, int> out;
+    for (const auto& j : sandbox.journal()) {
+        if (j.value("path", "") == k_send_path) {
+            ++out[j.value("wa_id", "")];
+        }
+    }
+    return out;
+}
+
+// Per wa_id: how many `attempt` lines the log has.
+std::map<std::string, int> attempts(const CampaignFixture& f) {
+    std::map<std::string, int> out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "attempt") {
+            ++out[r.value("wa_id", "")];
+        }
+    }
+    return out;
+}
+
+// "" when no wa_id reached the service more often than the log has attempts for it.
+std::string every_request_logged(const Sandbox& sandbox, const CampaignFixture& f) {
+    std::string problems;
+    auto logged = attempts(f);
+    for (const auto& [wa_id, times] : received(sandbox)) {
+        if (times > logged[wa_id]) {
+            problems += wa_id + ": " + std::to_string(times) + " requests, " + std::to_string(logged[wa_id]) +
+                        " attempt lines; ";
+        }
+    }
+    return problems;
+}
+
+// Sends that the sandbox delivered and never answered (--lost-answer-rate).
+int lost_answers(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        n += j.value("path", "") == k_send_path && j.value("outcome", "") == "ok" && j["status"].is_null() ? 1 : 0;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_SUITE("e2e: wire") {
+    TEST_CASE("an answer lost on a reused connection: held unknown by default, never sent twice") {
+        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "31"});
+        const int n = 6;
+        CampaignFixture f(sandbox, numbers_csv(n),
+                          "rate: {per_second: 500, concurrency: 1}\n"
+                          "retry: {max_attempts: 5, initial_backoff: 10ms, max_backoff: 50ms}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        const int lost = lost_answers(sandbox);
+        REQUIRE(lost > 0);
+        CHECK(every_request_logged(sandbox, f) == "");
+        for (const auto& [wa_id, times] : delivered(sandbox)) {
+            CAPTURE(wa_id);
+            CHECK(times == 1);
+        }
+        CHECK(r.exit_code == 1);
+        CHECK(status_counts(f)["unknown"] == lost);
+        CHECK(status_counts(f)["sent"] == n - lost);
+        CHECK(r.out.find("--resend-unknown") != std::string::npos);
+    }
+    TEST_CASE("an answer lost on a reused connection with retry.ambiguous: retry: each resend has its attempt line") {
+        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "32"});
+        const int n = 6;
+        CampaignFixture f(sandbox, numbers_csv(n),
+                          "rate: {per_second: 500, concurrency: 1}\n"
+                          "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 50ms, ambiguous: retry}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(lost_answers(sandbox) > 0);
+        CHECK(r.exit_code == 0);
+        CHECK(status_counts(f)["sent"] == n);
+        CHECK(received(sandbox) == attempts(f));  // each request its own attempt line, no more, no less
+    }
+}

@@ -1,0 +1,78 @@
+// CurlTransport against a scripted server on 127.0.0.1: what libcurl would do on its own
+// (resend, buffer, time out) is what wacamp must see and decide.
+
+#include <doctest/doctest.h>
+#include <thread>
+
+#include "../support/scripted_server.hpp"
+#include "service/curl_transport.hpp"
+
+using test_support::http_response;
+using test_support::ReceivedRequest;
+using test_support::Reply;
+using test_support::ScriptedServer;
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string k_ok = R"({"success":true,"data":{"messageId":"m-1"}})";
+
+service::HttpRequest request_to(const ScriptedServer& server, service::Method method,
+                                std::chrono::milliseconds timeout = 5000ms) {
+    service::HttpRequest r;
+    r.method = method;
+    r.url = server.url() + "/whatsapp-automation/wa/send-message";
+    r.headers = {{"Content-Type", "application/json"}};
+    if (method != service::Method::get) {
+        r.body = R"({"userName":"Asha","wa_id":"919812300000","type":"text","message":{"text":"Hi"}})";
+    }
+    r.timeout = timeout;
+    return r;
+}
+
+// Answers the first request of each connection; processes any later one and hangs up on it.
+Reply answer_first_then_hang_up(const ReceivedRequest& r) {
+    if (r.on_connection == 0) {
+        return {Reply::Kind::answer, http_response(200, k_ok)};
+    }
+    return {Reply::Kind::hang_up, ""};
+}
+
+void check_lost_answer_not_resent(service::Method method) {
+    ScriptedServer server(answer_first_then_hang_up);
+    service::CurlTransport transport;
+    auto first = service::perform(transport, request_to(server, method));
+    REQUIRE(std::holds_alternative<service::HttpResponse>(first.result));
+    auto second = service::perform(transport, request_to(server, method));
+    // The kept-alive connection was reused; libcurl must not have sent the request again.
+    CHECK(server.requests() == 2);
+    const auto* error = std::get_if<service::TransportError>(&second.result);
+    REQUIRE(error != nullptr);
+    CHECK(error->request_sent);  // the server had it: it may have acted on it
+}
+
+} // namespace
+
+TEST_SUITE("service::CurlTransport") {
+    TEST_CASE("a POST whose reused connection closes unanswered goes out once and may have been delivered") {
+        check_lost_answer_not_resent(service::Method::post);
+    }
+    TEST_CASE("a PUT or GET in the same case goes out once too") {
+        check_lost_answer_not_resent(service::Method::put);
+        check_lost_answer_not_resent(service::Method::get);
+    }
+    TEST_CASE("a request refused before it is sent is not taken as sent") {
+        service::HttpRequest r;
+        {
+            ScriptedServer gone(answer_first_then_hang_up);
+            r = request_to(gone, service::Method::post);
+        }  // nothing listens there any more
+        service::CurlTransport transport;
+        auto c = service::perform(transport, r);
+        const auto* error = std::get_if<service::TransportError>(&c.result);
+        REQUIRE(error != nullptr);
+        CHECK(error->failure == service::TransportFailure::connect);
+        CHECK_FALSE(error->request_sent);
+    }
+}
