@@ -6,9 +6,47 @@
 #include <cstring>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "service/requests.hpp"
 
 namespace service::detail {
+
+RequestCache::~RequestCache() {
+    for (auto& [text, url] : m_urls) {
+        curl_url_cleanup(url);
+    }
+    for (auto& [key, list] : m_header_lists) {
+        curl_slist_free_all(list);
+    }
+}
+
+CURLU* RequestCache::url(const std::string& url) {
+    auto [it, inserted] = m_urls.try_emplace(url, nullptr);
+    if (inserted) {
+        it->second = curl_url();
+        if (it->second == nullptr || curl_url_set(it->second, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+            curl_url_cleanup(it->second);
+            it->second = nullptr;
+        }
+    }
+    return it->second;
+}
+
+curl_slist* RequestCache::headers(const Headers& headers) {
+    m_key.clear();
+    for (const auto& [name, value] : headers) {
+        m_key.append(name).append(": ").append(value).push_back('\n');
+    }
+    auto [it, inserted] = m_header_lists.try_emplace(m_key, nullptr);
+    if (inserted) {
+        for (const auto& [name, value] : headers) {
+            it->second = curl_slist_append(it->second, (name + ": " + value).c_str());
+        }
+        it->second = curl_slist_append(it->second, "Expect:");
+    }
+    return it->second;
+}
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
@@ -89,6 +127,18 @@ Completion completion_of(Transfer& t, CURLcode code) {
     } else {
         error.message = scrub(t.error_buffer[0] != '\0' ? t.error_buffer : curl_easy_strerror(code), t.request);
     }
+    c.result = std::move(error);
+    return c;
+}
+
+Completion expired_completion(Transfer& t, std::chrono::steady_clock::time_point now) {
+    Completion c;
+    c.id = t.id;
+    c.latency = std::chrono::duration_cast<std::chrono::milliseconds>(now - t.started);
+    TransportError error;
+    error.failure = TransportFailure::timeout;
+    error.request_sent = request_may_have_arrived(t);
+    error.message = fmt::format("Operation timed out: no answer within {} ms", t.request.timeout.count());
     c.result = std::move(error);
     return c;
 }

@@ -2,10 +2,12 @@
 // One request in flight through libcurl: its buffers, the callbacks that fill them, and what a
 // failure means. Internal to the service's CurlTransport.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <curl/curl.h>
 #include <string>
+#include <unordered_map>
 
 #include "service/http.hpp"
 
@@ -18,9 +20,30 @@ struct Transfer {
     curl_slist* headers = nullptr;  // owned by the transport's header cache
     HttpRequest request;
     HttpResponse response;
+    std::chrono::steady_clock::time_point started;
     std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
     int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
     char error_buffer[CURL_ERROR_SIZE] = {};
+};
+
+// Parsed URLs and header lists, one per distinct value (a campaign has two or three), kept
+// for the transport's life instead of being made and freed for every request.
+class RequestCache {
+public:
+    RequestCache() = default;
+    ~RequestCache();
+    RequestCache(const RequestCache&) = delete;
+    RequestCache& operator=(const RequestCache&) = delete;
+    // `url` parsed for CURLOPT_CURLU; null when curl cannot parse it (then CURLOPT_URL, and
+    // curl reports what is wrong with it).
+    CURLU* url(const std::string& url);
+    // `headers` as a header list, with "Expect:" (no 100-continue round trip).
+    curl_slist* headers(const Headers& headers);
+
+private:
+    std::unordered_map<std::string, CURLU*> m_urls;
+    std::unordered_map<std::string, curl_slist*> m_header_lists;
+    std::string m_key;  // scratch
 };
 
 // CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body,
@@ -45,6 +68,9 @@ bool request_may_have_arrived(const Transfer& transfer);
 // The Completion of `transfer`, which libcurl ended with `code`: its response, or what went
 // wrong.
 Completion completion_of(Transfer& transfer, CURLcode code);
+
+// The Completion of `transfer`, given up at `now` when its deadline passed unanswered.
+Completion expired_completion(Transfer& transfer, std::chrono::steady_clock::time_point now);
 
 // Whether the environment names a proxy for libcurl (it reads these at every request).
 bool proxy_in_environment();

@@ -1,13 +1,18 @@
 // The wire under the faults libcurl would paper over: an answer lost on a reused connection
-// (libcurl would resend the request by itself).
+// (libcurl would resend the request by itself), a process stopped while its request is in
+// flight.
 
+#include <csignal>
 #include <doctest/doctest.h>
+#include <thread>
 
 #include "fixtures.hpp"
 
 using namespace e2e;
 
 namespace {
+
+using namespace std::chrono_literals;
 
 const std::string k_send_path = "/whatsapp-automation/wa/send-message";
 
@@ -92,5 +97,27 @@ TEST_SUITE("e2e: wire") {
         CHECK(r.exit_code == 0);
         CHECK(status_counts(f)["sent"] == n);
         CHECK(received(sandbox) == attempts(f));  // each request its own attempt line, no more, no less
+    }
+    TEST_CASE("stopped (SIGSTOP) longer than service.timeout with a request in flight: its answer counts") {
+        Sandbox sandbox({"--latency", "1500"});
+        CampaignFixture f(sandbox, numbers_csv(1), "rate: {concurrency: 1}\n");
+        edit_campaign(f, "  timeout: 5s\n", "  timeout: 3s\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 3000 && send_requests(sandbox) == 0; ++i) {
+            std::this_thread::sleep_for(5ms);
+        }
+        REQUIRE(send_requests(sandbox) == 1);
+        // The sandbox answers 1.5 s after the request came: stopped now, the answer arrives
+        // while wacamp is stopped, and the stop outlasts service.timeout.
+        run.signal(SIGSTOP);
+        std::this_thread::sleep_for(5500ms);
+        run.signal(SIGCONT);
+        const int code = run.wait();
+        CAPTURE(run.out());
+        CAPTURE(run.err());
+        CHECK(code == 0);
+        CHECK(status_counts(f)["sent"] == 1);
+        CHECK(count_events(f, "attempt") == 1);
+        CHECK(once_each(delivered(sandbox), 1) == "");
     }
 }

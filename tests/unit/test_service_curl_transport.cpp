@@ -75,4 +75,64 @@ TEST_SUITE("service::CurlTransport") {
         CHECK(error->failure == service::TransportFailure::connect);
         CHECK_FALSE(error->request_sent);
     }
+    TEST_CASE("an answer that arrived while the caller was not polling is read, not timed out") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(100ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        transport.start(7, request_to(server, service::Method::post, 300ms));
+        std::vector<service::Completion> done;
+        for (int i = 0; i < 5000 && server.requests() == 0 && done.empty(); ++i) {
+            done = transport.poll(1ms);
+        }
+        REQUIRE(done.empty());
+        REQUIRE(server.requests() == 1);
+        // The caller is held up past the timeout (not long enough to count as a stop); the
+        // answer came meanwhile and waits in the socket.
+        std::this_thread::sleep_for(800ms);
+        for (int i = 0; i < 100 && done.empty(); ++i) {
+            done = transport.poll(10ms);
+        }
+        REQUIRE(done.size() == 1);
+        const auto* response = std::get_if<service::HttpResponse>(&done[0].result);
+        REQUIRE_MESSAGE(response != nullptr, std::get<service::TransportError>(done[0].result).message);
+        CHECK(response->status == 200);
+    }
+    TEST_CASE("time the process was stopped does not count against a request in flight") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(2300ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        transport.start(7, request_to(server, service::Method::post, 1000ms));
+        std::vector<service::Completion> done;
+        for (int i = 0; i < 5000 && server.requests() == 0 && done.empty(); ++i) {
+            done = transport.poll(1ms);
+        }
+        REQUIRE(done.empty());
+        REQUIRE(server.requests() == 1);
+        // Away for 2 s (as if stopped): the answer comes 0.3 s later, within the second of
+        // running time the request has left.
+        std::this_thread::sleep_for(2000ms);
+        for (int i = 0; i < 1000 && done.empty(); ++i) {
+            done = transport.poll(10ms);
+        }
+        REQUIRE(done.size() == 1);
+        const auto* response = std::get_if<service::HttpResponse>(&done[0].result);
+        REQUIRE_MESSAGE(response != nullptr, std::get<service::TransportError>(done[0].result).message);
+        CHECK(response->status == 200);
+    }
+    TEST_CASE("a request with no answer still times out, and counts as sent") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(1500ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post, 300ms));
+        const auto* error = std::get_if<service::TransportError>(&c.result);
+        REQUIRE(error != nullptr);
+        CHECK(error->failure == service::TransportFailure::timeout);
+        CHECK(error->request_sent);
+    }
 }
