@@ -50,8 +50,17 @@ curl_slist* RequestCache::headers(const Headers& headers) {
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
-    transfer->response.body.append(data, size * count);
-    return size * count;
+    const size_t bytes = size * count;
+    const size_t room = k_max_kept_body - transfer->response.body.size();
+    if (bytes > room) {
+        // A broken server may answer without end: keep what classifies the answer and stop
+        // (CURLE_WRITE_ERROR; completion_of still reads the status and these bytes).
+        transfer->response.body.append(data, room);
+        transfer->body_capped = true;
+        return 0;
+    }
+    transfer->response.body.append(data, bytes);
+    return bytes;
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -59,12 +68,14 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     std::string_view line(data, size * count);
     if (line.rfind("HTTP/", 0) == 0) {
         transfer->response.headers.clear();  // a new response (after 100-continue or a redirect)
+        transfer->header_bytes = 0;
         return size * count;
     }
     size_t colon = line.find(':');
-    if (colon == std::string_view::npos) {
+    if (colon == std::string_view::npos || transfer->header_bytes + line.size() > k_max_kept_headers) {
         return size * count;
     }
+    transfer->header_bytes += line.size();
     std::string name(line.substr(0, colon));
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -109,7 +120,7 @@ Completion completion_of(Transfer& t, CURLcode code) {
     curl_off_t total_us = 0;
     curl_easy_getinfo(t.easy, CURLINFO_TOTAL_TIME_T, &total_us);
     c.latency = std::chrono::milliseconds(total_us / 1000);
-    if (code == CURLE_OK) {
+    if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && t.body_capped)) {
         long status = 0;
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
         t.response.status = status;

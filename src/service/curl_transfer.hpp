@@ -23,8 +23,15 @@ struct Transfer {
     std::chrono::steady_clock::time_point started;
     std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
     int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
+    bool body_capped = false;      // the answer's body passed k_max_kept_body: cut short there
+    std::size_t header_bytes = 0;  // kept of the last response's headers
     char error_buffer[CURL_ERROR_SIZE] = {};
 };
+
+// What is kept of a response's body (enough to classify it) and of its headers; past it the
+// body ends the transfer (see on_body) and further headers are dropped.
+inline constexpr std::size_t k_max_kept_body = 64 * 1024;
+inline constexpr std::size_t k_max_kept_headers = 64 * 1024;
 
 // Parsed URLs and header lists, one per distinct value (a campaign has two or three), kept
 // for the transport's life instead of being made and freed for every request.
@@ -46,8 +53,9 @@ private:
     std::string m_key;  // scratch
 };
 
-// CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body,
-// and the headers by lower-cased name (those of the last response only).
+// CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body
+// (its first k_max_kept_body bytes: past them on_body stops the transfer and sets
+// body_capped), and the headers by lower-cased name (those of the last response only).
 size_t on_body(char* data, size_t size, size_t count, void* user);
 size_t on_header(char* data, size_t size, size_t count, void* user);
 
@@ -65,8 +73,8 @@ int on_prereq(void* user, char* primary_ip, char* local_ip, int primary_port, in
 // libcurl began sending it.
 bool request_may_have_arrived(const Transfer& transfer);
 
-// The Completion of `transfer`, which libcurl ended with `code`: its response, or what went
-// wrong.
+// The Completion of `transfer`, which libcurl ended with `code`: its response (also when
+// on_body cut it short), or what went wrong.
 Completion completion_of(Transfer& transfer, CURLcode code);
 
 // The Completion of `transfer`, given up at `now` when its deadline passed unanswered.

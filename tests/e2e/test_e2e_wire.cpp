@@ -1,11 +1,16 @@
 // The wire under the faults libcurl would paper over: an answer lost on a reused connection
 // (libcurl would resend the request by itself), a process stopped while its request is in
-// flight.
+// flight, a huge answer.
 
 #include <csignal>
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
+#include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
 
 using namespace e2e;
@@ -58,6 +63,29 @@ int lost_answers(const Sandbox& sandbox) {
         n += j.value("path", "") == k_send_path && j.value("outcome", "") == "ok" && j["status"].is_null() ? 1 : 0;
     }
     return n;
+}
+
+struct Measured {
+    int exit_code = -1;
+    long max_rss_kib = 0;
+};
+
+// Runs `wacamp ARGS…` to its end (output to files in `dir`) and measures its peak RSS.
+Measured run_measured(const TempDir& dir, const std::vector<std::string>& args, const EnvOverrides& env) {
+    std::vector<std::string> argv{WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int out = open((dir.path() / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = open((dir.path() / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const pid_t pid = spawn_process(argv, env, in, out, err);
+    close(in);
+    close(out);
+    close(err);
+    int status = 0;
+    rusage usage{};
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
 }
 
 } // namespace
@@ -119,5 +147,24 @@ TEST_SUITE("e2e: wire") {
         CHECK(status_counts(f)["sent"] == 1);
         CHECK(count_events(f, "attempt") == 1);
         CHECK(once_each(delivered(sandbox), 1) == "");
+    }
+    TEST_CASE("huge answers: the body kept is capped, memory stays small, the 200s count as sent") {
+        const long long size = 64LL << 20;
+        test_support::ScriptedServer server([size](const test_support::ReceivedRequest&) {
+            return test_support::Reply{test_support::Reply::Kind::stream,
+                                       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                           std::to_string(size) + "\r\n\r\n",
+                                       size};
+        });
+        Sandbox unused;
+        const int n = 4;
+        CampaignFixture f(unused, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
+        f.env["WACAMP_BASE_URL"] = server.url();
+        auto measured = run_measured(f.dir, {"run", f.campaign.string(), "--no-progress"}, f.env);
+        CAPTURE(read_file(f.dir.path() / "err"));
+        CHECK(measured.exit_code == 0);
+        CHECK(status_counts(f)["sent"] == n);
+        CHECK(server.requests() == n);
+        CHECK(measured.max_rss_kib < 48 * 1024);  // a body each in flight would be 64 MiB and more
     }
 }

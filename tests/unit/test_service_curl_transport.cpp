@@ -135,4 +135,28 @@ TEST_SUITE("service::CurlTransport") {
         CHECK(error->failure == service::TransportFailure::timeout);
         CHECK(error->request_sent);
     }
+    TEST_CASE("a huge answer keeps at most 64 KiB of its body and is classified by its status") {
+        const long long size = 8LL << 20;
+        ScriptedServer server([size](const ReceivedRequest&) {
+            return Reply{Reply::Kind::stream,
+                         "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n", size};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post));
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE(response != nullptr);
+        CHECK(response->status == 200);
+        CHECK(response->body.size() <= 64 * 1024);
+    }
+    TEST_CASE("an endless answer ends at the cap as a response, not a timeout") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            return Reply{Reply::Kind::stream, "HTTP/1.1 503 Busy\r\nConnection: close\r\n\r\n", -1, 1};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post, 3000ms));
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE(response != nullptr);
+        CHECK(response->status == 503);
+        CHECK(response->body.size() <= 64 * 1024);
+    }
 }
