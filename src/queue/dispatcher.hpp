@@ -24,7 +24,7 @@ class RetryPolicy;
 class DailyCap;
 
 enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error,
-                        input_error };
+                        input_error, tls };
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);

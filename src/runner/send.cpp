@@ -146,8 +146,8 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         if (!checked) {
             return checked.error();
         }
-        if (checked->auth_refused) {
-            report.reason = queue::StopReason::auth;
+        if (checked->stop) {
+            report.reason = *checked->stop;
             report.message = checked->message;
             return report;
         }

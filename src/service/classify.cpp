@@ -229,6 +229,7 @@ std::string_view to_string(Cause cause) {
     case Cause::auth: return "auth";
     case Cause::spam_limit: return "spam_limit";
     case Cause::rejected: return "rejected";
+    case Cause::tls: return "tls";
     }
     return "";
 }
@@ -265,6 +266,12 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
 
 Outcome classify_transport_error(const TransportError& error) {
     Outcome out;
+    if (error.failure == TransportFailure::certificate) {
+        // Retrying would fail the same way, or worse, talk to whoever holds that certificate.
+        out.cause = Cause::tls;
+        out.error = "TLS certificate verification failed: " + error.message;
+        return out;
+    }
     out.cause = Cause::transient;
     out.ambiguous = error.request_sent;
     out.error = error.message;

@@ -17,6 +17,7 @@ enum class Cause {
     auth,          // key or token refused, account blocked: stop the campaign
     spam_limit,    // Meta 131048: stop the campaign
     rejected,      // any other 4xx or error code: permanent for this recipient
+    tls,           // the service's certificate failed verification: stop, never retried
 };
 
 struct Outcome {

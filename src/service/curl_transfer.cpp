@@ -177,10 +177,14 @@ TransportFailure failure_of(CURLcode code) {
     case CURLE_RECV_ERROR:
     case CURLE_PARTIAL_FILE: return TransportFailure::connection_lost;
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CIPHER: return TransportFailure::tls;
     case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE: return TransportFailure::tls;
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE: return TransportFailure::certificate;
     default: return TransportFailure::other;
     }
 }

@@ -1,6 +1,6 @@
 // The wire under the faults libcurl would paper over: an answer lost on a reused connection
 // (libcurl would resend the request by itself), a process stopped while its request is in
-// flight, a huge answer.
+// flight, a huge answer, a certificate that fails verification.
 
 #include <csignal>
 #include <doctest/doctest.h>
@@ -166,5 +166,54 @@ TEST_SUITE("e2e: wire") {
         CHECK(status_counts(f)["sent"] == n);
         CHECK(server.requests() == n);
         CHECK(measured.max_rss_kib < 48 * 1024);  // a body each in flight would be 64 MiB and more
+    }
+    TEST_CASE("a certificate that fails verification stops the run at once: exit 3, reason tls") {
+        TempDir dir;
+        TlsServer tls(dir);
+        if (tls.port() == 0) {
+            MESSAGE("openssl is not available: TLS verification not tested");
+            return;
+        }
+        Sandbox sandbox;
+        const int n = 20;
+        CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
+        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(r.out.find("certificate") != std::string::npos);
+        CHECK(count_events(f, "attempt") <= 2);  // those in flight, none retried
+        CHECK(status_counts(f)["sent"] == 0);
+        auto records = f.records();
+        REQUIRE(!records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "tls");
+        // Once the certificate is trusted, resume sends them all.
+        f.env["WACAMP_BASE_URL"] = sandbox.url();
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CHECK(resumed.exit_code == 0);
+        CHECK(once_each(delivered(sandbox), n) == "");
+    }
+    TEST_CASE("templates and delete-contacts: a certificate that fails verification is exit 3, saying so") {
+        TempDir dir;
+        TlsServer tls(dir);
+        if (tls.port() == 0) {
+            MESSAGE("openssl is not available: TLS verification not tested");
+            return;
+        }
+        Sandbox wrong({"--access-token", "another-token-123"});
+        CampaignFixture f(wrong, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        CHECK(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 1);  // deletion refused
+        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        auto templates = f.wacamp({"templates", "--campaign", f.campaign.string()});
+        CAPTURE(templates.err);
+        CHECK(templates.exit_code == 3);
+        CHECK(templates.err.find("certificate") != std::string::npos);
+        auto deleted = f.wacamp({"delete-contacts", f.log.string()});
+        CAPTURE(deleted.out);
+        CAPTURE(deleted.err);
+        CHECK(deleted.exit_code == 3);
+        CHECK((deleted.out + deleted.err).find("certificate") != std::string::npos);
     }
 }

@@ -143,6 +143,14 @@ TEST_SUITE("service::classify") {
         CHECK(lost(F::connection_lost, true).ambiguous);
         CHECK(timed_out.error == "curl said no");
     }
+    TEST_CASE("a certificate that fails verification is tls: not retried, not ambiguous") {
+        auto o = lost(service::TransportFailure::certificate, false);
+        CHECK(o.cause == Cause::tls);
+        CHECK_FALSE(o.retryable());
+        CHECK_FALSE(o.ambiguous);
+        CHECK(o.error == "TLS certificate verification failed: curl said no");
+        CHECK(lost(service::TransportFailure::tls, false).cause == Cause::transient);  // a failed handshake
+    }
     TEST_CASE("cause names match the result log's") {
         CHECK(service::to_string(Cause::rate_limited) == "rate_limited");
         CHECK(service::to_string(Cause::spam_limit) == "spam_limit");
