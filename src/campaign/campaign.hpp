@@ -15,7 +15,7 @@ namespace campaign {
 
 enum class MessageType { text, image };
 enum class CleanupScope { sent, all };
-enum class Ambiguous { retry, hold };  // a 5xx or timeout after the request left
+enum class Ambiguous { retry, hold };  // no answer (a timeout, a lost connection) after the request left
 
 struct Columns {
     std::string wa_id = "phone";      // required in the file
@@ -63,7 +63,7 @@ struct Retry {
     int max_attempts = 5;
     std::chrono::milliseconds initial_backoff{1'000};
     std::chrono::milliseconds max_backoff{60'000};
-    Ambiguous ambiguous = Ambiguous::retry;
+    Ambiguous ambiguous = Ambiguous::hold;  // wacamp never sends twice on its own
 };
 
 struct Abort {

@@ -33,7 +33,8 @@ int exit_code_of(const runner::CleanupSummary& summary) {
     if (summary.batches_failed == 0) {
         return k_exit_done;
     }
-    return summary.error.find("HTTP 401") != std::string::npos || summary.error.find("HTTP 403") != std::string::npos
+    return summary.refused || summary.error.find("HTTP 401") != std::string::npos ||
+                   summary.error.find("HTTP 403") != std::string::npos
                ? k_exit_stopped
                : k_exit_failures;
 }

@@ -36,6 +36,10 @@ std::optional<std::string> check(const SandboxCommand& cmd) {
     if (faults.error_rate + faults.drop_rate > 1.0) {
         return "--error-rate and --drop-rate add up to more than 1";
     }
+    if (faults.lost_answer_rate > 0.0 && faults.drop_rate > 0.0) {
+        // A drop closes every send's connection, so no send would come on a reused one.
+        return "--lost-answer-rate needs kept-alive connections: it cannot go with --drop-rate";
+    }
     for (const auto& number : faults.reject_numbers) {
         if (!sandbox::is_wa_id(number)) {
             return "--reject-number " + number + ": not a wa_id (8 to 15 digits, no '+')";
@@ -145,6 +149,10 @@ Action add_sandbox(CLI::App& app) {
         ->check(CLI::Range(0.0, 1.0));
     group->add_option("--drop-rate", faults.drop_rate,
                       "Share of sends whose connection is closed with no answer, not delivered")
+        ->check(CLI::Range(0.0, 1.0));
+    group->add_option("--lost-answer-rate", faults.lost_answer_rate,
+                      "Share of sends on a reused kept-alive connection that are delivered and then "
+                      "get no answer (the connection is closed)")
         ->check(CLI::Range(0.0, 1.0));
     group->add_option("--latency", cmd->latency_ms, "Milliseconds added before answering any request")
         ->check(CLI::Range(0LL, 600'000LL));

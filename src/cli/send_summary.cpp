@@ -23,6 +23,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
         return "the service refused the credentials: fix service.api_key (or the account), then continue";
     case queue::StopReason::spam_limit:
         return "the sending number hit WhatsApp's spam limit: wait for it to lift (hours), then continue";
+    case queue::StopReason::tls:
+        return "the service's TLS certificate failed verification: fix the server's certificate, or name its CA "
+               "in service.ca_file, then continue";
     case queue::StopReason::failure_threshold:
         return "too many requests failed in a row: fix the cause shown above, then continue";
     case queue::StopReason::throttled:

@@ -127,6 +127,11 @@ int list_templates(const TemplatesOptions& opts) {
                                           "the API key", where, outcome.error));
         return k_exit_stopped;
     }
+    if (outcome.cause == service::Cause::tls) {
+        print_error(redactor, fmt::format("{}: {}; trust its CA with service.ca_file, or fix the server's "
+                                          "certificate", where, outcome.error));
+        return k_exit_stopped;
+    }
     if (!outcome.sent()) {
         print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where,
                                           attempts, attempts == 1 ? "" : "s", outcome.error));

@@ -126,6 +126,11 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
         finish(job, JobStatus::failed, outcome, latency);
         stop(outcome.cause == service::Cause::auth ? StopReason::auth : StopReason::spam_limit, outcome.error);
         return;
+    case service::Cause::tls:
+        // The request never left; resume sends it once the certificate is fixed or trusted.
+        finish(job, JobStatus::failed, outcome, latency);
+        stop(StopReason::tls, outcome.error);
+        return;
     case service::Cause::transient:
         ++m_consecutive_failures;
         if (outcome.ambiguous && m_settings.ambiguous == campaign::Ambiguous::hold) {
@@ -258,6 +263,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::log_error: return "log_error";
     case StopReason::input_error: return "input_error";
     case StopReason::throttled: return "throttled";
+    case StopReason::tls: return "tls";
     }
     return "completed";
 }

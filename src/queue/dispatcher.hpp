@@ -24,7 +24,7 @@ class RetryPolicy;
 class DailyCap;
 
 enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error,
-                        input_error, throttled };
+                        input_error, throttled, tls };
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);
@@ -32,7 +32,7 @@ std::string_view to_string(StopReason reason);
 struct DispatchSettings {
     std::optional<int> concurrency;                        // requests in flight; nullopt: auto
     int max_concurrency = 256;                             // the cap of auto
-    campaign::Ambiguous ambiguous = campaign::Ambiguous::retry;
+    campaign::Ambiguous ambiguous = campaign::Ambiguous::hold;
     int max_consecutive_failures = 25;
     std::chrono::milliseconds max_throttled{30 * 60 * 1000};  // continuous throttling, then stop
     long long limit = 0;                                   // jobs to take from the source; 0: all

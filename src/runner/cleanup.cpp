@@ -97,8 +97,9 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             summary.error = written.error().message;
             return false;
         }
-        // A refused credential will refuse every batch: stop and let a later run finish.
-        return outcome.cause != service::Cause::auth;
+        // A refused credential or certificate will refuse every batch: stop and let a later run finish.
+        summary.refused = outcome.cause == service::Cause::auth || outcome.cause == service::Cause::tls;
+        return !summary.refused;
     };
 
     campaign::Recipient r;

@@ -15,6 +15,7 @@ results::Cause to_log_cause(service::Cause cause) {
     case service::Cause::auth: return results::Cause::auth;
     case service::Cause::spam_limit: return results::Cause::spam_limit;
     case service::Cause::rejected: return results::Cause::rejected;
+    case service::Cause::tls: return results::Cause::transient;  // never left: resume retries it
     }
     return results::Cause::none;
 }

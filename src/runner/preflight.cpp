@@ -17,8 +17,12 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
     auto completion = service::perform(transport, service::list_templates_request(c.service));
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
     if (outcome.cause == service::Cause::auth) {
-        return TemplateCheckResult{true, "the service refused the credentials while listing templates (" +
-                                             outcome.error + ")"};
+        return TemplateCheckResult{queue::StopReason::auth,
+                                   "the service refused the credentials while listing templates (" + outcome.error +
+                                       ")"};
+    }
+    if (outcome.cause == service::Cause::tls) {
+        return TemplateCheckResult{queue::StopReason::tls, outcome.error};
     }
     if (!outcome.sent()) {
         return util::fail(fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name,

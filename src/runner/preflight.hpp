@@ -2,6 +2,7 @@
 // Checks made before anything is sent: the template named by the campaign, and the preview
 // that `run` shows on a terminal.
 
+#include <optional>
 #include <string>
 
 #include "campaign/campaign.hpp"
@@ -14,13 +15,13 @@
 namespace runner {
 
 struct TemplateCheckResult {
-    bool auth_refused = false;
+    std::optional<queue::StopReason> stop;  // auth (a refused key) or tls: stop the run (exit 3)
     std::string message;
 };
 
 // Asks the service for its templates and checks that `campaign.template_check` names one with
 // status APPROVED. Fails (for exit 2) when it does not, or the list cannot be had; a refused
-// key comes back as auth_refused.
+// key or a certificate that failed verification comes back as `stop`.
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign,
                                                  service::HttpTransport& transport);
 

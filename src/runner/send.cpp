@@ -148,8 +148,8 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         if (!checked) {
             return util::fail(secrets.apply(checked.error().message));
         }
-        if (checked->auth_refused) {
-            report.reason = queue::StopReason::auth;
+        if (checked->stop) {
+            report.reason = *checked->stop;
             report.message = secrets.apply(checked->message);
             return report;
         }

@@ -36,6 +36,7 @@ struct CleanupSummary {
     std::int64_t ids_deleted = 0;
     std::string error;                  // of the last failed batch
     bool interrupted = false;           // a stop request ended it with batches left to do
+    bool refused = false;               // credentials refused or certificate failed: later batches not tried
 };
 
 struct SendReport {

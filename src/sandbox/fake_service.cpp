@@ -169,18 +169,23 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
     const auto& wa_id = (*body)["wa_id"].get_ref<const std::string&>();
     SendVerdict verdict;
     int error_status = 500;
+    bool lose_answer = false;
     {
         std::lock_guard<std::mutex> lock(m_faults_mutex);
         verdict = m_faults.decide_send(wa_id, now);
         if (verdict == SendVerdict::error) {
             error_status = m_faults.draw_error_status();
         }
+        lose_answer = verdict == SendVerdict::accept && m_faults.lose_answer(request.connection);
     }
     Reply reply;
     switch (verdict) {
     case SendVerdict::accept:
         reply.message_id = m_ids.next_message_id();
         reply.answer.body = send_ok_body(reply.message_id);
+        if (lose_answer) {
+            reply.answer.delivery = Delivery::drop;  // delivered (journaled "ok"), never answered
+        }
         return reply;
     case SendVerdict::revoked:
         return unauthorized("The API key has been revoked");

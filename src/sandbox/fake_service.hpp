@@ -32,6 +32,7 @@ struct Incoming {
     PresentedKey key;
     std::optional<std::string> authorization;
     std::string body;
+    ConnectionUse connection = ConnectionUse::first;
 };
 
 // Whether the client gets an answer at all.

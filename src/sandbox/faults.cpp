@@ -57,6 +57,11 @@ SendVerdict FaultInjector::decide_send(std::string_view wa_id, SteadyTime now) {
     return SendVerdict::accept;
 }
 
+bool FaultInjector::lose_answer(ConnectionUse use) {
+    return use == ConnectionUse::reused && m_options.lost_answer_rate > 0.0 &&
+           draw_unit() < m_options.lost_answer_rate;
+}
+
 std::chrono::milliseconds FaultInjector::draw_latency() {
     auto jitter = m_options.latency_jitter.count();
     if (jitter <= 0) {

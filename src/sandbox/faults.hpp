@@ -30,6 +30,9 @@ private:
     std::deque<SteadyTime> m_admitted;
 };
 
+// Whether a request is the first on its connection or came on a kept-alive one.
+enum class ConnectionUse { first, reused };
+
 // What happens to a valid, authorised send.
 enum class SendVerdict { accept, revoked, rate_limited, spam_limit, rejected, error, dropped };
 
@@ -43,6 +46,9 @@ public:
     // rate limit, spam limit, rejected number, then one draw for error or drop. Counts it
     // when the verdict is `accept`.
     SendVerdict decide_send(std::string_view wa_id, SteadyTime now);
+    // Returns true when an accepted send that came on a connection used `use` is to be
+    // delivered without an answer (the `lost_answer_rate` share of the reused ones).
+    bool lose_answer(ConnectionUse use);
     // Returns the delay to add before answering: latency plus a uniform share of jitter.
     std::chrono::milliseconds draw_latency();
     // Returns 500 or 503 (even odds), for an `error` verdict.

@@ -29,6 +29,9 @@ struct FaultOptions {
     int retry_after_s = 1;                       // the Retry-After of a throttled send
     double error_rate = 0.0;                     // share of sends answered 500/503
     double drop_rate = 0.0;                      // share of sends whose connection is closed
+    // Share of accepted sends arriving on a reused kept-alive connection that are delivered and
+    // then get no answer: the connection is closed instead (what libcurl would resend alone).
+    double lost_answer_rate = 0.0;
     std::vector<std::string> reject_numbers;     // always answered 131026
     std::optional<long> auth_fail_after;         // after N accepted sends: every request 401
     std::optional<long> spam_limit_after;        // after N accepted sends: sends get 131048

@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sys/socket.h>
 #include <thread>
@@ -66,6 +67,9 @@ struct Server::Impl {
     std::atomic<bool> serving{false};
     std::mutex busy_mutex;
     std::multiset<int> busy_ports;  // peer ports of connections inside a handler
+    // Requests served per peer port: whether a request came on a kept-alive connection. A
+    // closed connection's port stays counted until reused, which the kernel does last.
+    std::map<int, long> served_on_port;
 };
 
 bool Server::Impl::is_busy(int remote_port) {
@@ -74,9 +78,11 @@ bool Server::Impl::is_busy(int remote_port) {
 }
 
 void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
+    ConnectionUse use = ConnectionUse::first;
     {
         std::lock_guard<std::mutex> lock(busy_mutex);
         busy_ports.insert(req.remote_port);
+        use = served_on_port[req.remote_port]++ > 0 ? ConnectionUse::reused : ConnectionUse::first;
     }
     // Unmarks the connection however the handler ends.
     struct Unmark {
@@ -89,11 +95,17 @@ void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
     } unmark{*this, req.remote_port};
     auto now = std::chrono::steady_clock::now();
     auto at = std::chrono::system_clock::now();
-    Answer out = service.handle(to_incoming(req), now, at);
+    Incoming in = to_incoming(req);
+    in.connection = use;
+    Answer out = service.handle(in, now, at);
     if (out.delay.count() > 0) {
         std::this_thread::sleep_for(out.delay);
     }
     if (out.delivery == Delivery::drop) {
+        {
+            std::lock_guard<std::mutex> lock(busy_mutex);
+            served_on_port.erase(req.remote_port);
+        }
         hang_up(port, req.remote_port);
         res.status = 500;  // never reaches the client: its socket is shut down
         return;

@@ -229,6 +229,7 @@ std::string_view to_string(Cause cause) {
     case Cause::auth: return "auth";
     case Cause::spam_limit: return "spam_limit";
     case Cause::rejected: return "rejected";
+    case Cause::tls: return "tls";
     }
     return "";
 }
@@ -250,8 +251,8 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
         out.cause = Cause::rate_limited;
         out.retry_after = parse_retry_after(find_header(response.headers, "retry-after"), now);
     } else if (status == 408 || (status >= 500 && status < 600)) {
+        // The service answered that it failed: retried. Only no answer at all is ambiguous.
         out.cause = Cause::transient;
-        out.ambiguous = status != 408;  // a 5xx may come after the message went out
     } else if (is_2xx && !facts.success_false && !code) {
         out.cause = Cause::none;
         out.message_id = facts.message_id;
@@ -265,6 +266,12 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
 
 Outcome classify_transport_error(const TransportError& error) {
     Outcome out;
+    if (error.failure == TransportFailure::certificate) {
+        // Retrying would fail the same way, or worse, talk to whoever holds that certificate.
+        out.cause = Cause::tls;
+        out.error = "TLS certificate verification failed: " + error.message;
+        return out;
+    }
     out.cause = Cause::transient;
     out.ambiguous = error.request_sent;
     out.error = error.message;

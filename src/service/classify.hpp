@@ -17,11 +17,12 @@ enum class Cause {
     auth,          // key or token refused, account blocked: stop the campaign
     spam_limit,    // Meta 131048: stop the campaign
     rejected,      // any other 4xx or error code: permanent for this recipient
+    tls,           // the service's certificate failed verification: stop, never retried
 };
 
 struct Outcome {
     Cause cause = Cause::none;
-    bool ambiguous = false;                      // the service may have delivered it anyway
+    bool ambiguous = false;                      // no answer after the request left: may have been delivered
     std::optional<long> http_status;             // when there was a response
     std::optional<long long> error_code;         // Meta's error.code, when the body had one
     std::optional<std::chrono::milliseconds> retry_after;

@@ -3,16 +3,64 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "service/requests.hpp"
 
 namespace service::detail {
 
+RequestCache::~RequestCache() {
+    for (auto& [text, url] : m_urls) {
+        curl_url_cleanup(url);
+    }
+    for (auto& [key, list] : m_header_lists) {
+        curl_slist_free_all(list);
+    }
+}
+
+CURLU* RequestCache::url(const std::string& url) {
+    auto [it, inserted] = m_urls.try_emplace(url, nullptr);
+    if (inserted) {
+        it->second = curl_url();
+        if (it->second == nullptr || curl_url_set(it->second, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+            curl_url_cleanup(it->second);
+            it->second = nullptr;
+        }
+    }
+    return it->second;
+}
+
+curl_slist* RequestCache::headers(const Headers& headers) {
+    m_key.clear();
+    for (const auto& [name, value] : headers) {
+        m_key.append(name).append(": ").append(value).push_back('\n');
+    }
+    auto [it, inserted] = m_header_lists.try_emplace(m_key, nullptr);
+    if (inserted) {
+        for (const auto& [name, value] : headers) {
+            it->second = curl_slist_append(it->second, (name + ": " + value).c_str());
+        }
+        it->second = curl_slist_append(it->second, "Expect:");
+    }
+    return it->second;
+}
+
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
-    transfer->response.body.append(data, size * count);
-    return size * count;
+    const size_t bytes = size * count;
+    const size_t room = k_max_kept_body - transfer->response.body.size();
+    if (bytes > room) {
+        // A broken server may answer without end: keep what classifies the answer and stop
+        // (CURLE_WRITE_ERROR; completion_of still reads the status and these bytes).
+        transfer->response.body.append(data, room);
+        transfer->body_capped = true;
+        return 0;
+    }
+    transfer->response.body.append(data, bytes);
+    return bytes;
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -20,12 +68,14 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     std::string_view line(data, size * count);
     if (line.rfind("HTTP/", 0) == 0) {
         transfer->response.headers.clear();  // a new response (after 100-continue or a redirect)
+        transfer->header_bytes = 0;
         return size * count;
     }
     size_t colon = line.find(':');
-    if (colon == std::string_view::npos) {
+    if (colon == std::string_view::npos || transfer->header_bytes + line.size() > k_max_kept_headers) {
         return size * count;
     }
+    transfer->header_bytes += line.size();
     std::string name(line.substr(0, colon));
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -38,6 +88,70 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     }
     transfer->response.headers.emplace_back(std::move(name), std::string(value));
     return size * count;
+}
+
+size_t on_read(char* buffer, size_t size, size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    const std::string& body = transfer->request.body;
+    const size_t bytes = std::min(size * count, body.size() - transfer->body_handed);
+    std::memcpy(buffer, body.data() + transfer->body_handed, bytes);
+    transfer->body_handed += bytes;
+    return bytes;
+}
+
+int on_prereq(void* user, char*, char*, int, int) {
+    auto* transfer = static_cast<Transfer*>(user);
+    return ++transfer->requests_begun > 1 ? CURL_PREREQFUNC_ABORT : CURL_PREREQFUNC_OK;
+}
+
+bool request_may_have_arrived(const Transfer& transfer) {
+    if (transfer.requests_begun == 0) {
+        return false;  // not connected (refused, DNS, TLS, a connect timeout)
+    }
+    if (!transfer.request.body.empty()) {
+        return transfer.body_handed > 0;  // without its body the request was incomplete
+    }
+    return true;
+}
+
+Completion completion_of(Transfer& t, CURLcode code) {
+    Completion c;
+    c.id = t.id;
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_TOTAL_TIME_T, &total_us);
+    c.latency = std::chrono::milliseconds(total_us / 1000);
+    if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && t.body_capped)) {
+        long status = 0;
+        curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+        t.response.status = status;
+        c.result = std::move(t.response);
+        return c;
+    }
+    TransportError error;
+    error.failure = failure_of(code);
+    error.request_sent = request_may_have_arrived(t);
+    if (t.requests_begun > 1 || code == CURLE_SEND_FAIL_REWIND) {
+        // curl's own words ("aborted by pre-request callback", "necessary data rewind wasn't
+        // possible") would tell a person nothing.
+        error.message = error.request_sent ? "the connection closed after the request was sent, with no answer"
+                                           : "the connection closed before the request was sent";
+    } else {
+        error.message = scrub(t.error_buffer[0] != '\0' ? t.error_buffer : curl_easy_strerror(code), t.request);
+    }
+    c.result = std::move(error);
+    return c;
+}
+
+Completion expired_completion(Transfer& t, std::chrono::steady_clock::time_point now) {
+    Completion c;
+    c.id = t.id;
+    c.latency = std::chrono::duration_cast<std::chrono::milliseconds>(now - t.started);
+    TransportError error;
+    error.failure = TransportFailure::timeout;
+    error.request_sent = request_may_have_arrived(t);
+    error.message = fmt::format("Operation timed out: no answer within {} ms", t.request.timeout.count());
+    c.result = std::move(error);
+    return c;
 }
 
 bool proxy_in_environment() {
@@ -57,14 +171,20 @@ TransportFailure failure_of(CURLcode code) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY: return TransportFailure::dns;
     case CURLE_GOT_NOTHING:
+    case CURLE_ABORTED_BY_CALLBACK:  // on_prereq: the connection died and libcurl would resend
+    case CURLE_SEND_FAIL_REWIND:     // the same, once the body was out
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_PARTIAL_FILE: return TransportFailure::connection_lost;
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CIPHER: return TransportFailure::tls;
     case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE: return TransportFailure::tls;
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE: return TransportFailure::certificate;
     default: return TransportFailure::other;
     }
 }

@@ -2,10 +2,12 @@
 // One request in flight through libcurl: its buffers, the callbacks that fill them, and what a
 // failure means. Internal to the service's CurlTransport.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <curl/curl.h>
 #include <string>
+#include <unordered_map>
 
 #include "service/http.hpp"
 
@@ -18,13 +20,65 @@ struct Transfer {
     curl_slist* headers = nullptr;  // owned by the transport's header cache
     HttpRequest request;
     HttpResponse response;
+    std::chrono::steady_clock::time_point started;
+    std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
+    int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
+    bool body_capped = false;      // the answer's body passed k_max_kept_body: cut short there
+    std::size_t header_bytes = 0;  // kept of the last response's headers
     char error_buffer[CURL_ERROR_SIZE] = {};
 };
 
-// CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body,
-// and the headers by lower-cased name (those of the last response only).
+// What is kept of a response's body (enough to classify it) and of its headers; past it the
+// body ends the transfer (see on_body) and further headers are dropped.
+inline constexpr std::size_t k_max_kept_body = 64 * 1024;
+inline constexpr std::size_t k_max_kept_headers = 64 * 1024;
+
+// Parsed URLs and header lists, one per distinct value (a campaign has two or three), kept
+// for the transport's life instead of being made and freed for every request.
+class RequestCache {
+public:
+    RequestCache() = default;
+    ~RequestCache();
+    RequestCache(const RequestCache&) = delete;
+    RequestCache& operator=(const RequestCache&) = delete;
+    // `url` parsed for CURLOPT_CURLU; null when curl cannot parse it (then CURLOPT_URL, and
+    // curl reports what is wrong with it).
+    CURLU* url(const std::string& url);
+    // `headers` as a header list, with "Expect:" (no 100-continue round trip).
+    curl_slist* headers(const Headers& headers);
+
+private:
+    std::unordered_map<std::string, CURLU*> m_urls;
+    std::unordered_map<std::string, curl_slist*> m_header_lists;
+    std::string m_key;  // scratch
+};
+
+// CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body
+// (its first k_max_kept_body bytes: past them on_body stops the transfer and sets
+// body_capped), and the headers by lower-cased name (those of the last response only).
 size_t on_body(char* data, size_t size, size_t count, void* user);
 size_t on_header(char* data, size_t size, size_t count, void* user);
+
+// CURLOPT_READFUNCTION: hands out the request's body, once. There is deliberately no seek
+// function: libcurl can then never rewind the body to send the request a second time.
+size_t on_read(char* buffer, size_t size, size_t count, void* user);
+
+// CURLOPT_PREREQFUNCTION, called before each request libcurl makes on a connection: the
+// first goes, any other (libcurl's own retry on a fresh connection) is aborted, so that no
+// request leaves without the caller knowing.
+int on_prereq(void* user, char* primary_ip, char* local_ip, int primary_port, int local_port);
+
+// Whether the service may have received the whole request of `transfer`, which failed: a
+// request with a body only once a byte of it was handed to libcurl, one without a body once
+// libcurl began sending it.
+bool request_may_have_arrived(const Transfer& transfer);
+
+// The Completion of `transfer`, which libcurl ended with `code`: its response (also when
+// on_body cut it short), or what went wrong.
+Completion completion_of(Transfer& transfer, CURLcode code);
+
+// The Completion of `transfer`, given up at `now` when its deadline passed unanswered.
+Completion expired_completion(Transfer& transfer, std::chrono::steady_clock::time_point now);
 
 // Whether the environment names a proxy for libcurl (it reads these at every request).
 bool proxy_in_environment();

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "service/curl_transfer.hpp"
-#include "service/requests.hpp"
+#include "service/deadlines.hpp"
 #include "service/socket_watch.hpp"
 
 namespace service {
@@ -23,12 +23,20 @@ void ensure_global_init() {
     static GlobalInit init;  // curl_global_init is not thread-safe: do it once
 }
 
-using detail::failure_of;
+using detail::completion_of;
+using detail::expired_completion;
 using detail::on_body;
 using detail::on_header;
+using detail::on_prereq;
+using detail::on_read;
 using detail::proxy_in_environment;
-using detail::scrub;
+using detail::RequestCache;
 using detail::Transfer;
+using std::chrono::steady_clock;
+
+// How many rounds of reading ready sockets before expiring overdue requests (each round
+// reads what is ready; an answer in the socket takes one).
+constexpr int k_drain_rounds = 8;
 
 } // namespace
 
@@ -43,24 +51,13 @@ struct CurlTransport::Impl {
     std::optional<std::chrono::steady_clock::time_point> timer;  // curl's, when set
     std::vector<CURL*> idle;  // finished handles, kept for reuse (and their connections)
     std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
-    // One header list per distinct set of headers (a campaign has two or three), kept for the
-    // transport's life instead of being built and freed for every request.
-    std::unordered_map<std::string, curl_slist*> header_lists;
-    std::string header_key;  // scratch
-    // Each distinct URL parsed once (CURLOPT_CURLU), not at every request.
-    std::unordered_map<std::string, CURLU*> urls;
-
-    CURLU* parsed_url(const std::string& url) {
-        auto [it, inserted] = urls.try_emplace(url, nullptr);
-        if (inserted) {
-            it->second = curl_url();
-            if (it->second == nullptr || curl_url_set(it->second, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
-                curl_url_cleanup(it->second);
-                it->second = nullptr;  // CURLOPT_URL then, and curl reports what is wrong with it
-            }
-        }
-        return it->second;
-    }
+    std::unordered_map<std::uint64_t, CURL*> by_id;
+    // Each request's deadline is kept here, not by libcurl (CURLOPT_TIMEOUT): libcurl 7.88
+    // checks its timeout before it reads the socket, so after a stop (SIGSTOP, a suspend) it
+    // would discard an answer that arrived meanwhile.
+    Deadlines deadlines;
+    std::optional<steady_clock::time_point> last_return;  // of poll()
+    RequestCache cache;
 
     // A handle with the options every request shares already set: reused handles keep them
     // (no curl_easy_reset), so each request sets only what differs.
@@ -77,6 +74,11 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+        // The body goes through a read callback with no seek function, so libcurl cannot
+        // resend it on its own (it would on a reused connection that closed unanswered).
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 0L);  // see `deadlines`
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -92,35 +94,22 @@ struct CurlTransport::Impl {
         return e;
     }
 
-    curl_slist* header_list(const Headers& headers) {
-        header_key.clear();
-        for (const auto& [name, value] : headers) {
-            header_key.append(name).append(": ").append(value).push_back('\n');
-        }
-        auto [it, inserted] = header_lists.try_emplace(header_key, nullptr);
-        if (inserted) {
-            for (const auto& [name, value] : headers) {
-                it->second = curl_slist_append(it->second, (name + ": " + value).c_str());
-            }
-            it->second = curl_slist_append(it->second, "Expect:");  // no 100-continue round trip
-        }
-        return it->second;
-    }
-
     void configure(Transfer& t) {
         CURL* e = t.easy;
         const HttpRequest& r = t.request;
-        if (CURLU* url = parsed_url(r.url)) {
+        if (CURLU* url = cache.url(r.url)) {
             curl_easy_setopt(e, CURLOPT_CURLU, url);
         } else {
             curl_easy_setopt(e, CURLOPT_CURLU, nullptr);
             curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
         }
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+        // A connect timeout is libcurl's to keep: a request not connected has not left.
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                          static_cast<long>(std::min<long long>(r.timeout.count(), 10'000)));
         curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
         curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+        curl_easy_setopt(e, CURLOPT_READDATA, &t);
+        curl_easy_setopt(e, CURLOPT_PREREQDATA, &t);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
         // Every method option is set each time: a reused handle must not keep the last one's.
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == Method::put ? "PUT" : nullptr);
@@ -128,36 +117,16 @@ struct CurlTransport::Impl {
             curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         } else {
             curl_easy_setopt(e, CURLOPT_POST, 1L);
-            curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, nullptr);  // from on_read: see take_handle
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         }
-        t.headers = header_list(r.headers);
+        t.headers = cache.headers(r.headers);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
     }
 
-    Completion finish(std::unique_ptr<Transfer> t, CURLcode code) {
-        Completion c;
-        c.id = t->id;
-        curl_off_t total_us = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us);
-        c.latency = std::chrono::milliseconds(total_us / 1000);
-        if (code == CURLE_OK) {
-            long status = 0;
-            curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-            t->response.status = status;
-            c.result = std::move(t->response);
-        } else {
-            curl_off_t pretransfer_us = 0;
-            curl_easy_getinfo(t->easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
-            TransportError error;
-            error.failure = failure_of(code);
-            // Once the transfer began, the service may have the request: treat it as sent.
-            error.request_sent = pretransfer_us > 0 && error.failure != TransportFailure::connect &&
-                                 error.failure != TransportFailure::dns;
-            std::string detail = t->error_buffer[0] != '\0' ? t->error_buffer : curl_easy_strerror(code);
-            error.message = scrub(detail, t->request);
-            c.result = std::move(error);
-        }
+    Completion finish(std::unique_ptr<Transfer> t, Completion c) {
+        deadlines.remove(t->id);
+        by_id.erase(t->id);
         idle.push_back(t->easy);
         return c;
     }
@@ -197,7 +166,43 @@ struct CurlTransport::Impl {
             auto it = active.find(easy);
             std::unique_ptr<Transfer> t = std::move(it->second);
             active.erase(it);
-            done.push_back(finish(std::move(t), code));
+            Completion c = completion_of(*t, code);
+            done.push_back(finish(std::move(t), std::move(c)));
+        }
+    }
+
+    // Tells curl about the sockets ready in `ready`.
+    void act_on(const SocketWatch::Ready* ready, int count) {
+        for (int i = 0; i < count; ++i) {
+            int running = 0;
+            curl_multi_socket_action(multi, ready[i].socket, ready[i].mask, &running);
+        }
+    }
+
+    // Ends the requests whose deadline passed at `now`, after reading what the sockets hold:
+    // an answer that came while the process was not running is taken, not discarded.
+    void expire_overdue(steady_clock::time_point now, std::vector<Completion>& done) {
+        if (deadlines.expired(now).empty()) {
+            return;
+        }
+        SocketWatch::Ready ready[SocketWatch::k_max_ready];
+        for (int round = 0; round < k_drain_rounds; ++round) {
+            const int count = sockets.wait(steady_clock::time_point{}, ready);  // no waiting
+            if (count <= 0) {
+                break;
+            }
+            act_on(ready, count);
+        }
+        run_timer_if_due();
+        collect(done);
+        for (std::uint64_t id : deadlines.expired(now)) {
+            CURL* easy = by_id.at(id);
+            curl_multi_remove_handle(multi, easy);
+            auto it = active.find(easy);
+            std::unique_ptr<Transfer> t = std::move(it->second);
+            active.erase(it);
+            Completion c = expired_completion(*t, now);
+            done.push_back(finish(std::move(t), std::move(c)));
         }
     }
 };
@@ -225,52 +230,56 @@ CurlTransport::~CurlTransport() {
         curl_easy_cleanup(easy);
     }
     curl_multi_cleanup(m_impl->multi);
-    for (auto& [text, url] : m_impl->urls) {
-        curl_url_cleanup(url);
-    }
-    for (auto& [key, list] : m_impl->header_lists) {
-        curl_slist_free_all(list);
-    }
 }
 
 void CurlTransport::start(std::uint64_t id, HttpRequest request) {
     auto t = std::make_unique<Transfer>();
     t->id = id;
     t->request = std::move(request);
+    t->started = steady_clock::now();
     t->easy = m_impl->take_handle();
     m_impl->configure(*t);
     CURL* easy = t->easy;
+    m_impl->deadlines.add(id, t->started, t->request.timeout);
+    m_impl->by_id.emplace(id, easy);
     m_impl->active.emplace(easy, std::move(t));
     curl_multi_add_handle(m_impl->multi, easy);
 }
 
 std::vector<Completion> CurlTransport::poll(std::chrono::microseconds max_wait, Wait mode) {
-    using std::chrono::steady_clock;
     Impl& impl = *m_impl;
     std::vector<Completion> done;
+    auto now = steady_clock::now();
+    if (impl.last_return) {
+        // The caller was away since the last return: long, and it was stopped meanwhile.
+        impl.deadlines.woke(*impl.last_return, now);
+    }
     // Requests added since the last call start here (curl set a timer of 0 for them).
     impl.run_timer_if_due();
     impl.collect(done);
-    if (!done.empty()) {
-        return done;
+    if (done.empty()) {
+        auto until = now + std::max(max_wait, std::chrono::microseconds(0));
+        if (impl.timer) {
+            until = std::min(until, *impl.timer);
+        }
+        if (auto deadline = impl.deadlines.next()) {
+            until = std::min(until, *deadline);
+        }
+        if (mode == Wait::whole) {
+            // Sleep through answers that arrive meanwhile; they are read below, in this wake-up.
+            std::this_thread::sleep_until(until);
+        }
+        SocketWatch::Ready ready[SocketWatch::k_max_ready];
+        const int count = impl.sockets.wait(mode == Wait::whole ? steady_clock::time_point{} : until, ready);
+        now = steady_clock::now();
+        // Woken far later than asked: the process was stopped, and that time does not count.
+        impl.deadlines.woke(until, now);
+        impl.act_on(ready, count);
+        impl.run_timer_if_due();
+        impl.collect(done);
     }
-    auto until = steady_clock::now() + std::max(max_wait, std::chrono::microseconds(0));
-    if (impl.timer) {
-        until = std::min(until, *impl.timer);
-    }
-    if (mode == Wait::whole) {
-        // Sleep through answers that arrive meanwhile; they are read below, in this wake-up.
-        std::this_thread::sleep_until(until);
-        until = steady_clock::now();
-    }
-    SocketWatch::Ready ready[SocketWatch::k_max_ready];
-    const int count = impl.sockets.wait(until, ready);
-    for (int i = 0; i < count; ++i) {
-        int running = 0;
-        curl_multi_socket_action(impl.multi, ready[i].socket, ready[i].mask, &running);
-    }
-    impl.run_timer_if_due();
-    impl.collect(done);
+    impl.expire_overdue(now, done);
+    impl.last_return = steady_clock::now();
     return done;
 }
 

@@ -35,7 +35,8 @@ enum class TransportFailure {
     connect,          // connection refused or unreachable: the request never left
     dns,              // the host name did not resolve: the request never left
     connection_lost,  // reset, or closed with nothing received, after the request left
-    tls,              // TLS handshake or certificate problem: the request never left
+    tls,              // TLS handshake failed: the request never left
+    certificate,      // the service's certificate failed verification: the request never left
     other,
 };
 

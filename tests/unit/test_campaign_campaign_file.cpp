@@ -115,7 +115,7 @@ results: out/spring.jsonl
         CHECK(c->retry.max_attempts == 5);
         CHECK(c->retry.initial_backoff == 1s);
         CHECK(c->retry.max_backoff == 60s);
-        CHECK(c->retry.ambiguous == campaign::Ambiguous::retry);
+        CHECK(c->retry.ambiguous == campaign::Ambiguous::hold);
         CHECK(c->abort.max_consecutive_failures == 25);
         CHECK(c->abort.max_throttled == 30min);
         CHECK_FALSE(c->schedule.start_at.has_value());

@@ -51,12 +51,40 @@ TEST_SUITE("queue::dispatch") {
         CHECK(rig.transport.started[2].at - rig.transport.started[1].at >= 1000ms);
     }
     TEST_CASE("ambiguous failures are held as unknown with retry.ambiguous: hold") {
-        Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(500, ""); });
+        Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            return service::TransportError{service::TransportFailure::timeout, true, "timed out"};
+        });
         rig.settings.ambiguous = campaign::Ambiguous::hold;
         ListSource source(2);
         rig.run(source);
         CHECK(rig.transport.started.size() == 2);
         CHECK(rig.recorder.count(queue::JobStatus::unknown) == 2);
+    }
+    TEST_CASE("a 5xx is retried with retry.ambiguous: hold too: the service answered") {
+        int calls = 0;
+        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            return ++calls == 1 ? fakes::http_answer(503, "") : fakes::http_answer(200, k_ok);
+        });
+        rig.settings.ambiguous = campaign::Ambiguous::hold;
+        ListSource source(1);
+        rig.run(source);
+        CHECK(rig.transport.started.size() == 2);
+        CHECK(rig.recorder.count(queue::JobStatus::unknown) == 0);
+        CHECK(rig.recorder.events.back().status == queue::JobStatus::sent);
+    }
+    TEST_CASE("a request that never left is retried with retry.ambiguous: hold") {
+        int calls = 0;
+        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            if (++calls == 1) {
+                return service::TransportError{service::TransportFailure::connection_lost, false, "closed"};
+            }
+            return fakes::http_answer(200, k_ok);
+        });
+        rig.settings.ambiguous = campaign::Ambiguous::hold;
+        ListSource source(1);
+        rig.run(source);
+        CHECK(rig.transport.started.size() == 2);
+        CHECK(rig.recorder.events.back().status == queue::JobStatus::sent);
     }
     TEST_CASE("rate-limited requests wait for Retry-After and do not use up attempts") {
         int calls = 0;

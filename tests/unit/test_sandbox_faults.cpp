@@ -182,4 +182,18 @@ TEST_SUITE("sandbox::FaultInjector") {
         CHECK(saw500);
         CHECK(saw503);
     }
+    TEST_CASE("lost answers: only sends on a reused connection, at the rate given") {
+        FaultOptions options;
+        options.lost_answer_rate = 0.5;
+        FaultInjector faults(options);
+        int lost = 0;
+        for (int i = 0; i < 1000; ++i) {
+            CHECK_FALSE(faults.lose_answer(sandbox::ConnectionUse::first));
+            lost += faults.lose_answer(sandbox::ConnectionUse::reused) ? 1 : 0;
+        }
+        CHECK(lost > 400);
+        CHECK(lost < 600);
+        FaultInjector none(FaultOptions{});
+        CHECK_FALSE(none.lose_answer(sandbox::ConnectionUse::reused));
+    }
 }

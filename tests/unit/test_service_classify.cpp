@@ -73,14 +73,14 @@ TEST_SUITE("service::classify") {
             CHECK(answer(200, meta_error(code)).cause == Cause::rate_limited);
         }
     }
-    TEST_CASE("408 is transient and not ambiguous; 5xx is transient and ambiguous") {
+    TEST_CASE("408 and 5xx are transient and not ambiguous: the service answered that it failed") {
         auto timeout = answer(408, "");
         CHECK(timeout.cause == Cause::transient);
         CHECK_FALSE(timeout.ambiguous);
         for (long status : {500L, 502L, 503L, 504L}) {
             auto o = answer(status, "<html>oops</html>");
             CHECK(o.cause == Cause::transient);
-            CHECK(o.ambiguous);
+            CHECK_FALSE(o.ambiguous);
         }
     }
     TEST_CASE("401, 403 and codes 0, 190, 368 are auth") {
@@ -142,6 +142,14 @@ TEST_SUITE("service::classify") {
         CHECK(timed_out.ambiguous);
         CHECK(lost(F::connection_lost, true).ambiguous);
         CHECK(timed_out.error == "curl said no");
+    }
+    TEST_CASE("a certificate that fails verification is tls: not retried, not ambiguous") {
+        auto o = lost(service::TransportFailure::certificate, false);
+        CHECK(o.cause == Cause::tls);
+        CHECK_FALSE(o.retryable());
+        CHECK_FALSE(o.ambiguous);
+        CHECK(o.error == "TLS certificate verification failed: curl said no");
+        CHECK(lost(service::TransportFailure::tls, false).cause == Cause::transient);  // a failed handshake
     }
     TEST_CASE("cause names match the result log's") {
         CHECK(service::to_string(Cause::rate_limited) == "rate_limited");

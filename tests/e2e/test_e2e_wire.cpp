@@ -1,0 +1,219 @@
+// The wire under the faults libcurl would paper over: an answer lost on a reused connection
+// (libcurl would resend the request by itself), a process stopped while its request is in
+// flight, a huge answer, a certificate that fails verification.
+
+#include <csignal>
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "../support/scripted_server.hpp"
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string k_send_path = "/whatsapp-automation/wa/send-message";
+
+// Per wa_id: how many send-message requests the sandbox received.
+std::map<std::string, int> received(const Sandbox& sandbox) {
+    std::map<std::string, int> out;
+    for (const auto& j : sandbox.journal()) {
+        if (j.value("path", "") == k_send_path) {
+            ++out[j.value("wa_id", "")];
+        }
+    }
+    return out;
+}
+
+// Per wa_id: how many `attempt` lines the log has.
+std::map<std::string, int> attempts(const CampaignFixture& f) {
+    std::map<std::string, int> out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "attempt") {
+            ++out[r.value("wa_id", "")];
+        }
+    }
+    return out;
+}
+
+// "" when no wa_id reached the service more often than the log has attempts for it.
+std::string every_request_logged(const Sandbox& sandbox, const CampaignFixture& f) {
+    std::string problems;
+    auto logged = attempts(f);
+    for (const auto& [wa_id, times] : received(sandbox)) {
+        if (times > logged[wa_id]) {
+            problems += wa_id + ": " + std::to_string(times) + " requests, " + std::to_string(logged[wa_id]) +
+                        " attempt lines; ";
+        }
+    }
+    return problems;
+}
+
+// Sends that the sandbox delivered and never answered (--lost-answer-rate).
+int lost_answers(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        n += j.value("path", "") == k_send_path && j.value("outcome", "") == "ok" && j["status"].is_null() ? 1 : 0;
+    }
+    return n;
+}
+
+struct Measured {
+    int exit_code = -1;
+    long max_rss_kib = 0;
+};
+
+// Runs `wacamp ARGS…` to its end (output to files in `dir`) and measures its peak RSS.
+Measured run_measured(const TempDir& dir, const std::vector<std::string>& args, const EnvOverrides& env) {
+    std::vector<std::string> argv{WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int out = open((dir.path() / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = open((dir.path() / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const pid_t pid = spawn_process(argv, env, in, out, err);
+    close(in);
+    close(out);
+    close(err);
+    int status = 0;
+    rusage usage{};
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
+}
+
+} // namespace
+
+TEST_SUITE("e2e: wire") {
+    TEST_CASE("an answer lost on a reused connection: held unknown by default, never sent twice") {
+        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "31"});
+        const int n = 6;
+        CampaignFixture f(sandbox, numbers_csv(n),
+                          "rate: {per_second: 500, concurrency: 1}\n"
+                          "retry: {max_attempts: 5, initial_backoff: 10ms, max_backoff: 50ms}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        const int lost = lost_answers(sandbox);
+        REQUIRE(lost > 0);
+        CHECK(every_request_logged(sandbox, f) == "");
+        for (const auto& [wa_id, times] : delivered(sandbox)) {
+            CAPTURE(wa_id);
+            CHECK(times == 1);
+        }
+        CHECK(r.exit_code == 1);
+        CHECK(status_counts(f)["unknown"] == lost);
+        CHECK(status_counts(f)["sent"] == n - lost);
+        CHECK(r.out.find("--resend-unknown") != std::string::npos);
+    }
+    TEST_CASE("an answer lost on a reused connection with retry.ambiguous: retry: each resend has its attempt line") {
+        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "32"});
+        const int n = 6;
+        CampaignFixture f(sandbox, numbers_csv(n),
+                          "rate: {per_second: 500, concurrency: 1}\n"
+                          "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 50ms, ambiguous: retry}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(lost_answers(sandbox) > 0);
+        CHECK(r.exit_code == 0);
+        CHECK(status_counts(f)["sent"] == n);
+        CHECK(received(sandbox) == attempts(f));  // each request its own attempt line, no more, no less
+    }
+    TEST_CASE("stopped (SIGSTOP) longer than service.timeout with a request in flight: its answer counts") {
+        Sandbox sandbox({"--latency", "1500"});
+        CampaignFixture f(sandbox, numbers_csv(1), "rate: {concurrency: 1}\n");
+        edit_campaign(f, "  timeout: 5s\n", "  timeout: 3s\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 3000 && send_requests(sandbox) == 0; ++i) {
+            std::this_thread::sleep_for(5ms);
+        }
+        REQUIRE(send_requests(sandbox) == 1);
+        // The sandbox answers 1.5 s after the request came: stopped now, the answer arrives
+        // while wacamp is stopped, and the stop outlasts service.timeout.
+        run.signal(SIGSTOP);
+        std::this_thread::sleep_for(5500ms);
+        run.signal(SIGCONT);
+        const int code = run.wait();
+        CAPTURE(run.out());
+        CAPTURE(run.err());
+        CHECK(code == 0);
+        CHECK(status_counts(f)["sent"] == 1);
+        CHECK(count_events(f, "attempt") == 1);
+        CHECK(once_each(delivered(sandbox), 1) == "");
+    }
+    TEST_CASE("huge answers: the body kept is capped, memory stays small, the 200s count as sent") {
+        const long long size = 64LL << 20;
+        test_support::ScriptedServer server([size](const test_support::ReceivedRequest&) {
+            return test_support::Reply{test_support::Reply::Kind::stream,
+                                       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                           std::to_string(size) + "\r\n\r\n",
+                                       size};
+        });
+        Sandbox unused;
+        const int n = 4;
+        CampaignFixture f(unused, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
+        f.env["WACAMP_BASE_URL"] = server.url();
+        auto measured = run_measured(f.dir, {"run", f.campaign.string(), "--no-progress"}, f.env);
+        CAPTURE(read_file(f.dir.path() / "err"));
+        CHECK(measured.exit_code == 0);
+        CHECK(status_counts(f)["sent"] == n);
+        CHECK(server.requests() == n);
+        CHECK(measured.max_rss_kib < 48 * 1024);  // a body each in flight would be 64 MiB and more
+    }
+    TEST_CASE("a certificate that fails verification stops the run at once: exit 3, reason tls") {
+        TempDir dir;
+        TlsServer tls(dir);
+        if (tls.port() == 0) {
+            MESSAGE("openssl is not available: TLS verification not tested");
+            return;
+        }
+        Sandbox sandbox;
+        const int n = 20;
+        CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
+        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(r.out.find("certificate") != std::string::npos);
+        CHECK(count_events(f, "attempt") <= 2);  // those in flight, none retried
+        CHECK(status_counts(f)["sent"] == 0);
+        auto records = f.records();
+        REQUIRE(!records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "tls");
+        // Once the certificate is trusted, resume sends them all.
+        f.env["WACAMP_BASE_URL"] = sandbox.url();
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CHECK(resumed.exit_code == 0);
+        CHECK(once_each(delivered(sandbox), n) == "");
+    }
+    TEST_CASE("templates and delete-contacts: a certificate that fails verification is exit 3, saying so") {
+        TempDir dir;
+        TlsServer tls(dir);
+        if (tls.port() == 0) {
+            MESSAGE("openssl is not available: TLS verification not tested");
+            return;
+        }
+        Sandbox wrong({"--access-token", "another-token-123"});
+        CampaignFixture f(wrong, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        CHECK(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 1);  // deletion refused
+        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        auto templates = f.wacamp({"templates", "--campaign", f.campaign.string()});
+        CAPTURE(templates.err);
+        CHECK(templates.exit_code == 3);
+        CHECK(templates.err.find("certificate") != std::string::npos);
+        auto deleted = f.wacamp({"delete-contacts", f.log.string()});
+        CAPTURE(deleted.out);
+        CAPTURE(deleted.err);
+        CHECK(deleted.exit_code == 3);
+        CHECK((deleted.out + deleted.err).find("certificate") != std::string::npos);
+    }
+}

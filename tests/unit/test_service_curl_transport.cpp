@@ -1,0 +1,162 @@
+// CurlTransport against a scripted server on 127.0.0.1: what libcurl would do on its own
+// (resend, buffer, time out) is what wacamp must see and decide.
+
+#include <doctest/doctest.h>
+#include <thread>
+
+#include "../support/scripted_server.hpp"
+#include "service/curl_transport.hpp"
+
+using test_support::http_response;
+using test_support::ReceivedRequest;
+using test_support::Reply;
+using test_support::ScriptedServer;
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string k_ok = R"({"success":true,"data":{"messageId":"m-1"}})";
+
+service::HttpRequest request_to(const ScriptedServer& server, service::Method method,
+                                std::chrono::milliseconds timeout = 5000ms) {
+    service::HttpRequest r;
+    r.method = method;
+    r.url = server.url() + "/whatsapp-automation/wa/send-message";
+    r.headers = {{"Content-Type", "application/json"}};
+    if (method != service::Method::get) {
+        r.body = R"({"userName":"Asha","wa_id":"919812300000","type":"text","message":{"text":"Hi"}})";
+    }
+    r.timeout = timeout;
+    return r;
+}
+
+// Answers the first request of each connection; processes any later one and hangs up on it.
+Reply answer_first_then_hang_up(const ReceivedRequest& r) {
+    if (r.on_connection == 0) {
+        return {Reply::Kind::answer, http_response(200, k_ok)};
+    }
+    return {Reply::Kind::hang_up, ""};
+}
+
+void check_lost_answer_not_resent(service::Method method) {
+    ScriptedServer server(answer_first_then_hang_up);
+    service::CurlTransport transport;
+    auto first = service::perform(transport, request_to(server, method));
+    REQUIRE(std::holds_alternative<service::HttpResponse>(first.result));
+    auto second = service::perform(transport, request_to(server, method));
+    // The kept-alive connection was reused; libcurl must not have sent the request again.
+    CHECK(server.requests() == 2);
+    const auto* error = std::get_if<service::TransportError>(&second.result);
+    REQUIRE(error != nullptr);
+    CHECK(error->request_sent);  // the server had it: it may have acted on it
+}
+
+} // namespace
+
+TEST_SUITE("service::CurlTransport") {
+    TEST_CASE("a POST whose reused connection closes unanswered goes out once and may have been delivered") {
+        check_lost_answer_not_resent(service::Method::post);
+    }
+    TEST_CASE("a PUT or GET in the same case goes out once too") {
+        check_lost_answer_not_resent(service::Method::put);
+        check_lost_answer_not_resent(service::Method::get);
+    }
+    TEST_CASE("a request refused before it is sent is not taken as sent") {
+        service::HttpRequest r;
+        {
+            ScriptedServer gone(answer_first_then_hang_up);
+            r = request_to(gone, service::Method::post);
+        }  // nothing listens there any more
+        service::CurlTransport transport;
+        auto c = service::perform(transport, r);
+        const auto* error = std::get_if<service::TransportError>(&c.result);
+        REQUIRE(error != nullptr);
+        CHECK(error->failure == service::TransportFailure::connect);
+        CHECK_FALSE(error->request_sent);
+    }
+    TEST_CASE("an answer that arrived while the caller was not polling is read, not timed out") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(100ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        transport.start(7, request_to(server, service::Method::post, 300ms));
+        std::vector<service::Completion> done;
+        for (int i = 0; i < 5000 && server.requests() == 0 && done.empty(); ++i) {
+            done = transport.poll(1ms);
+        }
+        REQUIRE(done.empty());
+        REQUIRE(server.requests() == 1);
+        // The caller is held up past the timeout (not long enough to count as a stop); the
+        // answer came meanwhile and waits in the socket.
+        std::this_thread::sleep_for(800ms);
+        for (int i = 0; i < 100 && done.empty(); ++i) {
+            done = transport.poll(10ms);
+        }
+        REQUIRE(done.size() == 1);
+        const auto* response = std::get_if<service::HttpResponse>(&done[0].result);
+        REQUIRE_MESSAGE(response != nullptr, std::get<service::TransportError>(done[0].result).message);
+        CHECK(response->status == 200);
+    }
+    TEST_CASE("time the process was stopped does not count against a request in flight") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(2300ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        transport.start(7, request_to(server, service::Method::post, 1000ms));
+        std::vector<service::Completion> done;
+        for (int i = 0; i < 5000 && server.requests() == 0 && done.empty(); ++i) {
+            done = transport.poll(1ms);
+        }
+        REQUIRE(done.empty());
+        REQUIRE(server.requests() == 1);
+        // Away for 2 s (as if stopped): the answer comes 0.3 s later, within the second of
+        // running time the request has left.
+        std::this_thread::sleep_for(2000ms);
+        for (int i = 0; i < 1000 && done.empty(); ++i) {
+            done = transport.poll(10ms);
+        }
+        REQUIRE(done.size() == 1);
+        const auto* response = std::get_if<service::HttpResponse>(&done[0].result);
+        REQUIRE_MESSAGE(response != nullptr, std::get<service::TransportError>(done[0].result).message);
+        CHECK(response->status == 200);
+    }
+    TEST_CASE("a request with no answer still times out, and counts as sent") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            std::this_thread::sleep_for(1500ms);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post, 300ms));
+        const auto* error = std::get_if<service::TransportError>(&c.result);
+        REQUIRE(error != nullptr);
+        CHECK(error->failure == service::TransportFailure::timeout);
+        CHECK(error->request_sent);
+    }
+    TEST_CASE("a huge answer keeps at most 64 KiB of its body and is classified by its status") {
+        const long long size = 8LL << 20;
+        ScriptedServer server([size](const ReceivedRequest&) {
+            return Reply{Reply::Kind::stream,
+                         "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n", size};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post));
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE(response != nullptr);
+        CHECK(response->status == 200);
+        CHECK(response->body.size() <= 64 * 1024);
+    }
+    TEST_CASE("an endless answer ends at the cap as a response, not a timeout") {
+        ScriptedServer server([](const ReceivedRequest&) {
+            return Reply{Reply::Kind::stream, "HTTP/1.1 503 Busy\r\nConnection: close\r\n\r\n", -1, 1};
+        });
+        service::CurlTransport transport;
+        auto c = service::perform(transport, request_to(server, service::Method::post, 3000ms));
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE(response != nullptr);
+        CHECK(response->status == 503);
+        CHECK(response->body.size() <= 64 * 1024);
+    }
+}
