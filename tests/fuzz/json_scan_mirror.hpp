@@ -140,6 +140,9 @@ inline bool has_unpaired_text(std::string_view text) {
 // "" when the scanner and nlohmann agree on `text` (both refuse it, or both read the same
 // value), otherwise what differs.
 inline std::string compare(std::string_view text) {
+    // nlohmann's lexer takes a NUL byte for the end of the input (for C strings); the scanner
+    // treats it as text, so the two are compared on what precedes the first NUL.
+    text = text.substr(0, text.find('\0'));
     nlohmann::json reference;
     try {
         reference = nlohmann::json::parse(text);
