@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <csignal>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,9 +11,14 @@
 #include <unistd.h>
 
 #include "fixtures.hpp"
-#include "scripted_server.hpp"
+#include "../support/scripted_server.hpp"
 
 using namespace e2e;
+using test_support::answer;
+using test_support::path_of;
+using test_support::ReceivedRequest;
+using test_support::Reply;
+using test_support::ScriptedServer;
 
 namespace {
 
@@ -101,24 +107,26 @@ TEST_SUITE("e2e: output") {
         // the marker shows.
         const std::string key = "ak+Secret/Key=\"QX7keymark\"";
         const std::string token = "tok/En+Secret=\"QX7tokmark\"";
-        ScriptedServer server([&](const ScriptedRequest& req) -> ScriptedReply {
-            if (req.path == "/inbox/users/status-update") {
-                return {401, nlohmann::json({{"message", "bad token Bearer " + token + ": " + echoed(token)}}).dump()};
+        std::atomic<int> status_updates{0};
+        ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
+            if (path_of(req) == "/inbox/users/status-update") {
+                ++status_updates;
+                return answer(401, nlohmann::json({{"message", "bad token Bearer " + token + ": " + echoed(token)}}).dump());
             }
             const auto wa_id = nlohmann::json::parse(req.body).value("wa_id", "");
             if (wa_id == numbers_wa_id(0)) {
-                return {400, nlohmann::json({{"success", false}, {"message", "refused " + echoed(key)}}).dump()};
+                return answer(400, nlohmann::json({{"success", false}, {"message", "refused " + echoed(key)}}).dump());
             }
             if (wa_id == numbers_wa_id(1)) {
-                return {400, "<html>refused " + echoed(key) + "</html>", "text/html"};
+                return answer(400, "<html>refused " + echoed(key) + "</html>", "text/html");
             }
             if (wa_id == numbers_wa_id(2)) {
-                return {200, nlohmann::json({{"success", true}, {"data", {{"messageId", "wamid." + key}}}}).dump()};
+                return answer(200, nlohmann::json({{"success", true}, {"data", {{"messageId", "wamid." + key}}}}).dump());
             }
             if (wa_id == numbers_wa_id(3)) {
-                return {200, R"({"success": true, "data": {"messageId": "wamid.ok"}})"};
+                return answer(200, R"({"success": true, "data": {"messageId": "wamid.ok"}})");
             }
-            return {401, nlohmann::json({{"error", {{"message", "Invalid key " + echoed(key)}, {"code", 190}}}}).dump()};
+            return answer(401, nlohmann::json({{"error", {{"message", "Invalid key " + echoed(key)}, {"code", 190}}}}).dump());
         });
         Sandbox unused;
         CampaignFixture f(unused, numbers_csv(8),
@@ -138,7 +146,7 @@ TEST_SUITE("e2e: output") {
             runs.push_back(f.wacamp({"report", f.log.string(), "--format", format}));
             CHECK(runs.back().exit_code == 0);
         }
-        CHECK(server.requests()["/inbox/users/status-update"] >= 1);
+        CHECK(status_updates >= 1);
         CHECK(count_events(f, "delete") >= 1);
         CHECK(contains(read_file(f.log), "***"));  // the texts are kept, the secrets masked
 
@@ -216,14 +224,14 @@ TEST_SUITE("e2e: output") {
 
     TEST_CASE("escape sequences from the service are shown escaped, never sent to the terminal") {
         const std::string evil = "\x1b]0;evil\x07\x1b[2J\xc2\x9b" "31m";
-        ScriptedServer server([&](const ScriptedRequest& req) -> ScriptedReply {
-            if (req.path == "/whatsapp-automation/wa/templates") {
+        ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
+            if (path_of(req) == "/whatsapp-automation/wa/templates") {
                 nlohmann::json record = {{"status", "APPROVED" + evil},
                                          {"updatedAt", "2026-01-01"},
                                          {"configuration", {{"name", "offer" + evil}, {"category", "x"}, {"language", "en"}}}};
-                return {200, nlohmann::json({{"success", true}, {"data", {record}}}).dump()};
+                return answer(200, nlohmann::json({{"success", true}, {"data", {record}}}).dump());
             }
-            return {401, nlohmann::json({{"success", false}, {"message", "denied " + evil}}).dump()};
+            return answer(401, nlohmann::json({{"success", false}, {"message", "denied " + evil}}).dump());
         });
         Sandbox unused;
         CampaignFixture f(unused, numbers_csv(2));
@@ -245,13 +253,15 @@ TEST_SUITE("e2e: output") {
     }
 
     TEST_CASE("templates counts the requests it made: an answer of success false is not retried") {
-        ScriptedServer server([](const ScriptedRequest&) -> ScriptedReply {
-            return {200, R"({"success": false, "message": "no access to templates"})"};
+        std::atomic<int> listings{0};
+        ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
+            listings += path_of(req) == "/whatsapp-automation/wa/templates" ? 1 : 0;
+            return answer(200, R"({"success": false, "message": "no access to templates"})");
         });
         auto r = run_wacamp({"templates", "--base-url", server.url()}, {{"WACAMP_API_KEY", k_api_key}});
         CHECK(r.exit_code == 1);
         CHECK(contains(r.err, "(1 attempt)"));
         CHECK(contains(r.err, "no access to templates"));
-        CHECK(server.requests()["/whatsapp-automation/wa/templates"] == 1);
+        CHECK(listings == 1);
     }
 }

@@ -43,9 +43,18 @@ long long content_length(const std::string& head) {
 
 } // namespace
 
-std::string http_response(int status, const std::string& body) {
-    return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
+std::string http_response(int status, const std::string& body, const std::string& content_type) {
+    return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " + content_type +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string path_of(const ReceivedRequest& request) {
+    const size_t start = request.head.find(' ');
+    if (start == std::string::npos) {
+        return {};
+    }
+    const size_t end = request.head.find_first_of(" ?", start + 1);
+    return request.head.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
 }
 
 struct ScriptedServer::Impl {

@@ -32,8 +32,16 @@ struct Reply {
     int pause_ms = 0;  // between the writes of a stream, to pace it
 };
 
-// Returns a whole response: `status`, Content-Length, `body`.
-std::string http_response(int status, const std::string& body);
+// Returns a whole response: `status`, `content_type`, Content-Length, `body`.
+std::string http_response(int status, const std::string& body, const std::string& content_type = "application/json");
+
+// A reply that answers with http_response(`status`, `body`, `content_type`).
+inline Reply answer(int status, const std::string& body, const std::string& content_type = "application/json") {
+    return {Reply::Kind::answer, http_response(status, body, content_type)};
+}
+
+// The path of `request`'s request line, without the query.
+std::string path_of(const ReceivedRequest& request);
 
 class ScriptedServer {
 public:
