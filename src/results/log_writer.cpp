@@ -43,20 +43,11 @@ void sync_parent(const std::string& path) {
     }
 }
 
-// Returns whether the file at `path` is non-empty and its last byte is not '\n'.
-util::Result<bool> ends_torn(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return util::fail(fmt::format("cannot read result log {}: {}", path, os_error()));
-    }
-    struct stat st {};
+// Returns whether the open file `fd` of `size` bytes is non-empty and its last byte is not '\n'.
+util::Result<bool> ends_torn(int fd, off_t size, const std::string& path) {
     char last = '\n';
-    const bool ok = ::fstat(fd, &st) == 0 &&
-                    (st.st_size == 0 || ::pread(fd, &last, 1, st.st_size - 1) == 1);
-    const std::string reason = ok ? "" : os_error();
-    ::close(fd);
-    if (!ok) {
-        return util::fail(fmt::format("cannot read result log {}: {}", path, reason));
+    if (size > 0 && ::pread(fd, &last, 1, size - 1) != 1) {
+        return util::fail(fmt::format("cannot read result log {}: {}", path, os_error()));
     }
     return last != '\n';
 }
@@ -67,22 +58,38 @@ util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOpt
     if (auto made = create_parent(path); !made) {
         return made.error();
     }
-    constexpr int k_flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC;
+    // Read-write: the last byte is read for a torn line. Non-blocking: opening a FIFO must not
+    // hang before it is refused.
+    constexpr int k_flags = O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC;
     bool created = true;
-    int fd = ::open(path.c_str(), k_flags | O_EXCL, 0644);
+    int fd = ::open(path.c_str(), k_flags | O_CREAT | O_EXCL, 0644);  // O_EXCL never follows a symlink
     if (fd < 0 && errno == EEXIST) {
         created = false;
-        fd = ::open(path.c_str(), k_flags, 0644);
+        fd = ::open(path.c_str(), k_flags);  // no O_CREAT: nothing is made where a dangling symlink points
     }
     if (fd < 0) {
         return util::fail(fmt::format("cannot open result log {}: {}", path, os_error()));
     }
     LogWriter writer(fd, path, options);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return util::fail(fmt::format("cannot inspect result log {}: {}", path, os_error()));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return util::fail(fmt::format("result log {} is not a regular file; nothing was written to it", path));
+    }
+    (void)::fcntl(fd, F_SETFL, O_APPEND);  // back to blocking writes
+    if (!created && options.existing == Existing::replace && st.st_size > 0) {
+        if (::ftruncate(fd, 0) != 0) {
+            return util::fail(fmt::format("cannot empty result log {}: {}", path, os_error()));
+        }
+        st.st_size = 0;
+    }
     if (created && options.durability != Durability::none) {
         sync_parent(path);
     }
     if (!created) {
-        auto torn = ends_torn(path);
+        auto torn = ends_torn(fd, st.st_size, path);
         if (!torn) {
             return torn.error();
         }

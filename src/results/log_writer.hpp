@@ -20,17 +20,25 @@ enum class Durability {
     every_record,  // after every line: the slowest, loses nothing
 };
 
+// What open() does with a log that exists.
+enum class Existing {
+    append,   // continue it
+    replace,  // empty it first (in place: a symlink to it stays a symlink)
+};
+
 struct WriterOptions {
     Durability durability = Durability::interval;
     std::chrono::milliseconds sync_interval{1'000};
     const util::Clock* clock = nullptr;  // steady time for `interval`; the system's when null
+    Existing existing = Existing::append;
 };
 
 class LogWriter {
 public:
-    // Opens `path` for appending, creating it and its parent folders as needed. If the file
-    // ends in a torn line (no final '\n'), writes a '\n' so new records start on a fresh
-    // line. Fails with the path and the OS reason.
+    // Opens `path` for appending, creating it and its parent folders as needed; never creates
+    // a file through a symlink (a dangling one fails). If the file ends in a torn line (no
+    // final '\n'), writes a '\n' so new records start on a fresh line. Fails with the path and
+    // the OS reason, or when `path` is not a regular file (untouched).
     static util::Result<LogWriter> open(const std::string& path, const WriterOptions& options = {});
 
     LogWriter(LogWriter&& other) noexcept;

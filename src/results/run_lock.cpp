@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
+
+#include "results/log_path.hpp"
 
 namespace results {
 
@@ -25,9 +28,28 @@ long read_pid(int fd) {
     return pid;
 }
 
+// Opens the lock file at `path` without following a symlink (a planted link must not make
+// the pid overwrite another file), and refuses anything but a regular file.
+util::Result<int> open_lock_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot open lock {}: {}", path, std::strerror(errno)));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return util::fail(fmt::format("cannot use lock {}: not a regular file", path));
+    }
+    return fd;
+}
+
 } // namespace
 
 util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
+    auto log = resolve_log_path(log_path);
+    if (!log) {
+        return log.error();
+    }
     std::string path = log_path + ".lock";
     const auto parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
@@ -38,10 +60,11 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(),
                                       path, ec.message()));
     }
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        return util::fail(fmt::format("cannot open lock {}: {}", path, std::strerror(errno)));
+    auto opened = open_lock_file(path);
+    if (!opened) {
+        return opened.error();
     }
+    const int fd = *opened;
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
@@ -65,17 +88,20 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         ::close(fd);
         return util::fail(fmt::format("cannot write lock {}: {}", path, std::strerror(error)));
     }
-    return RunLock(fd, std::move(path));
+    return RunLock(fd, std::move(path), log->resolved);
 }
 
 RunLock::RunLock(RunLock&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)) {}
+    : m_fd(std::exchange(other.m_fd, -1)),
+      m_path(std::move(other.m_path)),
+      m_log_path(std::move(other.m_log_path)) {}
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {
     if (this != &other) {
         release();
         m_fd = std::exchange(other.m_fd, -1);
         m_path = std::move(other.m_path);
+        m_log_path = std::move(other.m_log_path);
     }
     return *this;
 }

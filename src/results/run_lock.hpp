@@ -10,7 +10,8 @@ namespace results {
 
 class RunLock {
 public:
-    // Locks "`log_path`.lock" (creating it and its folders; the pid is written into it)
+    // Checks `log_path` with resolve_log_path (refusing, untouched, what it refuses), then
+    // locks "`log_path`.lock" (creating it and its folders; the pid is written into it)
     // without waiting. Fails with "another wacamp process is running this campaign (lock
     // held on PATH by pid N)" when another open of it holds the lock, in this process or
     // another, or with the OS reason when the file cannot be made.
@@ -26,13 +27,17 @@ public:
 
     // Returns the path of the lock file.
     const std::string& path() const { return m_path; }
+    // Returns the log's path with symlinks followed: where to create or replace it.
+    const std::string& log_path() const { return m_log_path; }
 
 private:
-    RunLock(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {}
+    RunLock(int fd, std::string path, std::string log_path)
+        : m_fd(fd), m_path(std::move(path)), m_log_path(std::move(log_path)) {}
     void release();
 
     int m_fd = -1;
     std::string m_path;
+    std::string m_log_path;
 };
 
 } // namespace results

@@ -38,7 +38,8 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
                                       ec.message()));
     }
     const std::string staging = path + ".new";
-    const int fd = ::open(staging.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::unlink(staging.c_str());  // left by a crash; never written through, should it be a symlink
+    const int fd = ::open(staging.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         return os_failure("create", staging);
     }

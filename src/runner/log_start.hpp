@@ -12,7 +12,8 @@ namespace runner {
 // record: written to `path`.new, synced, then renamed into place. A crash at any moment leaves
 // no log or one whose first line names the campaign — resume, report and delete-contacts find
 // the campaign from it, so an empty log would leave the campaign unreachable. Replaces an empty
-// file at `path`. Fails with the path and the OS reason.
+// file at `path`; `path` must be a resolved one (RunLock::log_path), so that no symlink is
+// replaced. Fails with the path and the OS reason.
 util::Result<void> start_log(const std::string& path, std::string_view first_line);
 
 } // namespace runner

@@ -69,3 +69,26 @@ TEST_SUITE("results::RunLock") {
         CHECK(lock.error().message.find((dir.path / "file").string()) != std::string::npos);
     }
 }
+
+TEST_SUITE("results::RunLock") {
+    TEST_CASE("a results path that is not a regular file is refused before any lock file is made") {
+        TempDir dir;
+        std::filesystem::create_symlink("/dev/null", dir.path / "null.jsonl");
+        auto lock = results::RunLock::acquire((dir.path / "null.jsonl").string());
+        REQUIRE_FALSE(lock.ok());
+        CHECK(lock.error().message.find("character device") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir.path / "null.jsonl.lock"));
+        CHECK_FALSE(std::filesystem::exists("/dev/null.lock"));
+    }
+    TEST_CASE("a lock file that is a symlink is not followed") {
+        TempDir dir;
+        std::ofstream((dir.path / "precious").string()) << "keep me";
+        std::filesystem::create_symlink("precious", dir.path / "log.jsonl.lock");
+        auto lock = results::RunLock::acquire((dir.path / "log.jsonl").string());
+        REQUIRE_FALSE(lock.ok());
+        std::ifstream in((dir.path / "precious").string());
+        std::string text;
+        std::getline(in, text);
+        CHECK(text == "keep me");
+    }
+}
