@@ -176,7 +176,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     const auto header = make_header(c, *inputs, clock.wall_now());
     if (!state) {
         // Never an empty log: a kill before its first record would leave the campaign unreachable.
-        if (auto started = start_log(lock->log_path(), results::to_line(header)); !started) {
+        if (auto started = start_log(lock->log_path(), results::to_line(header), *lock); !started) {
             return started.error();
         }
     }

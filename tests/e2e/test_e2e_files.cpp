@@ -1,5 +1,5 @@
-// The result log's file: a results path that is not a regular file (a FIFO, a device, a
-// dangling symlink) is refused untouched, and a log reached through a symlink stays a symlink.
+// The result log's file: one run per log whatever it is called (symlinks, hard links); a
+// results path that is not a regular file is refused untouched.
 
 #include <doctest/doctest.h>
 #include <cstdio>
@@ -24,6 +24,34 @@ constexpr auto k_limit = std::chrono::seconds(20);
 } // namespace
 
 TEST_SUITE("e2e: the result log's file") {
+    TEST_CASE("a run through a symlink to a running campaign's log is refused") {
+        Sandbox sandbox({"--latency", "200"});
+        CampaignFixture f(sandbox, numbers_csv(40), "rate: {per_second: 20, concurrency: 2}\n");
+        Background first({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 1);
+        const fs::path link = f.dir.path() / "link.jsonl";
+        fs::create_symlink(f.log, link);
+        auto second = f.wacamp({"run", f.campaign.string(), "--results", link.string()});
+        CHECK(second.exit_code == 2);
+        CHECK(contains(second.err, "another wacamp process"));
+        CHECK(first.wait() == 0);
+        CHECK(once_each(delivered(sandbox), 40) == "");
+        CHECK(fs::is_symlink(link));
+    }
+    TEST_CASE("a run through a hard link of a running campaign's log is refused") {
+        Sandbox sandbox({"--latency", "200"});
+        CampaignFixture f(sandbox, numbers_csv(40), "rate: {per_second: 20, concurrency: 2}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--limit", "1"}).exit_code == 0);
+        const fs::path hard = f.dir.path() / "hard.jsonl";
+        fs::create_hard_link(f.log, hard);
+        Background first({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 2);
+        auto second = f.wacamp({"run", f.campaign.string(), "--results", hard.string()});
+        CHECK(second.exit_code == 2);
+        CHECK(contains(second.err, "another wacamp process"));
+        CHECK(first.wait() == 0);
+        CHECK(once_each(delivered(sandbox), 40) == "");
+    }
     TEST_CASE("a results path that is not a regular file is refused, untouched, and nothing is sent") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(3));
