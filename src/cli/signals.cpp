@@ -21,6 +21,7 @@ const std::atomic<int>& install_stop_handlers() {
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);  // a file size limit: the write fails (EFBIG) and the run stops with log_error
     return g_stop_requests;
 }
 

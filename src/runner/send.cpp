@@ -94,6 +94,14 @@ bool wait_for_start(const campaign::Campaign& c, RunUi& ui, const std::atomic<in
     return true;
 }
 
+// Records that the log failed after sending began; the first log error is the one reported.
+void note_log_error(SendReport& report, const util::Error& error) {
+    if (report.reason != queue::StopReason::log_error) {
+        report.reason = queue::StopReason::log_error;
+        report.message = error.message;
+    }
+}
+
 } // namespace
 
 util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options, RunUi& ui,
@@ -253,17 +261,19 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     report.already_complete = state && !wrote && report.reason == queue::StopReason::completed;
 
     report.counts = tally.counts();
+    // From here on messages may have gone out: a log that fails now stops the run (log_error,
+    // exit 3, resumable), never "nothing was sent".
     if (wrote) {
         results::EndRecord end{std::string(queue::to_string(report.reason)), report.counts, clock.wall_now()};
         if (auto written = log->append(results::to_line(end)); !written) {
-            return written.error();
+            note_log_error(report, written.error());
         }
     }
     if (report.reason == queue::StopReason::completed && c.cleanup.delete_contacts) {
         report.cleanup = delete_contacts(c, *log, transport, stops);
     }
     if (auto closed = log->close(); !closed) {
-        return closed.error();
+        note_log_error(report, closed.error());
     }
     return report;
 }

@@ -1,5 +1,7 @@
 // The result log's file: one run per log whatever it is called (symlinks, hard links); a
-// results path that is not a regular file is refused untouched.
+// results path that is not a regular file is refused untouched; a log that cannot be written
+// (a full disk) stops the run with log_error, exit 3 and the resume command, and nothing goes
+// out twice afterwards.
 
 #include <doctest/doctest.h>
 #include <cstdio>
@@ -20,6 +22,44 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto k_limit = std::chrono::seconds(20);
+
+// Runs `wacamp ARGS…` under prlimit(1) with a file size limit of `bytes`: a write past it fails
+// with EFBIG, as on a full disk. Output goes through pipes, which the limit does not touch.
+ProcessResult wacamp_with_file_limit(const CampaignFixture& f, long bytes, const std::vector<std::string>& args) {
+    int out_pipe[2], err_pipe[2];
+    REQUIRE(pipe2(out_pipe, O_CLOEXEC) == 0);
+    REQUIRE(pipe2(err_pipe, O_CLOEXEC) == 0);
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    std::vector<std::string> argv{"/usr/bin/prlimit", "--fsize=" + std::to_string(bytes), WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = spawn_process(argv, f.env, devnull, out_pipe[1], err_pipe[1]);
+    ::close(devnull);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    ProcessResult result;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string* const sinks[2] = {&result.out, &result.err};
+    int open_fds = 2;
+    while (open_fds > 0 && ::poll(fds, 2, -1) >= 0) {
+        read_ready(fds, sinks, open_fds);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+}
+
+// "" when no number was delivered twice and every one of `rows` was delivered or is unknown in
+// the log (held for a person: it may have arrived).
+std::string never_twice(const Sandbox& sandbox, const CampaignFixture& f, size_t rows) {
+    const auto sent = delivered(sandbox);
+    std::string problems = once_each(sent, sent.size());
+    const size_t unknown = static_cast<size_t>(status_counts(f)["unknown"]);
+    if (sent.size() + unknown < rows) {
+        problems += fmt::format("{} delivered and {} unknown, of {}", sent.size(), unknown, rows);
+    }
+    return problems;
+}
 
 } // namespace
 
@@ -137,4 +177,33 @@ TEST_SUITE("e2e: the result log's file") {
         REQUIRE(!records.empty());
         CHECK(records.front()["event"] == "campaign");
         CHECK(!contains(read_file(dry_real), "an earlier dry run"));
-    }}
+    }
+    TEST_CASE("a full disk mid-run stops it with log_error, exit 3 and the resume command; resume sends nothing twice") {
+        Sandbox sandbox({"--latency", "20"});
+        CampaignFixture f(sandbox, numbers_csv(100), "rate: {per_second: 50, concurrency: 2}\n");
+        auto full = wacamp_with_file_limit(f, 8000, {"run", f.campaign.string(), "--no-progress"});
+        CHECK(full.exit_code == 3);
+        CHECK(contains(full.out + full.err, "File too large"));
+        CHECK(contains(full.out + full.err, "log_error"));
+        CHECK(contains(full.out + full.err, "wacamp resume " + f.log.string()));
+        CHECK_FALSE(contains(full.out + full.err, "nothing was sent"));
+        const auto before = delivered(sandbox);
+        CHECK(before.size() > 0);
+        CHECK(before.size() < 100);
+        auto resumed = f.wacamp({"resume", f.log.string()});
+        CHECK(resumed.exit_code <= 1);
+        CHECK(never_twice(sandbox, f, 100) == "");
+    }
+    TEST_CASE("a full disk during delete-contacts stops it with exit 3 and the command to finish") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(10), "cleanup: {delete_contacts: true, batch_size: 2}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--limit", "8"}).exit_code == 0);  // no cleanup after --limit
+        const auto size = static_cast<long>(fs::file_size(f.log));
+        auto full = wacamp_with_file_limit(f, size + 40, {"delete-contacts", f.log.string()});
+        CHECK(full.exit_code == 3);
+        CHECK(contains(full.out + full.err, "File too large"));
+        CHECK(contains(full.out + full.err, "to finish: wacamp delete-contacts " + f.log.string()));
+        auto finished = f.wacamp({"delete-contacts", f.log.string()});
+        CHECK(finished.exit_code == 0);
+    }
+}
