@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <utility>
 
+#include "results/log_guard.hpp"
+
 namespace results {
 
 namespace {
@@ -58,8 +60,8 @@ util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOpt
     if (auto made = create_parent(path); !made) {
         return made.error();
     }
-    // Read-write: the last byte is read for a torn line. Non-blocking: opening a FIFO must not
-    // hang before it is refused.
+    // Read-write: a deleted log is restored from the open file. Non-blocking: opening a FIFO
+    // must not hang before it is refused.
     constexpr int k_flags = O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC;
     bool created = true;
     int fd = ::open(path.c_str(), k_flags | O_CREAT | O_EXCL, 0644);  // O_EXCL never follows a symlink
@@ -85,6 +87,7 @@ util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOpt
         }
         st.st_size = 0;
     }
+    writer.m_written = st.st_size;
     if (created && options.durability != Durability::none) {
         sync_parent(path);
     }
@@ -107,6 +110,7 @@ LogWriter::LogWriter(LogWriter&& other) noexcept
       m_options(other.m_options),
       m_dirty(other.m_dirty),
       m_torn(other.m_torn),
+      m_written(other.m_written),
       m_batch(std::move(other.m_batch)),
       m_last_sync(other.m_last_sync),
       m_sync_count(other.m_sync_count) {}
@@ -119,6 +123,7 @@ LogWriter& LogWriter::operator=(LogWriter&& other) noexcept {
         m_options = other.m_options;
         m_dirty = other.m_dirty;
         m_torn = other.m_torn;
+        m_written = other.m_written;
         m_batch = std::move(other.m_batch);
         m_last_sync = other.m_last_sync;
         m_sync_count = other.m_sync_count;
@@ -154,6 +159,7 @@ util::Result<void> LogWriter::write_all(std::string_view bytes) {
             return util::fail(fmt::format("cannot write to result log {}: {}", m_path, reason));
         }
         done += static_cast<std::size_t>(n);
+        m_written += n;
         m_dirty = true;
     }
     return {};
@@ -206,6 +212,9 @@ util::Result<void> LogWriter::append(std::string_view line) {
     if (auto written = write_line(line); !written) {
         return written;
     }
+    if (auto checked = verify(); !checked) {
+        return checked;
+    }
     return sync_per_policy();
 }
 
@@ -230,7 +239,43 @@ util::Result<void> LogWriter::flush() {
     if (!written) {
         return written;
     }
+    if (auto checked = verify(); !checked) {
+        return checked;
+    }
     return sync_per_policy();
+}
+
+// After the lines are written (so that a deleted log's copy holds them too) and before the
+// caller lets a request leave.
+util::Result<void> LogWriter::verify() {
+    auto check = check_open_log(m_fd, m_path, m_written);
+    if (!check) {
+        return check.error();
+    }
+    if (check->fate == LogFate::deleted || check->fate == LogFate::moved) {
+        return recover(*check);  // nothing at the path: a copy there lets the next run continue
+    }
+    if (check->fate != LogFate::intact) {
+        return util::fail(describe_fate(m_path, *check, m_written, m_fd, ""));
+    }
+    return {};
+}
+
+// Restores a deleted or moved log at its path from the open file and writes on there; fails
+// either way, saying so.
+util::Result<void> LogWriter::recover(const LogCheck& check) {
+    auto restored = restore_log(m_fd, m_path);
+    if (!restored) {
+        return util::fail(describe_fate(m_path, check, m_written, m_fd, "") + " (" + restored.error().message + ")");
+    }
+    const std::string message = describe_fate(m_path, check, m_written, m_fd, *restored);
+    const int fd = ::open(restored->c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        ::close(std::exchange(m_fd, fd));
+        m_path = *restored;
+        m_written = check.size;
+    }
+    return util::fail(message);
 }
 
 util::Result<void> LogWriter::sync() {

@@ -1,7 +1,7 @@
-// The result log's file: one run per log whatever it is called (symlinks, hard links); a
-// results path that is not a regular file is refused untouched; a log that cannot be written
-// (a full disk) stops the run with log_error, exit 3 and the resume command, and nothing goes
-// out twice afterwards.
+// The result log's file: one run per log whatever it is called (symlinks, hard links); a log
+// deleted or truncated under a run stops it before more requests leave; a results path that is
+// not a regular file is refused untouched; a log that cannot be written (a full disk) stops the
+// run with log_error, exit 3 and the resume command, and nothing goes out twice afterwards.
 
 #include <doctest/doctest.h>
 #include <cstdio>
@@ -91,6 +91,74 @@ TEST_SUITE("e2e: the result log's file") {
         CHECK(contains(second.err, "another wacamp process"));
         CHECK(first.wait() == 0);
         CHECK(once_each(delivered(sandbox), 40) == "");
+    }
+    TEST_CASE("a log deleted mid-run stops the run (log_error, exit 3), restored; the next run sends nothing twice") {
+        Sandbox sandbox({"--latency", "50"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 5);
+        fs::remove(f.log);
+        CHECK(run.wait() == 3);
+        CHECK(contains(run.out() + run.err(), "was deleted while this run was writing it"));
+        CHECK(contains(run.out() + run.err(), "log_error"));
+        CHECK(contains(run.out() + run.err(), "wacamp resume " + f.log.string()));
+        REQUIRE(fs::is_regular_file(f.log));  // restored from the open file
+        CHECK(f.records().front()["event"] == "campaign");
+        CHECK(f.records().back()["event"] == "end");
+        CHECK(f.records().back()["reason"] == "log_error");
+        CHECK(delivered(sandbox).size() < 60);  // it stopped early
+        auto again = f.wacamp({"run", f.campaign.string()});
+        CHECK(again.exit_code <= 1);
+        CHECK(never_twice(sandbox, f, 60) == "");
+    }
+    TEST_CASE("a log truncated mid-run stops the run (log_error, exit 3); the next run sends nothing twice") {
+        Sandbox sandbox({"--latency", "50"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 5);
+        fs::resize_file(f.log, 0);  // logrotate's copytruncate, minus the copy
+        CHECK(run.wait() == 3);
+        CHECK(contains(run.out() + run.err(), "was truncated while this run was writing it"));
+        CHECK(delivered(sandbox).size() < 60);
+        const auto before = delivered(sandbox);
+        auto again = f.wacamp({"run", f.campaign.string()});
+        CHECK(again.exit_code == 2);  // the log no longer names its campaign: refused, not started afresh
+        CHECK(delivered(sandbox) == before);
+    }
+    TEST_CASE("a log moved away mid-run stops the run, a copy is put back; the next run sends nothing twice") {
+        Sandbox sandbox({"--latency", "50"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 5);
+        const fs::path moved = f.log.string() + ".moved";
+        fs::rename(f.log, moved);
+        CHECK(run.wait() == 3);
+        CHECK(contains(run.out() + run.err(), "was moved away to " + moved.string()));
+        CHECK(contains(run.out() + run.err(), "restored from the open file"));
+        REQUIRE(fs::is_regular_file(f.log));
+        auto again = f.wacamp({"run", f.campaign.string()});
+        CHECK(again.exit_code <= 1);
+        CHECK(never_twice(sandbox, f, 60) == "");
+    }
+    TEST_CASE("a log rotated mid-run (moved away, a new file made in its place) stops the run; put back, the next run "
+              "sends nothing twice") {
+        Sandbox sandbox({"--latency", "50"});
+        CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        wait_for_delivered(sandbox, 5);
+        const fs::path rotated = f.log.string() + ".1";
+        std::ofstream(rotated.string()).close();
+        // logrotate's create mode in one step: the log becomes .1, an empty file takes its place.
+        REQUIRE(::renameat2(AT_FDCWD, f.log.c_str(), AT_FDCWD, rotated.c_str(), RENAME_EXCHANGE) == 0);
+        CHECK(run.wait() == 3);
+        CHECK(contains(run.out() + run.err(), "was moved away to " + rotated.string() +
+                                                  " and another file is at its path"));
+        CHECK(contains(run.out() + run.err(), "Put it back at " + f.log.string()));
+        CHECK(fs::file_size(f.log) == 0);  // not written to, not replaced
+        fs::rename(rotated, f.log);
+        auto again = f.wacamp({"run", f.campaign.string()});
+        CHECK(again.exit_code <= 1);
+        CHECK(never_twice(sandbox, f, 60) == "");
     }
     TEST_CASE("a results path that is not a regular file is refused, untouched, and nothing is sent") {
         Sandbox sandbox;
