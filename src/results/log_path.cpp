@@ -40,7 +40,7 @@ std::string link_target(const std::string& path) {
 
 util::Error refused(const std::string& path, const std::string& what) {
     return util::fail(fmt::format("results path {} {}; a result log must be a regular file, so nothing "
-                                  "was written there (choose another path with --results)",
+                                  "was written there",
                                   path, what));
 }
 
