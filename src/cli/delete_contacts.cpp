@@ -46,7 +46,8 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
     const bool unfinished = summary.interrupted || summary.batches_failed > 0;
     std::string text = headline;
     if (summary.interrupted) {
-        text += "; interrupted\n";
+        // An unwritable log stops it too; say why.
+        text += summary.log_error.empty() ? "; interrupted\n" : fmt::format("; stopped: {}\n", summary.log_error);
     } else {
         text += summary.batches_failed > 0
                     ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed,
@@ -64,7 +65,9 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
         {"ids_deleted", summary.ids_deleted},
         {"batches_deleted", summary.batches_deleted},
         {"batches_failed", summary.batches_failed},
-        {"error", summary.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(summary.error)},
+        {"error", !summary.log_error.empty() ? nlohmann::ordered_json(summary.log_error)
+                  : summary.error.empty()     ? nlohmann::ordered_json()
+                                              : nlohmann::ordered_json(summary.error)},
         {"interrupted", summary.interrupted},
         {"results", path},
         {"finish_command", unfinished ? nlohmann::ordered_json("wacamp delete-contacts " + path)

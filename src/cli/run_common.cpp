@@ -7,6 +7,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/fatal.hpp"
 #include "cli/send_summary.hpp"
+#include "results/log_path.hpp"
 #include "results/log_reader.hpp"
 #include "runner/secrets.hpp"
 #include "service/base_url.hpp"
@@ -109,6 +110,9 @@ results::Durability durability_of(const std::string& sync) {
 }
 
 util::Result<std::string> campaign_file_of_log(const std::string& path) {
+    if (auto checked = results::resolve_log_path(path); !checked) {
+        return checked.error();  // reading a FIFO would hang, and the run would write there
+    }
     auto reader = results::LogReader::open(path);
     if (!reader) {
         return reader.error();

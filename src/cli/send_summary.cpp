@@ -31,6 +31,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::throttled:
         return "the service throttled every request for abort.max_throttled: wait, or lower rate.per_second, "
                "then continue";
+    case queue::StopReason::log_error:
+        return "the result log could not be written: fix the cause shown above (disk space, the log file), then "
+               "continue";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";
@@ -114,7 +117,9 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
                                  util::printable(r.cleanup.error))
                    : "\n";
         if (r.cleanup.interrupted) {
-            out += fmt::format("  the deletion step was interrupted; to finish it: {}\n", s.finish_deletion_command);
+            out += fmt::format("  the deletion step was {}; to finish it: {}\n",
+                               r.cleanup.log_error.empty() ? "interrupted" : "stopped: " + r.cleanup.log_error,
+                               s.finish_deletion_command);
         }
     }
     if (r.throttled_this_run > 0) {

@@ -22,6 +22,7 @@ const std::atomic<int>& install_stop_handlers() {
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGHUP, &action, nullptr);  // the terminal closed or ssh dropped: stop as gracefully
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);  // a file size limit: the write fails (EFBIG) and the run stops with log_error
     return g_stop_requests;
 }
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <utility>
 
+#include "results/log_guard.hpp"
+
 namespace results {
 
 namespace {
@@ -43,20 +45,11 @@ void sync_parent(const std::string& path) {
     }
 }
 
-// Returns whether the file at `path` is non-empty and its last byte is not '\n'.
-util::Result<bool> ends_torn(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return util::fail(fmt::format("cannot read result log {}: {}", path, os_error()));
-    }
-    struct stat st {};
+// Returns whether the open file `fd` of `size` bytes is non-empty and its last byte is not '\n'.
+util::Result<bool> ends_torn(int fd, off_t size, const std::string& path) {
     char last = '\n';
-    const bool ok = ::fstat(fd, &st) == 0 &&
-                    (st.st_size == 0 || ::pread(fd, &last, 1, st.st_size - 1) == 1);
-    const std::string reason = ok ? "" : os_error();
-    ::close(fd);
-    if (!ok) {
-        return util::fail(fmt::format("cannot read result log {}: {}", path, reason));
+    if (size > 0 && ::pread(fd, &last, 1, size - 1) != 1) {
+        return util::fail(fmt::format("cannot read result log {}: {}", path, os_error()));
     }
     return last != '\n';
 }
@@ -67,22 +60,39 @@ util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOpt
     if (auto made = create_parent(path); !made) {
         return made.error();
     }
-    constexpr int k_flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC;
+    // Read-write: a deleted log is restored from the open file. Non-blocking: opening a FIFO
+    // must not hang before it is refused.
+    constexpr int k_flags = O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC;
     bool created = true;
-    int fd = ::open(path.c_str(), k_flags | O_EXCL, 0644);
+    int fd = ::open(path.c_str(), k_flags | O_CREAT | O_EXCL, 0644);  // O_EXCL never follows a symlink
     if (fd < 0 && errno == EEXIST) {
         created = false;
-        fd = ::open(path.c_str(), k_flags, 0644);
+        fd = ::open(path.c_str(), k_flags);  // no O_CREAT: nothing is made where a dangling symlink points
     }
     if (fd < 0) {
         return util::fail(fmt::format("cannot open result log {}: {}", path, os_error()));
     }
     LogWriter writer(fd, path, options);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return util::fail(fmt::format("cannot inspect result log {}: {}", path, os_error()));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return util::fail(fmt::format("result log {} is not a regular file; nothing was written to it", path));
+    }
+    (void)::fcntl(fd, F_SETFL, O_APPEND);  // back to blocking writes
+    if (!created && options.existing == Existing::replace && st.st_size > 0) {
+        if (::ftruncate(fd, 0) != 0) {
+            return util::fail(fmt::format("cannot empty result log {}: {}", path, os_error()));
+        }
+        st.st_size = 0;
+    }
+    writer.m_written = st.st_size;
     if (created && options.durability != Durability::none) {
         sync_parent(path);
     }
     if (!created) {
-        auto torn = ends_torn(path);
+        auto torn = ends_torn(fd, st.st_size, path);
         if (!torn) {
             return torn.error();
         }
@@ -100,6 +110,7 @@ LogWriter::LogWriter(LogWriter&& other) noexcept
       m_options(other.m_options),
       m_dirty(other.m_dirty),
       m_torn(other.m_torn),
+      m_written(other.m_written),
       m_batch(std::move(other.m_batch)),
       m_last_sync(other.m_last_sync),
       m_sync_count(other.m_sync_count) {}
@@ -112,6 +123,7 @@ LogWriter& LogWriter::operator=(LogWriter&& other) noexcept {
         m_options = other.m_options;
         m_dirty = other.m_dirty;
         m_torn = other.m_torn;
+        m_written = other.m_written;
         m_batch = std::move(other.m_batch);
         m_last_sync = other.m_last_sync;
         m_sync_count = other.m_sync_count;
@@ -147,6 +159,7 @@ util::Result<void> LogWriter::write_all(std::string_view bytes) {
             return util::fail(fmt::format("cannot write to result log {}: {}", m_path, reason));
         }
         done += static_cast<std::size_t>(n);
+        m_written += n;
         m_dirty = true;
     }
     return {};
@@ -199,6 +212,9 @@ util::Result<void> LogWriter::append(std::string_view line) {
     if (auto written = write_line(line); !written) {
         return written;
     }
+    if (auto checked = verify(); !checked) {
+        return checked;
+    }
     return sync_per_policy();
 }
 
@@ -223,7 +239,43 @@ util::Result<void> LogWriter::flush() {
     if (!written) {
         return written;
     }
+    if (auto checked = verify(); !checked) {
+        return checked;
+    }
     return sync_per_policy();
+}
+
+// After the lines are written (so that a deleted log's copy holds them too) and before the
+// caller lets a request leave.
+util::Result<void> LogWriter::verify() {
+    auto check = check_open_log(m_fd, m_path, m_written);
+    if (!check) {
+        return check.error();
+    }
+    if (check->fate == LogFate::deleted || check->fate == LogFate::moved) {
+        return recover(*check);  // nothing at the path: a copy there lets the next run continue
+    }
+    if (check->fate != LogFate::intact) {
+        return util::fail(describe_fate(m_path, *check, m_written, m_fd, ""));
+    }
+    return {};
+}
+
+// Restores a deleted or moved log at its path from the open file and writes on there; fails
+// either way, saying so.
+util::Result<void> LogWriter::recover(const LogCheck& check) {
+    auto restored = restore_log(m_fd, m_path);
+    if (!restored) {
+        return util::fail(describe_fate(m_path, check, m_written, m_fd, "") + " (" + restored.error().message + ")");
+    }
+    const std::string message = describe_fate(m_path, check, m_written, m_fd, *restored);
+    const int fd = ::open(restored->c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        ::close(std::exchange(m_fd, fd));
+        m_path = *restored;
+        m_written = check.size;
+    }
+    return util::fail(message);
 }
 
 util::Result<void> LogWriter::sync() {

@@ -12,6 +12,8 @@
 
 namespace results {
 
+struct LogCheck;
+
 // When appended lines are forced to the disk with fdatasync(2). Every policy survives a
 // crash of the process (the OS has the data); they differ on a crash of the machine.
 enum class Durability {
@@ -20,17 +22,25 @@ enum class Durability {
     every_record,  // after every line: the slowest, loses nothing
 };
 
+// What open() does with a log that exists.
+enum class Existing {
+    append,   // continue it
+    replace,  // empty it first (in place: a symlink to it stays a symlink)
+};
+
 struct WriterOptions {
     Durability durability = Durability::interval;
     std::chrono::milliseconds sync_interval{1'000};
     const util::Clock* clock = nullptr;  // steady time for `interval`; the system's when null
+    Existing existing = Existing::append;
 };
 
 class LogWriter {
 public:
-    // Opens `path` for appending, creating it and its parent folders as needed. If the file
-    // ends in a torn line (no final '\n'), writes a '\n' so new records start on a fresh
-    // line. Fails with the path and the OS reason.
+    // Opens `path` for appending, creating it and its parent folders as needed; never creates
+    // a file through a symlink (a dangling one fails). If the file ends in a torn line (no
+    // final '\n'), writes a '\n' so new records start on a fresh line. Fails with the path and
+    // the OS reason, or when `path` is not a regular file (untouched).
     static util::Result<LogWriter> open(const std::string& path, const WriterOptions& options = {});
 
     LogWriter(LogWriter&& other) noexcept;
@@ -41,8 +51,10 @@ public:
     ~LogWriter();
 
     // Appends `line`, which must be one whole record ending in '\n' (see to_line), in one
-    // write(2), then syncs per the policy. Fails on a write or sync error. Not thread-safe:
-    // call it from one thread.
+    // write(2), then syncs per the policy. Fails on a write or sync error, and when the file
+    // is no longer the log at path() or shorter than what was written to it (see
+    // check_open_log; a deleted or moved log is first restored at its path from the open
+    // file, and written there from then on). Not thread-safe: call it from one thread.
     // Lines added with append_batched() before it are written first.
     util::Result<void> append(std::string_view line);
     // Adds `line` to a batch written in one write(2) by the next flush(), append() or close(),
@@ -50,13 +62,14 @@ public:
     // its loop and flushes before any request leaves and before it waits, so no request
     // outruns its `attempt` line and a result waits only for the rest of its turn.
     util::Result<void> append_batched(std::string_view line);
-    // Writes the batch (if any), then syncs per the policy.
+    // Writes the batch (if any), then syncs per the policy; fails as append() does.
     util::Result<void> flush();
     // Forces what was appended to the disk now, whatever the policy.
     util::Result<void> sync();
     // Syncs per the policy and closes; later appends fail.
     util::Result<void> close();
 
+    // Returns where the log is written (after a restore, where it was restored to).
     const std::string& path() const { return m_path; }
     // Returns how many times the file was synced (for tests and statistics).
     std::int64_t sync_count() const { return m_sync_count; }
@@ -67,6 +80,8 @@ private:
     util::Result<void> write_line(std::string_view line);
     util::Result<void> check_line(std::string_view line) const;
     util::Result<void> sync_per_policy();
+    util::Result<void> verify();
+    util::Result<void> recover(const LogCheck& check);
     std::chrono::steady_clock::time_point steady_now() const;
     void release();
 
@@ -75,6 +90,7 @@ private:
     WriterOptions m_options;
     bool m_dirty = false;  // appended since the last sync
     bool m_torn = false;   // a failed write left part of a line: start the next on a new one
+    std::int64_t m_written = 0;  // bytes the file holds at least: its size at open plus what was written
     std::string m_batch;   // whole lines not yet written (append_batched)
     std::chrono::steady_clock::time_point m_last_sync;
     std::int64_t m_sync_count = 0;

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
+
+#include "results/log_path.hpp"
 
 namespace results {
 
@@ -25,10 +28,60 @@ long read_pid(int fd) {
     return pid;
 }
 
+util::Error held(const std::string& what, long pid) {
+    return util::fail(pid > 0 ? fmt::format("another wacamp process is running this campaign (lock held on {} "
+                                            "by pid {})",
+                                            what, pid)
+                              : fmt::format("another wacamp process is running this campaign (lock held on {})",
+                                            what));
+}
+
+// Opens the lock file at `path` without following a symlink (a planted link must not make
+// the pid overwrite another file), and refuses anything but a regular file.
+util::Result<int> open_lock_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot open lock {}: {}", path, std::strerror(errno)));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return util::fail(fmt::format("cannot use lock {}: not a regular file", path));
+    }
+    return fd;
+}
+
+// Locks the log file at `file` itself; returns its descriptor.
+util::Result<int> lock_log_file(const std::string& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        return util::fail(fmt::format("cannot open result log {}: {}", file, std::strerror(errno)));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return util::fail(fmt::format("result log {} is not a regular file", file));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        ::close(fd);
+        if (error != EWOULDBLOCK) {
+            return util::fail(fmt::format("cannot lock {}: {}", file, std::strerror(error)));
+        }
+        // Held through another name of the same file (a hard link).
+        return held(fmt::format("the result log {} itself, under another of its names", file), 0);
+    }
+    return fd;
+}
+
 } // namespace
 
 util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
-    std::string path = log_path + ".lock";
+    auto log = resolve_log_path(log_path);
+    if (!log) {
+        return log.error();
+    }
+    std::string path = log->resolved + ".lock";
     const auto parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty()) {
@@ -38,10 +91,11 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(),
                                       path, ec.message()));
     }
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        return util::fail(fmt::format("cannot open lock {}: {}", path, std::strerror(errno)));
+    auto opened = open_lock_file(path);
+    if (!opened) {
+        return opened.error();
     }
+    const int fd = *opened;
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
@@ -49,33 +103,48 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         if (error != EWOULDBLOCK) {
             return util::fail(fmt::format("cannot lock {}: {}", path, std::strerror(error)));
         }
-        return util::fail(
-            pid > 0 ? fmt::format("another wacamp process is running this campaign (lock held "
-                                  "on {} by pid {})",
-                                  path, pid)
-                    : fmt::format("another wacamp process is running this campaign (lock held "
-                                  "on {})",
-                                  path));
+        return held(path, pid);
+    }
+    RunLock lock(fd, path, log->resolved);
+    if (log->exists) {
+        if (auto covered = lock.cover(log->resolved); !covered) {
+            return covered.error();  // the destructor releases the lock file
+        }
     }
     // The pid is for people and for the message above; the lock itself is the flock.
     const std::string pid = fmt::format("{}\n", ::getpid());
     if (::ftruncate(fd, 0) != 0 ||
         ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-        const int error = errno;
-        ::close(fd);
-        return util::fail(fmt::format("cannot write lock {}: {}", path, std::strerror(error)));
+        return util::fail(fmt::format("cannot write lock {}: {}", path, std::strerror(errno)));
     }
-    return RunLock(fd, std::move(path));
+    return lock;
+}
+
+util::Result<void> RunLock::cover(const std::string& file) {
+    auto locked = lock_log_file(file);
+    if (!locked) {
+        return locked.error();
+    }
+    if (m_log_fd >= 0) {
+        ::close(m_log_fd);
+    }
+    m_log_fd = *locked;
+    return {};
 }
 
 RunLock::RunLock(RunLock&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_path(std::move(other.m_path)) {}
+    : m_fd(std::exchange(other.m_fd, -1)),
+      m_log_fd(std::exchange(other.m_log_fd, -1)),
+      m_path(std::move(other.m_path)),
+      m_log_path(std::move(other.m_log_path)) {}
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {
     if (this != &other) {
         release();
         m_fd = std::exchange(other.m_fd, -1);
+        m_log_fd = std::exchange(other.m_log_fd, -1);
         m_path = std::move(other.m_path);
+        m_log_path = std::move(other.m_log_path);
     }
     return *this;
 }
@@ -85,6 +154,10 @@ RunLock::~RunLock() {
 }
 
 void RunLock::release() {
+    if (m_log_fd >= 0) {
+        ::close(m_log_fd);
+        m_log_fd = -1;
+    }
     if (m_fd >= 0) {
         // Emptied while still held, so nobody reads a stale pid afterwards.
         (void)::ftruncate(m_fd, 0);

@@ -94,7 +94,9 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
         }
         batch = {};
         if (!written) {
-            summary.error = written.error().message;
+            // Further batches would go unrecorded: stop (exit 3), and let a later run finish.
+            summary.log_error = written.error().message;
+            summary.interrupted = true;
             return false;
         }
         // A refused credential or certificate will refuse every batch: stop and let a later run finish.

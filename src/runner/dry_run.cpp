@@ -59,9 +59,9 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (!lock) {
         return lock.error();
     }
-    std::error_code ec;
-    std::filesystem::remove(report.results_path, ec);  // a dry run's log starts afresh
-    auto log = results::LogWriter::open(report.results_path, {.durability = results::Durability::none});
+    // A dry run's log starts afresh, emptied in place: a symlink to it stays a symlink.
+    auto log = results::LogWriter::open(report.results_path,
+                                        {.durability = results::Durability::none, .existing = results::Existing::replace});
     if (!log) {
         return log.error();
     }

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "results/run_lock.hpp"
+
 namespace runner {
 
 namespace {
@@ -27,7 +29,7 @@ void sync_folder(const std::filesystem::path& folder) {
 
 } // namespace
 
-util::Result<void> start_log(const std::string& path, std::string_view first_line) {
+util::Result<void> start_log(const std::string& path, std::string_view first_line, results::RunLock& lock) {
     const auto folder = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!folder.empty()) {
@@ -38,7 +40,8 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
                                       ec.message()));
     }
     const std::string staging = path + ".new";
-    const int fd = ::open(staging.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::unlink(staging.c_str());  // left by a crash; never written through, should it be a symlink
+    const int fd = ::open(staging.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         return os_failure("create", staging);
     }
@@ -63,6 +66,10 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
     }
     if (::close(fd) != 0) {
         return os_failure("write", staging);
+    }
+    // Locked before it takes the log's place: a hard link made to the new log finds it locked.
+    if (auto covered = lock.cover(staging); !covered) {
+        return covered.error();
     }
     if (std::rename(staging.c_str(), path.c_str()) != 0) {
         return os_failure("create", path);

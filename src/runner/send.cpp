@@ -95,6 +95,14 @@ bool wait_for_start(const campaign::Campaign& c, RunUi& ui, const std::atomic<in
     return true;
 }
 
+// Records that the log failed after sending began; the first log error is the one reported.
+void note_log_error(SendReport& report, const util::Error& error) {
+    if (report.reason != queue::StopReason::log_error) {
+        report.reason = queue::StopReason::log_error;
+        report.message = error.message;
+    }
+}
+
 } // namespace
 
 util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options, RunUi& ui,
@@ -178,7 +186,7 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     const auto header = make_header(c, *inputs, clock.wall_now());
     if (!state) {
         // Never an empty log: a kill before its first record would leave the campaign unreachable.
-        if (auto started = start_log(path, results::to_line(header)); !started) {
+        if (auto started = start_log(lock->log_path(), results::to_line(header), *lock); !started) {
             return started.error();
         }
     }
@@ -256,17 +264,19 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     report.already_complete = state && !wrote && report.reason == queue::StopReason::completed;
 
     report.counts = tally.counts();
+    // From here on messages may have gone out: a log that fails now stops the run (log_error,
+    // exit 3, resumable), never "nothing was sent".
     if (wrote) {
         results::EndRecord end{std::string(queue::to_string(report.reason)), report.counts, clock.wall_now()};
         if (auto written = log->append(results::to_line(end)); !written) {
-            return written.error();
+            note_log_error(report, written.error());
         }
     }
     if (report.reason == queue::StopReason::completed && c.cleanup.delete_contacts) {
         report.cleanup = delete_contacts(c, *log, transport, stops);
     }
     if (auto closed = log->close(); !closed) {
-        return closed.error();
+        note_log_error(report, closed.error());
     }
     return report;
 }

@@ -35,8 +35,9 @@ struct CleanupSummary {
     int batches_failed = 0;
     std::int64_t ids_deleted = 0;
     std::string error;                  // of the last failed batch
-    bool interrupted = false;           // a stop request ended it with batches left to do
+    bool interrupted = false;           // a stop request (or log_error) ended it with batches left to do
     bool refused = false;               // credentials refused or certificate failed: later batches not tried
+    std::string log_error;              // the log could not be written: why it stopped
 };
 
 struct SendReport {

@@ -199,3 +199,36 @@ TEST_SUITE("results::LogWriter") {
         CHECK(state->warnings[0].find(path + ":3: line ignored") == 0);
     }
 }
+
+TEST_SUITE("results::LogWriter") {
+    TEST_CASE("refuses a FIFO at once, leaving it a FIFO") {
+        TempDir dir;
+        const std::string path = dir.file("fifo.jsonl");
+        REQUIRE(::mkfifo(path.c_str(), 0644) == 0);
+        auto writer = results::LogWriter::open(path);  // would block for a reader without O_NONBLOCK
+        REQUIRE_FALSE(writer.ok());
+        CHECK(writer.error().message.find("is not a regular file") != std::string::npos);
+        CHECK(std::filesystem::is_fifo(path));
+    }
+    TEST_CASE("creates nothing through a dangling symlink") {
+        TempDir dir;
+        std::filesystem::create_symlink("target.jsonl", dir.file("link.jsonl"));
+        auto writer = results::LogWriter::open(dir.file("link.jsonl"));
+        REQUIRE_FALSE(writer.ok());
+        CHECK_FALSE(std::filesystem::exists(dir.file("target.jsonl")));
+        CHECK(std::filesystem::is_symlink(dir.file("link.jsonl")));
+    }
+    TEST_CASE("Existing::replace empties the file in place: a symlink to it stays a symlink") {
+        TempDir dir;
+        spit(dir.file("real.jsonl"), "old\nlines\n");
+        std::filesystem::create_symlink("real.jsonl", dir.file("link.jsonl"));
+        auto writer = results::LogWriter::open(dir.file("link.jsonl"),
+                                               {.durability = results::Durability::none,
+                                                .existing = results::Existing::replace});
+        REQUIRE(writer.ok());
+        REQUIRE(writer->append(k_line).ok());
+        REQUIRE(writer->close().ok());
+        CHECK(std::filesystem::is_symlink(dir.file("link.jsonl")));
+        CHECK(slurp(dir.file("real.jsonl")) == k_line);
+    }
+}

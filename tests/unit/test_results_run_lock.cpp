@@ -16,7 +16,7 @@ using fakes::TempDir;
 TEST_SUITE("results::RunLock") {
     TEST_CASE("a second lock on the same log is refused, naming the holder's pid") {
         TempDir dir;
-        const std::string log = (dir.path / "results/spring.jsonl").string();
+        const std::string log = (std::filesystem::canonical(dir.path) / "results/spring.jsonl").string();
         auto first = results::RunLock::acquire(log);
         REQUIRE(first.ok());
         CHECK(first->path() == log + ".lock");
@@ -67,5 +67,68 @@ TEST_SUITE("results::RunLock") {
         auto lock = results::RunLock::acquire((dir.path / "file/log.jsonl").string());
         REQUIRE_FALSE(lock.ok());
         CHECK(lock.error().message.find((dir.path / "file").string()) != std::string::npos);
+    }
+}
+
+TEST_SUITE("results::RunLock") {
+    TEST_CASE("a log reached through a symlink shares the lock of the file it points to") {
+        TempDir dir;
+        std::filesystem::create_directory(dir.path / "other");
+        std::ofstream((dir.path / "other/real.jsonl").string()) << "{}\n";
+        std::filesystem::create_symlink("other/real.jsonl", dir.path / "link.jsonl");
+        auto real = results::RunLock::acquire((dir.path / "other/real.jsonl").string());
+        REQUIRE(real.ok());
+        auto link = results::RunLock::acquire((dir.path / "link.jsonl").string());
+        REQUIRE_FALSE(link.ok());
+        CHECK(link.error().message.find("another wacamp process is running this campaign") == 0);
+    }
+    TEST_CASE("a symlink to a log not yet made shares the lock of the path it points to") {
+        TempDir dir;
+        auto real = results::RunLock::acquire((dir.path / "real.jsonl").string());
+        REQUIRE(real.ok());
+        // Nothing is there yet: the spelling is resolved through the folder's symlink.
+        std::filesystem::create_directory_symlink(".", dir.path / "here");
+        CHECK_FALSE(results::RunLock::acquire((dir.path / "here/real.jsonl").string()).ok());
+    }
+    TEST_CASE("hard links of one log share its lock") {
+        TempDir dir;
+        std::ofstream((dir.path / "real.jsonl").string()) << "{}\n";
+        std::filesystem::create_hard_link(dir.path / "real.jsonl", dir.path / "hard.jsonl");
+        auto real = results::RunLock::acquire((dir.path / "real.jsonl").string());
+        REQUIRE(real.ok());
+        auto hard = results::RunLock::acquire((dir.path / "hard.jsonl").string());
+        REQUIRE_FALSE(hard.ok());
+        CHECK(hard.error().message.find("another wacamp process is running this campaign") == 0);
+        CHECK(hard.error().message.find("under another of its names") != std::string::npos);
+    }
+    TEST_CASE("a log locked with cover() after it was made is locked for its hard links") {
+        TempDir dir;
+        const std::string log = (dir.path / "real.jsonl").string();
+        auto lock = results::RunLock::acquire(log);
+        REQUIRE(lock.ok());
+        std::ofstream(log) << "{}\n";
+        REQUIRE(lock->cover(log).ok());
+        std::filesystem::create_hard_link(log, dir.path / "hard.jsonl");
+        CHECK_FALSE(results::RunLock::acquire((dir.path / "hard.jsonl").string()).ok());
+    }
+    TEST_CASE("a results path that is not a regular file is refused before any lock file is made") {
+        TempDir dir;
+        std::filesystem::create_symlink("/dev/null", dir.path / "null.jsonl");
+        auto lock = results::RunLock::acquire((dir.path / "null.jsonl").string());
+        REQUIRE_FALSE(lock.ok());
+        CHECK(lock.error().message.find("character device") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir.path / "null.jsonl.lock"));
+        CHECK_FALSE(std::filesystem::exists("/dev/null.lock"));
+    }
+    TEST_CASE("a lock file that is a symlink is not followed") {
+        TempDir dir;
+        std::ofstream((dir.path / "precious").string()) << "keep me";
+        std::filesystem::create_symlink("precious", dir.path / "log.jsonl.lock");
+        auto lock = results::RunLock::acquire((dir.path / "log.jsonl").string());
+        REQUIRE_FALSE(lock.ok());
+        std::ifstream in((dir.path / "precious").string());
+        std::string text;
+        std::getline(in, text);
+        CHECK(text == "keep me");
     }
 }

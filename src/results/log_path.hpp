@@ -1,0 +1,22 @@
+#pragma once
+// What a result-log path may name before wacamp writes there: a regular file (directly or
+// through symlinks), or nothing yet. Anything else is refused untouched.
+
+#include <string>
+
+#include "util/result.hpp"
+
+namespace results {
+
+struct LogPath {
+    std::string resolved;  // the path with every symlink followed: where the log really is (or will be)
+    bool exists = false;   // a regular file is there now
+};
+
+// Returns where `path` resolves to. Fails, touching nothing, when `path` is a symlink whose
+// target does not exist (or a symlink loop), or names something that is not a regular file
+// (a folder, a FIFO, a device, a socket), saying which. A path that does not exist yet (or
+// whose folder does not) passes: the writer creates it.
+util::Result<LogPath> resolve_log_path(const std::string& path);
+
+} // namespace results
