@@ -2,9 +2,11 @@
 // refused credentials, the spam limit, TLS, each against the sandbox with that fault on; and
 // secrets kept out of every output through all of it.
 
+#include <atomic>
 #include <doctest/doctest.h>
 #include <filesystem>
 
+#include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
 
 using namespace e2e;
@@ -68,6 +70,25 @@ TEST_SUITE("e2e: faults") {
         CAPTURE(throttled);
         CHECK(throttled > 0);
         CHECK(throttled * 4 < requests);
+    }
+    TEST_CASE("a service that throttles every request stops the run after abort.max_throttled, resumable") {
+        std::atomic<int> requests{0};
+        test_support::ScriptedServer server([&](const test_support::ReceivedRequest&) {
+            ++requests;
+            return test_support::answer(429, R"({"error":{"message":"(#130429) Rate limit hit","code":130429}})");
+        });
+        Sandbox unused;
+        CampaignFixture f(unused, numbers_csv(3), "abort: {max_throttled: 3s}\n");
+        f.env["WACAMP_BASE_URL"] = server.url();
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CHECK(r.exit_code == 3);
+        CHECK(contains(r.err, "throttled every request for"));
+        auto records = f.records();
+        REQUIRE_FALSE(records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "throttled");
+        CHECK(requests >= 2);
+        CHECK(contains(r.out, "wacamp resume "));  // what to run once the service lets up
     }
     TEST_CASE("30% of sends answered 5xx: retried until every row is sent, none twice") {
         Sandbox sandbox({"--error-rate", "0.3", "--seed", "11"});
