@@ -1,5 +1,5 @@
 #pragma once
-// The campaign file as a value (SPEC.md "The campaign file"), after defaults and `${ENV}`
+// The campaign file as a value (docs/campaign-file.md), after defaults and `${ENV}`
 // interpolation. Paths are already resolved relative to the campaign file.
 
 #include <chrono>

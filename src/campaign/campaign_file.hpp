@@ -1,5 +1,5 @@
 #pragma once
-// Loading a campaign file (SPEC.md "The campaign file"): YAML → a validated Campaign, with
+// Loading a campaign file (docs/campaign-file.md): YAML → a validated Campaign, with
 // `${ENV}` interpolation, defaults and paths resolved against the file's folder.
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes, the same for every command (SPEC.md).
+// Exit codes, the same for every command (README "Exit codes").
 
 namespace cli {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A result log folded into the figures of a report (SPEC.md "report"), in one streaming
+// A result log folded into the figures of a report (README "report"), in one streaming
 // pass: memory grows with the number of rows (4 bytes each), not with the log.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The records of the result log and their JSON Lines form (SPEC.md "The result log").
+// The records of the result log and their JSON Lines form (docs/result-log.md).
 // Secrets never reach a record: no field holds one.
 
 #include <cstdint>

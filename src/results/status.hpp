@@ -1,6 +1,6 @@
 #pragma once
 // The vocabulary of the result log: a recipient's status, the cause of a failure, the run's
-// mode, and counts per status (SPEC.md "The result log").
+// mode, and counts per status (docs/result-log.md).
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
-// The service's checks on request bodies, as the interface document and SPEC.md "The wire"
-// describe them. Pure: they return what is wrong, or nothing.
+// The service's checks on request bodies, as the interface document describes them and as
+// docs/sandbox.md lists them. Pure: they return what is wrong, or nothing.
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// What a response (or its absence) means, as a value: SPEC.md "The wire".
+// What a response (or its absence) means, as a value: docs/decisions.md "The wire".
 
 #include <chrono>
 #include <optional>

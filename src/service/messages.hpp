@@ -1,5 +1,6 @@
 #pragma once
-// The JSON bodies of SPEC.md "The wire": exactly these keys and no others.
+// The JSON bodies of the send-message and status-update requests, as the service's interface
+// document shows them: exactly these keys and no others.
 
 #include <string>
 #include <vector>

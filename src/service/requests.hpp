@@ -1,6 +1,6 @@
 #pragma once
 // The three operations of the interface document as HTTP requests, with credentials placed
-// as SPEC.md says. Pure: nothing here touches the network.
+// as README "Retries" and docs/decisions.md "The wire" say. Pure: nothing here touches the network.
 
 #include <string>
 #include <string_view>
