@@ -10,6 +10,7 @@ packages=(
   tzdata ca-certificates
   libhowardhinnant-date-dev
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
+  clang-format git    # tests: the layout check (scripts/format.sh --check)
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 
