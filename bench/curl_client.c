@@ -27,7 +27,9 @@ static double now_seconds(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static double seconds_of(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+static double seconds_of(struct timeval tv) {
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
 
 static void configure(CURL* e, const char* url, struct curl_slist* headers, const char* body) {
     curl_easy_setopt(e, CURLOPT_URL, url);
@@ -76,8 +78,9 @@ int main(int argc, char** argv) {
     const int in_flight = atoi(argv[3]);
     char url[512];
     snprintf(url, sizeof url, "%s/whatsapp-automation/wa/send-message?apiKey=sandbox-key", argv[1]);
-    const char* body = "{\"message\":{\"text\":\"Hi Person 1, this is a benchmark message.\"},\"type\":\"text\","
-                       "\"userName\":\"Person 1\",\"wa_id\":\"919000000001\"}";
+    const char* body =
+        "{\"message\":{\"text\":\"Hi Person 1, this is a benchmark message.\"},\"type\":\"text\","
+        "\"userName\":\"Person 1\",\"wa_id\":\"919000000001\"}";
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct curl_slist* headers = NULL;
     headers = curl_slist_append(headers, "User-Agent: wacamp/bench");

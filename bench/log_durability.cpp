@@ -14,9 +14,8 @@ namespace {
 
 double run(results::Durability durability, int n, const std::filesystem::path& path) {
     std::filesystem::remove(path);
-    auto log = results::LogWriter::open(path.string(), {.durability = durability,
-                                                        .sync_interval = std::chrono::milliseconds(1000),
-                                                        .clock = nullptr});
+    auto log = results::LogWriter::open(
+        path.string(), {.durability = durability, .sync_interval = std::chrono::milliseconds(1000), .clock = nullptr});
     if (!log) {
         std::fprintf(stderr, "%s\n", log.error().message.c_str());
         std::exit(2);
@@ -41,7 +40,7 @@ double run(results::Durability durability, int n, const std::filesystem::path& p
     return took.count() / n;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     int n = argc > 1 ? std::stoi(argv[1]) : 20000;

@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+static double seconds(struct timeval tv) {
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
 
 int main(int argc, char** argv) {
     if (argc != 4) {
@@ -37,8 +39,9 @@ int main(int argc, char** argv) {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const char* body = "{\"message\":{\"text\":\"Hi Person 1, this is a benchmark message.\"},\"type\":\"text\","
-                       "\"userName\":\"Person 1\",\"wa_id\":\"919000000001\"}";
+    const char* body =
+        "{\"message\":{\"text\":\"Hi Person 1, this is a benchmark message.\"},\"type\":\"text\","
+        "\"userName\":\"Person 1\",\"wa_id\":\"919000000001\"}";
     char request[1024];
     const int length = snprintf(request, sizeof request,
                                 "POST /whatsapp-automation/wa/send-message?apiKey=sandbox-key HTTP/1.1\r\n"

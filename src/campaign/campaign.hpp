@@ -18,30 +18,30 @@ enum class CleanupScope { sent, all };
 enum class Ambiguous { retry, hold };  // no answer (a timeout, a lost connection) after the request left
 
 struct Columns {
-    std::string wa_id = "phone";      // required in the file
-    std::string user_name = "name";   // required in the file
-    std::string user_id;              // for cleanup; empty when not mapped
-    std::string subscriber_id;        // for cleanup, optional
+    std::string wa_id = "phone";     // required in the file
+    std::string user_name = "name";  // required in the file
+    std::string user_id;             // for cleanup; empty when not mapped
+    std::string subscriber_id;       // for cleanup, optional
 };
 
 struct Recipients {
-    std::string file;                 // resolved path of the CSV
+    std::string file;  // resolved path of the CSV
     char delimiter = ',';
     Columns columns;
-    std::string default_country;      // ISO 3166 region ("IN"); empty: numbers must be international
+    std::string default_country;  // ISO 3166 region ("IN"); empty: numbers must be international
     bool dedupe = true;
 };
 
 // Message fields are templates with {{column}} / {{column|default}} placeholders.
 struct Message {
     MessageType type = MessageType::text;
-    std::string text;                 // type text
-    std::string source;               // type image: link to the image
-    std::optional<std::string> label; // type image: caption
+    std::string text;                  // type text
+    std::string source;                // type image: link to the image
+    std::optional<std::string> label;  // type image: caption
 };
 
 struct TemplateCheck {
-    std::string name;                 // must exist with status APPROVED
+    std::string name;  // must exist with status APPROVED
 };
 
 struct Rate {
@@ -49,10 +49,10 @@ struct Rate {
     // Infinity rather than an optional so that the rate stays one number for every reader.
     static constexpr double k_unlimited = std::numeric_limits<double>::infinity();
 
-    double per_second = 10;            // requests started per second, or k_unlimited
+    double per_second = 10;  // requests started per second, or k_unlimited
     int burst = 1;
-    std::optional<int> concurrency;    // requests in flight; nullopt: `auto` (Little's law)
-    int max_concurrency = 256;         // the most `auto` may keep in flight
+    std::optional<int> concurrency;  // requests in flight; nullopt: `auto` (Little's law)
+    int max_concurrency = 256;       // the most `auto` may keep in flight
     std::optional<long long> per_day;
 
     // True for `per_second: unlimited`.
@@ -74,10 +74,10 @@ struct Abort {
 };
 
 struct Window {
-    std::string timezone;             // IANA name, e.g. "Asia/Kolkata"
-    std::vector<int> days;            // 0 = Sunday … 6 = Saturday
-    int from_minute = 0;              // minutes after local midnight, inclusive
-    int to_minute = 24 * 60;          // exclusive
+    std::string timezone;     // IANA name, e.g. "Asia/Kolkata"
+    std::vector<int> days;    // 0 = Sunday … 6 = Saturday
+    int from_minute = 0;      // minutes after local midnight, inclusive
+    int to_minute = 24 * 60;  // exclusive
 };
 
 struct Schedule {
@@ -93,7 +93,7 @@ struct Cleanup {
 
 struct Campaign {
     std::string name;
-    std::string file;                 // path of the campaign file itself
+    std::string file;  // path of the campaign file itself
     service::ServiceConfig service;
     Recipients recipients;
     Message message;
@@ -103,8 +103,8 @@ struct Campaign {
     Abort abort;
     Schedule schedule;
     Cleanup cleanup;
-    std::string results;              // resolved path; default results/NAME.jsonl
-    std::map<std::string, int> lines; // "message.text" → 1-based line in the file, for errors
+    std::string results;               // resolved path; default results/NAME.jsonl
+    std::map<std::string, int> lines;  // "message.text" → 1-based line in the file, for errors
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -4,12 +4,12 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -47,8 +47,8 @@ util::Result<std::string> read_file(const std::string& path) {
         return util::fail(fmt::format("{}: cannot read: {}", path, std::generic_category().message(error)));
     }
     if (data.size() > k_max_file_size) {
-        return util::fail(fmt::format("{}: cannot read: larger than {} KiB; is this a campaign file?", path,
-                                      k_max_file_size / 1024));
+        return util::fail(
+            fmt::format("{}: cannot read: larger than {} KiB; is this a campaign file?", path, k_max_file_size / 1024));
     }
     return data;
 }
@@ -150,8 +150,8 @@ util::Result<YAML::Node> parse(const std::string& path, const std::string& text)
         return util::fail(fmt::format("{}:{}: {}", path, line, detail::printable(e.msg)));
     }
     if (document.IsNull()) {
-        return util::fail(fmt::format("{}:1: {}; expected a mapping with name, service, recipients and message",
-                                      path, only_comments(text) ? "the file is empty" : "no YAML value could be read"));
+        return util::fail(fmt::format("{}:1: {}; expected a mapping with name, service, recipients and message", path,
+                                      only_comments(text) ? "the file is empty" : "no YAML value could be read"));
     }
     if (second) {
         return util::fail(fmt::format("{}:{}: a second YAML document; a campaign file holds one", path, *second));
@@ -173,8 +173,8 @@ void read_name(const detail::Section& root, Campaign& out) {
         return (c < 0x80 && std::isalnum(c)) || c == '-' || c == '_';
     });
     if (!plain || name->size() > k_max_name_length) {
-        root.problem("name", fmt::format("must be letters, digits, '-' or '_' (at most {}), got {}",
-                                         k_max_name_length, detail::in_quotes(*name)));
+        root.problem("name", fmt::format("must be letters, digits, '-' or '_' (at most {}), got {}", k_max_name_length,
+                                         detail::in_quotes(*name)));
         return;
     }
     out.name = std::move(*name);
@@ -199,8 +199,7 @@ void read_results(const detail::Section& root, Campaign& out) {
 
 std::string report(const detail::LoadContext& ctx) {
     auto problems = ctx.problems;
-    std::stable_sort(problems.begin(), problems.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(problems.begin(), problems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     // A mapping merged in several places would report its own problems once per use.
     problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
     std::string out;
@@ -213,8 +212,7 @@ std::string report(const detail::LoadContext& ctx) {
 
 }  // namespace
 
-util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env,
-                                     LoadOptions options) {
+util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options) {
     auto text = read_file(path);
     if (!text) {
         return text.error();
@@ -225,8 +223,7 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
     }
     Campaign campaign;
     campaign.file = path;
-    detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {},
-                            {}};
+    detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {}, {}};
     try {
         const detail::Section root(ctx, *document, "", 1, k_top_keys);
         read_name(root, campaign);

@@ -21,7 +21,6 @@ struct LoadOptions {
 // Loads and validates the campaign file at `path`. On failure the error message holds every
 // problem found, one per line, each "FILE:LINE: what is wrong" (FILE as given in `path`);
 // an unreadable file gives "FILE: cannot read: reason". Secret values never appear in it.
-util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env,
-                                     LoadOptions options = {});
+util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options = {});
 
 }  // namespace campaign

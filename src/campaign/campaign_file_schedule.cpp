@@ -1,9 +1,9 @@
 // The `schedule` section of a campaign file: when to start, and the weekly sending window.
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "campaign/campaign_file_sections.hpp"
 
@@ -138,13 +138,11 @@ std::vector<int> read_days(const Section& w) {
     }
     for (const auto& item : *items) {
         std::string name = item.text;
-        std::transform(name.begin(), name.end(), name.begin(),
-                       [](unsigned char ch) { return std::tolower(ch); });
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
         auto full = std::find(std::begin(k_full_day_names), std::end(k_full_day_names), name);
         if (full != std::end(k_full_day_names)) {
             days.push_back(static_cast<int>(full - std::begin(k_full_day_names)));
-        } else if (auto day =
-                       pick(w.context(), Scalar{name, item.line, item.raw}, w.path_of("days"), k_day_names)) {
+        } else if (auto day = pick(w.context(), Scalar{name, item.line, item.raw}, w.path_of("days"), k_day_names)) {
             days.push_back(static_cast<int>(*day));
         }
     }
@@ -161,8 +159,7 @@ void read_window(const Section& s, Schedule& out) {
     const Section& w = *section;
     Window window;
     if (auto zone = w.text("timezone", Need::required); zone && !known_timezone(*zone)) {
-        w.problem("timezone",
-                  "unknown time zone " + in_quotes(*zone) + " (expected an IANA name like Asia/Kolkata)");
+        w.problem("timezone", "unknown time zone " + in_quotes(*zone) + " (expected an IANA name like Asia/Kolkata)");
     } else if (zone) {
         window.timezone = *zone;
     }
@@ -177,15 +174,13 @@ void read_window(const Section& s, Schedule& out) {
         w.problem("from", "expected a time of day like 09:00, got " + in_quotes(from_text.value_or("")));
     }
     if (to == k_bad) {
-        w.problem("to",
-                  "expected a time of day like 18:00 (or 24:00), got " + in_quotes(to_text.value_or("")));
+        w.problem("to", "expected a time of day like 18:00 (or 24:00), got " + in_quotes(to_text.value_or("")));
     }
     if (from_ok && to != k_bad && from >= to) {
         // Overnight windows (22:00 to 06:00) are not supported: they would blur which day's
         // `days` entry applies.
-        w.problem(from_text ? "from" : "to",
-                  fmt::format("the window must open before it closes, got from {} to {}",
-                              from_text.value_or("00:00"), to_text.value_or("24:00")));
+        w.problem(from_text ? "from" : "to", fmt::format("the window must open before it closes, got from {} to {}",
+                                                         from_text.value_or("00:00"), to_text.value_or("24:00")));
     } else if (from_ok && to != k_bad) {
         window.from_minute = from;
         window.to_minute = to;

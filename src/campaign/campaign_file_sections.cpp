@@ -54,8 +54,8 @@ Holds word_or_number(const Section& s, std::string_view key, std::string_view wo
     if ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) {
         // The number readers would say only "expected a number" to "unlimted" or "inf".
         const std::string_view words[] = {word};
-        s.problem(key, with_suggestion(fmt::format("expected {} or {}, got {}", word, number, in_quotes(*text)),
-                                       *text, words));
+        s.problem(key, with_suggestion(fmt::format("expected {} or {}, got {}", word, number, in_quotes(*text)), *text,
+                                       words));
         return Holds::nothing;
     }
     return Holds::number;
@@ -138,8 +138,8 @@ void read_pacing(const Section& root, Campaign& out) {
     }
     if (auto retry = root.section("retry", Need::optional, k_retry_keys)) {
         using std::chrono::hours, std::chrono::milliseconds;
-        out.retry.max_attempts = static_cast<int>(
-            retry->integer("max_attempts", 1, k_max_attempts).value_or(out.retry.max_attempts));
+        out.retry.max_attempts =
+            static_cast<int>(retry->integer("max_attempts", 1, k_max_attempts).value_or(out.retry.max_attempts));
         auto initial = retry->duration("initial_backoff", {milliseconds(1), hours(1), "between 1ms and 1h"});
         auto max = retry->duration("max_backoff", {milliseconds(1), hours(24), "between 1ms and 24h"});
         out.retry.initial_backoff = initial.value_or(out.retry.initial_backoff);
@@ -156,13 +156,11 @@ void read_pacing(const Section& root, Campaign& out) {
         }
     }
     if (auto abort = root.section("abort", Need::optional, k_abort_keys)) {
-        out.abort.max_consecutive_failures =
-            static_cast<int>(abort->integer("max_consecutive_failures", 1, k_max_failures)
-                                 .value_or(out.abort.max_consecutive_failures));
+        out.abort.max_consecutive_failures = static_cast<int>(
+            abort->integer("max_consecutive_failures", 1, k_max_failures).value_or(out.abort.max_consecutive_failures));
         using std::chrono::hours, std::chrono::seconds;
-        out.abort.max_throttled =
-            abort->duration("max_throttled", {seconds(1), hours(24 * 7), "between 1s and 7d"})
-                .value_or(out.abort.max_throttled);
+        out.abort.max_throttled = abort->duration("max_throttled", {seconds(1), hours(24 * 7), "between 1s and 7d"})
+                                      .value_or(out.abort.max_throttled);
     }
 }
 
@@ -175,8 +173,7 @@ void read_cleanup(const Section& root, Cleanup& out) {
     if (auto only = section->choice("only", k_cleanup_scopes)) {
         out.only = *only == 0 ? CleanupScope::sent : CleanupScope::all;
     }
-    out.batch_size =
-        static_cast<int>(section->integer("batch_size", 1, k_max_batch).value_or(out.batch_size));
+    out.batch_size = static_cast<int>(section->integer("batch_size", 1, k_max_batch).value_or(out.batch_size));
 }
 
 }  // namespace campaign::detail

@@ -1,11 +1,11 @@
 // The `service` and `recipients` sections of a campaign file.
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <system_error>
 
 #include "campaign/campaign_file_sections.hpp"
@@ -15,10 +15,9 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_service_keys[] = {"base_url", "api_key",  "access_token", "api_key_in",
-                                               "headers",  "timeout",  "ca_file",      "allow_insecure_http"};
-constexpr std::string_view k_recipients_keys[] = {"file", "delimiter", "columns", "default_country",
-                                                  "dedupe"};
+constexpr std::string_view k_service_keys[] = {"base_url", "api_key", "access_token", "api_key_in",
+                                               "headers",  "timeout", "ca_file",      "allow_insecure_http"};
+constexpr std::string_view k_recipients_keys[] = {"file", "delimiter", "columns", "default_country", "dedupe"};
 constexpr std::string_view k_columns_keys[] = {"wa_id", "user_name", "user_id", "subscriber_id"};
 constexpr std::string_view k_key_places[] = {"header", "query"};
 // Headers wacamp sets itself; letting the file override them would break requests quietly.
@@ -90,8 +89,7 @@ void api_key_in(const Section& s, service::ApiKeyIn& out) {
     service::ApiKeyIn chosen{.header = false, .query = false};
     size_t index = 0;
     for (const auto& place : *places) {
-        auto which =
-            pick(s.context(), place, fmt::format("{}[{}]", s.path_of("api_key_in"), index++), k_key_places);
+        auto which = pick(s.context(), place, fmt::format("{}[{}]", s.path_of("api_key_in"), index++), k_key_places);
         if (!which) {
             return;
         }
@@ -124,8 +122,7 @@ void headers(const Section& s, std::vector<std::pair<std::string, std::string>>&
                    std::end(k_reserved_headers)) {
             ctx.problem(name.line, path + ": wacamp sets this header itself");
         } else if (auto [pos, inserted] = seen.emplace(low, name.line); !inserted) {
-            ctx.problem(name.line,
-                        fmt::format("{}: header given twice (also on line {})", path, pos->second));
+            ctx.problem(name.line, fmt::format("{}: header given twice (also on line {})", path, pos->second));
         } else if (value.text.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
             // The value may hold a secret from the environment: never echo it.
             ctx.problem(value.line, path + ": value contains a line break or NUL character");
@@ -140,8 +137,8 @@ char delimiter(const Section& s, const std::string& text) {
         return '\t';
     }
     if (text.size() != 1 || text == "\"" || text == "\r" || text == "\n") {
-        s.problem("delimiter", "must be one character other than a quote or line break (or \"\\t\"), got " +
-                                   in_quotes(text));
+        s.problem("delimiter",
+                  "must be one character other than a quote or line break (or \"\\t\"), got " + in_quotes(text));
         return ',';
     }
     return text[0];
@@ -202,17 +199,14 @@ void read_recipients(const Section& root, const Cleanup& cleanup, Recipients& ou
         out.columns.subscriber_id = columns->text("subscriber_id", Need::optional).value_or("");
     }
     if (auto country = s.text("default_country", Need::optional)) {
-        const bool letters = country->size() == 2 &&
-                             std::isalpha(static_cast<unsigned char>((*country)[0])) &&
+        const bool letters = country->size() == 2 && std::isalpha(static_cast<unsigned char>((*country)[0])) &&
                              std::isalpha(static_cast<unsigned char>((*country)[1]));
         if (letters) {
             std::string upper = *country;
-            std::transform(upper.begin(), upper.end(), upper.begin(),
-                           [](unsigned char c) { return std::toupper(c); });
+            std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
             out.default_country = upper;
         } else if (!country->empty()) {
-            s.problem("default_country",
-                      "expected a two-letter country code such as IN, got " + in_quotes(*country));
+            s.problem("default_country", "expected a two-letter country code such as IN, got " + in_quotes(*country));
         }
     }
     if (auto dedupe = s.boolean("dedupe")) {

@@ -1,10 +1,10 @@
 // Typed readers of Section (numbers, booleans, durations, choices) and the helpers that word
 // their messages.
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "campaign/campaign_file_yaml.hpp"
 #include "util/duration.hpp"
@@ -71,8 +71,7 @@ size_t utf8_sequence(const unsigned char* p, const unsigned char* end, unsigned&
 
 }  // namespace
 
-std::string with_suggestion(std::string message, std::string_view word,
-                            std::span<const std::string_view> names) {
+std::string with_suggestion(std::string message, std::string_view word, std::span<const std::string_view> names) {
     if (auto near = closest(word, names)) {
         message += fmt::format(" (did you mean {}?)", in_quotes(*near));
     }
@@ -137,9 +136,8 @@ std::optional<size_t> pick(LoadContext& ctx, const Scalar& item, const std::stri
     for (size_t i = 0; i < names.size(); ++i) {
         expected += (i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ")) + std::string(names[i]);
     }
-    ctx.problem(item.line,
-                with_suggestion(fmt::format("{}: expected {}, got {}", path, expected, in_quotes(item.text)),
-                                item.text, names));
+    ctx.problem(item.line, with_suggestion(fmt::format("{}: expected {}, got {}", path, expected, in_quotes(item.text)),
+                                           item.text, names));
     return std::nullopt;
 }
 
@@ -151,8 +149,8 @@ std::optional<double> Section::positive_number(std::string_view key, double max)
     const std::string& s = *text_value;
     double value = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (s.empty() || end != s.data() + s.size() ||
-        (ec != std::errc() && ec != std::errc::result_out_of_range) || std::isnan(value)) {
+    if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+        std::isnan(value)) {
         problem(key, "expected a number, got " + in_quotes(s));
         return std::nullopt;
     }
@@ -189,10 +187,8 @@ std::optional<bool> Section::boolean(std::string_view key) const {
     if (!text_value) {
         return std::nullopt;
     }
-    static constexpr std::string_view k_true[] = {"true", "True", "TRUE", "yes", "Yes",
-                                                  "YES",  "on",   "On",   "ON"};
-    static constexpr std::string_view k_false[] = {"false", "False", "FALSE", "no", "No",
-                                                   "NO",    "off",   "Off",   "OFF"};
+    static constexpr std::string_view k_true[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    static constexpr std::string_view k_false[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
     if (std::find(std::begin(k_true), std::end(k_true), *text_value) != std::end(k_true)) {
         return true;
     }
@@ -203,8 +199,7 @@ std::optional<bool> Section::boolean(std::string_view key) const {
     return std::nullopt;
 }
 
-std::optional<std::chrono::milliseconds> Section::duration(std::string_view key,
-                                                           const DurationRange& range) const {
+std::optional<std::chrono::milliseconds> Section::duration(std::string_view key, const DurationRange& range) const {
     auto text_value = text_as(key, Need::optional, "a duration");
     if (!text_value) {
         return std::nullopt;
@@ -221,8 +216,7 @@ std::optional<std::chrono::milliseconds> Section::duration(std::string_view key,
     return *value;
 }
 
-std::optional<size_t> Section::choice(std::string_view key, std::span<const std::string_view> names,
-                                      Need need) const {
+std::optional<size_t> Section::choice(std::string_view key, std::span<const std::string_view> names, Need need) const {
     auto text_value = text(key, need);
     if (!text_value) {
         return std::nullopt;

@@ -1,7 +1,7 @@
 #include "campaign/campaign_file_yaml.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "util/env.hpp"
 
@@ -17,14 +17,10 @@ int line_of_node(const YAML::Node& node, int fallback) {
 // What a value is, for "expected …, got …" messages.
 std::string describe(const YAML::Node& value) {
     switch (value.Type()) {
-    case YAML::NodeType::Map:
-        return "a mapping";
-    case YAML::NodeType::Sequence:
-        return "a list";
-    case YAML::NodeType::Scalar:
-        return in_quotes(value.Scalar());
-    default:
-        return "nothing";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return in_quotes(value.Scalar());
+    default: return "nothing";
     }
 }
 
@@ -57,8 +53,7 @@ void merge_into(LoadContext& ctx, const YAML::Node& source, const std::string& p
         // (and recursion), so their number is bounded.
         if (--ctx.merges_left < 0) {
             if (ctx.merges_left == -1) {
-                ctx.problem(line,
-                            "too many merge keys (<<) expanded; is an anchor merged into itself many times?");
+                ctx.problem(line, "too many merge keys (<<) expanded; is an anchor merged into itself many times?");
             }
             return;
         }
@@ -90,9 +85,8 @@ void collect(LoadContext& ctx, const YAML::Node& map, const std::string& path, i
         }
         auto [pos, inserted] = out.try_emplace(name, Found{it->second, key_line, it->first.Mark().pos});
         if (!inserted) {
-            ctx.problem(key_line,
-                        fmt::format("duplicate key {} (first on line {})",
-                                    in_quotes(path.empty() ? name : path + "." + name), pos->second.line));
+            ctx.problem(key_line, fmt::format("duplicate key {} (first on line {})",
+                                              in_quotes(path.empty() ? name : path + "." + name), pos->second.line));
         }
     }
     for (const auto& [source, merge_line] : merges) {
@@ -127,8 +121,7 @@ Section::Section(LoadContext& ctx, const YAML::Node& node, std::string path, int
         if (!is_known) {
             // Top-level "x-…" keys hold anchors for reuse, as in Compose files.
             if (!(m_path.empty() && name.starts_with("x-"))) {
-                ctx.problem(entry.line,
-                            with_suggestion(fmt::format("unknown key {}", in_quotes(full)), name, known));
+                ctx.problem(entry.line, with_suggestion(fmt::format("unknown key {}", in_quotes(full)), name, known));
             }
             continue;
         }
@@ -194,8 +187,7 @@ std::optional<std::string> Section::text(std::string_view key, Need need) const 
     return text_as(key, need, "a string");
 }
 
-std::optional<std::string> Section::text_as(std::string_view key, Need need,
-                                            std::string_view expected) const {
+std::optional<std::string> Section::text_as(std::string_view key, Need need, std::string_view expected) const {
     const Entry* entry = find(key, need);
     if (entry == nullptr) {
         return std::nullopt;

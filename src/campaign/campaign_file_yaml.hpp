@@ -81,8 +81,7 @@ public:
     // Returns the index in `names` of the value.
     std::optional<size_t> choice(std::string_view key, std::span<const std::string_view> names,
                                  Need need = Need::optional) const;
-    std::optional<Section> section(std::string_view key, Need need,
-                                   std::span<const std::string_view> known) const;
+    std::optional<Section> section(std::string_view key, Need need, std::span<const std::string_view> known) const;
     // A list of scalars.
     std::optional<std::vector<Scalar>> list(std::string_view key) const;
     // A mapping of free-form names to scalars, in file order.
@@ -109,8 +108,7 @@ std::optional<size_t> pick(LoadContext& ctx, const Scalar& item, const std::stri
                            std::span<const std::string_view> names);
 
 // Returns `message` with " (did you mean …?)" when one of `names` is close to `word`.
-std::string with_suggestion(std::string message, std::string_view word,
-                            std::span<const std::string_view> names);
+std::string with_suggestion(std::string message, std::string_view word, std::span<const std::string_view> names);
 
 // Returns `text` quoted for a message, cut short when long.
 std::string in_quotes(std::string_view text);

@@ -14,8 +14,7 @@ namespace {
 
 constexpr std::size_t k_max_columns = 4096;
 
-std::string trim_spaces(const std::string& s)
-{
+std::string trim_spaces(const std::string& s) {
     const auto first = s.find_first_not_of(" \t");
     if (first == std::string::npos) {
         return {};
@@ -23,11 +22,10 @@ std::string trim_spaces(const std::string& s)
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-} // namespace
+}  // namespace
 
 CsvReader::CsvReader(std::unique_ptr<std::istream> in, const CsvOptions& options)
-    : m_in(std::move(in)), m_options(options)
-{
+    : m_in(std::move(in)), m_options(options) {
     m_options.chunk_size = std::max<std::size_t>(m_options.chunk_size, 1);
     m_buf.resize(std::max<std::size_t>(m_options.chunk_size, 4));
 }
@@ -36,15 +34,13 @@ CsvReader::CsvReader(CsvReader&&) noexcept = default;
 CsvReader& CsvReader::operator=(CsvReader&&) noexcept = default;
 CsvReader::~CsvReader() = default;
 
-util::Result<CsvReader> CsvReader::open(const std::string& path, char delimiter)
-{
+util::Result<CsvReader> CsvReader::open(const std::string& path, char delimiter) {
     CsvOptions options;
     options.delimiter = delimiter;
     return open(path, options);
 }
 
-util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOptions& options)
-{
+util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOptions& options) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         return util::fail(path + ": is a directory, not a CSV file");
@@ -60,9 +56,7 @@ util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOption
     return reader;
 }
 
-util::Result<CsvReader> CsvReader::from_string(std::string text, const CsvOptions& options,
-                                               const std::string& name)
-{
+util::Result<CsvReader> CsvReader::from_string(std::string text, const CsvOptions& options, const std::string& name) {
     CsvReader reader(std::make_unique<std::istringstream>(std::move(text)), options);
     if (auto header = reader.read_header(name); !header) {
         return header.error();
@@ -70,8 +64,7 @@ util::Result<CsvReader> CsvReader::from_string(std::string text, const CsvOption
     return reader;
 }
 
-std::optional<std::size_t> CsvReader::column(std::string_view name) const
-{
+std::optional<std::size_t> CsvReader::column(std::string_view name) const {
     const auto it = std::find(m_header.begin(), m_header.end(), name);
     if (it == m_header.end()) {
         return std::nullopt;
@@ -79,12 +72,12 @@ std::optional<std::size_t> CsvReader::column(std::string_view name) const
     return static_cast<std::size_t>(it - m_header.begin());
 }
 
-util::Result<void> CsvReader::read_header(const std::string& name)
-{
+util::Result<void> CsvReader::read_header(const std::string& name) {
     const char d = m_options.delimiter;
     if (d == '"' || d == '\r' || d == '\n' || d == '\0' || static_cast<unsigned char>(d) >= 0x80) {
-        return util::fail(name + ": the delimiter must be one ASCII character other than a quote "
-                                 "or a line break");
+        return util::fail(name +
+                          ": the delimiter must be one ASCII character other than a quote "
+                          "or a line break");
     }
     // The first bytes decide the encoding; they are kept as the first chunk unless a BOM.
     m_in->read(m_buf.data(), 3);
@@ -102,8 +95,7 @@ util::Result<void> CsvReader::read_header(const std::string& name)
     }
     const std::string where = name + ":" + std::to_string(parsed.line) + ": ";
     if (parsed.count > k_max_columns) {
-        return util::fail(where + "the header has more than " + std::to_string(k_max_columns) +
-                          " columns");
+        return util::fail(where + "the header has more than " + std::to_string(k_max_columns) + " columns");
     }
     if (auto problem = describe(parsed, "the header", Labels::by_position); !problem.empty()) {
         return util::fail(where + problem);
@@ -113,8 +105,7 @@ util::Result<void> CsvReader::read_header(const std::string& name)
         // Trimmed so that a hand-written "name, phone" header names "phone".
         m_header[i] = trim_spaces(m_header[i]);
         if (m_header[i].empty()) {
-            return util::fail(where + "column " + std::to_string(i + 1) +
-                              " of the header has no name");
+            return util::fail(where + "column " + std::to_string(i + 1) + " of the header has no name");
         }
         // A name is echoed in messages and matched against the campaign file: a line break
         // or an escape sequence in it is a broken file, not a column name.
@@ -124,16 +115,14 @@ util::Result<void> CsvReader::read_header(const std::string& name)
                               " of the header holds a control character (a line break inside quotes?)");
         }
         if (auto [it, fresh] = seen.emplace(m_header[i], i); !fresh) {
-            return util::fail(where + "the header names column \"" + m_header[i] + "\" twice " +
-                              "(columns " + std::to_string(it->second + 1) + " and " +
-                              std::to_string(i + 1) + ")");
+            return util::fail(where + "the header names column \"" + m_header[i] + "\" twice " + "(columns " +
+                              std::to_string(it->second + 1) + " and " + std::to_string(i + 1) + ")");
         }
     }
     return {};
 }
 
-bool CsvReader::next(CsvRecord& out)
-{
+bool CsvReader::next(CsvRecord& out) {
     const std::size_t width = m_header.size();
     out.fields.resize(width);
     out.problem.clear();
@@ -153,21 +142,17 @@ bool CsvReader::next(CsvRecord& out)
     const std::string subject = "row " + std::to_string(out.row);
     if (m_read_failed && !m_read_reported) {
         m_read_reported = true;
-        out.problem = subject + ": the file could not be read past line " +
-                      std::to_string(m_line);
+        out.problem = subject + ": the file could not be read past line " + std::to_string(m_line);
     } else if (!parsed.unterminated && parsed.count != width) {
-        out.problem = subject + " has " + std::to_string(parsed.count) + " field" +
-                      (parsed.count == 1 ? "" : "s") + ", the header has " +
-                      std::to_string(width);
+        out.problem = subject + " has " + std::to_string(parsed.count) + " field" + (parsed.count == 1 ? "" : "s") +
+                      ", the header has " + std::to_string(width);
     } else {
         out.problem = describe(parsed, subject, Labels::by_name);
     }
     return true;
 }
 
-std::string CsvReader::describe(const Parsed& parsed, std::string_view subject,
-                                Labels labels) const
-{
+std::string CsvReader::describe(const Parsed& parsed, std::string_view subject, Labels labels) const {
     const auto label = [&](std::size_t i) {
         if (labels == Labels::by_position || i >= m_header.size()) {
             return "column " + std::to_string(i + 1);
@@ -180,8 +165,8 @@ std::string CsvReader::describe(const Parsed& parsed, std::string_view subject,
                " is never closed; nothing after it can be read";
     }
     if (parsed.too_long != k_none) {
-        return s + ": " + label(parsed.too_long) + " is longer than " +
-               std::to_string(m_options.max_field_bytes) + " bytes";
+        return s + ": " + label(parsed.too_long) + " is longer than " + std::to_string(m_options.max_field_bytes) +
+               " bytes";
     }
     if (parsed.nul != k_none) {
         return s + ": " + label(parsed.nul) + " contains a NUL byte (is the file UTF-16?)";
@@ -195,4 +180,4 @@ std::string CsvReader::describe(const Parsed& parsed, std::string_view subject,
     return {};
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -23,10 +23,10 @@ struct CsvOptions {
 // One data record. `fields` always has exactly one entry per header column (missing
 // ones empty, extra ones dropped); when `problem` is set the row is unusable.
 struct CsvRecord {
-    long long row = 0;                // 1 for the first data row
-    long long line = 0;               // 1-based physical line where the record starts
+    long long row = 0;   // 1 for the first data row
+    long long line = 0;  // 1-based physical line where the record starts
     std::vector<std::string> fields;
-    std::string problem;              // e.g. "row 7 has 5 fields, the header has 4"
+    std::string problem;  // e.g. "row 7 has 5 fields, the header has 4"
 };
 
 class CsvReader {
@@ -100,4 +100,4 @@ private:
     std::vector<std::string> m_header;
 };
 
-} // namespace campaign
+}  // namespace campaign

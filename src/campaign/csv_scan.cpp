@@ -13,8 +13,7 @@ enum class State { field_start, unquoted, quoted, quote_in_quoted };
 enum class TextCheck { ok, nul, bad_utf8 };
 
 // Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
-TextCheck check_text(std::string_view text)
-{
+TextCheck check_text(std::string_view text) {
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const auto* end = p + text.size();
     while (p < end) {
@@ -55,10 +54,9 @@ TextCheck check_text(std::string_view text)
     return TextCheck::ok;
 }
 
-} // namespace
+}  // namespace
 
-bool CsvReader::fill()
-{
+bool CsvReader::fill() {
     if (m_finished) {
         return false;
     }
@@ -74,8 +72,7 @@ bool CsvReader::fill()
     return true;
 }
 
-bool CsvReader::skip_blank_lines()
-{
+bool CsvReader::skip_blank_lines() {
     for (;;) {
         if (m_pos == m_end && !fill()) {
             return false;
@@ -95,8 +92,7 @@ bool CsvReader::skip_blank_lines()
     }
 }
 
-void CsvReader::append(Parsed& parsed, const char* data, std::size_t size) const
-{
+void CsvReader::append(Parsed& parsed, const char* data, std::size_t size) const {
     if (parsed.current == nullptr || size == 0) {
         return;
     }
@@ -111,8 +107,7 @@ void CsvReader::append(Parsed& parsed, const char* data, std::size_t size) const
     parsed.current->append(data, size);
 }
 
-void CsvReader::start_field(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed)
-{
+void CsvReader::start_field(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed) {
     if (parsed.count >= keep) {
         parsed.current = nullptr;  // an extra field of a ragged row: counted, not kept
         return;
@@ -124,25 +119,18 @@ void CsvReader::start_field(std::vector<std::string>& fields, std::size_t keep, 
     parsed.current->clear();
 }
 
-void CsvReader::end_field(Parsed& parsed) const
-{
+void CsvReader::end_field(Parsed& parsed) const {
     if (parsed.current != nullptr) {
         switch (check_text(*parsed.current)) {
-        case TextCheck::ok:
-            break;
-        case TextCheck::nul:
-            parsed.nul = parsed.nul == k_none ? parsed.count : parsed.nul;
-            break;
-        case TextCheck::bad_utf8:
-            parsed.bad_utf8 = parsed.bad_utf8 == k_none ? parsed.count : parsed.bad_utf8;
-            break;
+        case TextCheck::ok: break;
+        case TextCheck::nul: parsed.nul = parsed.nul == k_none ? parsed.count : parsed.nul; break;
+        case TextCheck::bad_utf8: parsed.bad_utf8 = parsed.bad_utf8 == k_none ? parsed.count : parsed.bad_utf8; break;
         }
     }
     ++parsed.count;
 }
 
-bool CsvReader::parse_record(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed)
-{
+bool CsvReader::parse_record(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed) {
     parsed = Parsed{};
     if (!skip_blank_lines()) {
         return false;
@@ -234,4 +222,4 @@ bool CsvReader::parse_record(std::vector<std::string>& fields, std::size_t keep,
     }
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -22,7 +22,7 @@ std::optional<std::uint64_t> number_code(std::string_view wa_id) {
     return value * 32 + wa_id.size();
 }
 
-} // namespace
+}  // namespace
 
 std::optional<long long> DuplicateRows::first_row_of(long long row) {
     if (!m_has_pairs || m_done) {
@@ -92,4 +92,4 @@ util::Result<DuplicateRows> DuplicateFinder::finish() {
     return DuplicateRows(std::move(*repeats));
 }
 
-} // namespace campaign
+}  // namespace campaign

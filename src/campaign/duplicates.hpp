@@ -60,4 +60,4 @@ private:
     std::unordered_map<std::string, long long> m_other;
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -16,8 +16,7 @@ namespace pn = i18n::phonenumbers;
 
 // libphonenumber is a process-wide singleton that logs to stderr unless given a logger;
 // core code never prints, so it gets a silent one, once.
-const pn::PhoneNumberUtil& phone_util()
-{
+const pn::PhoneNumberUtil& phone_util() {
     static std::once_flag silenced;
     std::call_once(silenced, [] {
         pn::PhoneNumberUtil::GetInstance()->SetLogger(new pn::NullLogger());  // takes ownership
@@ -26,8 +25,7 @@ const pn::PhoneNumberUtil& phone_util()
 }
 
 // The input as it goes into an error message: at most 40 bytes, cut at a character boundary.
-std::string quoted(std::string_view raw)
-{
+std::string quoted(std::string_view raw) {
     constexpr std::size_t k_max = 40;
     if (raw.size() <= k_max) {
         return "\"" + std::string(raw) + "\"";
@@ -41,13 +39,18 @@ std::string quoted(std::string_view raw)
 
 // Length of the separator that starts `s` (ASCII or a few Unicode spaces and dashes that
 // spreadsheets like to insert), or 0.
-std::size_t separator_length(std::string_view s)
-{
+std::size_t separator_length(std::string_view s) {
     switch (s[0]) {
-    case ' ': case '\t': case '-': case '.': case '(': case ')': case '[': case ']': case '/':
-        return 1;
-    default:
-        break;
+    case ' ':
+    case '\t':
+    case '-':
+    case '.':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '/': return 1;
+    default: break;
     }
     if (s.substr(0, 2) == "\xC2\xA0") {
         return 2;  // no-break space
@@ -71,8 +74,7 @@ struct Digits {
 
 // Keeps the digits of `raw`; fails when anything but digits, separators and one leading
 // "+" is in it.
-util::Result<Digits> extract_digits(std::string_view raw)
-{
+util::Result<Digits> extract_digits(std::string_view raw) {
     Digits out;
     bool plus = false;
     for (std::size_t i = 0; i < raw.size();) {
@@ -107,8 +109,7 @@ util::Result<Digits> extract_digits(std::string_view raw)
 // Returns the wa_id of `digits` read in `region` ("ZZ": it starts with a country code),
 // or "" when that does not make a valid number. PhoneRules answers almost always; it
 // replays libphonenumber's own logic, so libphonenumber is only asked when it cannot.
-std::string try_parse(const std::string& digits, const std::string& region)
-{
+std::string try_parse(const std::string& digits, const std::string& region) {
     if (const PhoneRules* rules = PhoneRules::shared()) {
         auto answer = region == "ZZ" ? rules->international(digits) : rules->national(digits, region);
         if (answer.verdict != PhoneRules::Verdict::undecided) {
@@ -118,8 +119,7 @@ std::string try_parse(const std::string& digits, const std::string& region)
     const auto& util = phone_util();
     pn::PhoneNumber number;
     const std::string text = region == "ZZ" ? "+" + digits : digits;
-    if (util.Parse(text, region, &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR ||
-        !util.IsValidNumber(number)) {
+    if (util.Parse(text, region, &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR || !util.IsValidNumber(number)) {
         return {};
     }
     std::string e164;
@@ -129,16 +129,14 @@ std::string try_parse(const std::string& digits, const std::string& region)
 
 // The region a number starting with `digits` belongs to ("+800" for a non-geographic
 // code), or "" when no country code fits.
-std::string region_of(const std::string& digits)
-{
+std::string region_of(const std::string& digits) {
     if (const PhoneRules* rules = PhoneRules::shared()) {
         return rules->region_of(digits);
     }
     const auto& util = phone_util();
     pn::PhoneNumber number;
     const auto error = util.Parse("+" + digits, "ZZ", &number);
-    if (error == pn::PhoneNumberUtil::INVALID_COUNTRY_CODE_ERROR ||
-        !number.has_country_code()) {
+    if (error == pn::PhoneNumberUtil::INVALID_COUNTRY_CODE_ERROR || !number.has_country_code()) {
         return {};
     }
     std::string region;
@@ -146,10 +144,9 @@ std::string region_of(const std::string& digits)
     return region == "001" ? "+" + std::to_string(number.country_code()) : region;
 }
 
-} // namespace
+}  // namespace
 
-util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default_country)
-{
+util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default_country) {
     std::string region;
     for (const char c : default_country) {
         region += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
@@ -157,8 +154,9 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
     if (PhoneRules::shared() == nullptr) {
         // Every number would then be judged by a slower path that was never meant to carry a
         // campaign: refuse loudly rather than answer differently.
-        return util::fail("libphonenumber's metadata could not be read, so no phone number can be checked "
-                          "(is libphonenumber8 installed whole?)");
+        return util::fail(
+            "libphonenumber's metadata could not be read, so no phone number can be checked "
+            "(is libphonenumber8 installed whole?)");
     }
     const int code = region.empty() ? 0 : phone_util().GetCountryCodeForRegion(region);
     if (!region.empty() && code == 0) {
@@ -168,8 +166,7 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
     return PhoneNormalizer(std::move(region), code == 0 ? std::string() : std::to_string(code));
 }
 
-util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
-{
+util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const {
     auto extracted = extract_digits(raw);
     if (!extracted) {
         return extracted.error();
@@ -217,4 +214,4 @@ util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
     return util::fail(quoted(raw) + " is not a valid number for " + m_default_country);
 }
 
-} // namespace campaign
+}  // namespace campaign

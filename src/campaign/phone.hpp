@@ -30,12 +30,10 @@ public:
 
 private:
     PhoneNormalizer(std::string default_country, std::string country_code)
-        : m_default_country(std::move(default_country)), m_country_code(std::move(country_code))
-    {
-    }
+        : m_default_country(std::move(default_country)), m_country_code(std::move(country_code)) {}
 
     std::string m_default_country;
     std::string m_country_code;  // the default country's calling code ("91"), or ""
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -1,8 +1,8 @@
 // Reads the metadata compiled into libphonenumber (a serialised PhoneMetadataCollection) into
 // PhoneRules, through the protobuf classes libphonenumber installs (phonemetadata.pb.h).
 
-#include <memory>
 #include <phonenumbers/phonemetadata.pb.h>
+#include <memory>
 
 #include "campaign/phone_rules.hpp"
 
@@ -11,7 +11,7 @@
 namespace i18n::phonenumbers {
 int metadata_size();
 const void* metadata_get();
-} // namespace i18n::phonenumbers
+}  // namespace i18n::phonenumbers
 
 namespace campaign {
 
@@ -19,14 +19,12 @@ namespace {
 
 namespace pn = i18n::phonenumbers;
 
-bool compile_into(std::optional<DigitPattern>& out, const std::string& pattern)
-{
+bool compile_into(std::optional<DigitPattern>& out, const std::string& pattern) {
     out = DigitPattern::compile(pattern);
     return out.has_value();
 }
 
-bool read_desc(const pn::PhoneNumberDesc& in, PhoneRules::Desc& desc)
-{
+bool read_desc(const pn::PhoneNumberDesc& in, PhoneRules::Desc& desc) {
     // An empty pattern matches nothing (RegexBasedMatcher::MatchNationalNumber).
     if (in.has_national_number_pattern() && !in.national_number_pattern().empty() &&
         !compile_into(desc.pattern, in.national_number_pattern())) {
@@ -37,8 +35,7 @@ bool read_desc(const pn::PhoneNumberDesc& in, PhoneRules::Desc& desc)
     return true;
 }
 
-bool read_descs(const pn::PhoneMetadata& in, PhoneRules::Region& region)
-{
+bool read_descs(const pn::PhoneMetadata& in, PhoneRules::Region& region) {
     const std::pair<bool, std::pair<const pn::PhoneNumberDesc*, PhoneRules::Desc*>> descs[] = {
         {in.has_general_desc(), {&in.general_desc(), &region.general}},
         {in.has_fixed_line(), {&in.fixed_line(), &region.fixed}},
@@ -60,8 +57,7 @@ bool read_descs(const pn::PhoneMetadata& in, PhoneRules::Region& region)
     return true;
 }
 
-bool read_region(const pn::PhoneMetadata& in, PhoneRules::Region& region)
-{
+bool read_region(const pn::PhoneMetadata& in, PhoneRules::Region& region) {
     region.id = in.id();
     region.country_code = in.country_code();
     if (in.has_international_prefix() && !compile_into(region.idd, in.international_prefix())) {
@@ -80,8 +76,7 @@ bool read_region(const pn::PhoneMetadata& in, PhoneRules::Region& region)
     return read_descs(in, region) && !region.id.empty() && region.country_code > 0;
 }
 
-std::unique_ptr<PhoneRules> load()
-{
+std::unique_ptr<PhoneRules> load() {
     pn::PhoneMetadataCollection collection;
     if (!collection.ParseFromArray(pn::metadata_get(), pn::metadata_size())) {
         return nullptr;
@@ -102,13 +97,12 @@ std::unique_ptr<PhoneRules> load()
     return std::make_unique<PhoneRules>(std::move(regions));
 }
 
-} // namespace
+}  // namespace
 
-const PhoneRules* PhoneRules::shared()
-{
+const PhoneRules* PhoneRules::shared() {
     // Immutable once built, like libphonenumber's own singleton it stands beside.
     static const std::unique_ptr<PhoneRules> rules = load();
     return rules.get();
 }
 
-} // namespace campaign
+}  // namespace campaign

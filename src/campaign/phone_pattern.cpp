@@ -8,7 +8,7 @@ namespace {
 
 constexpr long k_step_budget = 200'000;  // far above any real pattern; guards the rest
 
-} // namespace
+}  // namespace
 
 struct DigitPattern::Run {
     std::string_view in;
@@ -19,8 +19,7 @@ struct DigitPattern::Run {
     std::size_t end = 0;
 };
 
-bool DigitPattern::run(int pc, std::size_t pos, Run& r) const
-{
+bool DigitPattern::run(int pc, std::size_t pos, Run& r) const {
     for (;;) {
         if (++r.steps > k_step_budget) {
             r.exhausted = true;
@@ -46,9 +45,7 @@ bool DigitPattern::run(int pc, std::size_t pos, Run& r) const
             }
             pc = inst.y;
             break;
-        case Op::jump:
-            pc = inst.x;
-            break;
+        case Op::jump: pc = inst.x; break;
         case Op::save: {
             const int old = r.caps[static_cast<std::size_t>(inst.x)];
             r.caps[static_cast<std::size_t>(inst.x)] = static_cast<int>(pos);
@@ -74,8 +71,7 @@ bool DigitPattern::run(int pc, std::size_t pos, Run& r) const
     }
 }
 
-DigitPattern::Outcome DigitPattern::full_match(std::string_view digits) const
-{
+DigitPattern::Outcome DigitPattern::full_match(std::string_view digits) const {
     Run r;
     r.in = digits;
     r.full = true;
@@ -85,8 +81,7 @@ DigitPattern::Outcome DigitPattern::full_match(std::string_view digits) const
     return r.exhausted ? Outcome::too_complex : Outcome::no;
 }
 
-DigitPattern::Prefix DigitPattern::match_prefix(std::string_view digits) const
-{
+DigitPattern::Prefix DigitPattern::match_prefix(std::string_view digits) const {
     Run r;
     r.in = digits;
     r.caps.fill(-1);
@@ -109,4 +104,4 @@ DigitPattern::Prefix DigitPattern::match_prefix(std::string_view digits) const
     return out;
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -27,7 +27,7 @@ public:
 
     struct Prefix {
         Outcome outcome = Outcome::no;
-        std::size_t end = 0;  // length of the match
+        std::size_t end = 0;                                      // length of the match
         std::array<std::string_view, k_max_groups + 1> groups{};  // [0] whole match; unset: empty
     };
     // The match at the start of `digits` that ICU's lookingAt() would find.
@@ -52,4 +52,4 @@ private:
     int m_groups = 0;
 };
 
-} // namespace campaign
+}  // namespace campaign

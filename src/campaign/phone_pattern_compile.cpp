@@ -20,7 +20,7 @@ struct Node {
     std::vector<Node> kids;
 };
 
-} // namespace
+}  // namespace
 
 // Recursive descent into a Node tree, then code for a backtracking machine (after Russ
 // Cox's "Regular Expression Matching: the Virtual Machine Approach").
@@ -28,8 +28,7 @@ class DigitPattern::Compiler {
 public:
     explicit Compiler(std::string_view text) : m_text(text) {}
 
-    std::optional<DigitPattern> compile()
-    {
+    std::optional<DigitPattern> compile() {
         Node root;
         if (!parse_alt(root) || m_pos != m_text.size()) {
             return std::nullopt;
@@ -45,8 +44,7 @@ public:
 private:
     bool at(char c) const { return m_pos < m_text.size() && m_text[m_pos] == c; }
 
-    bool parse_alt(Node& out)
-    {
+    bool parse_alt(Node& out) {
         out.kind = Node::Kind::alt;
         for (;;) {
             Node seq;
@@ -61,8 +59,7 @@ private:
         }
     }
 
-    bool parse_seq(Node& out)
-    {
+    bool parse_seq(Node& out) {
         out.kind = Node::Kind::seq;
         while (m_pos < m_text.size() && !at('|') && !at(')')) {
             Node atom;
@@ -74,8 +71,7 @@ private:
         return true;
     }
 
-    bool parse_atom(Node& out)
-    {
+    bool parse_atom(Node& out) {
         const char c = m_text[m_pos++];
         if (c >= '0' && c <= '9') {
             out.kind = Node::Kind::set;
@@ -114,8 +110,7 @@ private:
         return false;
     }
 
-    bool parse_class(Node& out)
-    {
+    bool parse_class(Node& out) {
         out.kind = Node::Kind::set;
         while (m_pos < m_text.size() && !at(']')) {
             const char c = m_text[m_pos++];
@@ -146,19 +141,16 @@ private:
         return true;
     }
 
-    bool parse_number(int& out)
-    {
+    bool parse_number(int& out) {
         const std::size_t start = m_pos;
         out = 0;
-        while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9' &&
-               m_pos - start < 3) {
+        while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9' && m_pos - start < 3) {
             out = out * 10 + (m_text[m_pos++] - '0');
         }
         return m_pos > start;
     }
 
-    bool parse_quantifier(Node& atom)
-    {
+    bool parse_quantifier(Node& atom) {
         if (at('?')) {
             ++m_pos;
             atom.min = 0;
@@ -185,15 +177,13 @@ private:
         return !(at('?') || at('+') || at('*') || at('{'));
     }
 
-    int add(Inst inst)
-    {
+    int add(Inst inst) {
         m_out->push_back(inst);
         return static_cast<int>(m_out->size()) - 1;
     }
     int here() const { return static_cast<int>(m_out->size()); }
 
-    void emit(const Node& node)
-    {
+    void emit(const Node& node) {
         for (int i = 0; i < node.min; ++i) {
             emit_once(node);
         }
@@ -210,15 +200,10 @@ private:
         }
     }
 
-    void emit_once(const Node& node)
-    {
+    void emit_once(const Node& node) {
         switch (node.kind) {
-        case Node::Kind::set:
-            add(Inst{Op::set, node.mask});
-            break;
-        case Node::Kind::end:
-            add(Inst{Op::end_of_input});
-            break;
+        case Node::Kind::set: add(Inst{Op::set, node.mask}); break;
+        case Node::Kind::end: add(Inst{Op::end_of_input}); break;
         case Node::Kind::group:
             if (node.capture >= 0) {
                 add(Inst{Op::save, 0, 2 * node.capture});
@@ -257,9 +242,8 @@ private:
     std::vector<Inst>* m_out = nullptr;
 };
 
-std::optional<DigitPattern> DigitPattern::compile(std::string_view pattern)
-{
+std::optional<DigitPattern> DigitPattern::compile(std::string_view pattern) {
     return Compiler(pattern).compile();
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -13,36 +13,31 @@ constexpr std::size_t k_min_nsn = 2;   // kMinLengthForNsn
 constexpr std::size_t k_max_nsn = 17;  // kMaxLengthForNsn
 constexpr std::size_t k_max_country_code = 3;
 
-} // namespace
+}  // namespace
 
 // Set when a pattern ran out of steps: the answer is then undecided, not invalid.
 struct PhoneRules::Ctx {
     bool undecided = false;
 
-    bool yes(DigitPattern::Outcome outcome)
-    {
+    bool yes(DigitPattern::Outcome outcome) {
         undecided = undecided || outcome == DigitPattern::Outcome::too_complex;
         return outcome == DigitPattern::Outcome::yes;
     }
     // IsMatch / RegexBasedMatcher::MatchNationalNumber: the pattern alone, whole input.
-    bool matches(std::string_view number, const Desc& desc)
-    {
+    bool matches(std::string_view number, const Desc& desc) {
         return desc.pattern && yes(desc.pattern->full_match(number));
     }
     // IsNumberMatchingDesc: possible lengths first.
-    bool matches_desc(std::string_view number, const Desc& desc)
-    {
-        if (!desc.lengths.empty() &&
-            std::find(desc.lengths.begin(), desc.lengths.end(),
-                      static_cast<int>(number.size())) == desc.lengths.end()) {
+    bool matches_desc(std::string_view number, const Desc& desc) {
+        if (!desc.lengths.empty() && std::find(desc.lengths.begin(), desc.lengths.end(),
+                                               static_cast<int>(number.size())) == desc.lengths.end()) {
             return false;
         }
         return matches(number, desc);
     }
 };
 
-PhoneRules::PhoneRules(std::vector<Region> regions) : m_regions(std::move(regions))
-{
+PhoneRules::PhoneRules(std::vector<Region> regions) : m_regions(std::move(regions)) {
     for (const Region& region : m_regions) {
         if (region.id != "001") {
             m_by_id.emplace(region.id, &region);
@@ -56,8 +51,7 @@ PhoneRules::PhoneRules(std::vector<Region> regions) : m_regions(std::move(region
     }
 }
 
-PhoneRules::Answer PhoneRules::international(std::string_view digits) const
-{
+PhoneRules::Answer PhoneRules::international(std::string_view digits) const {
     // IsViablePhoneNumber wants three digits after a "+".
     if (digits.size() < 3) {
         return {};
@@ -72,8 +66,7 @@ PhoneRules::Answer PhoneRules::international(std::string_view digits) const
     return ctx.undecided ? Answer{Verdict::undecided, {}} : answer;
 }
 
-PhoneRules::Answer PhoneRules::national(std::string_view digits, const std::string& region_id) const
-{
+PhoneRules::Answer PhoneRules::national(std::string_view digits, const std::string& region_id) const {
     const auto it = m_by_id.find(region_id);
     if (it == m_by_id.end()) {
         return {Verdict::undecided, {}};
@@ -128,9 +121,7 @@ PhoneRules::Answer PhoneRules::national(std::string_view digits, const std::stri
 }
 
 // The rest of ParseHelper, then IsValidNumber.
-PhoneRules::Answer PhoneRules::finish(int country_code, const Region* metadata,
-                                      std::string national, Ctx& ctx) const
-{
+PhoneRules::Answer PhoneRules::finish(int country_code, const Region* metadata, std::string national, Ctx& ctx) const {
     if (national.size() < k_min_nsn) {
         return {};
     }
@@ -138,8 +129,7 @@ PhoneRules::Answer PhoneRules::finish(int country_code, const Region* metadata,
         std::string potential = national;
         strip_national_prefix(*metadata, potential, ctx);
         const Length length = test_length(potential, *metadata);
-        if (length != Length::too_short && length != Length::local_only &&
-            length != Length::invalid) {
+        if (length != Length::too_short && length != Length::local_only && length != Length::invalid) {
             national = std::move(potential);
         }
     }
@@ -155,8 +145,7 @@ PhoneRules::Answer PhoneRules::finish(int country_code, const Region* metadata,
 }
 
 // ExtractCountryCode: the shortest prefix of one to three digits that is a known code.
-int PhoneRules::extract_country_code(std::string& number) const
-{
+int PhoneRules::extract_country_code(std::string& number) const {
     if (number.empty() || number[0] == '0') {
         return 0;
     }
@@ -170,8 +159,7 @@ int PhoneRules::extract_country_code(std::string& number) const
     return 0;
 }
 
-std::string PhoneRules::region_of(std::string_view digits) const
-{
+std::string PhoneRules::region_of(std::string_view digits) const {
     std::string number(digits);
     const int country_code = extract_country_code(number);
     if (country_code == 0) {
@@ -182,15 +170,13 @@ std::string PhoneRules::region_of(std::string_view digits) const
 }
 
 // GetMetadataForRegionOrCallingCode(code, GetRegionCodeForCountryCode(code)).
-const PhoneRules::Region* PhoneRules::metadata_for(int country_code) const
-{
+const PhoneRules::Region* PhoneRules::metadata_for(int country_code) const {
     const auto it = m_by_code.find(country_code);
     return it == m_by_code.end() ? nullptr : it->second.front();
 }
 
 // IsValidNumber → GetRegionCodeForNumber → IsValidNumberForRegion.
-bool PhoneRules::is_valid(int country_code, std::string_view nsn, Ctx& ctx) const
-{
+bool PhoneRules::is_valid(int country_code, std::string_view nsn, Ctx& ctx) const {
     const auto it = m_by_code.find(country_code);
     if (it == m_by_code.end()) {
         return false;
@@ -213,13 +199,12 @@ bool PhoneRules::is_valid(int country_code, std::string_view nsn, Ctx& ctx) cons
 }
 
 // GetNumberTypeHelper(…) != UNKNOWN.
-bool PhoneRules::has_type(std::string_view nsn, const Region& r, Ctx& ctx) const
-{
+bool PhoneRules::has_type(std::string_view nsn, const Region& r, Ctx& ctx) const {
     if (!ctx.matches_desc(nsn, r.general)) {
         return false;
     }
-    for (const Desc* desc : {&r.premium, &r.toll_free, &r.shared, &r.voip, &r.personal, &r.pager,
-                             &r.uan, &r.voicemail, &r.fixed}) {
+    for (const Desc* desc :
+         {&r.premium, &r.toll_free, &r.shared, &r.voip, &r.personal, &r.pager, &r.uan, &r.voicemail, &r.fixed}) {
         if (ctx.matches_desc(nsn, *desc)) {
             return true;
         }
@@ -228,8 +213,7 @@ bool PhoneRules::has_type(std::string_view nsn, const Region& r, Ctx& ctx) const
 }
 
 // MaybeStripNationalPrefixAndCarrierCode.
-void PhoneRules::strip_national_prefix(const Region& region, std::string& number, Ctx& ctx) const
-{
+void PhoneRules::strip_national_prefix(const Region& region, std::string& number, Ctx& ctx) const {
     if (number.empty() || !region.national_prefix) {
         return;
     }
@@ -270,8 +254,7 @@ void PhoneRules::strip_national_prefix(const Region& region, std::string& number
 }
 
 // TestNumberLength for the general description.
-PhoneRules::Length PhoneRules::test_length(std::string_view number, const Region& region)
-{
+PhoneRules::Length PhoneRules::test_length(std::string_view number, const Region& region) {
     const auto& lengths = region.general.lengths;
     const auto& local = region.general.local_lengths;
     if (lengths.empty() || lengths.front() == -1) {
@@ -290,9 +273,7 @@ PhoneRules::Length PhoneRules::test_length(std::string_view number, const Region
     if (lengths.back() < actual) {
         return Length::too_long;
     }
-    return std::find(lengths.begin() + 1, lengths.end(), actual) != lengths.end()
-               ? Length::possible
-               : Length::invalid;
+    return std::find(lengths.begin() + 1, lengths.end(), actual) != lengths.end() ? Length::possible : Length::invalid;
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -50,8 +50,7 @@ public:
         std::optional<DigitPattern> leading_digits;
         bool same_mobile_and_fixed = false;
         bool main_country = false;
-        Desc general, fixed, mobile, toll_free, premium, shared, personal, voip, pager, uan,
-            voicemail;
+        Desc general, fixed, mobile, toll_free, premium, shared, personal, voip, pager, uan, voicemail;
     };
 
     // Builds the tables from `regions` (in metadata order).
@@ -61,8 +60,7 @@ private:
     enum class Length { possible, local_only, too_short, too_long, invalid };
     struct Ctx;
 
-    Answer finish(int country_code, const Region* metadata, std::string national,
-                  Ctx& ctx) const;
+    Answer finish(int country_code, const Region* metadata, std::string national, Ctx& ctx) const;
     int extract_country_code(std::string& number) const;
     const Region* metadata_for(int country_code) const;
     bool is_valid(int country_code, std::string_view nsn, Ctx& ctx) const;
@@ -75,4 +73,4 @@ private:
     std::unordered_map<int, std::vector<const Region*>> m_by_code;  // main country first
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -26,7 +26,7 @@ std::string column_list(const std::vector<std::string>& header) {
     return fmt::format("{}", fmt::join(header, ", "));
 }
 
-} // namespace
+}  // namespace
 
 struct RecipientStream::Impl {
     CsvReader reader;
@@ -123,8 +123,8 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     }
     auto phones = PhoneNormalizer::create(rc.default_country);
     if (!phones) {
-        return util::fail(at(c, "recipients.default_country") + "recipients.default_country: " +
-                          phones.error().message);
+        return util::fail(at(c, "recipients.default_country") +
+                          "recipients.default_country: " + phones.error().message);
     }
     auto impl = std::make_unique<Impl>(std::move(*reader), std::move(*phones));
     impl->reader_name = rc.file;
@@ -136,8 +136,8 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     const auto column = [&](const std::string& key, const std::string& name) -> std::optional<std::size_t> {
         auto index = impl->reader.column(name);
         if (!index) {
-            problems.push_back(fmt::format("{}{}: column \"{}\" is not in {} (columns: {})", at(c, key), key,
-                                           name, rc.file, column_list(header)));
+            problems.push_back(fmt::format("{}{}: column \"{}\" is not in {} (columns: {})", at(c, key), key, name,
+                                           rc.file, column_list(header)));
         }
         return index;
     };
@@ -243,4 +243,4 @@ const std::string& RecipientStream::error() const {
     return m_impl->failure;
 }
 
-} // namespace campaign
+}  // namespace campaign

@@ -16,14 +16,14 @@ namespace campaign {
 enum class Verdict { ok, invalid, duplicate };
 
 struct Recipient {
-    long long row = 0;             // 1 for the first data row
-    long long line = 0;            // physical line in the CSV where the row starts
+    long long row = 0;   // 1 for the first data row
+    long long line = 0;  // physical line in the CSV where the row starts
     Verdict verdict = Verdict::ok;
-    std::string reason;            // why invalid / duplicate, for people
-    std::string raw_phone;         // as written in the CSV
+    std::string reason;                // why invalid / duplicate, for people
+    std::string raw_phone;             // as written in the CSV
     service::OutgoingMessage message;  // wa_id, userName and the rendered content
-    std::string user_id;           // for cleanup; may be empty
-    std::string subscriber_id;     // for cleanup; may be empty
+    std::string user_id;               // for cleanup; may be empty
+    std::string subscriber_id;         // for cleanup; may be empty
 };
 
 class RecipientStream {
@@ -58,4 +58,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -6,13 +6,11 @@ namespace campaign {
 
 namespace {
 
-bool is_space(char c)
-{
+bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-std::string trim(std::string_view s)
-{
+std::string trim(std::string_view s) {
     while (!s.empty() && is_space(s.front())) {
         s.remove_prefix(1);
     }
@@ -22,14 +20,12 @@ std::string trim(std::string_view s)
     return std::string(s);
 }
 
-bool is_blank(std::string_view s)
-{
+bool is_blank(std::string_view s) {
     return std::all_of(s.begin(), s.end(), is_space);
 }
 
 // 1-based character (not byte) position of `offset` in `text`, for messages.
-std::size_t character_at(std::string_view text, std::size_t offset)
-{
+std::size_t character_at(std::string_view text, std::size_t offset) {
     std::size_t n = 1;
     for (std::size_t i = 0; i < offset; ++i) {
         n += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 ? 1 : 0;
@@ -37,8 +33,7 @@ std::size_t character_at(std::string_view text, std::size_t offset)
     return n;
 }
 
-std::string lower(std::string_view s)
-{
+std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out) {
         c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
@@ -46,8 +41,7 @@ std::string lower(std::string_view s)
     return out;
 }
 
-std::string no_column_error(const std::string& name, const std::vector<std::string>& header)
-{
+std::string no_column_error(const std::string& name, const std::vector<std::string>& header) {
     std::string message = "placeholder {{" + name + "}} names no column";
     for (const auto& column : header) {
         if (lower(column) == lower(name)) {
@@ -62,10 +56,9 @@ std::string no_column_error(const std::string& name, const std::vector<std::stri
     return message;
 }
 
-} // namespace
+}  // namespace
 
-util::Result<Template> Template::parse(std::string_view text)
-{
+util::Result<Template> Template::parse(std::string_view text) {
     Template t;
     t.m_text = std::string(text);
     std::size_t pos = 0;
@@ -83,8 +76,7 @@ util::Result<Template> Template::parse(std::string_view text)
             return util::fail("\"{{\"" + at + " has no closing \"}}\"");
         }
         const std::size_t bar = inner.find('|');
-        Part part{std::string(text.substr(pos, open - pos)), trim(inner.substr(0, bar)),
-                  std::nullopt};
+        Part part{std::string(text.substr(pos, open - pos)), trim(inner.substr(0, bar)), std::nullopt};
         if (bar != std::string_view::npos) {
             part.fallback = trim(inner.substr(bar + 1));
         }
@@ -100,8 +92,7 @@ util::Result<Template> Template::parse(std::string_view text)
     }
 }
 
-std::vector<std::string> Template::placeholders() const
-{
+std::vector<std::string> Template::placeholders() const {
     std::vector<std::string> names;
     for (const auto& part : m_parts) {
         if (!part.name.empty() && std::find(names.begin(), names.end(), part.name) == names.end()) {
@@ -111,8 +102,7 @@ std::vector<std::string> Template::placeholders() const
     return names;
 }
 
-util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& header) const
-{
+util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& header) const {
     BoundTemplate bound;
     for (const auto& part : m_parts) {
         BoundTemplate::Part b{part.literal, BoundTemplate::k_no_column, part.name, part.fallback};
@@ -129,9 +119,7 @@ util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& heade
     return bound;
 }
 
-util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fields,
-                                              std::string& out) const
-{
+util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fields, std::string& out) const {
     out.clear();
     out.reserve(m_literal_size + 64);
     for (const auto& part : m_parts) {
@@ -146,15 +134,13 @@ util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fi
         } else if (part.fallback) {
             out += *part.fallback;
         } else {
-            return util::fail("column \"" + part.name + "\" is empty and {{" + part.name +
-                              "}} has no default");
+            return util::fail("column \"" + part.name + "\" is empty and {{" + part.name + "}} has no default");
         }
     }
     return {};
 }
 
-util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& fields) const
-{
+util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& fields) const {
     std::string out;
     if (auto rendered = render_into(fields, out); !rendered) {
         return rendered.error();
@@ -162,4 +148,4 @@ util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& 
     return out;
 }
 
-} // namespace campaign
+}  // namespace campaign

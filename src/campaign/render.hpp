@@ -47,8 +47,7 @@ public:
     // replacing its content. A value goes in as it is; a value that is empty or only
     // whitespace takes the default. Fails when there is none:
     // `column "date" is empty and {{date}} has no default`.
-    util::Result<void> render_into(const std::vector<std::string>& fields,
-                                   std::string& out) const;
+    util::Result<void> render_into(const std::vector<std::string>& fields, std::string& out) const;
 
     // As render_into(), returning the message.
     util::Result<std::string> render(const std::vector<std::string>& fields) const;
@@ -58,13 +57,13 @@ private:
     static constexpr std::size_t k_no_column = static_cast<std::size_t>(-1);
     struct Part {
         std::string literal;
-        std::size_t column = k_no_column;     // k_no_column: literal only
-        std::string name;                     // for messages
+        std::size_t column = k_no_column;  // k_no_column: literal only
+        std::string name;                  // for messages
         std::optional<std::string> fallback;
     };
 
     std::vector<Part> m_parts;
-    std::size_t m_literal_size = 0;           // to reserve once per message
+    std::size_t m_literal_size = 0;  // to reserve once per message
 };
 
-} // namespace campaign
+}  // namespace campaign

@@ -1,7 +1,7 @@
 #include "cli/cli.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 #include <map>
 
 #include "cli/commands.hpp"
@@ -12,14 +12,13 @@
 namespace cli {
 
 int run(int argc, char** argv) {
-    CLI::App app{"wacamp " WACAMP_VERSION
-                 " — batch campaigns for the WhatsApp messaging automation service",
-                 "wacamp"};
+    CLI::App app{"wacamp " WACAMP_VERSION " — batch campaigns for the WhatsApp messaging automation service", "wacamp"};
     app.set_version_flag("--version", "wacamp " WACAMP_VERSION);
     app.require_subcommand(1);
-    app.footer("Exit codes: 0 done, 1 some recipients failed or unknown, 2 bad input "
-               "(nothing sent), 3 stopped early (resumable).\n"
-               "Run 'wacamp COMMAND --help' for a command's options.");
+    app.footer(
+        "Exit codes: 0 done, 1 some recipients failed or unknown, 2 bad input "
+        "(nothing sent), 3 stopped early (resumable).\n"
+        "Run 'wacamp COMMAND --help' for a command's options.");
 
     std::map<const CLI::App*, Action> actions;
     const auto add = [&](Action (*adder)(CLI::App&)) {
@@ -59,4 +58,4 @@ int run(int argc, char** argv) {
     }
 }
 
-} // namespace cli
+}  // namespace cli

@@ -7,4 +7,4 @@ namespace cli {
 // exit_code.hpp). Fatal errors are caught here, printed as "wacamp: error: …".
 int run(int argc, char** argv);
 
-} // namespace cli
+}  // namespace cli

@@ -6,7 +6,7 @@
 
 namespace CLI {
 class App;
-}
+}  // namespace CLI
 
 namespace cli {
 
@@ -21,4 +21,4 @@ Action add_delete_contacts(CLI::App& app);
 Action add_report(CLI::App& app);
 Action add_sandbox(CLI::App& app);
 
-} // namespace cli
+}  // namespace cli

@@ -1,7 +1,7 @@
 // wacamp delete-contacts: run or finish a campaign's contact-deletion step from its log.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -41,8 +41,8 @@ int exit_code_of(const runner::CleanupSummary& summary) {
 
 void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& summary, const std::string& path,
                    Output& out) {
-    const std::string headline = fmt::format("{}: {} contact(s) deleted in {} batch(es)", c.name, summary.ids_deleted,
-                                             summary.batches_deleted);
+    const std::string headline =
+        fmt::format("{}: {} contact(s) deleted in {} batch(es)", c.name, summary.ids_deleted, summary.batches_deleted);
     const bool unfinished = summary.interrupted || summary.batches_failed > 0;
     std::string text = headline;
     if (summary.interrupted) {
@@ -50,8 +50,7 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
         text += summary.log_error.empty() ? "; interrupted\n" : fmt::format("; stopped: {}\n", summary.log_error);
     } else {
         text += summary.batches_failed > 0
-                    ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed,
-                                  util::printable(summary.error))
+                    ? fmt::format("; {} batch(es) failed: {}\n", summary.batches_failed, util::printable(summary.error))
                     : "; nothing left to delete\n";
     }
     text += fmt::format("  result log: {}\n", path);
@@ -66,12 +65,12 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
         {"batches_deleted", summary.batches_deleted},
         {"batches_failed", summary.batches_failed},
         {"error", !summary.log_error.empty() ? nlohmann::ordered_json(summary.log_error)
-                  : summary.error.empty()     ? nlohmann::ordered_json()
-                                              : nlohmann::ordered_json(summary.error)},
+                  : summary.error.empty()    ? nlohmann::ordered_json()
+                                             : nlohmann::ordered_json(summary.error)},
         {"interrupted", summary.interrupted},
         {"results", path},
-        {"finish_command", unfinished ? nlohmann::ordered_json("wacamp delete-contacts " + path)
-                                      : nlohmann::ordered_json()},
+        {"finish_command",
+         unfinished ? nlohmann::ordered_json("wacamp delete-contacts " + path) : nlohmann::ordered_json()},
         {"exit_code", code}};
     out.result(level_for(code), "summary", text, fields);
     // A script that keeps only stderr still learns why (the summary is on stdout).
@@ -117,7 +116,7 @@ int delete_contacts(const std::string& path, Output& out) {
     return exit_code_of(summary);
 }
 
-} // namespace
+}  // namespace
 
 Action add_delete_contacts(CLI::App& app) {
     auto opts = std::make_shared<DeleteOptions>();
@@ -130,4 +129,4 @@ Action add_delete_contacts(CLI::App& app) {
     };
 }
 
-} // namespace cli
+}  // namespace cli

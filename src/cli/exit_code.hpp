@@ -10,4 +10,4 @@ enum ExitCode : int {
     k_exit_stopped = 3,    // stopped early: credentials refused, threshold, interrupted
 };
 
-} // namespace cli
+}  // namespace cli

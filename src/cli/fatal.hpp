@@ -17,4 +17,4 @@ private:
     ExitCode m_code;
 };
 
-} // namespace cli
+}  // namespace cli

@@ -1,8 +1,8 @@
 #include "cli/output.hpp"
 
+#include <unistd.h>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "results/timestamp.hpp"
 #include "util/text.hpp"
@@ -45,7 +45,7 @@ void redact(nlohmann::ordered_json& value, const util::Redactor& redactor) {
     }
 }
 
-} // namespace
+}  // namespace
 
 LogFormat log_format_of(std::string_view name) {
     return name == "json" ? LogFormat::json : LogFormat::text;
@@ -129,8 +129,7 @@ void Output::progress(std::string_view line, const nlohmann::ordered_json& field
     put(m_streams.err, fmt::format("wacamp: progress: {}\n", shown(line)));
 }
 
-void Output::result(Level level, std::string_view event, std::string_view text,
-                    const nlohmann::ordered_json& fields) {
+void Output::result(Level level, std::string_view event, std::string_view text, const nlohmann::ordered_json& fields) {
     clear_line();
     if (m_format == LogFormat::json) {
         json_line(m_streams.out, level, event, fields);
@@ -158,7 +157,8 @@ void print_error(const util::Redactor& redactor, std::string_view message) {
 }
 
 void print_warning(const util::Redactor& redactor, std::string_view message) {
-    write(stderr, fmt::format("wacamp: warning: {}\n", util::printable(redactor.apply(message), util::LineBreaks::keep)));
+    write(stderr,
+          fmt::format("wacamp: warning: {}\n", util::printable(redactor.apply(message), util::LineBreaks::keep)));
 }
 
 bool print_out(const util::Redactor& redactor, std::string_view text) {
@@ -169,4 +169,4 @@ void print_err(std::string_view text) {
     write(stderr, text);
 }
 
-} // namespace cli
+}  // namespace cli

@@ -3,8 +3,8 @@
 // print through one Output, which writes either text for people or JSON Lines for log
 // collectors (--log-format); the other commands use the print_* functions (text).
 
-#include <cstdio>
 #include <fmt/core.h>
+#include <cstdio>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -72,8 +72,7 @@ private:
     // Writes `text` on `stream` unless it failed before; marks it failed when the write fails.
     void put(std::FILE* stream, std::string_view text);
     // Writes `fields` as one JSON line on `stream`, after "time", "level" and "event".
-    void json_line(std::FILE* stream, Level level, std::string_view event,
-                   const nlohmann::ordered_json& fields);
+    void json_line(std::FILE* stream, Level level, std::string_view event, const nlohmann::ordered_json& fields);
 
     LogFormat m_format;
     Streams m_streams;
@@ -97,4 +96,4 @@ bool print_out(const util::Redactor& redactor, std::string_view text);
 // Prints `text` on stderr as it is.
 void print_err(std::string_view text);
 
-} // namespace cli
+}  // namespace cli

@@ -66,8 +66,7 @@ int emit_csv(const ReportOptions& opts, const util::Redactor& redactor) {
     }
     const auto shown = static_cast<std::int64_t>(index->warnings.size());
     if (index->warning_count > shown) {
-        print_warning(redactor,
-                      fmt::format("{} more warnings not shown", index->warning_count - shown));
+        print_warning(redactor, fmt::format("{} more warnings not shown", index->warning_count - shown));
     }
     std::ofstream file;
     if (!opts.output.empty()) {
@@ -92,7 +91,8 @@ int run_report(const ReportOptions& opts) {
     util::Redactor redactor;  // a result log holds no secrets; kept for the one way to print
     if (is_the_log(opts)) {
         print_error(redactor, fmt::format("--output {} is the result log itself; choose another "
-                                          "file", opts.output));
+                                          "file",
+                                          opts.output));
         return k_exit_bad_input;
     }
     if (opts.format == "csv") {
@@ -112,11 +112,10 @@ int run_report(const ReportOptions& opts) {
         return emit(opts, *page, redactor);
     }
     const bool json = opts.format == "json";
-    return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary),
-                redactor);
+    return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary), redactor);
 }
 
-} // namespace
+}  // namespace
 
 Action add_report(CLI::App& app) {
     auto opts = std::make_shared<ReportOptions>();
@@ -128,4 +127,4 @@ Action add_report(CLI::App& app) {
     return [opts] { return run_report(*opts); };
 }
 
-} // namespace cli
+}  // namespace cli

@@ -1,7 +1,7 @@
 // wacamp resume: continue a campaign from its result log.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -43,9 +43,10 @@ std::string describe_log(const results::LogState& state) {
             ++done;
         }
     }
-    return fmt::format("the log holds {} sent, {} failed and retryable, {} rejected (retried only with "
-                       "--retry-failed), {} unknown (resent only with --resend-unknown), {} invalid or skipped",
-                       sent, retryable, rejected, unknown, done);
+    return fmt::format(
+        "the log holds {} sent, {} failed and retryable, {} rejected (retried only with "
+        "--retry-failed), {} unknown (resent only with --resend-unknown), {} invalid or skipped",
+        sent, retryable, rejected, unknown, done);
 }
 
 // Says what the log holds before anything is sent, from the state the run reads under its lock
@@ -68,21 +69,21 @@ int resume(const ResumeOptions& opts, Output& out) {
     }
     const auto& stops = install_stop_handlers();
     ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
-    runner::SendOptions send{.results_path = opts.results,
-                             .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
-                             .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
-                             .durability = durability_of(opts.sync)};
+    runner::SendOptions send{
+        .results_path = opts.results,
+        .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
+        .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
+        .durability = durability_of(opts.sync)};
     return send_and_summarise(*c, send, ui, stops, out);
 }
 
-} // namespace
+}  // namespace
 
 Action add_resume(CLI::App& app) {
     auto opts = std::make_shared<ResumeOptions>();
     auto* sub = app.add_subcommand("resume", "Continue a failed or interrupted campaign from its result log");
     sub->add_option("RESULTS", opts->results, "Result log (JSON Lines)")->required();
-    sub->add_flag("--retry-failed", opts->retry_failed,
-                  "Also retry recipients the service rejected permanently");
+    sub->add_flag("--retry-failed", opts->retry_failed, "Also retry recipients the service rejected permanently");
     sub->add_flag("--resend-unknown", opts->resend_unknown,
                   "Also resend recipients whose outcome is unknown (may deliver twice)");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
@@ -94,4 +95,4 @@ Action add_resume(CLI::App& app) {
     };
 }
 
-} // namespace cli
+}  // namespace cli

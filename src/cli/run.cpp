@@ -1,7 +1,7 @@
 // wacamp run: send a campaign, or rehearse it with --dry-run.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -38,7 +38,9 @@ nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
     auto samples = nlohmann::ordered_json::array();
     for (const auto& s : report.samples) {
         auto body = nlohmann::ordered_json::parse(s.body, nullptr, false);
-        samples.push_back({{"row", s.row}, {"wa_id", s.wa_id}, {"body", body.is_discarded() ? nlohmann::ordered_json(s.body) : body}});
+        samples.push_back({{"row", s.row},
+                           {"wa_id", s.wa_id},
+                           {"body", body.is_discarded() ? nlohmann::ordered_json(s.body) : body}});
     }
     return samples;
 }
@@ -59,9 +61,9 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  invalid: {}\n", p);
     }
     const auto& n = report->counts;
-    text += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
-                        n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
-                        util::format_duration(report->duration));
+    text +=
+        fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n", n[Status::dry_run],
+                    n[Status::invalid], n[Status::skipped], n.total(), util::format_duration(report->duration));
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
                {{"message", headline},
@@ -83,8 +85,7 @@ int run_campaign(const RunOptions& opts, Output& out) {
     if (out.format() == LogFormat::json && !opts.dry_run && would_ask(yes)) {
         // A log collector cannot answer, and a person would not see the question: refuse
         // rather than send unasked from a terminal.
-        out.error("--log-format json never asks for confirmation: add --yes to send from a terminal",
-                  k_exit_bad_input);
+        out.error("--log-format json never asks for confirmation: add --yes to send from a terminal", k_exit_bad_input);
         return k_exit_bad_input;
     }
     auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
@@ -97,23 +98,22 @@ int run_campaign(const RunOptions& opts, Output& out) {
     }
     const auto& stops = install_stop_handlers();
     TerminalUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, yes);
-    runner::SendOptions send{.results_path = opts.results,
-                             .limit = opts.limit,
-                             .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
-                             .durability = durability_of(opts.sync)};
+    runner::SendOptions send{
+        .results_path = opts.results,
+        .limit = opts.limit,
+        .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
+        .durability = durability_of(opts.sync)};
     return send_and_summarise(*c, send, ui, stops, out);
 }
 
-} // namespace
+}  // namespace
 
 Action add_run(CLI::App& app) {
     auto opts = std::make_shared<RunOptions>();
     auto* sub = app.add_subcommand("run", "Send a campaign (continues from its result log if one exists)");
     sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
-    sub->add_flag("--dry-run", opts->dry_run,
-                  "Validate and render every message, write a dry-run log, send nothing");
-    sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")
-        ->check(CLI::PositiveNumber);
+    sub->add_flag("--dry-run", opts->dry_run, "Validate and render every message, write a dry-run log, send nothing");
+    sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")->check(CLI::PositiveNumber);
     sub->add_option("--results", opts->results, "Result log path (default: the campaign's)");
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
@@ -126,4 +126,4 @@ Action add_run(CLI::App& app) {
     };
 }
 
-} // namespace cli
+}  // namespace cli

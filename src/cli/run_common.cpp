@@ -1,7 +1,7 @@
 #include "cli/run_common.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.hpp"
@@ -88,8 +88,7 @@ int exit_code_for(const runner::SendReport& r) {
     if (r.declined) {
         return k_exit_stopped;
     }
-    if ((r.reason != queue::StopReason::completed && r.reason != queue::StopReason::limit) ||
-        r.cleanup.interrupted) {
+    if ((r.reason != queue::StopReason::completed && r.reason != queue::StopReason::limit) || r.cleanup.interrupted) {
         return k_exit_stopped;
     }
     if (r.counts[results::Status::failed] > 0 || r.counts[results::Status::unknown] > 0 ||
@@ -127,8 +126,9 @@ util::Result<std::string> campaign_file_of_log(const std::string& path) {
     }
     if (!*got) {
         // Only an older wacamp, killed between creating the log and writing its first line, leaves this.
-        return util::fail(path + ": is empty: the run that created it stopped before it recorded anything, so "
-                                 "nothing was sent; start the campaign again with: wacamp run CAMPAIGN.yaml");
+        return util::fail(path +
+                          ": is empty: the run that created it stopped before it recorded anything, so "
+                          "nothing was sent; start the campaign again with: wacamp run CAMPAIGN.yaml");
     }
     const auto* header = std::get_if<results::CampaignHeader>(&record);
     if (header == nullptr) {
@@ -140,4 +140,4 @@ util::Result<std::string> campaign_file_of_log(const std::string& path) {
     return header->campaign_file;
 }
 
-} // namespace cli
+}  // namespace cli

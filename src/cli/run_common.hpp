@@ -14,7 +14,7 @@
 
 namespace CLI {
 class App;
-}
+}  // namespace CLI
 
 namespace cli {
 
@@ -35,8 +35,8 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 
 // Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
 // the exit code.
-int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options,
-                       runner::RunUi& ui, const std::atomic<int>& stops, Output& out);
+int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options, runner::RunUi& ui,
+                       const std::atomic<int>& stops, Output& out);
 
 // The exit code for a run that ended as `report` says.
 int exit_code_for(const runner::SendReport& report);
@@ -47,4 +47,4 @@ results::Durability durability_of(const std::string& sync);
 // Reads the campaign header of the result log at `path`: the campaign file it names.
 util::Result<std::string> campaign_file_of_log(const std::string& path);
 
-} // namespace cli
+}  // namespace cli

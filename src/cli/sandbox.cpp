@@ -1,11 +1,11 @@
+#include <fmt/core.h>
+#include <pthread.h>
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <fmt/core.h>
 #include <map>
 #include <memory>
-#include <pthread.h>
 #include <random>
 #include <thread>
 
@@ -109,63 +109,73 @@ int serve(SandboxCommand& cmd, SeedNote seed_note) {
     return k_exit_done;
 }
 
-} // namespace
+}  // namespace
 
 Action add_sandbox(CLI::App& app) {
     auto cmd = std::make_shared<SandboxCommand>();
     auto& opts = cmd->options;
     auto& faults = opts.faults;
     auto* sub = app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
-    sub->footer("The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
-                "Runs until SIGINT or SIGTERM.");
+    sub->footer(
+        "The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
+        "Runs until SIGINT or SIGTERM.");
 
     sub->add_option("--port", opts.port, "Port on 127.0.0.1 (0: a free one)")
-        ->check(CLI::Range(0, 65535))->capture_default_str();
+        ->check(CLI::Range(0, 65535))
+        ->capture_default_str();
     sub->add_option("--journal", opts.journal_path, "Append one JSON line per request to this file");
     sub->add_option("--templates", opts.templates_path,
                     "Serve these template records (a JSON array, or {\"data\": [...]})");
     sub->add_option("--api-key", opts.api_key, "The API key to accept")
-        ->envname("WACAMP_SANDBOX_API_KEY")->capture_default_str();
+        ->envname("WACAMP_SANDBOX_API_KEY")
+        ->capture_default_str();
     sub->add_option("--access-token", opts.access_token, "The Bearer token to accept")
-        ->envname("WACAMP_SANDBOX_ACCESS_TOKEN")->capture_default_str();
+        ->envname("WACAMP_SANDBOX_ACCESS_TOKEN")
+        ->capture_default_str();
     sub->add_option("--require-key-in", cmd->key_in,
                     "Where the API key must be (default either: one place, any present right)")
         ->check(CLI::IsMember({"either", "header", "query", "both"}).description(""))
         ->option_text("either|header|query|both");
     sub->add_option("--threads", opts.threads, "Worker threads (one per open connection)")
-        ->check(CLI::Range(1, 4096))->capture_default_str();
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
     cmd->seed = sub->add_option("--seed", faults.seed, "Seed of every random fault decision");
 
     auto* group = sub->add_option_group("faults", "Fault injection (send-message only unless said)");
-    group->add_option("--rate-limit", faults.rate_limit,
-                      "Throttle sends beyond N in any sliding second")->check(CLI::NonNegativeNumber);
-    group->add_option("--rate-limit-style", cmd->rate_limit_style,
-                      "HTTP 429 (default) or 400 for a throttled send; code 130429 either way")
+    group->add_option("--rate-limit", faults.rate_limit, "Throttle sends beyond N in any sliding second")
+        ->check(CLI::NonNegativeNumber);
+    group
+        ->add_option("--rate-limit-style", cmd->rate_limit_style,
+                     "HTTP 429 (default) or 400 for a throttled send; code 130429 either way")
         ->check(CLI::IsMember({"http429", "meta400"}).description(""))
         ->option_text("http429|meta400");
     group->add_option("--retry-after", faults.retry_after_s, "Retry-After seconds of a throttled send")
-        ->check(CLI::Range(0, 86400))->capture_default_str();
+        ->check(CLI::Range(0, 86400))
+        ->capture_default_str();
     group->add_option("--error-rate", faults.error_rate, "Share of sends answered 500/503, not delivered")
         ->check(CLI::Range(0.0, 1.0));
-    group->add_option("--drop-rate", faults.drop_rate,
-                      "Share of sends whose connection is closed with no answer, not delivered")
+    group
+        ->add_option("--drop-rate", faults.drop_rate,
+                     "Share of sends whose connection is closed with no answer, not delivered")
         ->check(CLI::Range(0.0, 1.0));
-    group->add_option("--lost-answer-rate", faults.lost_answer_rate,
-                      "Share of sends on a reused kept-alive connection that are delivered and then "
-                      "get no answer (the connection is closed)")
+    group
+        ->add_option("--lost-answer-rate", faults.lost_answer_rate,
+                     "Share of sends on a reused kept-alive connection that are delivered and then "
+                     "get no answer (the connection is closed)")
         ->check(CLI::Range(0.0, 1.0));
     group->add_option("--latency", cmd->latency_ms, "Milliseconds added before answering any request")
         ->check(CLI::Range(0LL, 600'000LL));
     group->add_option("--latency-jitter", cmd->jitter_ms, "Plus up to this many milliseconds, uniformly")
         ->check(CLI::Range(0LL, 600'000LL));
-    group->add_option("--reject-number", faults.reject_numbers,
-                      "This wa_id is always answered 400, code 131026 (repeatable)")
+    group
+        ->add_option("--reject-number", faults.reject_numbers,
+                     "This wa_id is always answered 400, code 131026 (repeatable)")
         ->allow_extra_args(false);
-    group->add_option("--auth-fail-after", cmd->auth_fail_after,
-                      "After N accepted sends every request gets 401, code 190")
+    group
+        ->add_option("--auth-fail-after", cmd->auth_fail_after,
+                     "After N accepted sends every request gets 401, code 190")
         ->check(CLI::NonNegativeNumber);
-    group->add_option("--spam-limit-after", cmd->spam_limit_after,
-                      "After N accepted sends, sends get 400, code 131048")
+    group->add_option("--spam-limit-after", cmd->spam_limit_after, "After N accepted sends, sends get 400, code 131048")
         ->check(CLI::NonNegativeNumber);
 
     return [cmd] {
@@ -175,8 +185,8 @@ Action add_sandbox(CLI::App& app) {
                                                            {"both", sandbox::KeyIn::both}};
         cmd->options.require_key_in = key_in.at(cmd->key_in);
         auto& f = cmd->options.faults;
-        f.rate_limit_style = cmd->rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400
-                                                                : sandbox::RateLimitStyle::http429;
+        f.rate_limit_style =
+            cmd->rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400 : sandbox::RateLimitStyle::http429;
         f.latency = std::chrono::milliseconds(cmd->latency_ms);
         f.latency_jitter = std::chrono::milliseconds(cmd->jitter_ms);
         if (cmd->auth_fail_after >= 0) {
@@ -197,4 +207,4 @@ Action add_sandbox(CLI::App& app) {
     };
 }
 
-} // namespace cli
+}  // namespace cli

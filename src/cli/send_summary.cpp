@@ -1,9 +1,9 @@
 #include "cli/send_summary.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "util/duration.hpp"
@@ -44,8 +44,8 @@ std::string_view what_to_fix(queue::StopReason reason) {
 // What is left to do after a run, for both formats.
 struct NextSteps {
     bool log_started = false;
-    std::int64_t unknown = 0;        // rows held or made unknown: resent only when asked
-    std::string continue_command;    // empty: nothing to continue
+    std::int64_t unknown = 0;      // rows held or made unknown: resent only when asked
+    std::string continue_command;  // empty: nothing to continue
     std::string resend_unknown_command;
     std::string retry_failed_command;
     std::string finish_deletion_command;
@@ -112,10 +112,9 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
-        out += r.cleanup.batches_failed > 0
-                   ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed,
-                                 util::printable(r.cleanup.error))
-                   : "\n";
+        out += r.cleanup.batches_failed > 0 ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed,
+                                                          util::printable(r.cleanup.error))
+                                            : "\n";
         if (r.cleanup.interrupted) {
             out += fmt::format("  the deletion step was {}; to finish it: {}\n",
                                r.cleanup.log_error.empty() ? "interrupted" : "stopped: " + r.cleanup.log_error,
@@ -123,10 +122,11 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
         }
     }
     if (r.throttled_this_run > 0) {
-        out += fmt::format("  the service rate limited {} request(s) (retried after its Retry-After, not counted "
-                           "as attempts); the queue slowed down to {:.1f}/s (rate.per_second: {})\n",
-                           r.throttled_this_run, r.rate_in_force,
-                           c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}", c.rate.per_second));
+        out += fmt::format(
+            "  the service rate limited {} request(s) (retried after its Retry-After, not counted "
+            "as attempts); the queue slowed down to {:.1f}/s (rate.per_second: {})\n",
+            r.throttled_this_run, r.rate_in_force,
+            c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}", c.rate.per_second));
     }
     const auto fix = what_to_fix(r.reason);
     const auto first = fix.empty() ? std::string_view("to continue") : fix;
@@ -135,9 +135,10 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     }
     out += fmt::format("  result log: {}\n", r.results_path);
     if (s.unknown > 0) {
-        out += fmt::format("  {} recipient(s) may or may not have received the message (unknown); "
-                           "to send them again: {}\n",
-                           s.unknown, s.resend_unknown_command);
+        out += fmt::format(
+            "  {} recipient(s) may or may not have received the message (unknown); "
+            "to send them again: {}\n",
+            s.unknown, s.resend_unknown_command);
     }
     if (r.held_rejected > 0) {
         out += fmt::format("  {} recipient(s) were rejected by the service earlier; to try them again: {}\n",
@@ -215,7 +216,7 @@ std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exi
                        : next);
 }
 
-} // namespace
+}  // namespace
 
 Level level_for(int exit_code) {
     return exit_code == 0 ? Level::info : exit_code == 1 ? Level::warning : Level::error;
@@ -230,4 +231,4 @@ void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r
     }
 }
 
-} // namespace cli
+}  // namespace cli

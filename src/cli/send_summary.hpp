@@ -16,4 +16,4 @@ void print_send_summary(const campaign::Campaign& campaign, const runner::SendRe
 // The level of a summary that ends with `exit_code`: info for 0, warning for 1, else error.
 Level level_for(int exit_code);
 
-} // namespace cli
+}  // namespace cli

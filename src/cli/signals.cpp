@@ -12,7 +12,7 @@ extern "C" void on_stop_signal(int /*signal*/) {
     g_stop_requests.fetch_add(1);
 }
 
-} // namespace
+}  // namespace
 
 const std::atomic<int>& install_stop_handlers() {
     struct sigaction action {};
@@ -26,4 +26,4 @@ const std::atomic<int>& install_stop_handlers() {
     return g_stop_requests;
 }
 
-} // namespace cli
+}  // namespace cli

@@ -10,4 +10,4 @@ namespace cli {
 // reach static storage, hence the one process-wide counter.
 const std::atomic<int>& install_stop_handlers();
 
-} // namespace cli
+}  // namespace cli

@@ -48,8 +48,9 @@ util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts
     auto url = service::check_base_url(opts.base_url, config.insecure_http);
     if (!url && service::insecure_http(opts.base_url) && config.insecure_http == service::InsecureHttp::refuse &&
         service::check_base_url(opts.base_url, service::InsecureHttp::allow)) {
-        return util::fail("--base-url: plain http:// would send the API key unencrypted: use https://, or pass "
-                          "--allow-insecure-http if the network is trusted");
+        return util::fail(
+            "--base-url: plain http:// would send the API key unencrypted: use https://, or pass "
+            "--allow-insecure-http if the network is trusted");
     }
     if (!url) {
         return util::fail("--base-url " + url.error().message);
@@ -124,17 +125,19 @@ int list_templates(const TemplatesOptions& opts) {
     const std::string where = service::redacted_url(config->base_url);
     if (outcome.cause == service::Cause::auth) {
         print_error(redactor, fmt::format("the service at {} refused the credentials ({}); check "
-                                          "the API key", where, outcome.error));
+                                          "the API key",
+                                          where, outcome.error));
         return k_exit_stopped;
     }
     if (outcome.cause == service::Cause::tls) {
         print_error(redactor, fmt::format("{}: {}; trust its CA with service.ca_file, or fix the server's "
-                                          "certificate", where, outcome.error));
+                                          "certificate",
+                                          where, outcome.error));
         return k_exit_stopped;
     }
     if (!outcome.sent()) {
-        print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where,
-                                          attempts, attempts == 1 ? "" : "s", outcome.error));
+        print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where, attempts,
+                                          attempts == 1 ? "" : "s", outcome.error));
         return k_exit_failures;
     }
     const std::string& body = std::get<service::HttpResponse>(completion.result).body;
@@ -159,15 +162,14 @@ int list_templates(const TemplatesOptions& opts) {
     return k_exit_done;
 }
 
-} // namespace
+}  // namespace
 
 Action add_templates(CLI::App& app) {
     auto opts = std::make_shared<TemplatesOptions>();
     auto* sub = app.add_subcommand("templates", "List the account's message templates");
-    auto* campaign = sub->add_option("--campaign", opts->campaign,
-                                     "Take the service settings from this campaign file");
-    auto* base_url = sub->add_option("--base-url", opts->base_url,
-                                     "The service's base URL (API key from $WACAMP_API_KEY)");
+    auto* campaign = sub->add_option("--campaign", opts->campaign, "Take the service settings from this campaign file");
+    auto* base_url =
+        sub->add_option("--base-url", opts->base_url, "The service's base URL (API key from $WACAMP_API_KEY)");
     campaign->excludes(base_url);
     sub->add_option("--status", opts->status, "Only templates with this status (e.g. APPROVED)");
     sub->add_flag("--json", opts->json, "Print the service's records as JSON");
@@ -183,4 +185,4 @@ Action add_templates(CLI::App& app) {
     };
 }
 
-} // namespace cli
+}  // namespace cli

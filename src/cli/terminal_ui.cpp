@@ -1,12 +1,12 @@
 #include "cli/terminal_ui.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <unistd.h>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include "results/timestamp.hpp"
 #include "util/duration.hpp"
@@ -20,7 +20,7 @@ constexpr auto k_plain_interval = std::chrono::seconds(10);
 
 // What one progress report says, worked out once for both formats.
 struct Figures {
-    std::optional<std::int64_t> remaining;     // unknown without a total
+    std::optional<std::int64_t> remaining;  // unknown without a total
     std::optional<std::chrono::milliseconds> eta;
     std::chrono::milliseconds elapsed{0};
 };
@@ -65,7 +65,9 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
 
 nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& f) {
     using nlohmann::ordered_json;
-    const auto seconds = [](std::chrono::milliseconds d) { return std::llround(static_cast<double>(d.count()) / 1000); };
+    const auto seconds = [](std::chrono::milliseconds d) {
+        return std::llround(static_cast<double>(d.count()) / 1000);
+    };
     return {{"sent", p.sent},
             {"failed", p.failed},
             {"unknown", p.unknown},
@@ -83,7 +85,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& 
             {"elapsed_ms", f.elapsed.count()}};
 }
 
-} // namespace
+}  // namespace
 
 bool would_ask(AssumeYes yes) {
     return yes == AssumeYes::no && isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1;
@@ -151,4 +153,4 @@ void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
     m_out.progress(progress_line(p, f), progress_fields(p, f));
 }
 
-} // namespace cli
+}  // namespace cli

@@ -31,7 +31,7 @@ public:
 private:
     Output& m_out;
     bool m_enabled;
-    bool m_ask;             // text, stdin and stderr are terminals, and --yes was not given
+    bool m_ask;  // text, stdin and stderr are terminals, and --yes was not given
     std::chrono::steady_clock::time_point m_started;
     std::chrono::steady_clock::time_point m_next_plain;  // when the next plain line (or object) is due
 };
@@ -39,4 +39,4 @@ private:
 // Whether `run` would ask before sending: stdin and stderr are terminals and `yes` is no.
 bool would_ask(AssumeYes yes);
 
-} // namespace cli
+}  // namespace cli

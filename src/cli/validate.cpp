@@ -1,7 +1,7 @@
 // wacamp validate: check a campaign file and every CSV row; no network, no log.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "campaign/recipients.hpp"
@@ -63,7 +63,7 @@ int validate(const std::string& path) {
     return ok > 0 ? k_exit_done : k_exit_bad_input;
 }
 
-} // namespace
+}  // namespace
 
 Action add_validate(CLI::App& app) {
     auto opts = std::make_shared<std::string>();
@@ -72,4 +72,4 @@ Action add_validate(CLI::App& app) {
     return [opts] { return validate(*opts); };
 }
 
-} // namespace cli
+}  // namespace cli

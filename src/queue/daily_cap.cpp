@@ -9,7 +9,7 @@ namespace {
 
 constexpr auto k_window = std::chrono::hours(24);
 
-} // namespace
+}  // namespace
 
 DailyCap::DailyCap(long long per_day) : m_per_day(std::max(per_day, 0LL)) {}
 
@@ -34,8 +34,7 @@ std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
     }
     // Full and its oldest still counting: every kept send is in the window, so the cap is
     // reached, and it lifts when that oldest one ages out.
-    if (static_cast<long long>(m_newest.size()) == m_per_day &&
-        now < m_newest.front() + k_window) {
+    if (static_cast<long long>(m_newest.size()) == m_per_day && now < m_newest.front() + k_window) {
         return m_newest.front() + k_window;
     }
     return std::nullopt;
@@ -46,4 +45,4 @@ long long DailyCap::sent_in_window(WallTime now) const {
     return static_cast<long long>(std::count_if(m_newest.begin(), m_newest.end(), counts));
 }
 
-} // namespace queue
+}  // namespace queue

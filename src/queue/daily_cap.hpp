@@ -36,4 +36,4 @@ private:
     std::vector<WallTime> m_newest;  // a min-heap (std::greater): front() is the oldest kept
 };
 
-} // namespace queue
+}  // namespace queue

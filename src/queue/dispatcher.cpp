@@ -250,7 +250,7 @@ DispatchResult Dispatcher::run() {
     return m_result;
 }
 
-} // namespace detail
+}  // namespace detail
 
 std::string_view to_string(StopReason reason) {
     switch (reason) {
@@ -272,4 +272,4 @@ DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, con
     return detail::Dispatcher(source, settings, parts).run();
 }
 
-} // namespace queue
+}  // namespace queue

@@ -23,20 +23,30 @@ class RateLimiter;
 class RetryPolicy;
 class DailyCap;
 
-enum class StopReason { completed, limit, auth, spam_limit, failure_threshold, interrupted, log_error,
-                        input_error, throttled, tls };
+enum class StopReason {
+    completed,
+    limit,
+    auth,
+    spam_limit,
+    failure_threshold,
+    interrupted,
+    log_error,
+    input_error,
+    throttled,
+    tls
+};
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);
 
 struct DispatchSettings {
-    std::optional<int> concurrency;                        // requests in flight; nullopt: auto
-    int max_concurrency = 256;                             // the cap of auto
+    std::optional<int> concurrency;  // requests in flight; nullopt: auto
+    int max_concurrency = 256;       // the cap of auto
     campaign::Ambiguous ambiguous = campaign::Ambiguous::hold;
     int max_consecutive_failures = 25;
     std::chrono::milliseconds max_throttled{30 * 60 * 1000};  // continuous throttling, then stop
-    long long limit = 0;                                   // jobs to take from the source; 0: all
-    std::chrono::milliseconds stop_grace{10'000};          // wait for in-flight requests on a stop
+    long long limit = 0;                                      // jobs to take from the source; 0: all
+    std::chrono::milliseconds stop_grace{10'000};             // wait for in-flight requests on a stop
     std::chrono::milliseconds progress_interval{1'000};
 };
 
@@ -47,19 +57,19 @@ struct DispatchParts {
     const util::Clock* clock = nullptr;
     RateLimiter* limiter = nullptr;
     RetryPolicy* retry = nullptr;
-    DailyCap* daily_cap = nullptr;             // may be null: no cap
-    const Gate* gate = nullptr;                // may be null: always open (e.g. a SendWindow)
+    DailyCap* daily_cap = nullptr;  // may be null: no cap
+    const Gate* gate = nullptr;     // may be null: always open (e.g. a SendWindow)
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
 };
 
 struct DispatchResult {
     StopReason reason = StopReason::completed;
-    std::string message;   // what stopped it, for people (e.g. the service's auth error)
+    std::string message;  // what stopped it, for people (e.g. the service's auth error)
     Progress progress;
 };
 
 // Runs `source` to the end or to a stop.
 DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts);
 
-} // namespace queue
+}  // namespace queue

@@ -112,4 +112,4 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
     return true;
 }
 
-} // namespace queue::detail
+}  // namespace queue::detail

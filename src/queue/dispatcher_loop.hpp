@@ -37,17 +37,17 @@ struct InFlight {
 
 struct Waiting {
     Steady due;
-    std::uint64_t seq;   // FIFO among equal due times
+    std::uint64_t seq;  // FIFO among equal due times
     Job job;
-    bool operator>(const Waiting& other) const {
-        return due != other.due ? due > other.due : seq > other.seq;
-    }
+    bool operator>(const Waiting& other) const { return due != other.due ? due > other.due : seq > other.seq; }
 };
 
 class Dispatcher {
 public:
     Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
-        : m_source(source), m_settings(settings), m_parts(parts),
+        : m_source(source),
+          m_settings(settings),
+          m_parts(parts),
           m_window(settings.max_concurrency, parts.limiter->burst()) {}
 
     DispatchResult run();
@@ -84,7 +84,7 @@ private:
     std::uint64_t m_seq = 0;
     int m_consecutive_failures = 0;
     std::optional<Steady> m_throttled_since;  // the first throttle since the last other answer
-    std::string m_last_throttle;             // its error text, for the stop message
+    std::string m_last_throttle;              // its error text, for the stop message
     bool m_stopping = false;
     Steady m_stop_deadline{};
     DispatchResult m_result;
@@ -95,4 +95,4 @@ private:
     std::optional<std::pair<std::string, std::optional<std::chrono::system_clock::time_point>>> m_announced;
 };
 
-} // namespace queue::detail
+}  // namespace queue::detail

@@ -34,7 +34,7 @@ std::int64_t samples_for(double rate) {
         std::clamp(wanted, static_cast<double>(k_min_samples), static_cast<double>(k_max_samples)));
 }
 
-} // namespace
+}  // namespace
 
 InFlightWindow::InFlightWindow(int cap, int burst)
     : m_cap(std::max(cap, 1)),
@@ -56,8 +56,8 @@ double InFlightWindow::mean_micros(double rate) const {
         return 0;
     }
     const auto size = static_cast<std::int64_t>(m_sums.size());
-    const std::int64_t total = m_sums[static_cast<std::size_t>(m_answers % size)] -
-                               m_sums[static_cast<std::size_t>((m_answers - n) % size)];
+    const std::int64_t total =
+        m_sums[static_cast<std::size_t>(m_answers % size)] - m_sums[static_cast<std::size_t>((m_answers - n) % size)];
     return static_cast<double>(total) / static_cast<double>(n);
 }
 
@@ -75,4 +75,4 @@ int InFlightWindow::limit(double rate) const {
     return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(ceiling)));
 }
 
-} // namespace queue
+}  // namespace queue

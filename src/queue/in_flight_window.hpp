@@ -53,4 +53,4 @@ private:
     std::vector<std::int64_t> m_sums;  // ring: [i % size] = total latency (µs) of the first i answers
 };
 
-} // namespace queue
+}  // namespace queue

@@ -15,9 +15,9 @@ struct Job {
     std::int64_t row = 0;
     std::string wa_id;
     std::string user_name;
-    std::string body;      // the send-message JSON
-    int requests = 0;      // requests made for this row so far, over all runs (the log's `attempt`)
-    int attempts = 0;      // attempts counted against retry.max_attempts in this run
+    std::string body;  // the send-message JSON
+    int requests = 0;  // requests made for this row so far, over all runs (the log's `attempt`)
+    int attempts = 0;  // attempts counted against retry.max_attempts in this run
 };
 
 // Where fresh jobs come from, in order.
@@ -40,14 +40,14 @@ struct Progress {
     std::int64_t sent = 0;
     std::int64_t failed = 0;
     std::int64_t unknown = 0;
-    std::int64_t started = 0;      // jobs taken from the source
+    std::int64_t started = 0;  // jobs taken from the source
     std::size_t in_flight = 0;
-    std::size_t in_flight_limit = 0; // the most allowed in flight now (auto: the window in force)
+    std::size_t in_flight_limit = 0;  // the most allowed in flight now (auto: the window in force)
     std::size_t retry_waiting = 0;
-    double rate_in_force = 0;      // requests/s the limiter allows now
-    double achieved_rate = 0;      // sends/s over the last few seconds
+    double rate_in_force = 0;  // requests/s the limiter allows now
+    double achieved_rate = 0;  // sends/s over the last few seconds
     std::optional<std::chrono::system_clock::time_point> paused_until;
-    std::string pause_reason;      // "rate limited by the service", "daily cap reached", …
+    std::string pause_reason;  // "rate limited by the service", "daily cap reached", …
 };
 
 // Something that holds new requests back for a while, by the wall clock (the send window).
@@ -86,4 +86,4 @@ public:
     virtual util::Result<void> flush() { return {}; }
 };
 
-} // namespace queue
+}  // namespace queue

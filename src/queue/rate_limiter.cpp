@@ -57,10 +57,10 @@ Duration fallback_pause(int n) {
     return std::min<Duration>(pause, k_max_pause);
 }
 
-} // namespace
+}  // namespace
 
 RateLimiter::RateLimiter(double per_second, int burst)
-    : m_configured(per_second == k_unlimited    ? k_unlimited
+    : m_configured(per_second == k_unlimited   ? k_unlimited
                    : std::isfinite(per_second) ? std::clamp(per_second, k_min_rate, k_max_rate)
                                                : k_min_rate),
       m_burst(std::max(burst, 0)),
@@ -130,10 +130,8 @@ void RateLimiter::on_throttled(SteadyTime now, std::optional<milliseconds> retry
     if (retry_after) {
         retry_after = std::clamp(*retry_after, milliseconds(0), k_max_retry_after);
     }
-    const bool same_episode =
-        m_last_decrease &&
-        ((m_pause_until && now < *m_pause_until) ||
-         (request_started && *request_started <= *m_last_decrease));
+    const bool same_episode = m_last_decrease && ((m_pause_until && now < *m_pause_until) ||
+                                                  (request_started && *request_started <= *m_last_decrease));
     if (same_episode) {
         if (retry_after) {
             m_pause_until = std::max(*m_pause_until, now + *retry_after);
@@ -148,8 +146,7 @@ void RateLimiter::on_throttled(SteadyTime now, std::optional<milliseconds> retry
         m_first_start.reset();
     }
     ++m_consecutive_throttles;
-    const Duration pause = retry_after ? Duration(*retry_after)
-                                       : fallback_pause(m_consecutive_throttles);
+    const Duration pause = retry_after ? Duration(*retry_after) : fallback_pause(m_consecutive_throttles);
     m_pause_until = std::max(m_pause_until.value_or(now), now + pause);
     m_last_decrease = now;
 
@@ -188,4 +185,4 @@ void RateLimiter::set_rate(double rate) {
     m_interval = interval_for(rate);
 }
 
-} // namespace queue
+}  // namespace queue

@@ -89,15 +89,15 @@ private:
     int m_burst;
     double m_rate;
     double m_floor;
-    double m_climb_per_second = 0;              // additive increase, requests/s per second
-    SteadyTime::duration m_interval{};          // T for the rate in force
-    SteadyTime::duration m_tolerance{};         // tau, fixed by the configured rate
-    std::optional<SteadyTime> m_tat;            // theoretical arrival time; none before the first
+    double m_climb_per_second = 0;       // additive increase, requests/s per second
+    SteadyTime::duration m_interval{};   // T for the rate in force
+    SteadyTime::duration m_tolerance{};  // tau, fixed by the configured rate
+    std::optional<SteadyTime> m_tat;     // theoretical arrival time; none before the first
     std::optional<SteadyTime> m_pause_until;
     std::optional<SteadyTime> m_last_decrease;
     int m_consecutive_throttles = 0;
-    std::deque<SteadyTime> m_recent_starts;     // while unlimited: the last second's starts
-    std::optional<SteadyTime> m_first_start;    // while unlimited
+    std::deque<SteadyTime> m_recent_starts;   // while unlimited: the last second's starts
+    std::optional<SteadyTime> m_first_start;  // while unlimited
 };
 
-} // namespace queue
+}  // namespace queue

@@ -18,7 +18,7 @@ std::uint64_t random_seed() {
     return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
 
-} // namespace
+}  // namespace
 
 RandomSource make_random_source(std::uint64_t seed) {
     // Shared so that copies of the RandomSource draw from one sequence.
@@ -26,8 +26,7 @@ RandomSource make_random_source(std::uint64_t seed) {
     return [engine] { return std::uniform_real_distribution<double>(0.0, 1.0)(*engine); };
 }
 
-RetryPolicy::RetryPolicy(const campaign::Retry& retry)
-    : RetryPolicy(retry, make_random_source(random_seed())) {}
+RetryPolicy::RetryPolicy(const campaign::Retry& retry) : RetryPolicy(retry, make_random_source(random_seed())) {}
 
 RetryPolicy::RetryPolicy(const campaign::Retry& retry, RandomSource random)
     : m_max_attempts(retry.max_attempts),
@@ -56,9 +55,8 @@ milliseconds RetryPolicy::backoff(int attempts_made) {
     }
     u = std::min(u, 1.0);
     // cap + 1 whole values, so that the cap itself is reachable from [0, 1).
-    const auto drawn = static_cast<milliseconds::rep>(
-        std::floor(u * static_cast<double>(cap.count() + 1)));
+    const auto drawn = static_cast<milliseconds::rep>(std::floor(u * static_cast<double>(cap.count() + 1)));
     return milliseconds(std::min(drawn, cap.count()));
 }
 
-} // namespace queue
+}  // namespace queue

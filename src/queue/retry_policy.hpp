@@ -48,4 +48,4 @@ private:
     RandomSource m_random;
 };
 
-} // namespace queue
+}  // namespace queue

@@ -47,4 +47,4 @@ private:
     std::int64_t m_latest = -1;  // index of the newest bucket
 };
 
-} // namespace queue
+}  // namespace queue

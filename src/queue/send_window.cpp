@@ -1,8 +1,8 @@
 #include "queue/send_window.hpp"
 
-#include <algorithm>
 #include <date/tz.h>
 #include <fmt/format.h>
+#include <algorithm>
 #include <exception>
 #include <vector>
 
@@ -35,7 +35,7 @@ std::string clock_text(minutes m) {
     return fmt::format("{:02}:{:02}", m.count() / 60, m.count() % 60);
 }
 
-} // namespace
+}  // namespace
 
 SendWindow::SendWindow(const date::time_zone* zone, const campaign::Window& window)
     : m_zone(zone), m_zone_name(window.timezone), m_from(window.from_minute), m_to(window.to_minute) {
@@ -53,8 +53,8 @@ util::Result<SendWindow> SendWindow::make(const campaign::Window& window) {
         (void)zone->get_info(floor<seconds>(system_clock::now()));
         return SendWindow(zone, window);
     } catch (const std::exception& e) {
-        return util::fail(fmt::format("schedule.window: time zone \"{}\" cannot be used: {}", window.timezone,
-                                      e.what()));
+        return util::fail(
+            fmt::format("schedule.window: time zone \"{}\" cannot be used: {}", window.timezone, e.what()));
     }
 }
 
@@ -172,4 +172,4 @@ std::string SendWindow::describe() const {
     return fmt::format("{} {}-{} {}", days, clock_text(m_from), clock_text(m_to), m_zone_name);
 }
 
-} // namespace queue
+}  // namespace queue

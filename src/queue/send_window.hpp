@@ -13,7 +13,7 @@
 
 namespace date {
 class time_zone;  // date/tz.h stays out of headers: it needs the library's compile definitions
-}
+}  // namespace date
 
 namespace queue {
 
@@ -64,9 +64,9 @@ private:
 
     const date::time_zone* m_zone;  // owned by date's tzdb, which lives as long as the process
     std::string m_zone_name;
-    std::array<bool, 7> m_days{};   // index = weekday, 0 = Sunday
+    std::array<bool, 7> m_days{};  // index = weekday, 0 = Sunday
     std::chrono::minutes m_from;
     std::chrono::minutes m_to;
 };
 
-} // namespace queue
+}  // namespace queue

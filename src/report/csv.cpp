@@ -93,7 +93,7 @@ bool flush(fmt::memory_buffer& buffer, std::ostream& out) {
     return static_cast<bool>(out);
 }
 
-} // namespace
+}  // namespace
 
 std::string csv_field(std::string_view field) {
     fmt::memory_buffer out;
@@ -118,8 +118,7 @@ util::Result<CsvIndex> index_log(const std::string& path) {
             break;
         }
         if (index.records == std::numeric_limits<std::uint32_t>::max()) {
-            return util::fail(fmt::format("{}: too many records for a CSV report (over {})", path,
-                                          index.records));
+            return util::fail(fmt::format("{}: too many records for a CSV report (over {})", path, index.records));
         }
         ++index.records;
         const auto row = row_of(record);
@@ -129,8 +128,8 @@ util::Result<CsvIndex> index_log(const std::string& path) {
         if (!in_range(*row)) {
             ++index.warning_count;
             if (index.warnings.size() < results::LogReader::k_max_warnings) {
-                index.warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored",
-                                                     path, opened->reader.line_number(), *row));
+                index.warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", path,
+                                                     opened->reader.line_number(), *row));
             }
             continue;
         }
@@ -169,21 +168,18 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
             return got.error();
         }
         if (!*got) {
-            return util::fail(
-                fmt::format("{}: the log shrank while it was being read", index.path));
+            return util::fail(fmt::format("{}: the log shrank while it was being read", index.path));
         }
         ++ordinal;
         const auto row = row_of(record);
-        if (!row || !in_range(*row) ||
-            static_cast<std::size_t>(*row) >= index.final_record.size() ||
+        if (!row || !in_range(*row) || static_cast<std::size_t>(*row) >= index.final_record.size() ||
             index.final_record[static_cast<std::size_t>(*row)] != ordinal) {
             continue;
         }
         std::visit(
             [&](const auto& r) {
                 using R = std::decay_t<decltype(r)>;
-                if constexpr (std::is_same_v<R, results::AttemptRecord> ||
-                              std::is_same_v<R, results::ResultRecord>) {
+                if constexpr (std::is_same_v<R, results::AttemptRecord> || std::is_same_v<R, results::ResultRecord>) {
                     append_line(buffer, r);
                 }
             },
@@ -198,4 +194,4 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
     return {};
 }
 
-} // namespace report
+}  // namespace report

@@ -42,4 +42,4 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out);
 // shows it as text instead of running it as a formula (OWASP's advice on CSV injection).
 std::string csv_field(std::string_view field);
 
-} // namespace report
+}  // namespace report

@@ -14,4 +14,4 @@ std::string format_text(const Summary& summary);
 // listed in json.cpp and are stable.
 std::string format_json(const Summary& summary);
 
-} // namespace report
+}  // namespace report

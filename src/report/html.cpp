@@ -59,15 +59,14 @@ footer{font-size:12px;text-align:center}
 )";
 
 std::string percent(std::int64_t part, std::int64_t whole) {
-    return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) /
-                                                  static_cast<double>(whole))
+    return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
                      : std::string();
 }
 
-void add_tile(std::string& out, std::string_view css, std::string_view label,
-              std::string_view value, std::string_view sub = {}) {
-    out += fmt::format(R"(<div class="tile {}"><div class="label">{}</div><div class="value">{}</div>)",
-                       css, label, value);
+void add_tile(std::string& out, std::string_view css, std::string_view label, std::string_view value,
+              std::string_view sub = {}) {
+    out += fmt::format(R"(<div class="tile {}"><div class="label">{}</div><div class="value">{}</div>)", css, label,
+                       value);
     if (!sub.empty()) {
         out += fmt::format(R"(<div class="sub">{}</div>)", sub);
     }
@@ -76,17 +75,15 @@ void add_tile(std::string& out, std::string_view css, std::string_view label,
 
 void add_heading(std::string& out, const Summary& s) {
     const bool dry = s.header.mode == results::Mode::dry_run;
-    out += fmt::format(R"(<header id="campaign"><h1>{}{}</h1><p class="meta">)",
-                       html_escape(s.header.name), dry ? R"( <span class="badge">dry run</span>)" : "");
-    out += fmt::format("Result log <code>{}</code> · started {} by wacamp {}",
-                       html_escape(s.log_path), html_time(s.header.started_at),
-                       html_escape(s.header.version));
+    out += fmt::format(R"(<header id="campaign"><h1>{}{}</h1><p class="meta">)", html_escape(s.header.name),
+                       dry ? R"( <span class="badge">dry run</span>)" : "");
+    out += fmt::format("Result log <code>{}</code> · started {} by wacamp {}", html_escape(s.log_path),
+                       html_time(s.header.started_at), html_escape(s.header.version));
     if (s.runs > 1) {
         out += fmt::format(" · {} runs", s.runs);
     }
     if (s.ended && s.last_end) {
-        out += fmt::format(" · last run: {} at {}", html_escape(s.last_end->reason),
-                           html_time(s.last_end->at));
+        out += fmt::format(" · last run: {} at {}", html_escape(s.last_end->reason), html_time(s.last_end->at));
     } else {
         out += R"( · <span class="badge warn">no end record</span> the run is still going, or )"
                "stopped abruptly";
@@ -104,13 +101,11 @@ void add_figures(std::string& out, const Summary& s) {
         if (n == 0 && !always) {
             continue;
         }
-        add_tile(out, html_status_class(status), html_status_label(status), group_digits(n),
-                 percent(n, s.rows));
+        add_tile(out, html_status_class(status), html_status_label(status), group_digits(n), percent(n, s.rows));
         shares.push_back({std::string(html_status_label(status)), html_status_class(status), n});
     }
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
-    add_tile(out, "", "Duration", format_duration(span),
-             fmt::format("{} of sending", format_duration(s.sending_span)));
+    add_tile(out, "", "Duration", format_duration(span), fmt::format("{} of sending", format_duration(s.sending_span)));
     add_tile(out, "", "Send rate", s.send_rate ? fmt::format("{:.2f}/s", *s.send_rate) : "–",
              fmt::format("{} sent results", group_digits(s.sent_results)));
     add_tile(out, "", "Requests", group_digits(s.attempts),
@@ -118,29 +113,28 @@ void add_figures(std::string& out, const Summary& s) {
     if (s.latency.count > 0) {
         add_tile(out, "wide", "Latency p50 / p95",
                  fmt::format("{} / {}", html_ms(s.latency.p50), html_ms(s.latency.p95)),
-                 fmt::format("p99 {} · max {} · {} responses", html_ms(s.latency.p99),
-                             html_ms(s.latency.max), group_digits(s.latency.count)));
+                 fmt::format("p99 {} · max {} · {} responses", html_ms(s.latency.p99), html_ms(s.latency.max),
+                             group_digits(s.latency.count)));
     } else {
         add_tile(out, "", "Latency", "–", "no responses");
     }
     out += "</div>";
     if (s.in_flight > 0) {
-        out += fmt::format(
-            R"(<p class="callout">{} recipient(s) had a request in flight when a run stopped: )"
-            R"(they may have been delivered. <code>wacamp resume {} --resend-unknown</code> sends )"
-            "them again.</p>",
-            group_digits(s.in_flight), html_escape(s.log_path));
+        out += fmt::format(R"(<p class="callout">{} recipient(s) had a request in flight when a run stopped: )"
+                           R"(they may have been delivered. <code>wacamp resume {} --resend-unknown</code> sends )"
+                           "them again.</p>",
+                           group_digits(s.in_flight), html_escape(s.log_path));
     }
     out += svg_share_bar("status-bar", shares);
     out += R"(<ul class="keys">)";
     for (const auto& share : shares) {
-        out += fmt::format(R"(<li><span class="key {}"></span>{} {} ({})</li>)", share.css_class,
-                           share.label, group_digits(share.count), percent(share.count, s.rows));
+        out += fmt::format(R"(<li><span class="key {}"></span>{} {} ({})</li>)", share.css_class, share.label,
+                           group_digits(share.count), percent(share.count, s.rows));
     }
     out += "</ul></section>\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string html_escape(std::string_view text) {
     std::string out;
@@ -176,8 +170,8 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
     add_html_slowest(out, details);
     add_html_not_sent(out, summary, details);
     add_html_cleanup_and_warnings(out, summary);
-    out += fmt::format("<footer>Made by wacamp {} from <code>{}</code>.</footer>\n",
-                       WACAMP_VERSION, html_escape(summary.log_path));
+    out += fmt::format("<footer>Made by wacamp {} from <code>{}</code>.</footer>\n", WACAMP_VERSION,
+                       html_escape(summary.log_path));
     out += "</main></body></html>\n";
     return out;
 }
@@ -190,4 +184,4 @@ util::Result<std::string> format_html(const Summary& summary) {
     return render_html(summary, *details);
 }
 
-} // namespace report
+}  // namespace report

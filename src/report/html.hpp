@@ -22,4 +22,4 @@ std::string render_html(const Summary& summary, const HtmlDetails& details);
 // collect_html_details() does.
 util::Result<std::string> format_html(const Summary& summary);
 
-} // namespace report
+}  // namespace report

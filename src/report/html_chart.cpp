@@ -1,9 +1,9 @@
 #include "report/html_chart.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "report/html.hpp"
 #include "report/text_cells.hpp"
@@ -19,18 +19,17 @@ using std::chrono::seconds;
 // The drawing, in SVG user units; the page scales it to its width.
 constexpr double k_width = 960;
 constexpr double k_height = 240;
-constexpr double k_left = 64;     // room for y labels
+constexpr double k_left = 64;  // room for y labels
 constexpr double k_right = 16;
-constexpr double k_top = 28;      // room for the legend
-constexpr double k_bottom = 28;   // room for x labels
+constexpr double k_top = 28;     // room for the legend
+constexpr double k_bottom = 28;  // room for x labels
 constexpr double k_plot_width = k_width - k_left - k_right;
 constexpr double k_plot_bottom = k_height - k_bottom;
 constexpr std::size_t k_dots_up_to = 60;  // buckets; beyond, only isolated points get a dot
 
 constexpr std::array<util::Millis, 17> k_ticks = {
-    seconds(1),  seconds(2),  seconds(5),  seconds(10), seconds(15), seconds(30),
-    minutes(1),  minutes(2),  minutes(5),  minutes(10), minutes(15), minutes(30),
-    hours(1),    hours(2),    hours(6),    hours(12),   hours(24)};
+    seconds(1),  seconds(2),  seconds(5),  seconds(10), seconds(15), seconds(30), minutes(1), minutes(2), minutes(5),
+    minutes(10), minutes(15), minutes(30), hours(1),    hours(2),    hours(6),    hours(12),  hours(24)};
 
 // A round number ≥ `raw`: 1, 2 or 5 times a power of ten.
 double round_step(double raw) {
@@ -71,8 +70,7 @@ void add_legend(std::string& out, const Chart& chart) {
     for (const auto& s : chart.series) {
         out += fmt::format(R"(<rect class="{}" x="{:.1f}" y="6" width="12" height="12" rx="2"/>)",
                            html_escape(s.css_class), x);
-        out += fmt::format(R"(<text class="legend" x="{:.1f}" y="16">{}</text>)", x + 17,
-                           html_escape(s.name));
+        out += fmt::format(R"(<text class="legend" x="{:.1f}" y="16">{}</text>)", x + 17, html_escape(s.name));
         x += 34 + 7.5 * static_cast<double>(s.name.size());
     }
 }
@@ -80,10 +78,10 @@ void add_legend(std::string& out, const Chart& chart) {
 void add_y_axis(std::string& out, double top, double step, const std::string& unit) {
     for (double v = 0; v <= top * (1 + 1e-9); v += step) {
         const double y = k_plot_bottom - v / top * (k_plot_bottom - k_top);
-        out += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}"/>)", k_left,
-                           k_width - k_right, y, y);
-        out += fmt::format(R"(<text class="axis" x="{}" y="{:.1f}" text-anchor="end">{}{}</text>)",
-                           k_left - 6, y + 4, y_label(v, step), html_escape(unit));
+        out += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}"/>)", k_left, k_width - k_right,
+                           y, y);
+        out += fmt::format(R"(<text class="axis" x="{}" y="{:.1f}" text-anchor="end">{}{}</text>)", k_left - 6, y + 4,
+                           y_label(v, step), html_escape(unit));
     }
 }
 
@@ -99,12 +97,11 @@ void add_x_axis(std::string& out, util::Millis span) {
         step *= 2;  // campaigns of weeks
     }
     for (util::Millis t{0}; t <= span; t += step) {
-        const double x = k_left + static_cast<double>(t.count()) /
-                                      static_cast<double>(span.count()) * k_plot_width;
-        out += fmt::format(R"(<line class="tick" x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}"/>)", x,
-                           k_plot_bottom, k_plot_bottom + 4);
-        out += fmt::format(R"(<text class="axis" x="{:.1f}" y="{}" text-anchor="middle">{}</text>)",
-                           x, k_plot_bottom + 18, elapsed_label(t));
+        const double x = k_left + static_cast<double>(t.count()) / static_cast<double>(span.count()) * k_plot_width;
+        out += fmt::format(R"(<line class="tick" x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}"/>)", x, k_plot_bottom,
+                           k_plot_bottom + 4);
+        out += fmt::format(R"(<text class="axis" x="{:.1f}" y="{}" text-anchor="middle">{}</text>)", x,
+                           k_plot_bottom + 18, elapsed_label(t));
     }
 }
 
@@ -121,13 +118,13 @@ void add_bars(std::string& out, const Chart& chart, double top, std::size_t n) {
                 continue;
             }
             const double y = k_plot_bottom - (base[i] + v) * scale;
-            path += fmt::format("M{:.1f},{:.1f}h{:.1f}v{:.1f}h{:.1f}Z",
-                                k_left + static_cast<double>(i) * bucket + gap / 2, y, bucket - gap,
-                                v * scale, -(bucket - gap));
+            path +=
+                fmt::format("M{:.1f},{:.1f}h{:.1f}v{:.1f}h{:.1f}Z", k_left + static_cast<double>(i) * bucket + gap / 2,
+                            y, bucket - gap, v * scale, -(bucket - gap));
             base[i] += v;
         }
-        out += fmt::format(R"(<path class="{}" d="{}"><title>{}</title></path>)",
-                           html_escape(s.css_class), path, html_escape(s.name));
+        out += fmt::format(R"(<path class="{}" d="{}"><title>{}</title></path>)", html_escape(s.css_class), path,
+                           html_escape(s.name));
     }
 }
 
@@ -155,7 +152,7 @@ void add_lines(std::string& out, const Chart& chart, double top, std::size_t n) 
     }
 }
 
-} // namespace
+}  // namespace
 
 std::string elapsed_label(util::Millis elapsed) {
     auto ms = std::max<std::int64_t>(elapsed.count(), 0);
@@ -173,17 +170,15 @@ std::string elapsed_label(util::Millis elapsed) {
         if (value == 0) {
             continue;
         }
-        out += out.empty() || unit == 'h' ? fmt::format("{}{}", value, unit)
-                                           : fmt::format("{:02}{}", value, unit);
+        out += out.empty() || unit == 'h' ? fmt::format("{}{}", value, unit) : fmt::format("{:02}{}", value, unit);
     }
     return out;
 }
 
 std::string svg_chart(const Chart& chart) {
     const std::size_t n = chart.series.empty() ? 0 : chart.series.front().values.size();
-    std::string out = fmt::format(
-        R"(<svg id="{}" class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">)",
-        html_escape(chart.id), k_width, k_height, html_escape(chart.title));
+    std::string out = fmt::format(R"(<svg id="{}" class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">)",
+                                  html_escape(chart.id), k_width, k_height, html_escape(chart.title));
     out += fmt::format("<title>{}</title>", html_escape(chart.title));
     add_legend(out, chart);
     const double raw_top = top_value(chart);
@@ -199,8 +194,8 @@ std::string svg_chart(const Chart& chart) {
             add_lines(out, chart, top, n);
         }
     }
-    out += fmt::format(R"(<line class="axis-line" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", k_left,
-                       k_width - k_right, k_plot_bottom);
+    out += fmt::format(R"(<line class="axis-line" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", k_left, k_width - k_right,
+                       k_plot_bottom);
     out += "</svg>";
     return out;
 }
@@ -210,10 +205,10 @@ std::string svg_share_bar(const std::string& id, const std::vector<Share>& share
     for (const auto& s : shares) {
         total += std::max<std::int64_t>(s.count, 0);
     }
-    std::string out = fmt::format(
-        R"(<svg id="{}" class="share" viewBox="0 0 {} 24" preserveAspectRatio="none" role="img" )"
-        R"(aria-label="recipients by status"><rect class="share-empty" width="{}" height="24" rx="4"/>)",
-        html_escape(id), k_width, k_width);
+    std::string out =
+        fmt::format(R"(<svg id="{}" class="share" viewBox="0 0 {} 24" preserveAspectRatio="none" role="img" )"
+                    R"(aria-label="recipients by status"><rect class="share-empty" width="{}" height="24" rx="4"/>)",
+                    html_escape(id), k_width, k_width);
     double x = 0;
     for (const auto& s : shares) {
         if (s.count <= 0 || total == 0) {
@@ -222,12 +217,11 @@ std::string svg_share_bar(const std::string& id, const std::vector<Share>& share
         const double share = static_cast<double>(s.count) / static_cast<double>(total);
         out += fmt::format(
             R"(<rect class="{}" x="{:.2f}" width="{:.2f}" height="24"><title>{}: {} ({:.1f}%)</title></rect>)",
-            html_escape(s.css_class), x, share * k_width, html_escape(s.label),
-            group_digits(s.count), share * 100);
+            html_escape(s.css_class), x, share * k_width, html_escape(s.label), group_digits(s.count), share * 100);
         x += share * k_width;
     }
     out += "</svg>";
     return out;
 }
 
-} // namespace report
+}  // namespace report

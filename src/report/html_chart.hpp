@@ -20,9 +20,9 @@ struct ChartSeries {
 enum class ChartKind { stacked_bars, lines };
 
 struct Chart {
-    std::string id;                 // the <svg> element's id
-    std::string title;              // what the chart shows, for screen readers and tooltips
-    std::string unit;               // after each y-axis value: "/s", " ms"
+    std::string id;     // the <svg> element's id
+    std::string title;  // what the chart shows, for screen readers and tooltips
+    std::string unit;   // after each y-axis value: "/s", " ms"
     ChartKind kind = ChartKind::lines;
     util::Millis bucket_width{1000};
     std::vector<ChartSeries> series;  // all of one length
@@ -45,4 +45,4 @@ std::string svg_share_bar(const std::string& id, const std::vector<Share>& share
 // Returns `elapsed` as a compact axis label: "0", "45s", "2m", "1m30s", "1h05m", "2d3h".
 std::string elapsed_label(util::Millis elapsed);
 
-} // namespace report
+}  // namespace report

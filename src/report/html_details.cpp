@@ -1,7 +1,7 @@
 #include "report/html_details.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <optional>
 #include <variant>
 
@@ -80,8 +80,7 @@ private:
     // Keeps the k_slowest slowest requests, at most one per row (its slowest).
     void note_latency(const results::ResultRecord& r) {
         auto& slowest = m_details.slowest;
-        auto same_row = std::find_if(slowest.begin(), slowest.end(),
-                                     [&](const auto& s) { return s.row == r.row; });
+        auto same_row = std::find_if(slowest.begin(), slowest.end(), [&](const auto& s) { return s.row == r.row; });
         if (same_row != slowest.end()) {
             if (*r.latency_ms > *same_row->latency_ms) {
                 *same_row = r;
@@ -92,9 +91,8 @@ private:
             slowest.push_back(r);
             return;
         }
-        auto fastest = std::min_element(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) {
-            return *a.latency_ms < *b.latency_ms;
-        });
+        auto fastest = std::min_element(slowest.begin(), slowest.end(),
+                                        [](const auto& a, const auto& b) { return *a.latency_ms < *b.latency_ms; });
         if (*r.latency_ms > *fastest->latency_ms) {
             *fastest = r;
         }
@@ -105,7 +103,7 @@ private:
     HtmlDetails m_details;
 };
 
-} // namespace
+}  // namespace
 
 util::Result<HtmlDetails> collect_html_details(const Summary& summary) {
     auto opened = open_log(summary.log_path);
@@ -131,4 +129,4 @@ util::Result<HtmlDetails> collect_html_details(const Summary& summary) {
     return folder.finish();
 }
 
-} // namespace report
+}  // namespace report

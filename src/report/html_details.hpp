@@ -27,4 +27,4 @@ struct HtmlDetails {
 // details. Fails when the log cannot be opened or read, or no longer starts as it did.
 util::Result<HtmlDetails> collect_html_details(const Summary& summary);
 
-} // namespace report
+}  // namespace report

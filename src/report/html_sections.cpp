@@ -79,12 +79,11 @@ std::string table_row(std::initializer_list<Cell> cells) {
 }
 
 Cell status_cell(Status status) {
-    return {fmt::format(R"(<span class="key {}"></span>{})", html_status_class(status),
-                        results::to_string(status)),
+    return {fmt::format(R"(<span class="key {}"></span>{})", html_status_class(status), results::to_string(status)),
             "nowrap"};
 }
 
-} // namespace
+}  // namespace
 
 std::string_view html_status_label(Status status) {
     switch (status) {
@@ -136,8 +135,9 @@ void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
 void add_html_errors(std::string& out, const Summary& s) {
     out += R"(<section id="errors"><h2>Not sent, by cause</h2>)";
     if (s.errors.empty()) {
-        out += "<p class=\"empty\">Every recipient was sent (or would be, in a dry run).</p>"
-               "</section>\n";
+        out +=
+            "<p class=\"empty\">Every recipient was sent (or would be, in a dry run).</p>"
+            "</section>\n";
         return;
     }
     out += table_head({"#Count", "Status", "Cause", "#HTTP", "Sample message"});
@@ -155,8 +155,7 @@ void add_html_slowest(std::string& out, const HtmlDetails& d) {
     if (d.slowest.empty()) {
         return;
     }
-    out += fmt::format(R"(<section id="slowest"><h2>Slowest recipients (top {})</h2>)",
-                       HtmlDetails::k_slowest);
+    out += fmt::format(R"(<section id="slowest"><h2>Slowest recipients (top {})</h2>)", HtmlDetails::k_slowest);
     out += table_head({"#Row", "Number", "Name", "#Latency", "Outcome", "#HTTP", "At"});
     for (const auto& r : d.slowest) {
         out += table_row({{std::to_string(r.row), "num"},
@@ -175,10 +174,8 @@ void add_html_not_sent(std::string& out, const Summary& s, const HtmlDetails& d)
     if (total == 0) {
         return;
     }
-    out += fmt::format(R"(<section id="not-sent"><h2>Failed and unknown recipients ({})</h2>)",
-                       group_digits(total));
-    out += table_head(
-        {"#Row", "Number", "Name", "Status", "Cause", "#HTTP", "#Attempts", "Error", "At"});
+    out += fmt::format(R"(<section id="not-sent"><h2>Failed and unknown recipients ({})</h2>)", group_digits(total));
+    out += table_head({"#Row", "Number", "Name", "Status", "Cause", "#HTTP", "#Attempts", "Error", "At"});
     for (const auto& r : d.not_sent) {
         out += table_row({{std::to_string(r.row), "num"},
                           {html_escape(r.wa_id)},
@@ -214,8 +211,7 @@ void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
     if (s.warning_count == 0) {
         return;
     }
-    out += fmt::format(R"(<section id="warnings"><h2>Warnings ({})</h2><ul>)",
-                       group_digits(s.warning_count));
+    out += fmt::format(R"(<section id="warnings"><h2>Warnings ({})</h2><ul>)", group_digits(s.warning_count));
     for (const auto& w : s.warnings) {
         out += fmt::format("<li><code>{}</code></li>", html_escape(w));
     }
@@ -227,4 +223,4 @@ void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
     out += "</section>\n";
 }
 
-} // namespace report
+}  // namespace report

@@ -37,4 +37,4 @@ void add_html_not_sent(std::string& out, const Summary& summary, const HtmlDetai
 // The contact-deletion step and the log's warnings, when there are any.
 void add_html_cleanup_and_warnings(std::string& out, const Summary& summary);
 
-} // namespace report
+}  // namespace report

@@ -16,9 +16,8 @@ constexpr int k_bins_per_decade = 16;
 
 // Round widths, so that "per second" over a bucket and the axis ticks read naturally.
 constexpr std::array<util::Millis, 18> k_widths = {
-    seconds(1),  seconds(2),  seconds(5),  seconds(10), seconds(15), seconds(30),
-    minutes(1),  minutes(2),  minutes(5),  minutes(10), minutes(15), minutes(30),
-    hours(1),    hours(2),    hours(3),    hours(6),    hours(12),   days(1)};
+    seconds(1),  seconds(2),  seconds(5),  seconds(10), seconds(15), seconds(30), minutes(1), minutes(2), minutes(5),
+    minutes(10), minutes(15), minutes(30), hours(1),    hours(2),    hours(3),    hours(6),   hours(12),  days(1)};
 
 util::Millis width_for(util::Millis span) {
     const auto limit = static_cast<std::int64_t>(Timeline::k_max_buckets);
@@ -36,8 +35,7 @@ std::size_t bin_of(std::int64_t ms) {
     if (ms <= 0) {
         return 0;
     }
-    const auto bin = 1 + static_cast<std::int64_t>(
-                             std::floor(k_bins_per_decade * std::log10(static_cast<double>(ms))));
+    const auto bin = 1 + static_cast<std::int64_t>(std::floor(k_bins_per_decade * std::log10(static_cast<double>(ms))));
     return static_cast<std::size_t>(
         std::min<std::int64_t>(bin, static_cast<std::int64_t>(Timeline::k_latency_bins) - 1));
 }
@@ -52,12 +50,11 @@ double inside_bin(std::size_t bin, double fraction) {
     return std::pow(10.0, (static_cast<double>(bin - 1) + fraction) / k_bins_per_decade);
 }
 
-} // namespace
+}  // namespace
 
 Timeline::Timeline(util::TimePoint first, util::TimePoint last)
     : m_origin(first),
-      m_width(width_for(std::max(util::Millis(0),
-                                 std::chrono::duration_cast<util::Millis>(last - first)))) {
+      m_width(width_for(std::max(util::Millis(0), std::chrono::duration_cast<util::Millis>(last - first)))) {
     const auto span = std::chrono::duration_cast<util::Millis>(last - first).count();
     m_buckets.resize(static_cast<std::size_t>(std::max<std::int64_t>(0, span) / m_width.count() + 1));
 }
@@ -67,8 +64,8 @@ Timeline::Bucket& Timeline::bucket_at(util::TimePoint at) {
         m_buckets.resize(1);  // a default-constructed timeline: everything in one bucket
     }
     const auto offset = std::chrono::duration_cast<util::Millis>(at - m_origin).count();
-    const auto index = std::clamp<std::int64_t>(offset / m_width.count(), 0,
-                                                static_cast<std::int64_t>(m_buckets.size()) - 1);
+    const auto index =
+        std::clamp<std::int64_t>(offset / m_width.count(), 0, static_cast<std::int64_t>(m_buckets.size()) - 1);
     m_used = true;
     return m_buckets[static_cast<std::size_t>(index)];
 }
@@ -103,8 +100,7 @@ std::optional<std::int64_t> Timeline::percentile(const Bucket& bucket, double pe
     for (std::size_t bin = 0; bin < bucket.latency.size(); ++bin) {
         const std::int64_t here = bucket.latency[bin];
         if (seen + here >= rank) {
-            const double fraction =
-                (static_cast<double>(rank - seen) - 0.5) / static_cast<double>(here);
+            const double fraction = (static_cast<double>(rank - seen) - 0.5) / static_cast<double>(here);
             const auto ms = static_cast<std::int64_t>(std::llround(inside_bin(bin, fraction)));
             return std::min(ms, bucket.latency_max);
         }
@@ -113,4 +109,4 @@ std::optional<std::int64_t> Timeline::percentile(const Bucket& bucket, double pe
     return bucket.latency_max;
 }
 
-} // namespace report
+}  // namespace report

@@ -60,4 +60,4 @@ private:
     bool m_used = false;
 };
 
-} // namespace report
+}  // namespace report

@@ -57,9 +57,7 @@ json errors_json(const std::vector<ErrorGroup>& groups) {
     json out = json::array();
     for (const auto& g : groups) {
         out.push_back({{"status", results::to_string(g.status)},
-                       {"cause", g.cause == results::Cause::none
-                                     ? json(nullptr)
-                                     : json(results::to_string(g.cause))},
+                       {"cause", g.cause == results::Cause::none ? json(nullptr) : json(results::to_string(g.cause))},
                        {"http_status", g.http_status ? json(*g.http_status) : json(nullptr)},
                        {"count", g.count},
                        {"sample", g.sample}});
@@ -69,11 +67,11 @@ json errors_json(const std::vector<ErrorGroup>& groups) {
 
 json latency_json(const LatencySummary& l) {
     const auto value = [&](std::int64_t v) { return l.count > 0 ? json(v) : json(nullptr); };
-    return {{"count", l.count}, {"p50", value(l.p50)}, {"p95", value(l.p95)},
-            {"p99", value(l.p99)}, {"max", value(l.max)}};
+    return {
+        {"count", l.count}, {"p50", value(l.p50)}, {"p95", value(l.p95)}, {"p99", value(l.p99)}, {"max", value(l.max)}};
 }
 
-} // namespace
+}  // namespace
 
 std::string format_json(const Summary& s) {
     json counts = json::object();
@@ -105,8 +103,7 @@ std::string format_json(const Summary& s) {
         {"attempts", s.attempts},
         {"sent_results", s.sent_results},
         {"sending_s", seconds(s.sending_span)},
-        {"send_rate_per_s", s.send_rate ? json(std::round(*s.send_rate * 1000.0) / 1000.0)
-                                        : json(nullptr)},
+        {"send_rate_per_s", s.send_rate ? json(std::round(*s.send_rate * 1000.0) / 1000.0) : json(nullptr)},
         {"rate_limited", s.rate_limited},
         {"latency_ms", latency_json(s.latency)},
         {"cleanup", cleanup},
@@ -117,4 +114,4 @@ std::string format_json(const Summary& s) {
     return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-} // namespace report
+}  // namespace report

@@ -8,8 +8,7 @@ namespace report {
 namespace {
 
 constexpr std::int64_t k_coarse_buckets =
-    (LatencyHistogram::k_coarse_limit_ms - LatencyHistogram::k_fine_limit_ms) /
-    LatencyHistogram::k_coarse_step_ms;
+    (LatencyHistogram::k_coarse_limit_ms - LatencyHistogram::k_fine_limit_ms) / LatencyHistogram::k_coarse_step_ms;
 // Fine buckets, coarse buckets, then one for everything slower.
 constexpr std::int64_t k_bucket_count = LatencyHistogram::k_fine_limit_ms + k_coarse_buckets + 1;
 
@@ -19,8 +18,7 @@ std::size_t bucket_of(std::int64_t ms) {
     }
     if (ms < LatencyHistogram::k_coarse_limit_ms) {
         return static_cast<std::size_t>(LatencyHistogram::k_fine_limit_ms +
-                                        (ms - LatencyHistogram::k_fine_limit_ms) /
-                                            LatencyHistogram::k_coarse_step_ms);
+                                        (ms - LatencyHistogram::k_fine_limit_ms) / LatencyHistogram::k_coarse_step_ms);
     }
     return static_cast<std::size_t>(k_bucket_count - 1);
 }
@@ -35,7 +33,7 @@ std::int64_t lower_bound_of(std::size_t index) {
            (i - LatencyHistogram::k_fine_limit_ms) * LatencyHistogram::k_coarse_step_ms;
 }
 
-} // namespace
+}  // namespace
 
 LatencyHistogram::LatencyHistogram() : m_buckets(static_cast<std::size_t>(k_bucket_count), 0) {}
 
@@ -63,4 +61,4 @@ std::int64_t LatencyHistogram::percentile(double percent) const {
     return m_max;
 }
 
-} // namespace report
+}  // namespace report

@@ -11,7 +11,7 @@ namespace report {
 // 10 min; above 10 min a percentile reports the largest latency seen (kept exactly).
 class LatencyHistogram {
 public:
-    static constexpr std::int64_t k_fine_limit_ms = 10'000;     // 1 ms buckets below
+    static constexpr std::int64_t k_fine_limit_ms = 10'000;  // 1 ms buckets below
     static constexpr std::int64_t k_coarse_step_ms = 100;
     static constexpr std::int64_t k_coarse_limit_ms = 600'000;  // 100 ms buckets below
 
@@ -34,4 +34,4 @@ private:
     std::int64_t m_max = 0;
 };
 
-} // namespace report
+}  // namespace report

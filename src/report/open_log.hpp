@@ -10,7 +10,7 @@
 namespace report {
 
 struct OpenedLog {
-    results::LogReader reader;       // positioned after the header
+    results::LogReader reader;  // positioned after the header
     results::CampaignHeader header;
 };
 
@@ -18,4 +18,4 @@ struct OpenedLog {
 // be opened or read, is empty, or its first line is not a `campaign` record.
 util::Result<OpenedLog> open_log(const std::string& path);
 
-} // namespace report
+}  // namespace report

@@ -1,7 +1,7 @@
 #include "report/summary.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <variant>
@@ -45,8 +45,7 @@ std::string sample_of(const std::string& text) {
 
 class Folder {
 public:
-    Folder(Summary& summary, const results::LogReader& reader)
-        : m_summary(summary), m_reader(reader) {}
+    Folder(Summary& summary, const results::LogReader& reader) : m_summary(summary), m_reader(reader) {}
 
     void operator()(const results::CampaignHeader& h) {
         note_time(h.started_at);
@@ -115,8 +114,7 @@ private:
     // between runs is not sending time.
     void close_run() {
         if (m_run_start && m_run_end) {
-            m_summary.sending_span +=
-                std::chrono::duration_cast<util::Millis>(*m_run_end - *m_run_start);
+            m_summary.sending_span += std::chrono::duration_cast<util::Millis>(*m_run_end - *m_run_start);
         }
         m_run_start.reset();
         m_run_end.reset();
@@ -149,8 +147,8 @@ private:
         if (row < 1 || row > results::k_max_row) {
             ++m_warning_count;
             if (m_warnings.size() < results::LogReader::k_max_warnings) {
-                m_warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored",
-                                                 m_reader.path(), m_reader.line_number(), row));
+                m_warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", m_reader.path(),
+                                                 m_reader.line_number(), row));
             }
             return nullptr;
         }
@@ -202,8 +200,8 @@ void Folder::finish() {
     m_summary.errors = std::move(m_groups);
 
     if (m_summary.sent_results > 0 && m_summary.sending_span.count() > 0) {
-        m_summary.send_rate = static_cast<double>(m_summary.sent_results) * 1000.0 /
-                              static_cast<double>(m_summary.sending_span.count());
+        m_summary.send_rate =
+            static_cast<double>(m_summary.sent_results) * 1000.0 / static_cast<double>(m_summary.sending_span.count());
     }
     m_summary.latency = {m_latency.count(), m_latency.percentile(50), m_latency.percentile(95),
                          m_latency.percentile(99), m_latency.max()};
@@ -218,7 +216,7 @@ void Folder::finish() {
     m_summary.warning_count = m_reader.warning_count() + m_warning_count;
 }
 
-} // namespace
+}  // namespace
 
 util::Result<Summary> summarize(const std::string& path) {
     auto opened = open_log(path);
@@ -248,4 +246,4 @@ util::Result<Summary> summarize(const std::string& path) {
     return summary;
 }
 
-} // namespace report
+}  // namespace report

@@ -33,40 +33,40 @@ struct LatencySummary {
 // The contact-deletion step, present when the log has `delete` records.
 struct CleanupSummary {
     int batches = 0;
-    int deleted = 0;              // batches with status `deleted`
-    int failed = 0;               // batches with status `failed`
-    std::int64_t ids_deleted = 0; // ids in `deleted` batches
-    bool last_failed = false;     // the latest batch failed: `delete-contacts` should be rerun
+    int deleted = 0;               // batches with status `deleted`
+    int failed = 0;                // batches with status `failed`
+    std::int64_t ids_deleted = 0;  // ids in `deleted` batches
+    bool last_failed = false;      // the latest batch failed: `delete-contacts` should be rerun
 };
 
 struct Summary {
     static constexpr std::size_t k_not_sent_listed = 100;
 
     std::string log_path;
-    results::CampaignHeader header;        // line 1
-    int runs = 1;                          // `campaign` records
+    results::CampaignHeader header;  // line 1
+    int runs = 1;                    // `campaign` records
     std::optional<results::EndRecord> last_end;
-    bool ended = false;                    // the last record is an `end`
+    bool ended = false;  // the last record is an `end`
     std::int64_t records = 0;
 
-    std::int64_t rows = 0;                 // rows the log names
-    results::StatusCounts counts;          // final state per row, as results::replay folds it
-    std::int64_t in_flight = 0;            // of `unknown`: an attempt after the last result
-    std::vector<ErrorGroup> errors;        // rows not sent, most frequent first
+    std::int64_t rows = 0;                    // rows the log names
+    results::StatusCounts counts;             // final state per row, as results::replay folds it
+    std::int64_t in_flight = 0;               // of `unknown`: an attempt after the last result
+    std::vector<ErrorGroup> errors;           // rows not sent, most frequent first
     std::vector<std::int64_t> not_sent_rows;  // the first k_not_sent_listed failed or unknown rows
 
-    util::TimePoint first_at;              // earliest time of any record
-    util::TimePoint last_at;               // latest time of any record
-    std::int64_t attempts = 0;             // `attempt` records: requests that left
-    std::int64_t sent_results = 0;         // `result` records with status sent
-    util::Millis sending_span{0};          // per run, first attempt to last request outcome, summed
-    std::optional<double> send_rate;       // sent_results per second of sending_span
-    std::int64_t rate_limited = 0;         // result lines with cause rate_limited
+    util::TimePoint first_at;         // earliest time of any record
+    util::TimePoint last_at;          // latest time of any record
+    std::int64_t attempts = 0;        // `attempt` records: requests that left
+    std::int64_t sent_results = 0;    // `result` records with status sent
+    util::Millis sending_span{0};     // per run, first attempt to last request outcome, summed
+    std::optional<double> send_rate;  // sent_results per second of sending_span
+    std::int64_t rate_limited = 0;    // result lines with cause rate_limited
     LatencySummary latency;
 
     std::optional<CleanupSummary> cleanup;
-    std::vector<std::string> warnings;     // "PATH:LINE: …", the first ~100
-    std::int64_t warning_count = 0;        // all of them
+    std::vector<std::string> warnings;  // "PATH:LINE: …", the first ~100
+    std::int64_t warning_count = 0;     // all of them
 };
 
 // Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
@@ -74,4 +74,4 @@ struct Summary {
 // (a torn last line) are warnings.
 util::Result<Summary> summarize(const std::string& path);
 
-} // namespace report
+}  // namespace report

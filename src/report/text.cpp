@@ -1,7 +1,7 @@
 // format_text: the summary for a person, readable at a glance.
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
-#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -29,23 +29,20 @@ void line(std::string& out, std::string_view label, std::string_view value) {
 }
 
 std::string percent(std::int64_t part, std::int64_t whole) {
-    return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) /
-                                                  static_cast<double>(whole))
+    return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
                      : std::string();
 }
 
 void add_header(std::string& out, const Summary& s) {
     const bool dry = s.header.mode == results::Mode::dry_run;
-    out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, one_line(s.header.name),
-                       dry ? " (dry run)" : "");
+    out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, one_line(s.header.name), dry ? " (dry run)" : "");
     out += fmt::format("{:<{}}{}\n", "Log", k_label_width, one_line(s.log_path));
     out += fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width,
                        results::format_timestamp(s.header.started_at), one_line(s.header.version),
                        s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
     std::string last;
     if (s.ended && s.last_end) {
-        last = fmt::format("{} at {}", one_line(s.last_end->reason),
-                           results::format_timestamp(s.last_end->at));
+        last = fmt::format("{} at {}", one_line(s.last_end->reason), results::format_timestamp(s.last_end->at));
     } else {
         last = "no end record: the run is still going, or stopped abruptly";
     }
@@ -69,8 +66,8 @@ void add_counts(std::string& out, const Summary& s) {
         }
         std::string note;
         if (status == Status::unknown && s.in_flight > 0) {
-            note = fmt::format("   {} in flight when a run stopped: may have been delivered",
-                               group_digits(s.in_flight));
+            note =
+                fmt::format("   {} in flight when a run stopped: may have been delivered", group_digits(s.in_flight));
         }
         line(out, results::to_string(status),
              fmt::format("{:>{}}  {:>6}{}", group_digits(n), width, percent(n, s.rows), note));
@@ -85,8 +82,7 @@ void add_errors(std::string& out, const Summary& s) {
     std::vector<std::array<std::string, 5>> cells;
     for (const auto& g : s.errors) {
         cells.push_back({group_digits(g.count), std::string(results::to_string(g.status)),
-                         g.cause == results::Cause::none ? "-"
-                                                         : std::string(results::to_string(g.cause)),
+                         g.cause == results::Cause::none ? "-" : std::string(results::to_string(g.cause)),
                          g.http_status ? fmt::format("HTTP {}", *g.http_status) : "-",
                          clip(one_line(g.sample), k_sample_width)});
     }
@@ -97,8 +93,8 @@ void add_timing(std::string& out, const Summary& s) {
     out += "\nTiming\n";
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
     line(out, "duration",
-         fmt::format("{}  ({} to {})", format_duration(span),
-                     results::format_timestamp(s.first_at), results::format_timestamp(s.last_at)));
+         fmt::format("{}  ({} to {})", format_duration(span), results::format_timestamp(s.first_at),
+                     results::format_timestamp(s.last_at)));
     if (s.attempts == 0 && s.latency.count == 0) {
         line(out, "requests", "none");
         return;
@@ -107,13 +103,11 @@ void add_timing(std::string& out, const Summary& s) {
     line(out, "send rate",
          fmt::format("{}  ({} sent in {} of sending)", rate, group_digits(s.sent_results),
                      format_duration(s.sending_span)));
-    line(out, "requests", fmt::format("{}, {} rate limited", group_digits(s.attempts),
-                                      group_digits(s.rate_limited)));
+    line(out, "requests", fmt::format("{}, {} rate limited", group_digits(s.attempts), group_digits(s.rate_limited)));
     if (s.latency.count > 0) {
         line(out, "latency",
-             fmt::format("p50 {} ms  p95 {} ms  p99 {} ms  max {} ms  ({} responses)",
-                         group_digits(s.latency.p50), group_digits(s.latency.p95),
-                         group_digits(s.latency.p99), group_digits(s.latency.max),
+             fmt::format("p50 {} ms  p95 {} ms  p99 {} ms  max {} ms  ({} responses)", group_digits(s.latency.p50),
+                         group_digits(s.latency.p95), group_digits(s.latency.p99), group_digits(s.latency.max),
                          group_digits(s.latency.count)));
     }
 }
@@ -124,8 +118,9 @@ void add_cleanup(std::string& out, const Summary& s) {
     }
     const auto& c = *s.cleanup;
     out += "\nCleanup\n";
-    line(out, "batches", fmt::format("{}: {} deleted, {} failed", group_digits(c.batches),
-                                     group_digits(c.deleted), group_digits(c.failed)));
+    line(out, "batches",
+         fmt::format("{}: {} deleted, {} failed", group_digits(c.batches), group_digits(c.deleted),
+                     group_digits(c.failed)));
     line(out, "contacts", fmt::format("{} deleted", group_digits(c.ids_deleted)));
     if (c.last_failed) {
         line(out, "state", "the last batch failed: run `wacamp delete-contacts` again");
@@ -146,7 +141,7 @@ void add_warnings(std::string& out, const Summary& s) {
     }
 }
 
-} // namespace
+}  // namespace
 
 std::string format_text(const Summary& summary) {
     std::string out;
@@ -159,4 +154,4 @@ std::string format_text(const Summary& summary) {
     return out;
 }
 
-} // namespace report
+}  // namespace report

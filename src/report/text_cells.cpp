@@ -1,7 +1,7 @@
 #include "report/text_cells.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace report {
 
@@ -46,8 +46,7 @@ std::string clip(const std::string& text, std::size_t width) {
     return text.substr(0, cut) + "…";
 }
 
-std::string table(const std::vector<std::array<std::string, 5>>& rows,
-                  std::initializer_list<Align> align) {
+std::string table(const std::vector<std::array<std::string, 5>>& rows, std::initializer_list<Align> align) {
     std::array<std::size_t, 5> width{};
     for (const auto& row : rows) {
         for (std::size_t i = 0; i < row.size(); ++i) {
@@ -76,4 +75,4 @@ std::string table(const std::vector<std::array<std::string, 5>>& rows,
     return out;
 }
 
-} // namespace report
+}  // namespace report

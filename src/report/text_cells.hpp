@@ -26,7 +26,6 @@ enum class Align { left, right };
 
 // Returns `rows` as lines indented by two spaces, columns two spaces apart and padded to
 // their widest cell per `align`; the last column is not padded.
-std::string table(const std::vector<std::array<std::string, 5>>& rows,
-                  std::initializer_list<Align> align);
+std::string table(const std::vector<std::array<std::string, 5>>& rows, std::initializer_list<Align> align);
 
-} // namespace report
+}  // namespace report

@@ -11,8 +11,7 @@ void append(fmt::memory_buffer& out, std::string_view text) {
     out.append(text.data(), text.data() + text.size());
 }
 
-} // namespace
-
+}  // namespace
 
 LineBuilder::LineBuilder(std::string_view event) {
     append(m_out, "{\"event\":");
@@ -78,4 +77,4 @@ std::string LineBuilder::finish() {
     return fmt::to_string(m_out);
 }
 
-} // namespace results
+}  // namespace results

@@ -2,8 +2,8 @@
 // Builds one JSON object as one line, without a DOM: formatting `attempt` and `result`
 // records is on the dispatcher's hot path.
 
-#include <cstdint>
 #include <fmt/format.h>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,4 +36,4 @@ private:
     fmt::memory_buffer m_out;
 };
 
-} // namespace results
+}  // namespace results

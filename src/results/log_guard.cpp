@@ -1,14 +1,14 @@
 #include "results/log_guard.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
-#include <fmt/format.h>
 #include <string_view>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace results {
 
@@ -51,7 +51,7 @@ bool link_into_place(const std::string& temp, const std::string& place) {
     return ::link(temp.c_str(), place.c_str()) == 0;
 }
 
-} // namespace
+}  // namespace
 
 util::Result<LogCheck> check_open_log(int fd, const std::string& path, std::int64_t written) {
     struct stat own {};
@@ -78,8 +78,7 @@ std::string current_name(int fd) {
     std::error_code ec;
     auto name = std::filesystem::read_symlink(fmt::format("/proc/self/fd/{}", fd), ec).string();
     constexpr std::string_view k_deleted = " (deleted)";
-    if (ec || name.empty() || name.front() != '/' ||
-        (name.size() > k_deleted.size() && name.ends_with(k_deleted))) {
+    if (ec || name.empty() || name.front() != '/' || (name.size() > k_deleted.size() && name.ends_with(k_deleted))) {
         return {};
     }
     return name;
@@ -127,11 +126,12 @@ std::string describe_fate(const std::string& path, const LogCheck& check, std::i
         break;
     }
     case LogFate::truncated:
-        return fmt::format("the result log {} was truncated while this run was writing it (log rotation with "
-                           "copytruncate?): it holds {} bytes, this run had written {}, so its earlier records are "
-                           "gone; {}. Put the log back together from the copy that was taken before running "
-                           "again, and keep result logs out of log rotation",
-                           path, check.size, written, k_stopped);
+        return fmt::format(
+            "the result log {} was truncated while this run was writing it (log rotation with "
+            "copytruncate?): it holds {} bytes, this run had written {}, so its earlier records are "
+            "gone; {}. Put the log back together from the copy that was taken before running "
+            "again, and keep result logs out of log rotation",
+            path, check.size, written, k_stopped);
     }
     std::string message = fmt::format("the result log {} {} while this run was writing it", path, what);
     if (restored == path) {
@@ -139,17 +139,19 @@ std::string describe_fate(const std::string& path, const LogCheck& check, std::i
                                      k_stopped);
     }
     if (!restored.empty()) {
-        return message + fmt::format("; it was restored to {}; {}. Move {} to {} before running again, or the "
-                                     "next run sends again to everyone",
-                                     restored, k_stopped, restored, path);
+        return message + fmt::format(
+                             "; it was restored to {}; {}. Move {} to {} before running again, or the "
+                             "next run sends again to everyone",
+                             restored, k_stopped, restored, path);
     }
     if (check.fate == LogFate::deleted) {
-        return message + fmt::format("; it could not be restored; {}. The next run cannot know what was sent",
-                                     k_stopped);
+        return message +
+               fmt::format("; it could not be restored; {}. The next run cannot know what was sent", k_stopped);
     }
-    return message + fmt::format(" (log rotation?); {}. Put it back at {} before running again, or the next run "
-                                 "sends again to everyone it names",
-                                 k_stopped, path);
+    return message + fmt::format(
+                         " (log rotation?); {}. Put it back at {} before running again, or the next run "
+                         "sends again to everyone it names",
+                         k_stopped, path);
 }
 
-} // namespace results
+}  // namespace results

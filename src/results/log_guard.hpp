@@ -39,4 +39,4 @@ util::Result<std::string> restore_log(int fd, const std::string& path);
 std::string describe_fate(const std::string& path, const LogCheck& check, std::int64_t written, int fd,
                           const std::string& restored);
 
-} // namespace results
+}  // namespace results

@@ -1,11 +1,11 @@
 #include "results/log_path.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace results {
 
@@ -39,12 +39,13 @@ std::string link_target(const std::string& path) {
 }
 
 util::Error refused(const std::string& path, const std::string& what) {
-    return util::fail(fmt::format("results path {} {}; a result log must be a regular file, so nothing "
-                                  "was written there",
-                                  path, what));
+    return util::fail(
+        fmt::format("results path {} {}; a result log must be a regular file, so nothing "
+                    "was written there",
+                    path, what));
 }
 
-} // namespace
+}  // namespace
 
 util::Result<LogPath> resolve_log_path(const std::string& path) {
     struct stat link {};
@@ -69,9 +70,9 @@ util::Result<LogPath> resolve_log_path(const std::string& path) {
         return refused(path, fmt::format("is a symlink that cannot be followed ({})", std::strerror(error)));
     }
     if (!S_ISREG(target.st_mode)) {
-        return refused(path, symlink ? fmt::format("is a symlink to {}, which is {}", link_target(path),
-                                                   kind_of(target.st_mode))
-                                     : fmt::format("is {}", kind_of(target.st_mode)));
+        return refused(
+            path, symlink ? fmt::format("is a symlink to {}, which is {}", link_target(path), kind_of(target.st_mode))
+                          : fmt::format("is {}", kind_of(target.st_mode)));
     }
     std::error_code ec;
     auto resolved = std::filesystem::canonical(path, ec);
@@ -81,4 +82,4 @@ util::Result<LogPath> resolve_log_path(const std::string& path) {
     return LogPath{resolved.string(), true};
 }
 
-} // namespace results
+}  // namespace results

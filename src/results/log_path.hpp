@@ -19,4 +19,4 @@ struct LogPath {
 // whose folder does not) passes: the writer creates it.
 util::Result<LogPath> resolve_log_path(const std::string& path);
 
-} // namespace results
+}  // namespace results

@@ -1,10 +1,10 @@
 #include "results/log_reader.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace results {
@@ -20,7 +20,7 @@ bool is_blank(std::string_view line) {
     return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
-} // namespace
+}  // namespace
 
 util::Result<LogReader> LogReader::open(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -93,8 +93,7 @@ util::Result<void> LogReader::fill() {
             continue;
         }
         if (n < 0) {
-            return util::fail(fmt::format("cannot read result log {}: {}", m_path,
-                                          std::strerror(errno)));
+            return util::fail(fmt::format("cannot read result log {}: {}", m_path, std::strerror(errno)));
         }
         m_eof = n == 0;
         m_end += static_cast<std::size_t>(n);
@@ -112,8 +111,7 @@ util::Result<bool> LogReader::next_line(std::string_view& line, bool& complete) 
             m_begin += line.size() + 1;
             ++m_line;
             if (skipping) {
-                warn(fmt::format("{}:{}: line longer than {} MiB ignored", m_path, m_line,
-                                 k_max_line >> 20));
+                warn(fmt::format("{}:{}: line longer than {} MiB ignored", m_path, m_line, k_max_line >> 20));
                 skipping = false;
                 continue;
             }
@@ -123,8 +121,7 @@ util::Result<bool> LogReader::next_line(std::string_view& line, bool& complete) 
         if (m_eof) {
             if (skipping) {
                 ++m_line;
-                warn(fmt::format("{}:{}: line longer than {} MiB ignored", m_path, m_line,
-                                 k_max_line >> 20));
+                warn(fmt::format("{}:{}: line longer than {} MiB ignored", m_path, m_line, k_max_line >> 20));
                 m_begin = m_end;
                 return false;
             }
@@ -159,9 +156,10 @@ util::Result<bool> LogReader::next(Record& out) {
             continue;
         }
         if (!complete) {
-            warn(fmt::format("{}:{}: torn last line ignored (no newline at its end: the writer "
-                             "stopped mid-record)",
-                             m_path, m_line));
+            warn(
+                fmt::format("{}:{}: torn last line ignored (no newline at its end: the writer "
+                            "stopped mid-record)",
+                            m_path, m_line));
             continue;
         }
         auto record = parse_record(line);
@@ -175,4 +173,4 @@ util::Result<bool> LogReader::next(Record& out) {
     }
 }
 
-} // namespace results
+}  // namespace results

@@ -58,4 +58,4 @@ private:
     std::int64_t m_warning_count = 0;
 };
 
-} // namespace results
+}  // namespace results

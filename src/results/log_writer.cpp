@@ -1,12 +1,12 @@
 #include "results/log_writer.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "results/log_guard.hpp"
@@ -26,8 +26,8 @@ util::Result<void> create_parent(const std::string& path) {
         std::filesystem::create_directories(parent, ec);
     }
     if (ec) {
-        return util::fail(fmt::format("cannot create folder {} for result log {}: {}",
-                                      parent.string(), path, ec.message()));
+        return util::fail(
+            fmt::format("cannot create folder {} for result log {}: {}", parent.string(), path, ec.message()));
     }
     return {};
 }
@@ -54,7 +54,7 @@ util::Result<bool> ends_torn(int fd, off_t size, const std::string& path) {
     return last != '\n';
 }
 
-} // namespace
+}  // namespace
 
 util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOptions& options) {
     if (auto made = create_parent(path); !made) {
@@ -142,8 +142,7 @@ void LogWriter::release() {
 }
 
 std::chrono::steady_clock::time_point LogWriter::steady_now() const {
-    return m_options.clock != nullptr ? m_options.clock->steady_now()
-                                      : std::chrono::steady_clock::now();
+    return m_options.clock != nullptr ? m_options.clock->steady_now() : std::chrono::steady_clock::now();
 }
 
 util::Result<void> LogWriter::write_all(std::string_view bytes) {
@@ -188,10 +187,8 @@ util::Result<void> LogWriter::write_line(std::string_view line) {
 
 util::Result<void> LogWriter::sync_per_policy() {
     switch (m_options.durability) {
-    case Durability::none:
-        return {};
-    case Durability::every_record:
-        return sync();
+    case Durability::none: return {};
+    case Durability::every_record: return sync();
     case Durability::interval:
         if (steady_now() - m_last_sync >= m_options.sync_interval) {
             return sync();
@@ -309,4 +306,4 @@ util::Result<void> LogWriter::close() {
     return synced;
 }
 
-} // namespace results
+}  // namespace results

@@ -88,12 +88,12 @@ private:
     int m_fd = -1;
     std::string m_path;
     WriterOptions m_options;
-    bool m_dirty = false;  // appended since the last sync
-    bool m_torn = false;   // a failed write left part of a line: start the next on a new one
+    bool m_dirty = false;        // appended since the last sync
+    bool m_torn = false;         // a failed write left part of a line: start the next on a new one
     std::int64_t m_written = 0;  // bytes the file holds at least: its size at open plus what was written
-    std::string m_batch;   // whole lines not yet written (append_batched)
+    std::string m_batch;         // whole lines not yet written (append_batched)
     std::chrono::steady_clock::time_point m_last_sync;
     std::int64_t m_sync_count = 0;
 };
 
-} // namespace results
+}  // namespace results

@@ -1,10 +1,10 @@
 // parse_record: one log line → Record, through util::JsonScanner (no DOM).
-#include <array>
 #include <fmt/format.h>
+#include <array>
 
-#include "util/json_scan.hpp"
 #include "results/records.hpp"
 #include "results/timestamp.hpp"
+#include "util/json_scan.hpp"
 
 namespace results {
 
@@ -14,16 +14,61 @@ using util::JsonScanner;
 
 // Every field any record kind has. The hot ones come first: lookup is a linear scan.
 enum class Key : std::uint8_t {
-    event, row, wa_id, at, attempt, status, user_name, attempts, http_status, latency_ms,
-    error, cause, message_id, batch, ids, subscriber_ids, reason, counts, name, campaign_file,
-    campaign_sha256, recipients_file, recipients_sha256, started_at, version, mode, count_
+    event,
+    row,
+    wa_id,
+    at,
+    attempt,
+    status,
+    user_name,
+    attempts,
+    http_status,
+    latency_ms,
+    error,
+    cause,
+    message_id,
+    batch,
+    ids,
+    subscriber_ids,
+    reason,
+    counts,
+    name,
+    campaign_file,
+    campaign_sha256,
+    recipients_file,
+    recipients_sha256,
+    started_at,
+    version,
+    mode,
+    count_
 };
 constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
-constexpr std::array<std::string_view, k_key_count> k_key_names = {
-    "event", "row", "wa_id", "at", "attempt", "status", "user_name", "attempts", "http_status",
-    "latency_ms", "error", "cause", "message_id", "batch", "ids", "subscriber_ids", "reason",
-    "counts", "name", "campaign_file", "campaign_sha256", "recipients_file",
-    "recipients_sha256", "started_at", "version", "mode"};
+constexpr std::array<std::string_view, k_key_count> k_key_names = {"event",
+                                                                   "row",
+                                                                   "wa_id",
+                                                                   "at",
+                                                                   "attempt",
+                                                                   "status",
+                                                                   "user_name",
+                                                                   "attempts",
+                                                                   "http_status",
+                                                                   "latency_ms",
+                                                                   "error",
+                                                                   "cause",
+                                                                   "message_id",
+                                                                   "batch",
+                                                                   "ids",
+                                                                   "subscriber_ids",
+                                                                   "reason",
+                                                                   "counts",
+                                                                   "name",
+                                                                   "campaign_file",
+                                                                   "campaign_sha256",
+                                                                   "recipients_file",
+                                                                   "recipients_sha256",
+                                                                   "started_at",
+                                                                   "version",
+                                                                   "mode"};
 
 std::optional<Key> find_key(std::string_view name) {
     for (std::size_t i = 0; i < k_key_count; ++i) {
@@ -38,23 +83,24 @@ enum class Kind : std::uint8_t { string, integer, strings, counts };
 
 Kind kind_of(Key key) {
     switch (key) {
-    case Key::row: case Key::attempt: case Key::attempts: case Key::http_status:
-    case Key::latency_ms: case Key::batch:
-        return Kind::integer;
-    case Key::ids: case Key::subscriber_ids:
-        return Kind::strings;
-    case Key::counts:
-        return Kind::counts;
-    default:
-        return Kind::string;
+    case Key::row:
+    case Key::attempt:
+    case Key::attempts:
+    case Key::http_status:
+    case Key::latency_ms:
+    case Key::batch: return Kind::integer;
+    case Key::ids:
+    case Key::subscriber_ids: return Kind::strings;
+    case Key::counts: return Kind::counts;
+    default: return Kind::string;
     }
 }
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
     std::array<bool, k_key_count> present{};
-    std::array<std::string_view, k_key_count> text;     // into the line, or into `decoded`
-    std::array<std::string, k_key_count> decoded;       // strings that had escapes
+    std::array<std::string_view, k_key_count> text;  // into the line, or into `decoded`
+    std::array<std::string, k_key_count> decoded;    // strings that had escapes
     std::array<std::int64_t, k_key_count> number{};
     std::vector<std::string> ids;
     std::vector<std::string> subscriber_ids;
@@ -97,19 +143,15 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
         return false;
     };
     switch (kind_of(*key)) {
-    case Kind::string:
-        return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
+    case Kind::string: return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
     case Kind::integer:
-        return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i])
-                                                              : wrong("an integer");
+        return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
     case Kind::strings: {
         auto& list = *key == Key::ids ? f.ids : f.subscriber_ids;
-        return first == '['
-                   ? in.read_array([&] { return in.read_string(list.emplace_back()); })
-                   : wrong("an array of strings");
+        return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })
+                            : wrong("an array of strings");
     }
-    case Kind::counts:
-        return first == '{' ? read_counts(in, f.counts) : wrong("an object");
+    case Kind::counts: return first == '{' ? read_counts(in, f.counts) : wrong("an object");
     }
     return false;
 }
@@ -148,8 +190,8 @@ std::optional<util::Error> require(const Fields& f, std::initializer_list<Key> k
 util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
     auto t = parse_timestamp(f.str(key));
     if (!t) {
-        return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: {}",
-                                      k_key_names[static_cast<std::size_t>(key)], quoted(f.str(key))));
+        return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: {}", k_key_names[static_cast<std::size_t>(key)],
+                                      quoted(f.str(key))));
     }
     return *t;
 }
@@ -160,9 +202,8 @@ std::optional<T> optional_int(const Fields& f, Key key) {
 }
 
 util::Result<Record> build_campaign(Fields& f) {
-    if (auto e = require(f, {Key::name, Key::campaign_file, Key::campaign_sha256,
-                             Key::recipients_file, Key::recipients_sha256, Key::started_at,
-                             Key::version})) {
+    if (auto e = require(f, {Key::name, Key::campaign_file, Key::campaign_sha256, Key::recipients_file,
+                             Key::recipients_sha256, Key::started_at, Key::version})) {
         return *e;
     }
     auto started = time_field(f, Key::started_at);
@@ -195,8 +236,8 @@ util::Result<Record> build_attempt(Fields& f) {
     if (!at) {
         return at.error();
     }
-    return Record(AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)),
-                                static_cast<int>(f.num(Key::attempt)), *at});
+    return Record(
+        AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)), static_cast<int>(f.num(Key::attempt)), *at});
 }
 
 util::Result<Record> build_result(Fields& f) {
@@ -223,8 +264,7 @@ util::Result<Record> build_result(Fields& f) {
     }
     r.error = f.str(Key::error);
     // An unknown cause (from a later version) is not worth losing the outcome over.
-    r.cause = f.has(Key::cause) ? parse_cause(f.str(Key::cause)).value_or(Cause::none)
-                                : Cause::none;
+    r.cause = f.has(Key::cause) ? parse_cause(f.str(Key::cause)).value_or(Cause::none) : Cause::none;
     r.latency_ms = optional_int<std::int64_t>(f, Key::latency_ms);
     r.at = *at;
     return Record(std::move(r));
@@ -266,13 +306,12 @@ util::Result<Record> build_end(Fields& f) {
     return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, *at});
 }
 
-} // namespace
+}  // namespace
 
 util::Result<Record> parse_record(std::string_view line) {
     Fields f;
     JsonScanner in(line);
-    if (!in.read_object([&](std::string_view name) { return read_member(in, f, name); }) ||
-        !in.finish()) {
+    if (!in.read_object([&](std::string_view name) { return read_member(in, f, name); }) || !in.finish()) {
         return util::fail(f.mistyped.empty() ? "not valid JSON: " + in.error() : f.mistyped);
     }
     if (!f.has(Key::event)) {
@@ -297,4 +336,4 @@ util::Result<Record> parse_record(std::string_view line) {
     return util::fail(fmt::format("unknown event {}", quoted(event)));
 }
 
-} // namespace results
+}  // namespace results

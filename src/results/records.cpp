@@ -86,9 +86,8 @@ std::string to_line(const Record& record) {
 }
 
 std::string_view event_name(const Record& record) {
-    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete",
-                                                   "end"};
+    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end"};
     return k_names[record.index()];
 }
 
-} // namespace results
+}  // namespace results

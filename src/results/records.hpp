@@ -32,7 +32,7 @@ struct CampaignHeader {
 struct AttemptRecord {
     std::int64_t row = 0;  // CSV data row, from 1
     std::string wa_id;
-    int attempt = 1;       // 1 for the first request to this row
+    int attempt = 1;  // 1 for the first request to this row
     util::TimePoint at;
     bool operator==(const AttemptRecord&) const = default;
 };
@@ -57,12 +57,12 @@ enum class DeleteStatus : std::uint8_t { deleted, failed };
 
 // `event: "delete"`: one batch of the contact-deletion step.
 struct DeleteRecord {
-    int batch = 0;                            // 1 for the first batch
+    int batch = 0;  // 1 for the first batch
     std::vector<std::string> ids;
     std::vector<std::string> subscriber_ids;  // written only when not empty
     DeleteStatus status = DeleteStatus::deleted;
     std::optional<int> http_status;
-    std::string error;                        // written only when not empty
+    std::string error;  // written only when not empty
     util::TimePoint at;
     bool operator==(const DeleteRecord&) const = default;
 };
@@ -94,4 +94,4 @@ util::Result<Record> parse_record(std::string_view line);
 // Returns the `event` name of `record` ("campaign", "attempt", …).
 std::string_view event_name(const Record& record);
 
-} // namespace results
+}  // namespace results

@@ -1,9 +1,9 @@
 #include "results/replay.hpp"
 
-#include <algorithm>
-#include <unordered_map>
-#include <chrono>
 #include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
 
 #include "results/log_reader.hpp"
 
@@ -71,8 +71,7 @@ struct Folder {
             row->status = r.status;
             row->cause = r.cause;
             row->attempts = saturate(r.attempts);
-            row->flags = static_cast<std::uint8_t>((row->flags & ~RowState::k_in_flight) |
-                                                   RowState::k_has_result);
+            row->flags = static_cast<std::uint8_t>((row->flags & ~RowState::k_in_flight) | RowState::k_has_result);
             if (r.status == Status::sent) {
                 row->flags |= RowState::k_ever_sent;
             }
@@ -103,8 +102,8 @@ struct Folder {
         if (row < 1 || row > k_max_row) {
             ++warning_count;
             if (warnings.size() < LogReader::k_max_warnings) {
-                warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored",
-                                               reader.path(), reader.line_number(), row));
+                warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", reader.path(),
+                                               reader.line_number(), row));
             }
             return nullptr;
         }
@@ -126,8 +125,7 @@ void finish(LogState& state, const LogReader& reader, Folder& folder) {
     state.sent_wa_ids.compact();
     state.unknown_wa_ids.compact();
     std::sort(state.deleted_ids.begin(), state.deleted_ids.end());
-    state.deleted_ids.erase(std::unique(state.deleted_ids.begin(), state.deleted_ids.end()),
-                            state.deleted_ids.end());
+    state.deleted_ids.erase(std::unique(state.deleted_ids.begin(), state.deleted_ids.end()), state.deleted_ids.end());
     // The reader's warnings, then the folder's, then a note of how many did not fit.
     state.warnings = reader.warnings();
     for (auto& w : folder.warnings) {
@@ -138,12 +136,11 @@ void finish(LogState& state, const LogReader& reader, Folder& folder) {
     const auto total = reader.warning_count() + folder.warning_count;
     const auto shown = static_cast<std::int64_t>(state.warnings.size());
     if (total > shown) {
-        state.warnings.push_back(
-            fmt::format("{}: {} more warnings not shown", reader.path(), total - shown));
+        state.warnings.push_back(fmt::format("{}: {} more warnings not shown", reader.path(), total - shown));
     }
 }
 
-} // namespace
+}  // namespace
 
 RowState LogState::row(std::int64_t row) const {
     if (row < 1 || static_cast<std::size_t>(row) >= rows.size()) {
@@ -172,12 +169,12 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
         return got.error();
     }
     if (!*got) {
-        return util::fail(fmt::format(
-            "{}: not a wacamp result log: no complete campaign record (empty, or torn)", path));
+        return util::fail(
+            fmt::format("{}: not a wacamp result log: no complete campaign record (empty, or torn)", path));
     }
     if (reader->line_number() != 1 || !std::holds_alternative<CampaignHeader>(record)) {
-        return util::fail(fmt::format(
-            "{}:1: not a wacamp result log: the first line must be a \"campaign\" record", path));
+        return util::fail(
+            fmt::format("{}:1: not a wacamp result log: the first line must be a \"campaign\" record", path));
     }
     state.header = std::get<CampaignHeader>(record);
     state.latest_header = state.header;
@@ -203,4 +200,4 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
     return state;
 }
 
-} // namespace results
+}  // namespace results

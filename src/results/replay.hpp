@@ -40,23 +40,23 @@ struct ReplayOptions {
 };
 
 struct LogState {
-    CampaignHeader header;            // line 1
-    CampaignHeader latest_header;     // the last `campaign` record (a later run may add one)
-    int runs = 1;                     // `campaign` records in the log
-    std::vector<RowState> rows;       // by row number; [0] is unused
-    StatusCounts counts;              // rows per status; pending rows are not counted
-    std::optional<util::TimePoint> first_at;  // earliest time any record carries
-    std::optional<util::TimePoint> last_at;   // latest time any record carries
-    std::vector<util::TimePoint> recent_sent; // see ReplayOptions::now; oldest first
-    WaIdSet sent_wa_ids;              // every wa_id a `sent` result names
-    WaIdSet unknown_wa_ids;           // numbers of unknown outcome under an earlier recipient list
-    std::vector<std::string> deleted_ids;  // ids of `deleted` batches, sorted, distinct
+    CampaignHeader header;                     // line 1
+    CampaignHeader latest_header;              // the last `campaign` record (a later run may add one)
+    int runs = 1;                              // `campaign` records in the log
+    std::vector<RowState> rows;                // by row number; [0] is unused
+    StatusCounts counts;                       // rows per status; pending rows are not counted
+    std::optional<util::TimePoint> first_at;   // earliest time any record carries
+    std::optional<util::TimePoint> last_at;    // latest time any record carries
+    std::vector<util::TimePoint> recent_sent;  // see ReplayOptions::now; oldest first
+    WaIdSet sent_wa_ids;                       // every wa_id a `sent` result names
+    WaIdSet unknown_wa_ids;                    // numbers of unknown outcome under an earlier recipient list
+    std::vector<std::string> deleted_ids;      // ids of `deleted` batches, sorted, distinct
     int delete_batches = 0;
     int delete_batches_failed = 0;
-    std::optional<EndRecord> last_end;     // the latest `end` record
-    bool ended = false;               // the log's last record is an `end`: the last run finished
-    std::int64_t records = 0;         // records read
-    std::vector<std::string> warnings;     // "PATH:LINE: …", at most about a hundred
+    std::optional<EndRecord> last_end;  // the latest `end` record
+    bool ended = false;                 // the log's last record is an `end`: the last run finished
+    std::int64_t records = 0;           // records read
+    std::vector<std::string> warnings;  // "PATH:LINE: …", at most about a hundred
 
     // Returns the state of `row` (1-based); pending for rows the log never named.
     RowState row(std::int64_t row) const;
@@ -75,4 +75,4 @@ inline constexpr std::int64_t k_max_row = 100'000'000;
 // unusable lines are warnings, not failures.
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options = {});
 
-} // namespace results
+}  // namespace results

@@ -1,14 +1,14 @@
 #include "results/run_lock.hpp"
 
-#include <cerrno>
-#include <charconv>
-#include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "results/log_path.hpp"
@@ -32,8 +32,7 @@ util::Error held(const std::string& what, long pid) {
     return util::fail(pid > 0 ? fmt::format("another wacamp process is running this campaign (lock held on {} "
                                             "by pid {})",
                                             what, pid)
-                              : fmt::format("another wacamp process is running this campaign (lock held on {})",
-                                            what));
+                              : fmt::format("another wacamp process is running this campaign (lock held on {})", what));
 }
 
 // Opens the lock file at `path` without following a symlink (a planted link must not make
@@ -74,7 +73,7 @@ util::Result<int> lock_log_file(const std::string& file) {
     return fd;
 }
 
-} // namespace
+}  // namespace
 
 util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
     auto log = resolve_log_path(log_path);
@@ -88,8 +87,7 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         std::filesystem::create_directories(parent, ec);
     }
     if (ec) {
-        return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(),
-                                      path, ec.message()));
+        return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(), path, ec.message()));
     }
     auto opened = open_lock_file(path);
     if (!opened) {
@@ -113,8 +111,7 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
     }
     // The pid is for people and for the message above; the lock itself is the flock.
     const std::string pid = fmt::format("{}\n", ::getpid());
-    if (::ftruncate(fd, 0) != 0 ||
-        ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
         return util::fail(fmt::format("cannot write lock {}: {}", path, std::strerror(errno)));
     }
     return lock;
@@ -166,4 +163,4 @@ void RunLock::release() {
     }
 }
 
-} // namespace results
+}  // namespace results

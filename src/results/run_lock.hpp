@@ -48,4 +48,4 @@ private:
     std::string m_log_path;
 };
 
-} // namespace results
+}  // namespace results

@@ -6,10 +6,10 @@ namespace results {
 
 namespace {
 
-constexpr std::array<std::string_view, k_status_count> k_status_names = {
-    "sent", "failed", "invalid", "skipped", "dry_run", "unknown"};
-constexpr std::array<std::string_view, 8> k_cause_names = {
-    "none", "rate_limited", "transient", "auth", "spam_limit", "rejected", "invalid", "duplicate"};
+constexpr std::array<std::string_view, k_status_count> k_status_names = {"sent",    "failed",  "invalid",
+                                                                         "skipped", "dry_run", "unknown"};
+constexpr std::array<std::string_view, 8> k_cause_names = {"none",       "rate_limited", "transient", "auth",
+                                                           "spam_limit", "rejected",     "invalid",   "duplicate"};
 constexpr std::array<std::string_view, 2> k_mode_names = {"send", "dry_run"};
 
 template <typename E, std::size_t N>
@@ -22,7 +22,7 @@ std::optional<E> find_name(const std::array<std::string_view, N>& names, std::st
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view to_string(Status status) {
     return k_status_names.at(static_cast<std::size_t>(status));
@@ -52,4 +52,4 @@ std::int64_t StatusCounts::total() const {
     return std::accumulate(by_status.begin(), by_status.end(), std::int64_t{0});
 }
 
-} // namespace results
+}  // namespace results

@@ -13,9 +13,7 @@ enum class Status : std::uint8_t { sent, failed, invalid, skipped, dry_run, unkn
 inline constexpr std::size_t k_status_count = 6;
 
 // Why a recipient did not end `sent`; `none` when it did (or nothing went wrong).
-enum class Cause : std::uint8_t {
-    none, rate_limited, transient, auth, spam_limit, rejected, invalid, duplicate
-};
+enum class Cause : std::uint8_t { none, rate_limited, transient, auth, spam_limit, rejected, invalid, duplicate };
 
 // Whether the log belongs to a real run or a dry run ("send" / "dry_run").
 enum class Mode : std::uint8_t { send, dry_run };
@@ -47,7 +45,6 @@ struct StatusCounts {
 
 // Every status, in declaration order, for loops over counts.
 inline constexpr std::array<Status, k_status_count> k_all_statuses = {
-    Status::sent,    Status::failed,  Status::invalid,
-    Status::skipped, Status::dry_run, Status::unknown};
+    Status::sent, Status::failed, Status::invalid, Status::skipped, Status::dry_run, Status::unknown};
 
-} // namespace results
+}  // namespace results

@@ -73,7 +73,7 @@ bool read_digits(std::string_view text, std::size_t pos, std::size_t width, int&
 constexpr std::int64_t k_min_ms = days_from_civil(0, 1, 1) * 86'400'000;
 constexpr std::int64_t k_max_ms = days_from_civil(10000, 1, 1) * 86'400'000 - 1;
 
-} // namespace
+}  // namespace
 
 void write_timestamp(util::TimePoint t, char* out) {
     std::int64_t ms = std::chrono::floor<milliseconds>(t.time_since_epoch()).count();
@@ -115,16 +115,15 @@ std::optional<util::TimePoint> parse_timestamp(std::string_view text) {
     int hour = 0;
     int minute = 0;
     int second = 0;
-    if (!read_digits(text, 0, 4, year) || text.size() < 20 || text[4] != '-' ||
-        !read_digits(text, 5, 2, month) || text[7] != '-' || !read_digits(text, 8, 2, day) ||
-        (text[10] != 'T' && text[10] != 't') || !read_digits(text, 11, 2, hour) ||
-        text[13] != ':' || !read_digits(text, 14, 2, minute) || text[16] != ':' ||
+    if (!read_digits(text, 0, 4, year) || text.size() < 20 || text[4] != '-' || !read_digits(text, 5, 2, month) ||
+        text[7] != '-' || !read_digits(text, 8, 2, day) || (text[10] != 'T' && text[10] != 't') ||
+        !read_digits(text, 11, 2, hour) || text[13] != ':' || !read_digits(text, 14, 2, minute) || text[16] != ':' ||
         !read_digits(text, 17, 2, second)) {
         return std::nullopt;
     }
     if (month < 1 || month > 12 || day < 1 ||
-        static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)) ||
-        hour > 23 || minute > 59 || second > 60) {
+        static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)) || hour > 23 || minute > 59 ||
+        second > 60) {
         return std::nullopt;
     }
     std::size_t pos = 19;
@@ -156,14 +155,11 @@ std::optional<util::TimePoint> parse_timestamp(std::string_view text) {
     } else {
         return std::nullopt;
     }
-    const std::int64_t days =
-        days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-    const std::int64_t seconds =
-        days * 86'400 + hour * 3'600 + minute * 60 + second - offset_minutes * 60;
+    const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const std::int64_t seconds = days * 86'400 + hour * 3'600 + minute * 60 + second - offset_minutes * 60;
     // TimePoint counts nanoseconds on most platforms: about 1678 to 2261.
     using std::chrono::duration_cast;
-    constexpr std::int64_t k_limit =
-        duration_cast<std::chrono::seconds>(util::TimePoint::duration::max()).count() - 1;
+    constexpr std::int64_t k_limit = duration_cast<std::chrono::seconds>(util::TimePoint::duration::max()).count() - 1;
     if (seconds > k_limit || seconds < -k_limit) {
         return std::nullopt;
     }
@@ -171,4 +167,4 @@ std::optional<util::TimePoint> parse_timestamp(std::string_view text) {
     return util::TimePoint(std::chrono::duration_cast<util::TimePoint::duration>(since_epoch));
 }
 
-} // namespace results
+}  // namespace results

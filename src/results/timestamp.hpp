@@ -23,4 +23,4 @@ std::string format_timestamp(util::TimePoint t);
 // "…00+05:30". Returns nothing for anything else (no zone, out-of-range fields).
 std::optional<util::TimePoint> parse_timestamp(std::string_view text);
 
-} // namespace results
+}  // namespace results

@@ -25,12 +25,10 @@ std::optional<std::uint64_t> encode(std::string_view wa_id) {
 
 template <typename V, typename T>
 bool find(const V& values, std::size_t sorted, const T& value) {
-    if (std::binary_search(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(sorted),
-                           value)) {
+    if (std::binary_search(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(sorted), value)) {
         return true;
     }
-    return std::find(values.begin() + static_cast<std::ptrdiff_t>(sorted), values.end(), value) !=
-           values.end();
+    return std::find(values.begin() + static_cast<std::ptrdiff_t>(sorted), values.end(), value) != values.end();
 }
 
 template <typename V>
@@ -41,7 +39,7 @@ void sort_unique(V& values, std::size_t& sorted) {
     sorted = values.size();
 }
 
-} // namespace
+}  // namespace
 
 void WaIdSet::insert(std::string_view wa_id) {
     if (const auto key = encode(wa_id)) {
@@ -63,4 +61,4 @@ void WaIdSet::compact() {
     sort_unique(m_others, m_others_sorted);
 }
 
-} // namespace results
+}  // namespace results

@@ -26,8 +26,8 @@ public:
 private:
     std::vector<std::uint64_t> m_numbers;  // "1" followed by the digits, so "012" ≠ "12"
     std::vector<std::string> m_others;
-    std::size_t m_numbers_sorted = 0;      // m_numbers[0, m_numbers_sorted) is sorted
+    std::size_t m_numbers_sorted = 0;  // m_numbers[0, m_numbers_sorted) is sorted
     std::size_t m_others_sorted = 0;
 };
 
-} // namespace results
+}  // namespace results

@@ -30,8 +30,8 @@ bool CampaignJobs::next(queue::Job& out) {
             record(results::Status::skipped, results::Cause::duplicate, r.reason, state);
             break;
         case Decision::record_already_sent:
-            record(results::Status::skipped, results::Cause::duplicate,
-                   "already sent to this number in an earlier run", state);
+            record(results::Status::skipped, results::Cause::duplicate, "already sent to this number in an earlier run",
+                   state);
             break;
         }
         if (!error.empty()) {
@@ -61,4 +61,4 @@ void CampaignJobs::record(results::Status status, results::Cause cause, const st
     ++records_written;
 }
 
-} // namespace runner
+}  // namespace runner

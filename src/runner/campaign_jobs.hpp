@@ -47,4 +47,4 @@ private:
     campaign::Recipient m_recipient;
 };
 
-} // namespace runner
+}  // namespace runner

@@ -44,10 +44,10 @@ service::Outcome send_batch(const campaign::Campaign& c, service::HttpTransport&
     }
 }
 
-} // namespace
+}  // namespace
 
-CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log,
-                               service::HttpTransport& transport, const std::atomic<int>& stops) {
+CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log, service::HttpTransport& transport,
+                               const std::atomic<int>& stops) {
     CleanupSummary summary;
     summary.ran = true;
     const util::Redactor secrets = redactor_for(c);  // the service may echo the token
@@ -126,4 +126,4 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
     return summary;
 }
 
-} // namespace runner
+}  // namespace runner

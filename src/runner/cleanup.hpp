@@ -18,4 +18,4 @@ namespace runner {
 CleanupSummary delete_contacts(const campaign::Campaign& campaign, results::LogWriter& log,
                                service::HttpTransport& transport, const std::atomic<int>& stop_requests);
 
-} // namespace runner
+}  // namespace runner

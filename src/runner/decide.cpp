@@ -23,7 +23,7 @@ Decision fresh(const RowFacts& facts, ResendUnknown resend_unknown) {
     return Decision::send;
 }
 
-} // namespace
+}  // namespace
 
 RowFacts facts_of(const campaign::Recipient& r, const results::LogState* state) {
     RowFacts facts;
@@ -56,19 +56,16 @@ Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnkno
     switch (state.status) {
     case Status::sent:
     case Status::invalid:
-    case Status::skipped:
-        return Decision::done;
-    case Status::dry_run:
-        return fresh(facts, resend_unknown);
+    case Status::skipped: return Decision::done;
+    case Status::dry_run: return fresh(facts, resend_unknown);
     case Status::failed:
         if (state.cause == Cause::rejected && retry_rejected == RetryRejected::no) {
             return Decision::hold_rejected;
         }
         return fresh(facts, resend_unknown);
-    case Status::unknown:
-        break;
+    case Status::unknown: break;
     }
     return Decision::hold_unknown;
 }
 
-} // namespace runner
+}  // namespace runner

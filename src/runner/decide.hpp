@@ -9,21 +9,21 @@
 namespace runner {
 
 enum class Decision {
-    send,              // dispatch it now
-    done,              // already sent, invalid or skipped: nothing to do, ever
-    hold_unknown,      // may have been delivered: only --resend-unknown sends it
-    hold_rejected,     // the service refused it for good: only --retry-failed sends it
-    record_invalid,    // never dispatched, and the row is unusable: record it invalid
-    record_duplicate,  // never dispatched, and a repeat of an earlier row: record it skipped
+    send,                 // dispatch it now
+    done,                 // already sent, invalid or skipped: nothing to do, ever
+    hold_unknown,         // may have been delivered: only --resend-unknown sends it
+    hold_rejected,        // the service refused it for good: only --retry-failed sends it
+    record_invalid,       // never dispatched, and the row is unusable: record it invalid
+    record_duplicate,     // never dispatched, and a repeat of an earlier row: record it skipped
     record_already_sent,  // its number was sent from another row of an earlier CSV: skip it
 };
 
 // What is known of one row.
 struct RowFacts {
-    results::RowState state;           // the log's state for its row number
+    results::RowState state;  // the log's state for its row number
     campaign::Verdict verdict = campaign::Verdict::ok;
-    bool number_sent = false;          // the log has a `sent` result for its wa_id
-    bool number_unknown = false;       // its wa_id had an unknown outcome under an earlier CSV
+    bool number_sent = false;     // the log has a `sent` result for its wa_id
+    bool number_unknown = false;  // its wa_id had an unknown outcome under an earlier CSV
 };
 
 // Returns the facts about `recipient` in `state` (the existing log's, or null).
@@ -32,4 +32,4 @@ RowFacts facts_of(const campaign::Recipient& recipient, const results::LogState*
 // Decides what to do with a row.
 Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown);
 
-} // namespace runner
+}  // namespace runner

@@ -1,7 +1,7 @@
 #include "runner/dry_run.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 
 #include "campaign/recipients.hpp"
 #include "results/log_writer.hpp"
@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
-} // namespace
+}  // namespace
 
 std::string dry_run_path(const std::string& results_path) {
     constexpr std::string_view k_ext = ".jsonl";
@@ -43,8 +43,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     header.name = c.name;
     header.campaign_file = std::filesystem::absolute(c.file).lexically_normal().string();
     header.recipients_file = std::filesystem::absolute(c.recipients.file).lexically_normal().string();
-    for (auto [file, into] : {std::pair{&c.file, &header.campaign_sha256},
-                              std::pair{&c.recipients.file, &header.recipients_sha256}}) {
+    for (auto [file, into] :
+         {std::pair{&c.file, &header.campaign_sha256}, std::pair{&c.recipients.file, &header.recipients_sha256}}) {
         auto sha = util::sha256_file(*file);
         if (!sha) {
             return sha.error();
@@ -60,8 +60,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         return lock.error();
     }
     // A dry run's log starts afresh, emptied in place: a symlink to it stays a symlink.
-    auto log = results::LogWriter::open(report.results_path,
-                                        {.durability = results::Durability::none, .existing = results::Existing::replace});
+    auto log = results::LogWriter::open(
+        report.results_path, {.durability = results::Durability::none, .existing = results::Existing::replace});
     if (!log) {
         return log.error();
     }
@@ -120,4 +120,4 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     return report;
 }
 
-} // namespace runner
+}  // namespace runner

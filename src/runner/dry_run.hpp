@@ -15,14 +15,14 @@ namespace runner {
 struct RenderedSample {
     long long row = 0;
     std::string wa_id;
-    std::string body;   // the send-message JSON that a real run would send
+    std::string body;  // the send-message JSON that a real run would send
 };
 
 struct DryRunReport {
-    std::string results_path;              // the dry run's own log
-    results::StatusCounts counts;          // dry_run, invalid, skipped
-    std::vector<RenderedSample> samples;   // the first few messages
-    std::vector<std::string> problems;     // the first few bad rows, "FILE:LINE: row N: why"
+    std::string results_path;             // the dry run's own log
+    results::StatusCounts counts;         // dry_run, invalid, skipped
+    std::vector<RenderedSample> samples;  // the first few messages
+    std::vector<std::string> problems;    // the first few bad rows, "FILE:LINE: row N: why"
     std::chrono::milliseconds duration{0};
 };
 
@@ -35,4 +35,4 @@ std::string dry_run_path(const std::string& results_path);
 util::Result<DryRunReport> dry_run(const campaign::Campaign& campaign, const std::string& results_path,
                                    std::size_t sample_count);
 
-} // namespace runner
+}  // namespace runner

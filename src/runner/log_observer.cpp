@@ -75,10 +75,9 @@ void LogObserver::on_progress(const queue::Progress& progress) {
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {
-    m_ui.notice(progress.paused_until
-                    ? fmt::format("paused: {} until {}", progress.pause_reason,
-                                  util::format_wall_time(*progress.paused_until, m_clock.wall_now()))
-                    : fmt::format("paused: {}", progress.pause_reason));
+    m_ui.notice(progress.paused_until ? fmt::format("paused: {} until {}", progress.pause_reason,
+                                                    util::format_wall_time(*progress.paused_until, m_clock.wall_now()))
+                                      : fmt::format("paused: {}", progress.pause_reason));
 }
 
-} // namespace runner
+}  // namespace runner

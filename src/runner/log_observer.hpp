@@ -45,4 +45,4 @@ private:
     std::int64_t m_throttled = 0;
 };
 
-} // namespace runner
+}  // namespace runner

@@ -1,12 +1,12 @@
 #include "runner/log_start.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
-#include <fmt/format.h>
-#include <unistd.h>
 
 #include "results/run_lock.hpp"
 
@@ -27,7 +27,7 @@ void sync_folder(const std::filesystem::path& folder) {
     }
 }
 
-} // namespace
+}  // namespace
 
 util::Result<void> start_log(const std::string& path, std::string_view first_line, results::RunLock& lock) {
     const auto folder = std::filesystem::path(path).parent_path();
@@ -36,8 +36,8 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
         std::filesystem::create_directories(folder, ec);
     }
     if (ec) {
-        return util::fail(fmt::format("cannot create folder {} for result log {}: {}", folder.string(), path,
-                                      ec.message()));
+        return util::fail(
+            fmt::format("cannot create folder {} for result log {}: {}", folder.string(), path, ec.message()));
     }
     const std::string staging = path + ".new";
     ::unlink(staging.c_str());  // left by a crash; never written through, should it be a symlink
@@ -78,4 +78,4 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
     return {};
 }
 
-} // namespace runner
+}  // namespace runner

@@ -8,7 +8,7 @@
 
 namespace results {
 class RunLock;
-}
+}  // namespace results
 
 namespace runner {
 
@@ -21,4 +21,4 @@ namespace runner {
 // the path and the OS reason.
 util::Result<void> start_log(const std::string& path, std::string_view first_line, results::RunLock& lock);
 
-} // namespace runner
+}  // namespace runner

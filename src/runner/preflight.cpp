@@ -17,16 +17,16 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
     auto completion = service::perform(transport, service::list_templates_request(c.service));
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
     if (outcome.cause == service::Cause::auth) {
-        return TemplateCheckResult{queue::StopReason::auth,
-                                   "the service refused the credentials while listing templates (" + outcome.error +
-                                       ")"};
+        return TemplateCheckResult{
+            queue::StopReason::auth,
+            "the service refused the credentials while listing templates (" + outcome.error + ")"};
     }
     if (outcome.cause == service::Cause::tls) {
         return TemplateCheckResult{queue::StopReason::tls, outcome.error};
     }
     if (!outcome.sent()) {
-        return util::fail(fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name,
-                                      outcome.error));
+        return util::fail(
+            fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name, outcome.error));
     }
     auto templates = service::parse_templates(std::get<service::HttpResponse>(completion.result).body);
     if (!templates) {
@@ -38,13 +38,13 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
             if (t.status == "APPROVED") {
                 return TemplateCheckResult{};
             }
-            return util::fail(fmt::format("{}: template \"{}\" has status {}, not APPROVED; nothing was sent",
-                                          c.file, name, t.status));
+            return util::fail(fmt::format("{}: template \"{}\" has status {}, not APPROVED; nothing was sent", c.file,
+                                          name, t.status));
         }
         names.push_back(t.name);
     }
-    return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
-                                  name, fmt::join(names, ", ")));
+    return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file, name,
+                                  fmt::join(names, ", ")));
 }
 
 util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
@@ -106,4 +106,4 @@ std::int64_t estimate_jobs(const campaign::Campaign& c, const results::LogState*
     return std::max<std::int64_t>(rows, 0);
 }
 
-} // namespace runner
+}  // namespace runner

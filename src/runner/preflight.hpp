@@ -22,8 +22,7 @@ struct TemplateCheckResult {
 // Asks the service for its templates and checks that `campaign.template_check` names one with
 // status APPROVED. Fails (for exit 2) when it does not, or the list cannot be had; a refused
 // key or a certificate that failed verification comes back as `stop`.
-util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign,
-                                                 service::HttpTransport& transport);
+util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
 // Counts what a run would do with every row (one pass over the CSV) and renders the first
 // message to be sent. `state` is the existing log's, or null.
@@ -35,4 +34,4 @@ util::Result<Preview> make_preview(const campaign::Campaign& campaign, const res
 std::int64_t estimate_jobs(const campaign::Campaign& campaign, const results::LogState* state,
                            const SendOptions& options);
 
-} // namespace runner
+}  // namespace runner

@@ -34,4 +34,4 @@ void RowTally::move(std::int64_t row, results::Status to) {
     live = Live{true, to};
 }
 
-} // namespace runner
+}  // namespace runner

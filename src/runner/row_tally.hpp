@@ -41,4 +41,4 @@ private:
     std::unordered_map<std::int64_t, Live> m_live;
 };
 
-} // namespace runner
+}  // namespace runner

@@ -18,4 +18,4 @@ util::Redactor redactor_for(const campaign::Campaign& c) {
     return redactor;
 }
 
-} // namespace runner
+}  // namespace runner

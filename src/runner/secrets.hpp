@@ -17,4 +17,4 @@ std::vector<std::string> campaign_secrets(const campaign::Campaign& campaign);
 // Returns a Redactor holding campaign_secrets(`campaign`).
 util::Redactor redactor_for(const campaign::Campaign& campaign);
 
-} // namespace runner
+}  // namespace runner

@@ -1,7 +1,7 @@
 #include "runner/send.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <thread>
 
 #include "campaign/recipients.hpp"
@@ -75,9 +75,10 @@ util::Result<void> check_inputs(const results::LogState& state, const Inputs& in
     if (changed.empty() || options.changed_inputs == ChangedInputs::accept) {
         return {};
     }
-    return util::fail(fmt::format("{} changed since {} was started; run again with --force to continue "
-                                  "with the changed input (recipients already sent are never sent again)",
-                                  fmt::join(changed, " and "), path));
+    return util::fail(
+        fmt::format("{} changed since {} was started; run again with --force to continue "
+                    "with the changed input (recipients already sent are never sent again)",
+                    fmt::join(changed, " and "), path));
 }
 
 // Waits for schedule.start_at; false when interrupted.
@@ -85,7 +86,8 @@ bool wait_for_start(const campaign::Campaign& c, RunUi& ui, const std::atomic<in
     if (!c.schedule.start_at || *c.schedule.start_at <= std::chrono::system_clock::now()) {
         return true;
     }
-    ui.notice(fmt::format("waiting until {} to start (schedule.start_at)", results::format_timestamp(*c.schedule.start_at)));
+    ui.notice(
+        fmt::format("waiting until {} to start (schedule.start_at)", results::format_timestamp(*c.schedule.start_at)));
     while (std::chrono::system_clock::now() < *c.schedule.start_at) {
         if (stops.load() > 0) {
             return false;
@@ -103,7 +105,7 @@ void note_log_error(SendReport& report, const util::Error& error) {
     }
 }
 
-} // namespace
+}  // namespace
 
 util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options, RunUi& ui,
                                        const std::atomic<int>& stops) {
@@ -148,9 +150,9 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
         }
     }
 
-    service::CurlTransport transport({.ca_file = c.service.ca_file,
-                                      .max_connections =
-                                          static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
+    service::CurlTransport transport(
+        {.ca_file = c.service.ca_file,
+         .max_connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
     if (c.template_check) {
         auto checked = check_template(c, transport);
         if (!checked) {
@@ -190,9 +192,8 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
             return started.error();
         }
     }
-    auto log = results::LogWriter::open(path, {.durability = options.durability,
-                                               .sync_interval = std::chrono::milliseconds(1000),
-                                               .clock = nullptr});
+    auto log = results::LogWriter::open(
+        path, {.durability = options.durability, .sync_interval = std::chrono::milliseconds(1000), .clock = nullptr});
     if (!log) {
         return log.error();
     }
@@ -281,4 +282,4 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
     return report;
 }
 
-} // namespace runner
+}  // namespace runner

@@ -21,8 +21,8 @@ enum class ResendUnknown { no, yes };
 enum class ChangedInputs { refuse, accept };
 
 struct SendOptions {
-    std::string results_path;           // empty: the campaign's
-    long long limit = 0;                // recipients to dispatch this run; 0: all
+    std::string results_path;  // empty: the campaign's
+    long long limit = 0;       // recipients to dispatch this run; 0: all
     ChangedInputs changed_inputs = ChangedInputs::refuse;
     RetryRejected retry_rejected = RetryRejected::no;
     ResendUnknown resend_unknown = ResendUnknown::no;
@@ -34,32 +34,32 @@ struct CleanupSummary {
     int batches_deleted = 0;
     int batches_failed = 0;
     std::int64_t ids_deleted = 0;
-    std::string error;                  // of the last failed batch
-    bool interrupted = false;           // a stop request (or log_error) ended it with batches left to do
-    bool refused = false;               // credentials refused or certificate failed: later batches not tried
-    std::string log_error;              // the log could not be written: why it stopped
+    std::string error;         // of the last failed batch
+    bool interrupted = false;  // a stop request (or log_error) ended it with batches left to do
+    bool refused = false;      // credentials refused or certificate failed: later batches not tried
+    std::string log_error;     // the log could not be written: why it stopped
 };
 
 struct SendReport {
     queue::StopReason reason = queue::StopReason::completed;
-    std::string message;                // what stopped it, when it stopped early
-    results::StatusCounts counts;       // final state of every row recorded in the log
-    std::int64_t held_unknown = 0;      // unknown rows left alone (no --resend-unknown)
-    std::int64_t held_rejected = 0;     // rejected rows left alone (no --retry-failed)
+    std::string message;             // what stopped it, when it stopped early
+    results::StatusCounts counts;    // final state of every row recorded in the log
+    std::int64_t held_unknown = 0;   // unknown rows left alone (no --resend-unknown)
+    std::int64_t held_rejected = 0;  // rejected rows left alone (no --retry-failed)
     std::int64_t sent_this_run = 0;
-    std::int64_t throttled_this_run = 0; // requests the service answered "rate limited"
-    double rate_in_force = 0;            // requests/s the queue allowed itself at the end
+    std::int64_t throttled_this_run = 0;  // requests the service answered "rate limited"
+    double rate_in_force = 0;             // requests/s the queue allowed itself at the end
     std::chrono::milliseconds duration{0};
     std::string results_path;
-    bool already_complete = false;      // nothing was left to do
-    bool declined = false;              // the person answered no
+    bool already_complete = false;  // nothing was left to do
+    bool declined = false;          // the person answered no
     CleanupSummary cleanup;
 };
 
 // Runs `campaign`. Fails (nothing sent) on unusable input: a CSV whose header lacks a mapped
 // column, a log of changed inputs without ChangedInputs::accept, a held lock, a template that
 // is not approved. `stop_requests` counts SIGINT/SIGTERM.
-util::Result<SendReport> send_campaign(const campaign::Campaign& campaign, const SendOptions& options,
-                                       RunUi& ui, const std::atomic<int>& stop_requests);
+util::Result<SendReport> send_campaign(const campaign::Campaign& campaign, const SendOptions& options, RunUi& ui,
+                                       const std::atomic<int>& stop_requests);
 
-} // namespace runner
+}  // namespace runner

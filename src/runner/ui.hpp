@@ -15,15 +15,15 @@ namespace runner {
 struct Preview {
     std::string campaign_name;
     std::string results_path;
-    std::int64_t rows = 0;         // data rows in the CSV
-    std::int64_t to_send = 0;      // rows that will be sent now
+    std::int64_t rows = 0;     // data rows in the CSV
+    std::int64_t to_send = 0;  // rows that will be sent now
     std::int64_t invalid = 0;
     std::int64_t duplicates = 0;
-    std::int64_t already_done = 0; // recorded in the log already (sent, invalid, skipped, held)
-    std::string per_second;        // "10", "2.5" or "unlimited"
-    std::string concurrency;       // "4" or "auto (up to 256)"
+    std::int64_t already_done = 0;  // recorded in the log already (sent, invalid, skipped, held)
+    std::string per_second;         // "10", "2.5" or "unlimited"
+    std::string concurrency;        // "4" or "auto (up to 256)"
     std::string first_wa_id;
-    std::string first_body;        // the first message to be sent, as JSON
+    std::string first_body;  // the first message to be sent, as JSON
 };
 
 class RunUi {
@@ -45,4 +45,4 @@ public:
     virtual void clear_line() {}
 };
 
-} // namespace runner
+}  // namespace runner

@@ -26,22 +26,18 @@ std::optional<std::string> check_one(const std::optional<std::string>& value, st
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
-std::optional<std::string> check_api_key(KeyIn where, const PresentedKey& presented,
-                                         std::string_view expected) {
+std::optional<std::string> check_api_key(KeyIn where, const PresentedKey& presented, std::string_view expected) {
     switch (where) {
-    case KeyIn::header:
-        return check_one(presented.header, "header", expected);
-    case KeyIn::query:
-        return check_one(presented.query, "query parameter", expected);
+    case KeyIn::header: return check_one(presented.header, "header", expected);
+    case KeyIn::query: return check_one(presented.query, "query parameter", expected);
     case KeyIn::both:
         if (auto e = check_one(presented.header, "header", expected)) {
             return e;
         }
         return check_one(presented.query, "query parameter", expected);
-    case KeyIn::either:
-        break;
+    case KeyIn::either: break;
     }
     if (!presented.header && !presented.query) {
         return std::string("no apiKey header or query parameter");
@@ -57,8 +53,7 @@ std::optional<std::string> check_api_key(KeyIn where, const PresentedKey& presen
     return std::nullopt;
 }
 
-std::optional<std::string> check_bearer(const std::optional<std::string>& authorization,
-                                        std::string_view expected) {
+std::optional<std::string> check_bearer(const std::optional<std::string>& authorization, std::string_view expected) {
     if (!authorization) {
         return std::string("no Authorization header");
     }
@@ -81,4 +76,4 @@ std::optional<std::string> check_bearer(const std::optional<std::string>& author
     return std::nullopt;
 }
 
-} // namespace sandbox
+}  // namespace sandbox

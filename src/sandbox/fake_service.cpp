@@ -77,10 +77,9 @@ std::string body_wa_id(const std::optional<Json>& body) {
     return "";
 }
 
-} // namespace
+}  // namespace
 
-FakeService::FakeService(const SandboxOptions& options, const nlohmann::ordered_json& templates,
-                         Journal* journal)
+FakeService::FakeService(const SandboxOptions& options, const nlohmann::ordered_json& templates, Journal* journal)
     : m_options(options),
       m_templates_body(templates_body(templates)),
       m_templates_user(templates_user(templates)),
@@ -152,8 +151,8 @@ FakeService::Reply FakeService::templates(const Incoming& request) {
     return reply;
 }
 
-FakeService::Reply FakeService::send_message(const Incoming& request, const Json* body,
-                                             std::string_view body_error, SteadyTime now) {
+FakeService::Reply FakeService::send_message(const Incoming& request, const Json* body, std::string_view body_error,
+                                             SteadyTime now) {
     if (key_revoked()) {
         return unauthorized("The API key has been revoked");
     }
@@ -187,12 +186,10 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
             reply.answer.delivery = Delivery::drop;  // delivered (journaled "ok"), never answered
         }
         return reply;
-    case SendVerdict::revoked:
-        return unauthorized("The API key has been revoked");
+    case SendVerdict::revoked: return unauthorized("The API key has been revoked");
     case SendVerdict::rate_limited:
         reply.outcome = Outcome::rate_limited;
-        reply.answer.status =
-            m_options.faults.rate_limit_style == RateLimitStyle::http429 ? 429 : 400;
+        reply.answer.status = m_options.faults.rate_limit_style == RateLimitStyle::http429 ? 429 : 400;
         reply.answer.headers.emplace_back("Retry-After", std::to_string(m_options.faults.retry_after_s));
         reply.answer.body = meta_error_body(k_rate_limit_hit, m_ids.next_trace_id());
         return reply;
@@ -209,8 +206,8 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
     case SendVerdict::error:
         reply.outcome = Outcome::error;
         reply.answer.status = error_status;
-        reply.answer.body = meta_error_body(error_status == 503 ? k_service_unavailable : k_unknown_error,
-                                            m_ids.next_trace_id());
+        reply.answer.body =
+            meta_error_body(error_status == 503 ? k_service_unavailable : k_unknown_error, m_ids.next_trace_id());
         return reply;
     case SendVerdict::dropped:
         reply.outcome = Outcome::dropped;
@@ -220,8 +217,7 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
     return reply;
 }
 
-FakeService::Reply FakeService::status_update(const Incoming& request, const Json* body,
-                                              std::string_view body_error) {
+FakeService::Reply FakeService::status_update(const Incoming& request, const Json* body, std::string_view body_error) {
     if (key_revoked()) {
         return unauthorized("The access token has been revoked");
     }
@@ -276,4 +272,4 @@ bool FakeService::key_revoked() {
     return m_faults.key_revoked();
 }
 
-} // namespace sandbox
+}  // namespace sandbox

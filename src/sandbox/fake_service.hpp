@@ -79,4 +79,4 @@ private:
     std::array<std::atomic<long>, k_outcome_count> m_counts{};
 };
 
-} // namespace sandbox
+}  // namespace sandbox

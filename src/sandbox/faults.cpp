@@ -58,8 +58,7 @@ SendVerdict FaultInjector::decide_send(std::string_view wa_id, SteadyTime now) {
 }
 
 bool FaultInjector::lose_answer(ConnectionUse use) {
-    return use == ConnectionUse::reused && m_options.lost_answer_rate > 0.0 &&
-           draw_unit() < m_options.lost_answer_rate;
+    return use == ConnectionUse::reused && m_options.lost_answer_rate > 0.0 && draw_unit() < m_options.lost_answer_rate;
 }
 
 std::chrono::milliseconds FaultInjector::draw_latency() {
@@ -80,4 +79,4 @@ double FaultInjector::draw_unit() {
     return static_cast<double>(m_rng() >> 11) * 0x1.0p-53;
 }
 
-} // namespace sandbox
+}  // namespace sandbox

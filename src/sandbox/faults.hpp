@@ -66,4 +66,4 @@ private:
     long m_accepted = 0;
 };
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -1,11 +1,11 @@
 #include "sandbox/hang_up.hpp"
 
 #include <arpa/inet.h>
-#include <cstdlib>
 #include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <cstdlib>
 
 namespace sandbox {
 
@@ -63,7 +63,7 @@ void for_each_connection(int local_port, Act act) {
     closedir(dir);
 }
 
-} // namespace
+}  // namespace
 
 bool hang_up(int local_port, int remote_port) {
     bool found = false;
@@ -88,4 +88,4 @@ void hang_up_idle(int local_port, const std::function<bool(int remote_port)>& bu
     });
 }
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -18,4 +18,4 @@ bool hang_up(int local_port, int remote_port);
 // For stopping, once no more connections are accepted.
 void hang_up_idle(int local_port, const std::function<bool(int remote_port)>& busy);
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -1,9 +1,9 @@
 #include "sandbox/journal.hpp"
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace sandbox {
@@ -21,30 +21,22 @@ std::string format_utc_ms(util::TimePoint at) {
     }
     std::tm tm{};
     gmtime_r(&seconds, &tm);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                       tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
 }
 
-} // namespace
+}  // namespace
 
 std::string_view outcome_name(Outcome outcome) {
     switch (outcome) {
-    case Outcome::ok:
-        return "ok";
-    case Outcome::rate_limited:
-        return "rate_limited";
-    case Outcome::error:
-        return "error";
-    case Outcome::rejected:
-        return "rejected";
-    case Outcome::dropped:
-        return "dropped";
-    case Outcome::unauthorized:
-        return "unauthorized";
-    case Outcome::invalid:
-        return "invalid";
-    case Outcome::spam_limit:
-        return "spam_limit";
+    case Outcome::ok: return "ok";
+    case Outcome::rate_limited: return "rate_limited";
+    case Outcome::error: return "error";
+    case Outcome::rejected: return "rejected";
+    case Outcome::dropped: return "dropped";
+    case Outcome::unauthorized: return "unauthorized";
+    case Outcome::invalid: return "invalid";
+    case Outcome::spam_limit: return "spam_limit";
     }
     return "unknown";
 }
@@ -95,4 +87,4 @@ std::optional<std::string> Journal::error() const {
     return m_error;
 }
 
-} // namespace sandbox
+}  // namespace sandbox

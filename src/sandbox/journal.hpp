@@ -22,10 +22,10 @@ inline constexpr size_t k_outcome_count = 8;
 std::string_view outcome_name(Outcome outcome);
 
 struct JournalEntry {
-    util::TimePoint at;                    // when the request arrived
+    util::TimePoint at;  // when the request arrived
     std::string_view method;
-    std::string_view path;                 // without the query (it may hold the key)
-    std::optional<int> status;             // nothing: the connection was dropped
+    std::string_view path;      // without the query (it may hold the key)
+    std::optional<int> status;  // nothing: the connection was dropped
     Outcome outcome = Outcome::ok;
     std::string_view wa_id;                // empty: the body had none
     std::string_view message_id;           // empty: not answered ok
@@ -60,4 +60,4 @@ private:
     std::optional<std::string> m_error;
 };
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -26,18 +26,18 @@ enum class RateLimitStyle {
 struct FaultOptions {
     int rate_limit = 0;  // accepted sends per sliding second; 0: unlimited
     RateLimitStyle rate_limit_style = RateLimitStyle::http429;
-    int retry_after_s = 1;                       // the Retry-After of a throttled send
-    double error_rate = 0.0;                     // share of sends answered 500/503
-    double drop_rate = 0.0;                      // share of sends whose connection is closed
+    int retry_after_s = 1;    // the Retry-After of a throttled send
+    double error_rate = 0.0;  // share of sends answered 500/503
+    double drop_rate = 0.0;   // share of sends whose connection is closed
     // Share of accepted sends arriving on a reused kept-alive connection that are delivered and
     // then get no answer: the connection is closed instead (what libcurl would resend alone).
     double lost_answer_rate = 0.0;
-    std::vector<std::string> reject_numbers;     // always answered 131026
-    std::optional<long> auth_fail_after;         // after N accepted sends: every request 401
-    std::optional<long> spam_limit_after;        // after N accepted sends: sends get 131048
-    std::chrono::milliseconds latency{0};        // added before answering any request
-    std::chrono::milliseconds latency_jitter{0}; // plus a uniform share of this
-    std::uint64_t seed = 0;                      // drives every random decision
+    std::vector<std::string> reject_numbers;      // always answered 131026
+    std::optional<long> auth_fail_after;          // after N accepted sends: every request 401
+    std::optional<long> spam_limit_after;         // after N accepted sends: sends get 131048
+    std::chrono::milliseconds latency{0};         // added before answering any request
+    std::chrono::milliseconds latency_jitter{0};  // plus a uniform share of this
+    std::uint64_t seed = 0;                       // drives every random decision
 };
 
 struct SandboxOptions {
@@ -51,4 +51,4 @@ struct SandboxOptions {
     FaultOptions faults;
 };
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -1,7 +1,7 @@
 #include "sandbox/responses.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -25,7 +25,7 @@ std::uint64_t mix(std::uint64_t x) {
     return x;
 }
 
-} // namespace
+}  // namespace
 
 std::string meta_error_body(const MetaError& error, std::string_view fbtrace_id, std::string_view message,
                             std::string_view details) {
@@ -85,8 +85,7 @@ std::string IdSource::next_message_id() {
 }
 
 std::string IdSource::next_trace_id() {
-    static constexpr std::string_view k_alphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    static constexpr std::string_view k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     std::uint64_t x = mix(m_instance ^ mix(m_counter.fetch_add(1, std::memory_order_relaxed)));
     std::string id = "A";
     for (int i = 0; i < 10; ++i) {
@@ -96,4 +95,4 @@ std::string IdSource::next_trace_id() {
     return id;
 }
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -19,8 +19,8 @@ struct MetaError {
 
 inline constexpr MetaError k_invalid_parameter{100, "Invalid parameter", ""};
 inline constexpr MetaError k_invalid_token{190, "Invalid OAuth access token", ""};
-inline constexpr MetaError k_rate_limit_hit{
-    130429, "Rate limit hit", "Message throughput has been reached. Retry after the Retry-After delay."};
+inline constexpr MetaError k_rate_limit_hit{130429, "Rate limit hit",
+                                            "Message throughput has been reached. Retry after the Retry-After delay."};
 inline constexpr MetaError k_undeliverable{
     131026, "Message undeliverable",
     "Unable to deliver message. The recipient may not be a WhatsApp user or cannot receive it."};
@@ -35,8 +35,8 @@ inline constexpr MetaError k_service_unavailable{2, "Service temporarily unavail
 // Returns {"success": false, "message": `message`, "error": {"message": "(#CODE) `message`",
 // "type": "OAuthException", "code", "error_data": {"details"}, "fbtrace_id"}}; `message`
 // defaults to the error's title and `details` to the error's own.
-std::string meta_error_body(const MetaError& error, std::string_view fbtrace_id,
-                            std::string_view message = {}, std::string_view details = {});
+std::string meta_error_body(const MetaError& error, std::string_view fbtrace_id, std::string_view message = {},
+                            std::string_view details = {});
 
 // Returns the success body of a send: data.messageId = `message_id`.
 std::string send_ok_body(std::string_view message_id);
@@ -65,4 +65,4 @@ private:
     std::atomic<std::uint64_t> m_counter{0};
 };
 
-} // namespace sandbox
+}  // namespace sandbox

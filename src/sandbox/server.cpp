@@ -1,13 +1,13 @@
 #include "sandbox/server.hpp"
 
+#include <httplib.h>
+#include <sys/socket.h>
 #include <atomic>
 #include <csignal>
-#include <httplib.h>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <set>
-#include <sys/socket.h>
 #include <thread>
 
 #include "sandbox/fake_service.hpp"
@@ -48,7 +48,7 @@ Incoming to_incoming(const httplib::Request& req) {
     return in;
 }
 
-} // namespace
+}  // namespace
 
 struct Server::Impl {
     Impl(const SandboxOptions& opts, const nlohmann::ordered_json& templates, std::unique_ptr<Journal> j)
@@ -218,4 +218,4 @@ std::optional<std::string> Server::journal_error() const {
     return m_impl->journal->error();
 }
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -40,4 +40,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -40,4 +40,4 @@ std::string templates_user(const nlohmann::ordered_json& records) {
     return k_builtin_user;
 }
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -23,4 +23,4 @@ util::Result<nlohmann::ordered_json> load_templates(const std::string& path);
 // Returns the `_user` to send as a response header: the first record's, else the built-in.
 std::string templates_user(const nlohmann::ordered_json& records);
 
-} // namespace sandbox
+}  // namespace sandbox

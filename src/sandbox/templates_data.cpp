@@ -86,10 +86,10 @@ constexpr const char* k_records = R"json([
   }
 ])json";
 
-} // namespace
+}  // namespace
 
 nlohmann::ordered_json builtin_templates() {
     return nlohmann::ordered_json::parse(k_records);
 }
 
-} // namespace sandbox
+}  // namespace sandbox

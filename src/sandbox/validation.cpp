@@ -41,17 +41,15 @@ bool is_non_empty_string(const Json& value) {
 
 // Counts code points: continuation bytes (10xxxxxx) do not start a character.
 size_t utf8_length(std::string_view text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // `prefix` is lower case.
 bool starts_with_ci(std::string_view text, std::string_view prefix) {
     return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char lower, char c) {
-               return std::tolower(static_cast<unsigned char>(c)) == lower;
-           });
+           std::equal(prefix.begin(), prefix.end(), text.begin(),
+                      [](char lower, char c) { return std::tolower(static_cast<unsigned char>(c)) == lower; });
 }
 
 bool is_http_url(std::string_view url) {
@@ -66,9 +64,8 @@ bool is_http_url(std::string_view url) {
     if (rest >= url.size() || url[rest] == '/') {
         return false;  // no host
     }
-    return std::none_of(url.begin(), url.end(), [](char c) {
-        return static_cast<unsigned char>(c) <= 0x20 || c == 0x7F;
-    });
+    return std::none_of(url.begin(), url.end(),
+                        [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7F; });
 }
 
 std::optional<std::string> check_text_message(const Json& message) {
@@ -105,14 +102,13 @@ std::optional<std::string> check_image_message(const Json& message) {
             return "\"message.label\" must be a string";
         }
         if (utf8_length(label.get_ref<const std::string&>()) > k_max_label_chars) {
-            return "\"message.label\" is longer than " + std::to_string(k_max_label_chars) +
-                   " characters";
+            return "\"message.label\" is longer than " + std::to_string(k_max_label_chars) + " characters";
         }
     }
     return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 bool is_wa_id(std::string_view wa_id) {
     return wa_id.size() >= 8 && wa_id.size() <= 15 &&
@@ -186,4 +182,4 @@ bool is_json_content_type(std::string_view content_type) {
     return media.size() == 16 && starts_with_ci(media, "application/json");
 }
 
-} // namespace sandbox
+}  // namespace sandbox

@@ -28,4 +28,4 @@ bool is_json_content_type(std::string_view content_type);
 // Returns true when `wa_id` is 8 to 15 ASCII digits.
 bool is_wa_id(std::string_view wa_id);
 
-} // namespace sandbox
+}  // namespace sandbox

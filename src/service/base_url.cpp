@@ -9,8 +9,7 @@ namespace service {
 namespace {
 
 bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+    return text.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            });
 }
@@ -78,7 +77,7 @@ std::string shown(std::string_view url) {
     return "\"" + std::string(url.substr(0, start)) + "***" + std::string(rest.substr(at)) + "\"";
 }
 
-} // namespace
+}  // namespace
 
 bool insecure_http(std::string_view url) {
     return scheme_length(url) == 7 && !loopback(host_of(authority_of(url)));
@@ -115,4 +114,4 @@ util::Result<std::string> check_base_url(std::string_view url, InsecureHttp inse
     return trimmed;
 }
 
-} // namespace service
+}  // namespace service

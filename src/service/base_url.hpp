@@ -24,4 +24,4 @@ std::string insecure_http_warning(std::string_view url);
 // wrong; the message never repeats a user name or password found in `url`.
 util::Result<std::string> check_base_url(std::string_view url, InsecureHttp insecure);
 
-} // namespace service
+}  // namespace service

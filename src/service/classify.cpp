@@ -1,9 +1,9 @@
 #include "service/classify.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -65,8 +65,8 @@ std::string find_message_id(const json& j) {
             return id;
         }
     }
-    if (auto messages = j.find("messages"); messages != j.end() && messages->is_array() &&
-                                            !messages->empty() && (*messages)[0].is_object()) {
+    if (auto messages = j.find("messages");
+        messages != j.end() && messages->is_array() && !messages->empty() && (*messages)[0].is_object()) {
         return string_at((*messages)[0], "id");
     }
     return {};
@@ -83,7 +83,9 @@ std::optional<BodyFacts> scan_body(std::string_view body) {
     BodyFacts facts;
     facts.is_json = true;
     std::string error_message, details, top_message, data_message_id, top_message_id, top_id, first_message_id;
-    const auto string_or_skip = [&in](std::string& out) { return in.peek() == '"' ? in.read_string(out) : in.skip_value(); };
+    const auto string_or_skip = [&in](std::string& out) {
+        return in.peek() == '"' ? in.read_string(out) : in.skip_value();
+    };
     const auto read_error = [&]() {
         if (in.peek() == '"') {
             return in.read_string(error_message);
@@ -108,7 +110,8 @@ std::optional<BodyFacts> scan_body(std::string_view body) {
                 return string_or_skip(error_message);
             }
             if (key == "error_data" && in.peek() == '{') {
-                return in.read_object([&](std::string_view k) { return k == "details" ? string_or_skip(details) : in.skip_value(); });
+                return in.read_object(
+                    [&](std::string_view k) { return k == "details" ? string_or_skip(details) : in.skip_value(); });
             }
             return in.skip_value();
         });
@@ -138,13 +141,17 @@ std::optional<BodyFacts> scan_body(std::string_view body) {
             return string_or_skip(top_id);
         }
         if (key == "data" && in.peek() == '{') {
-            return in.read_object([&](std::string_view k) { return k == "messageId" ? string_or_skip(data_message_id) : in.skip_value(); });
+            return in.read_object([&](std::string_view k) {
+                return k == "messageId" ? string_or_skip(data_message_id) : in.skip_value();
+            });
         }
         if (key == "messages" && in.peek() == '[') {
             bool first = true;
             return in.read_array([&]() {
                 if (std::exchange(first, false) && in.peek() == '{') {
-                    return in.read_object([&](std::string_view k) { return k == "id" ? string_or_skip(first_message_id) : in.skip_value(); });
+                    return in.read_object([&](std::string_view k) {
+                        return k == "id" ? string_or_skip(first_message_id) : in.skip_value();
+                    });
                 }
                 return in.skip_value();
             });
@@ -219,7 +226,7 @@ std::string describe(long status, const BodyFacts& facts) {
     return fmt::format("HTTP {}: {}", status, facts.error_text);
 }
 
-} // namespace
+}  // namespace
 
 std::string_view to_string(Cause cause) {
     switch (cause) {
@@ -321,4 +328,4 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
     return std::min(delta, std::chrono::milliseconds(86'400'000));
 }
 
-} // namespace service
+}  // namespace service

@@ -22,12 +22,12 @@ enum class Cause {
 
 struct Outcome {
     Cause cause = Cause::none;
-    bool ambiguous = false;                      // no answer after the request left: may have been delivered
-    std::optional<long> http_status;             // when there was a response
-    std::optional<long long> error_code;         // Meta's error.code, when the body had one
+    bool ambiguous = false;               // no answer after the request left: may have been delivered
+    std::optional<long> http_status;      // when there was a response
+    std::optional<long long> error_code;  // Meta's error.code, when the body had one
     std::optional<std::chrono::milliseconds> retry_after;
-    std::string message_id;                      // when sent and the body named one
-    std::string error;                           // for people, e.g. "HTTP 400: (#131026) Message undeliverable"
+    std::string message_id;  // when sent and the body named one
+    std::string error;       // for people, e.g. "HTTP 400: (#131026) Message undeliverable"
 
     bool sent() const { return cause == Cause::none; }
     bool retryable() const { return cause == Cause::rate_limited || cause == Cause::transient; }
@@ -50,4 +50,4 @@ Outcome classify(const Completion& completion, std::chrono::system_clock::time_p
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
                                                            std::chrono::system_clock::time_point now);
 
-} // namespace service
+}  // namespace service

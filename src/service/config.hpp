@@ -27,4 +27,4 @@ struct ServiceConfig {
     InsecureHttp insecure_http = InsecureHttp::refuse;         // service.allow_insecure_http
 };
 
-} // namespace service
+}  // namespace service

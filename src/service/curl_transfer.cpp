@@ -155,8 +155,8 @@ Completion expired_completion(Transfer& t, std::chrono::steady_clock::time_point
 }
 
 bool proxy_in_environment() {
-    for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
-                             "NO_PROXY"}) {
+    for (const char* name :
+         {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"}) {
         if (const char* value = std::getenv(name); value != nullptr && *value != '\0') {
             return true;
         }
@@ -198,4 +198,4 @@ std::string scrub(std::string message, const HttpRequest& request) {
     return message;
 }
 
-} // namespace service::detail
+}  // namespace service::detail

@@ -2,10 +2,10 @@
 // One request in flight through libcurl: its buffers, the callbacks that fill them, and what a
 // failure means. Internal to the service's CurlTransport.
 
+#include <curl/curl.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <curl/curl.h>
 #include <string>
 #include <unordered_map>
 
@@ -90,4 +90,4 @@ TransportFailure failure_of(CURLcode code);
 // the API key.
 std::string scrub(std::string message, const HttpRequest& request);
 
-} // namespace service::detail
+}  // namespace service::detail

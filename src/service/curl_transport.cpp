@@ -1,7 +1,7 @@
 #include "service/curl_transport.hpp"
 
-#include <algorithm>
 #include <curl/curl.h>
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -38,7 +38,7 @@ using std::chrono::steady_clock;
 // reads what is ready; an answer in the socket takes one).
 constexpr int k_drain_rounds = 8;
 
-} // namespace
+}  // namespace
 
 struct CurlTransport::Impl {
     CurlOptions options;
@@ -287,4 +287,4 @@ std::size_t CurlTransport::in_flight() const {
     return m_impl->active.size();
 }
 
-} // namespace service
+}  // namespace service

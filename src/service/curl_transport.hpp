@@ -10,8 +10,8 @@
 namespace service {
 
 struct CurlOptions {
-    std::string ca_file;         // extra CA bundle; peer verification always stays on
-    long max_connections = 64;   // connections kept in the cache for reuse
+    std::string ca_file;        // extra CA bundle; peer verification always stays on
+    long max_connections = 64;  // connections kept in the cache for reuse
 };
 
 class CurlTransport final : public HttpTransport {
@@ -30,4 +30,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace service
+}  // namespace service

@@ -45,4 +45,4 @@ std::vector<std::uint64_t> Deadlines::expired(Steady now) const {
     return out;
 }
 
-} // namespace service
+}  // namespace service

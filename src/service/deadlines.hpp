@@ -43,4 +43,4 @@ private:
     std::unordered_map<std::uint64_t, Steady> m_by_id;
 };
 
-} // namespace service
+}  // namespace service

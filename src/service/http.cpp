@@ -25,4 +25,4 @@ std::string find_header(const Headers& headers, std::string_view name) {
     return {};
 }
 
-} // namespace service
+}  // namespace service

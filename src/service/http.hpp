@@ -17,7 +17,7 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpRequest {
     Method method = Method::get;
-    std::string url;       // may carry the API key in its query: never log it (see redacted_url)
+    std::string url;  // may carry the API key in its query: never log it (see redacted_url)
     Headers headers;
     std::string body;
     std::chrono::milliseconds timeout{15'000};
@@ -25,7 +25,7 @@ struct HttpRequest {
 
 struct HttpResponse {
     long status = 0;
-    Headers headers;       // names lower-cased
+    Headers headers;  // names lower-cased
     std::string body;
 };
 
@@ -80,4 +80,4 @@ Completion perform(HttpTransport& transport, HttpRequest request);
 // Returns the value of header `name` (case-insensitive) in `headers`, or "" if absent.
 std::string find_header(const Headers& headers, std::string_view name);
 
-} // namespace service
+}  // namespace service

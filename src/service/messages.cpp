@@ -13,7 +13,7 @@ std::string dump(const nlohmann::json& j) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-} // namespace
+}  // namespace
 
 std::string send_message_body(const OutgoingMessage& message) {
     // Built by hand, once per message, in the key order nlohmann::json gives (sorted), so
@@ -53,4 +53,4 @@ std::string status_update_body(const std::vector<std::string>& ids, const std::s
     return dump(j);
 }
 
-} // namespace service
+}  // namespace service

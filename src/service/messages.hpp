@@ -12,11 +12,11 @@ enum class MessageKind { text, image };
 // A rendered message for one recipient.
 struct OutgoingMessage {
     std::string user_name;
-    std::string wa_id;     // digits only, country code first
+    std::string wa_id;  // digits only, country code first
     MessageKind kind = MessageKind::text;
-    std::string text;      // kind text
-    std::string source;    // kind image
-    std::string label;     // kind image; left out of the body when empty and !has_label
+    std::string text;    // kind text
+    std::string source;  // kind image
+    std::string label;   // kind image; left out of the body when empty and !has_label
     bool has_label = false;
 };
 
@@ -28,4 +28,4 @@ std::string send_message_body(const OutgoingMessage& message);
 std::string status_update_body(const std::vector<std::string>& ids, const std::string& status,
                                const std::vector<std::string>& subscriber_ids);
 
-} // namespace service
+}  // namespace service

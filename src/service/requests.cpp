@@ -39,7 +39,7 @@ void add_json_body(HttpRequest& request, std::string body) {
     request.body = std::move(body);
 }
 
-} // namespace
+}  // namespace
 
 std::string user_agent() {
     return "wacamp/" WACAMP_VERSION;
@@ -95,8 +95,8 @@ std::string url_encode(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (unsigned char c : text) {
-        bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                          c == '-' || c == '.' || c == '_' || c == '~';
+        bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                          c == '.' || c == '_' || c == '~';
         if (unreserved) {
             out.push_back(static_cast<char>(c));
         } else {
@@ -108,4 +108,4 @@ std::string url_encode(std::string_view text) {
     return out;
 }
 
-} // namespace service
+}  // namespace service

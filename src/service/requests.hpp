@@ -32,4 +32,4 @@ std::string redacted_url(std::string_view url);
 // Percent-encodes `text` for a URL query value (RFC 3986 unreserved characters kept).
 std::string url_encode(std::string_view text);
 
-} // namespace service
+}  // namespace service

@@ -1,12 +1,12 @@
 #include "service/socket_watch.hpp"
 
+#include <curl/curl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
-#include <curl/curl.h>
 #include <stdexcept>
-#include <sys/epoll.h>
-#include <unistd.h>
 
 namespace service {
 
@@ -96,4 +96,4 @@ int SocketWatch::wait(std::chrono::steady_clock::time_point until, Ready (&out)[
     return count;
 }
 
-} // namespace service
+}  // namespace service

@@ -46,4 +46,4 @@ private:
     std::unordered_map<int, Watch> m_watches;
 };
 
-} // namespace service
+}  // namespace service

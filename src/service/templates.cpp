@@ -25,7 +25,7 @@ std::string text(const json& j, const char* key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-} // namespace
+}  // namespace
 
 util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body) {
     auto data = data_array(body);
@@ -58,4 +58,4 @@ util::Result<std::string> templates_json(const std::string& body) {
     return data->dump(2, ' ', false, json::error_handler_t::replace);
 }
 
-} // namespace service
+}  // namespace service

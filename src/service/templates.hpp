@@ -23,4 +23,4 @@ util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body)
 // Returns the `data` array of a templates response, pretty-printed JSON (for --json).
 util::Result<std::string> templates_json(const std::string& body);
 
-} // namespace service
+}  // namespace service

@@ -21,10 +21,8 @@ public:
 // The real clocks of the machine.
 class SystemClock final : public Clock {
 public:
-    std::chrono::steady_clock::time_point steady_now() const override {
-        return std::chrono::steady_clock::now();
-    }
+    std::chrono::steady_clock::time_point steady_now() const override { return std::chrono::steady_clock::now(); }
     TimePoint wall_now() const override { return std::chrono::system_clock::now(); }
 };
 
-} // namespace util
+}  // namespace util

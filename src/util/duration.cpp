@@ -1,8 +1,8 @@
 #include "util/duration.hpp"
 
+#include <fmt/format.h>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace util {
 
@@ -27,12 +27,10 @@ double unit_ms(std::string_view unit) {
     return -1.0;
 }
 
-} // namespace
+}  // namespace
 
 Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
-    const auto bad = [&] {
-        return fail(fmt::format("\"{}\" is not a duration (examples: 500ms, 15s, 2m, 1h)", text));
-    };
+    const auto bad = [&] { return fail(fmt::format("\"{}\" is not a duration (examples: 500ms, 15s, 2m, 1h)", text)); };
     if (text.empty()) {
         return bad();
     }
@@ -89,4 +87,4 @@ std::string format_duration(std::chrono::milliseconds d) {
     return fmt::format("{}d{:02}h", s / 86'400, (s % 86'400) / 3600);
 }
 
-} // namespace util
+}  // namespace util

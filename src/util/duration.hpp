@@ -17,4 +17,4 @@ Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 // Formats `d` compactly for people: "850ms", "12.3s", "4m05s", "2h10m".
 std::string format_duration(std::chrono::milliseconds d);
 
-} // namespace util
+}  // namespace util

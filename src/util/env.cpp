@@ -55,4 +55,4 @@ Result<std::string> interpolate(std::string_view text, const Environment& env) {
     return out;
 }
 
-} // namespace util
+}  // namespace util

@@ -39,4 +39,4 @@ private:
 // when one is unset or a `${` is not closed. `$$` stands for a literal `$`.
 Result<std::string> interpolate(std::string_view text, const Environment& env);
 
-} // namespace util
+}  // namespace util

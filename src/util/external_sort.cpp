@@ -14,7 +14,7 @@ using detail::TempFile;
 
 constexpr std::size_t k_min_chunk_pairs = 256;
 
-} // namespace
+}  // namespace
 
 struct SortedPairs::Impl {
     std::vector<SortPair> memory;  // everything fitted in the buffer
@@ -67,8 +67,9 @@ struct ExternalSorter::Impl {
             std::vector<SortPair> out;
             out.reserve(chunk_pairs(fan_in));
             for (std::size_t first = 0; first < runs.size(); first += fan_in) {
-                std::vector<Run> group(runs.begin() + static_cast<std::ptrdiff_t>(first),
-                                       runs.begin() + static_cast<std::ptrdiff_t>(std::min(first + fan_in, runs.size())));
+                std::vector<Run> group(
+                    runs.begin() + static_cast<std::ptrdiff_t>(first),
+                    runs.begin() + static_cast<std::ptrdiff_t>(std::min(first + fan_in, runs.size())));
                 RunMerger merger(file, group, chunk_pairs(fan_in));
                 if (auto started = merger.start(); !started) {
                     return started;
@@ -180,4 +181,4 @@ const std::string& SortedPairs::error() const {
     return m_impl->error;
 }
 
-} // namespace util
+}  // namespace util

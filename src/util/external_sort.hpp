@@ -72,4 +72,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace util
+}  // namespace util

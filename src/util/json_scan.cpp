@@ -1,7 +1,7 @@
 #include "util/json_scan.hpp"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 #include <limits>
 
 namespace util {
@@ -43,7 +43,7 @@ bool is_plain(char c) {
     return k_plain[static_cast<unsigned char>(c)];
 }
 
-} // namespace
+}  // namespace
 
 bool JsonScanner::fail(std::string_view what) {
     if (m_error.empty()) {
@@ -55,8 +55,7 @@ bool JsonScanner::fail(std::string_view what) {
 
 void JsonScanner::skip_space() {
     while (m_pos < m_text.size() &&
-           (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' ||
-            m_text[m_pos] == '\r')) {
+           (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r')) {
         ++m_pos;
     }
 }
@@ -155,8 +154,7 @@ bool JsonScanner::read_string(std::string& out) {
             append_utf8(out, cp >= 0xD800 && cp <= 0xDFFF ? 0xFFFD : cp);
             break;
         }
-        default:
-            return fail("bad escape in string");
+        default: return fail("bad escape in string");
         }
     }
 }
@@ -196,7 +194,8 @@ bool JsonScanner::read_int(std::int64_t& out) {
     }
     std::uint64_t value = 0;
     // The most the magnitude may be: INT64_MIN's is one more than INT64_MAX's.
-    const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
+    const std::uint64_t limit =
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
     while (m_pos < m_text.size() && is_digit(m_text[m_pos])) {
         const auto digit = static_cast<std::uint64_t>(m_text[m_pos++] - '0');
         // Checked before the multiplication, which would otherwise wrap (2^64 read as 0).
@@ -205,8 +204,7 @@ bool JsonScanner::read_int(std::int64_t& out) {
         }
         value = value * 10 + digit;
     }
-    if (m_pos < m_text.size() &&
-        (m_text[m_pos] == '.' || m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
+    if (m_pos < m_text.size() && (m_text[m_pos] == '.' || m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
         return fail("expected an integer");
     }
     out = negative ? static_cast<std::int64_t>(0 - value) : static_cast<std::int64_t>(value);
@@ -288,15 +286,12 @@ bool JsonScanner::skip_value() {
         std::string_view ignored;
         return read_string(ignored, scratch);
     }
-    case '{':
-        return read_object([this](std::string_view) { return skip_value(); });
-    case '[':
-        return read_array([this] { return skip_value(); });
+    case '{': return read_object([this](std::string_view) { return skip_value(); });
+    case '[': return read_array([this] { return skip_value(); });
     case 't': return skip_literal("true");
     case 'f': return skip_literal("false");
     case 'n': return skip_literal("null");
-    default:
-        return skip_number();
+    default: return skip_number();
     }
 }
 
@@ -305,4 +300,4 @@ bool JsonScanner::finish() {
     return m_pos == m_text.size() || fail("unexpected text after the object");
 }
 
-} // namespace util
+}  // namespace util

@@ -101,4 +101,4 @@ bool JsonScanner::read_array(F&& on_element) {
     return true;
 }
 
-} // namespace util
+}  // namespace util

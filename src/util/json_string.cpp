@@ -26,10 +26,7 @@ std::size_t utf8_length(const unsigned char* p, const unsigned char* end) {
     if (c >= 0xF0 && c <= 0xF4) {
         const unsigned char low = c == 0xF0 ? 0x90 : 0x80;
         const unsigned char high = c == 0xF4 ? 0x8F : 0xBF;
-        return left >= 4 && is_continuation(p[1], low, high) && is_continuation(p[2]) &&
-                       is_continuation(p[3])
-                   ? 4
-                   : 0;
+        return left >= 4 && is_continuation(p[1], low, high) && is_continuation(p[2]) && is_continuation(p[3]) ? 4 : 0;
     }
     return 0;
 }
@@ -38,7 +35,7 @@ void append(fmt::memory_buffer& out, std::string_view text) {
     out.append(text.data(), text.data() + text.size());
 }
 
-} // namespace
+}  // namespace
 
 void append_json_string(fmt::memory_buffer& out, std::string_view text) {
     static constexpr char k_hex[] = "0123456789abcdef";
@@ -85,4 +82,4 @@ void append_json_string(fmt::memory_buffer& out, std::string_view text) {
     out.push_back('"');
 }
 
-} // namespace util
+}  // namespace util

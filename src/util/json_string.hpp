@@ -11,4 +11,4 @@ namespace util {
 // become U+FFFD, so the output always parses, whatever a CSV cell held.
 void append_json_string(fmt::memory_buffer& out, std::string_view text);
 
-} // namespace util
+}  // namespace util

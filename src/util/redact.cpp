@@ -181,7 +181,7 @@ std::optional<std::size_t> match_at(std::string_view text, std::size_t start, st
     return end;
 }
 
-} // namespace
+}  // namespace
 
 void Redactor::add(std::string secret) {
     if (secret.size() < k_min_secret || std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
@@ -219,4 +219,4 @@ std::string Redactor::apply(std::string_view text) const {
     return out;
 }
 
-} // namespace util
+}  // namespace util

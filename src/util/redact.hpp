@@ -23,4 +23,4 @@ private:
     std::vector<std::string> m_secrets;  // longest first
 };
 
-} // namespace util
+}  // namespace util

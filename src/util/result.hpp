@@ -56,4 +56,4 @@ inline Error fail(std::string message) {
     return Error{std::move(message)};
 }
 
-} // namespace util
+}  // namespace util

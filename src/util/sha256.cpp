@@ -1,12 +1,12 @@
 #include "util/sha256.hpp"
 
+#include <openssl/evp.h>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <openssl/evp.h>
 #include <stdexcept>
 
 namespace util {
@@ -35,9 +35,7 @@ public:
     Digest() : m_ctx(EVP_MD_CTX_new()) {
         m_ok = m_ctx != nullptr && EVP_DigestInit_ex(m_ctx.get(), EVP_sha256(), nullptr) == 1;
     }
-    void update(const void* data, size_t size) {
-        m_ok = m_ok && EVP_DigestUpdate(m_ctx.get(), data, size) == 1;
-    }
+    void update(const void* data, size_t size) { m_ok = m_ok && EVP_DigestUpdate(m_ctx.get(), data, size) == 1; }
     // The lowercase hex digest, or nothing when OpenSSL failed at any step.
     std::optional<std::string> finish() {
         std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -55,7 +53,7 @@ private:
 
 constexpr const char* k_openssl_failed = "OpenSSL could not compute a SHA-256 digest";
 
-} // namespace
+}  // namespace
 
 std::string sha256_hex(std::string_view data) {
     Digest digest;
@@ -88,4 +86,4 @@ Result<std::string> sha256_file(const std::string& path) {
     return std::move(*hex);
 }
 
-} // namespace util
+}  // namespace util

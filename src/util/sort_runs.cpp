@@ -1,12 +1,12 @@
 #include "util/sort_runs.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
-#include <fmt/format.h>
-#include <unistd.h>
 
 namespace util::detail {
 
@@ -27,8 +27,8 @@ Result<TempFile> TempFile::create(const ExternalSortOptions& options) {
         }
     }
     if (fd < 0) {
-        return fail(fmt::format("cannot create a temporary file in {} (set TMPDIR to another directory): {}",
-                                dir, std::strerror(errno)));
+        return fail(fmt::format("cannot create a temporary file in {} (set TMPDIR to another directory): {}", dir,
+                                std::strerror(errno)));
     }
     TempFile file(fd);
     file.m_fail_reads_after = options.fail_reads_after_bytes;
@@ -36,7 +36,9 @@ Result<TempFile> TempFile::create(const ExternalSortOptions& options) {
 }
 
 TempFile::TempFile(TempFile&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)), m_size(other.m_size), m_fail_reads_after(other.m_fail_reads_after),
+    : m_fd(std::exchange(other.m_fd, -1)),
+      m_size(other.m_size),
+      m_fail_reads_after(other.m_fail_reads_after),
       m_read(other.m_read) {}
 
 TempFile& TempFile::operator=(TempFile&& other) noexcept {
@@ -158,4 +160,4 @@ Result<void> RunMerger::refill(Cursor& c) {
     return {};
 }
 
-} // namespace util::detail
+}  // namespace util::detail

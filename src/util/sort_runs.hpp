@@ -78,4 +78,4 @@ private:
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> m_heap;
 };
 
-} // namespace util::detail
+}  // namespace util::detail

@@ -31,7 +31,7 @@ bool hidden_on_terminal(unsigned cp) {
     return cp < 0xA0 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-} // namespace
+}  // namespace
 
 std::string printable(std::string_view text, LineBreaks breaks) {
     std::string out;
@@ -72,4 +72,4 @@ std::string printable(std::string_view text, LineBreaks breaks) {
     return out;
 }
 
-} // namespace util
+}  // namespace util

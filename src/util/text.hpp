@@ -18,4 +18,4 @@ enum class LineBreaks {
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
-} // namespace util
+}  // namespace util

@@ -12,4 +12,4 @@ std::string format_wall_time(TimePoint t, TimePoint now) {
     return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", seconds);
 }
 
-} // namespace util
+}  // namespace util

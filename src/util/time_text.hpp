@@ -11,4 +11,4 @@ namespace util {
 // date, "2026-11-25 20:20:53 UTC", so that a time tomorrow never reads as one already past.
 std::string format_wall_time(TimePoint t, TimePoint now);
 
-} // namespace util
+}  // namespace util

@@ -1,17 +1,17 @@
 #include "fixtures.hpp"
 
 #include <arpa/inet.h>
-#include <chrono>
-#include <csignal>
-#include <cstdlib>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <spawn.h>
-#include <stdexcept>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -33,21 +33,20 @@ CampaignFixture::CampaignFixture(const Sandbox& sandbox, const std::string& csv_
                                  const std::string& message_yaml) {
     csv = dir.write("recipients.csv", csv_text);
     log = dir.path() / "results" / "e2e.jsonl";
-    std::string yaml = "name: e2e\n"
-                       "service:\n"
-                       "  base_url: ${WACAMP_BASE_URL}\n"
-                       "  api_key: ${WACAMP_API_KEY}\n"
-                       "  access_token: ${WACAMP_ACCESS_TOKEN}\n"
-                       "  timeout: 5s\n"
-                       "recipients:\n"
-                       "  file: recipients.csv\n"
-                       "  columns: {wa_id: phone, user_name: name, user_id: user_id}\n"
-                       "  default_country: IN\n" +
-                       message_yaml + "results: results/e2e.jsonl\n" + extra_yaml;
+    std::string yaml =
+        "name: e2e\n"
+        "service:\n"
+        "  base_url: ${WACAMP_BASE_URL}\n"
+        "  api_key: ${WACAMP_API_KEY}\n"
+        "  access_token: ${WACAMP_ACCESS_TOKEN}\n"
+        "  timeout: 5s\n"
+        "recipients:\n"
+        "  file: recipients.csv\n"
+        "  columns: {wa_id: phone, user_name: name, user_id: user_id}\n"
+        "  default_country: IN\n" +
+        message_yaml + "results: results/e2e.jsonl\n" + extra_yaml;
     campaign = dir.write("campaign.yaml", yaml);
-    env = {{"WACAMP_BASE_URL", sandbox.url()},
-           {"WACAMP_API_KEY", k_api_key},
-           {"WACAMP_ACCESS_TOKEN", k_access_token}};
+    env = {{"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", k_api_key}, {"WACAMP_ACCESS_TOKEN", k_access_token}};
 }
 
 ProcessResult CampaignFixture::wacamp(const std::vector<std::string>& args) const {
@@ -142,9 +141,8 @@ ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::strin
     const auto input = f.dir.write("typed.txt", typed);
     const auto screen = f.dir.path() / "screen.txt";
     // -e: script's exit code is the command's; -f: flush as it comes; -q: no banner.
-    const std::string command = "SHELL=/bin/sh timeout 60 script -qfec " +
-                                quoted("sh " + quoted(run_sh.string())) + " /dev/null < " +
-                                quoted(input.string()) + " > " + quoted(screen.string()) + " 2>&1";
+    const std::string command = "SHELL=/bin/sh timeout 60 script -qfec " + quoted("sh " + quoted(run_sh.string())) +
+                                " /dev/null < " + quoted(input.string()) + " > " + quoted(screen.string()) + " 2>&1";
     const int status = std::system(command.c_str());
     ProcessResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -190,7 +188,7 @@ bool accepts_connections(int port) {
     return ok;
 }
 
-} // namespace
+}  // namespace
 
 int free_port() {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -207,16 +205,17 @@ int free_port() {
 
 TlsServer::TlsServer(const TempDir& dir) : m_cert(dir.path() / "cert.pem") {
     const auto key = dir.path() / "key.pem";
-    const std::string make = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
-                             "-addext subjectAltName=IP:127.0.0.1 -keyout '" + key.string() + "' -out '" +
-                             m_cert.string() + "' >/dev/null 2>&1";
+    const std::string make =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout '" +
+        key.string() + "' -out '" + m_cert.string() + "' >/dev/null 2>&1";
     if (std::system(make.c_str()) != 0) {
         return;
     }
     const int port = free_port();
-    std::vector<std::string> argv = {"openssl", "s_server", "-quiet", "-www", "-accept",
-                                     "127.0.0.1:" + std::to_string(port), "-cert", m_cert.string(),
-                                     "-key", key.string()};
+    std::vector<std::string> argv = {
+        "openssl", "s_server",      "-quiet", "-www",      "-accept", "127.0.0.1:" + std::to_string(port),
+        "-cert",   m_cert.string(), "-key",   key.string()};
     std::vector<char*> args;
     for (auto& a : argv) {
         args.push_back(a.data());
@@ -250,4 +249,4 @@ int count_events(const CampaignFixture& fixture, const std::string& event) {
     return n;
 }
 
-} // namespace e2e
+}  // namespace e2e

@@ -102,4 +102,4 @@ private:
     int m_port = 0;
 };
 
-} // namespace e2e
+}  // namespace e2e

@@ -1,19 +1,19 @@
 #include "harness.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
-#include <poll.h>
 #include <random>
-#include <spawn.h>
 #include <sstream>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 extern char** environ;
 
@@ -47,7 +47,6 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
     return out;
 }
 
-
 int wait_exit(pid_t pid) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -58,7 +57,7 @@ int wait_exit(pid_t pid) {
     return 128 + WTERMSIG(status);
 }
 
-} // namespace
+}  // namespace
 
 pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd) {
     posix_spawn_file_actions_t actions;
@@ -94,11 +93,9 @@ void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds)
     }
 }
 
-ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env,
-                         const std::string& input) {
+ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env, const std::string& input) {
     int in_pipe[2], out_pipe[2], err_pipe[2];
-    if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
-        pipe2(err_pipe, O_CLOEXEC) != 0) {
+    if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
         throw std::runtime_error("pipe failed");
     }
     std::vector<std::string> argv{WACAMP_BINARY};
@@ -265,4 +262,4 @@ std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path) {
     return out;
 }
 
-} // namespace e2e
+}  // namespace e2e

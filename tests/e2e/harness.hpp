@@ -1,12 +1,12 @@
 #pragma once
 // Runs the real wacamp binary, and a real `wacamp sandbox` on loopback, for end-to-end tests.
 
+#include <poll.h>
+#include <sys/types.h>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <poll.h>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace e2e {
@@ -97,4 +97,4 @@ std::string read_file(const std::filesystem::path& path);
 // Parses each line of a JSON Lines file (lines that fail to parse are skipped).
 std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path);
 
-} // namespace e2e
+}  // namespace e2e

@@ -30,20 +30,21 @@ std::string quoted_text(std::istream& in) {
 
 // The standard campaign beside a CSV entry, and the CSV beside a campaign entry. Line numbers
 // of expectations.txt depend on them: recipients.file is on line 8, columns on 9, text on 13.
-const std::string k_campaign = "name: hostile\n"
-                               "service:\n"
-                               "  base_url: ${WACAMP_BASE_URL}\n"
-                               "  api_key: ${WACAMP_API_KEY}\n"
-                               "  access_token: ${WACAMP_ACCESS_TOKEN}\n"
-                               "  timeout: 5s\n"
-                               "recipients:\n"
-                               "  file: recipients.csv\n"
-                               "  columns: {wa_id: phone, user_name: name, user_id: user_id}\n"
-                               "  default_country: IN\n"
-                               "message:\n"
-                               "  type: text\n"
-                               "  text: \"Hi {{name}}\"\n"
-                               "results: results/hostile.jsonl\n";
+const std::string k_campaign =
+    "name: hostile\n"
+    "service:\n"
+    "  base_url: ${WACAMP_BASE_URL}\n"
+    "  api_key: ${WACAMP_API_KEY}\n"
+    "  access_token: ${WACAMP_ACCESS_TOKEN}\n"
+    "  timeout: 5s\n"
+    "recipients:\n"
+    "  file: recipients.csv\n"
+    "  columns: {wa_id: phone, user_name: name, user_id: user_id}\n"
+    "  default_country: IN\n"
+    "message:\n"
+    "  type: text\n"
+    "  text: \"Hi {{name}}\"\n"
+    "results: results/hostile.jsonl\n";
 // As k_campaign, 13 lines, without the access token (and so line 14 is the first free one).
 const std::string k_campaign_13_lines = [] {
     std::string c = k_campaign;
@@ -137,8 +138,7 @@ const std::map<std::string, std::function<void(const TempDir&)>>& generators() {
              d.write("recipients.csv", csv);
          }},
         {"csv-1mib-garbage", [](const TempDir& d) { d.write("recipients.csv", "\xFF" + bytes(1 << 20, 1)); }},
-        {"csv-is-folder",
-         [](const TempDir& d) { std::filesystem::create_directories(d.path() / "recipients.csv"); }},
+        {"csv-is-folder", [](const TempDir& d) { std::filesystem::create_directories(d.path() / "recipients.csv"); }},
         // Opening a FIFO waits for a writer: there is none.
         {"csv-fifo",
          [](const TempDir& d) {
@@ -149,16 +149,15 @@ const std::map<std::string, std::function<void(const TempDir&)>>& generators() {
         {"log-16mib-line",
          [](const TempDir& d) {
              std::string log = read_file(corpus_dir() / "logs" / "torn-last-line.jsonl");
-             log = log.substr(0, log.find('\n') + 1) + "{\"event\":\"end\",\"reason\":\"" +
-                   std::string(17 << 20, 'x') + "\"}\n" +
-                   R"({"event":"end","reason":"completed","at":"2026-01-01T00:00:03Z"})" + "\n";
+             log = log.substr(0, log.find('\n') + 1) + "{\"event\":\"end\",\"reason\":\"" + std::string(17 << 20, 'x') +
+                   "\"}\n" + R"({"event":"end","reason":"completed","at":"2026-01-01T00:00:03Z"})" + "\n";
              d.write("results.jsonl", log);
          }},
     };
     return all;
 }
 
-} // namespace
+}  // namespace
 
 CorpusKind CorpusEntry::kind() const {
     const std::string_view n = std::string_view(name).substr(name.starts_with("gen/") ? 4 : 0);
@@ -231,4 +230,4 @@ void prepare_entry(const CorpusEntry& e, const TempDir& dir) {
     dir.write(target, read_file(corpus_dir() / e.name));
 }
 
-} // namespace e2e
+}  // namespace e2e

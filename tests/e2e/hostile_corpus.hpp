@@ -14,8 +14,8 @@ namespace e2e {
 enum class CorpusKind { campaign, csv, log };
 
 struct CorpusEntry {
-    std::string name;  // "yaml/empty.yaml", or "gen/csv-fifo" for a generated one
-    int line = 0;      // in expectations.txt
+    std::string name;                                   // "yaml/empty.yaml", or "gen/csv-fifo" for a generated one
+    int line = 0;                                       // in expectations.txt
     std::vector<std::pair<std::string, int>> commands;  // command → exit code, in file order
     std::vector<std::string> texts;                     // what a failing command must print
 
@@ -38,4 +38,4 @@ bool is_generated(const std::string& name);
 // a standard campaign.yaml for a CSV. Throws std::runtime_error when it cannot.
 void prepare_entry(const CorpusEntry& entry, const TempDir& dir);
 
-} // namespace e2e
+}  // namespace e2e

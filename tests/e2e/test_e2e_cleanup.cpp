@@ -1,5 +1,5 @@
-#include <csignal>
 #include <doctest/doctest.h>
+#include <csignal>
 #include <thread>
 
 #include "fixtures.hpp"
@@ -18,7 +18,7 @@ std::vector<nlohmann::json> status_updates(const Sandbox& sandbox) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: cleanup") {
     TEST_CASE("after the sends, the contacts reached are deleted in batches, once") {

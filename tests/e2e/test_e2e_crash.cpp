@@ -4,9 +4,9 @@
 // each time, must never deliver a message twice except to a recipient whose outcome was
 // unknown and who was resent on purpose (--resend-unknown), and must leave no one out.
 
-#include <csignal>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <csignal>
 #include <set>
 #include <thread>
 
@@ -110,8 +110,8 @@ std::set<std::string> unknown_wa_ids(const CampaignFixture& f) {
 
 struct Figures {
     int kills = 0;
-    int killed_mid_run = 0;    // the process was still running when killed
-    int killed_in_cleanup = 0; // of them, after the sends ended (during the deletion step)
+    int killed_mid_run = 0;     // the process was still running when killed
+    int killed_in_cleanup = 0;  // of them, after the sends ended (during the deletion step)
     int in_flight_at_death = 0;
     int max_in_flight_at_death = 0;
     int resent_unknown = 0;
@@ -201,7 +201,7 @@ void live(const std::vector<std::string>& commands, Figures& figures) {
     CHECK(deleted.size() == static_cast<size_t>(k_rows));
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: crash") {
     TEST_CASE("SIGINT stops the run like SIGTERM: in-flight requests recorded, end line, exit 3") {
@@ -295,12 +295,12 @@ TEST_SUITE("e2e: crash") {
         live({"run", "resume", "resume --resend-unknown"}, figures);
         live({"resume --resend-unknown", "run", "resume"}, figures);
         live({"resume", "resume --resend-unknown", "run"}, figures);
-        MESSAGE(fmt::format("crash test: {} kills ({} mid-run, {} of them in the deletion step), {} requests in "
-                            "flight at death (at most {} at once), {} resends of unknown recipients, {} duplicate "
-                            "deliveries (all among them)",
-                            figures.kills, figures.killed_mid_run, figures.killed_in_cleanup,
-                            figures.in_flight_at_death, figures.max_in_flight_at_death, figures.resent_unknown,
-                            figures.duplicates));
+        MESSAGE(
+            fmt::format("crash test: {} kills ({} mid-run, {} of them in the deletion step), {} requests in "
+                        "flight at death (at most {} at once), {} resends of unknown recipients, {} duplicate "
+                        "deliveries (all among them)",
+                        figures.kills, figures.killed_mid_run, figures.killed_in_cleanup, figures.in_flight_at_death,
+                        figures.max_in_flight_at_death, figures.resent_unknown, figures.duplicates));
         CHECK(figures.kills >= 20);
         CHECK(figures.killed_mid_run >= 20);
         CHECK(figures.killed_in_cleanup >= 2);

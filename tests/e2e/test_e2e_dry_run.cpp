@@ -28,12 +28,13 @@ TEST_SUITE("e2e: dry run and validate") {
     }
     TEST_CASE("validate lists every bad row with file and line, and exits 0 when rows can go") {
         Sandbox sandbox;
-        std::string csv = "phone,name,user_id\n"
-                          "+919812300001,Asha,u1\n"
-                          "12345,Short,u2\n"
-                          "\"+91 98123 00003\",\"Multi\nline\",u3\n"
-                          "+919812300004,,u4\n"
-                          "+919812300005,Bad\xff\xfeName,u5\n";
+        std::string csv =
+            "phone,name,user_id\n"
+            "+919812300001,Asha,u1\n"
+            "12345,Short,u2\n"
+            "\"+91 98123 00003\",\"Multi\nline\",u3\n"
+            "+919812300004,,u4\n"
+            "+919812300005,Bad\xff\xfeName,u5\n";
         CampaignFixture f(sandbox, csv);
         auto r = f.wacamp({"validate", f.campaign.string()});
         CHECK(r.out.find("recipients.csv:7: row 5: column \"name\"") != std::string::npos);

@@ -2,8 +2,8 @@
 // refused credentials, the spam limit, TLS, each against the sandbox with that fault on; and
 // secrets kept out of every output through all of it.
 
-#include <atomic>
 #include <doctest/doctest.h>
+#include <atomic>
 #include <filesystem>
 
 #include "../support/scripted_server.hpp"
@@ -48,7 +48,7 @@ void check_throttled_campaign(const std::string& style) {
     CHECK(report.out.find(std::to_string(throttled) + " rate limited") != std::string::npos);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: faults") {
     TEST_CASE("throttled with HTTP 429: every row sent once, throttles don't use up max_attempts") {
@@ -154,7 +154,8 @@ TEST_SUITE("e2e: faults") {
     TEST_CASE("a timeout after the request left is ambiguous: with hold it ends unknown, not resent") {
         Sandbox sandbox({"--latency", "1500"});
         const int n = 3;
-        CampaignFixture f(sandbox, numbers_csv(n), "retry: {max_attempts: 5, initial_backoff: 10ms, ambiguous: hold}\n");
+        CampaignFixture f(sandbox, numbers_csv(n),
+                          "retry: {max_attempts: 5, initial_backoff: 10ms, ambiguous: hold}\n");
         edit_campaign(f, "  timeout: 5s\n", "  timeout: 1s\n");
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
         CHECK(r.exit_code == 1);

@@ -4,14 +4,14 @@
 // run with log_error, exit 3 and the resume command, and nothing goes out twice afterwards.
 
 #include <doctest/doctest.h>
-#include <cstdio>
 #include <fcntl.h>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "fixtures.hpp"
 #include "timeout.hpp"
@@ -61,7 +61,7 @@ std::string never_twice(const Sandbox& sandbox, const CampaignFixture& f, size_t
     return problems;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: the result log's file") {
     TEST_CASE("a run through a symlink to a running campaign's log is refused") {
@@ -140,8 +140,9 @@ TEST_SUITE("e2e: the result log's file") {
         CHECK(again.exit_code <= 1);
         CHECK(never_twice(sandbox, f, 60) == "");
     }
-    TEST_CASE("a log rotated mid-run (moved away, a new file made in its place) stops the run; put back, the next run "
-              "sends nothing twice") {
+    TEST_CASE(
+        "a log rotated mid-run (moved away, a new file made in its place) stops the run; put back, the next run "
+        "sends nothing twice") {
         Sandbox sandbox({"--latency", "50"});
         CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 20, concurrency: 2}\n");
         Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
@@ -151,8 +152,8 @@ TEST_SUITE("e2e: the result log's file") {
         // logrotate's create mode in one step: the log becomes .1, an empty file takes its place.
         REQUIRE(::renameat2(AT_FDCWD, f.log.c_str(), AT_FDCWD, rotated.c_str(), RENAME_EXCHANGE) == 0);
         CHECK(run.wait() == 3);
-        CHECK(contains(run.out() + run.err(), "was moved away to " + rotated.string() +
-                                                  " and another file is at its path"));
+        CHECK(contains(run.out() + run.err(),
+                       "was moved away to " + rotated.string() + " and another file is at its path"));
         CHECK(contains(run.out() + run.err(), "Put it back at " + f.log.string()));
         CHECK(fs::file_size(f.log) == 0);  // not written to, not replaced
         fs::rename(rotated, f.log);
@@ -206,8 +207,9 @@ TEST_SUITE("e2e: the result log's file") {
         CampaignFixture f(sandbox, numbers_csv(3));
         const fs::path fifo = f.dir.path() / "fifo.dry-run.jsonl";
         REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
-        auto r = run_wacamp_within(k_limit, {"run", f.campaign.string(), "--dry-run", "--results",
-                                             (f.dir.path() / "fifo.jsonl").string()}, f.env);
+        auto r = run_wacamp_within(
+            k_limit, {"run", f.campaign.string(), "--dry-run", "--results", (f.dir.path() / "fifo.jsonl").string()},
+            f.env);
         CHECK_FALSE(r.timed_out);
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "is a FIFO"));
@@ -246,7 +248,8 @@ TEST_SUITE("e2e: the result log's file") {
         CHECK(records.front()["event"] == "campaign");
         CHECK(!contains(read_file(dry_real), "an earlier dry run"));
     }
-    TEST_CASE("a full disk mid-run stops it with log_error, exit 3 and the resume command; resume sends nothing twice") {
+    TEST_CASE(
+        "a full disk mid-run stops it with log_error, exit 3 and the resume command; resume sends nothing twice") {
         Sandbox sandbox({"--latency", "20"});
         CampaignFixture f(sandbox, numbers_csv(100), "rate: {per_second: 50, concurrency: 2}\n");
         auto full = wacamp_with_file_limit(f, 8000, {"run", f.campaign.string(), "--no-progress"});

@@ -56,7 +56,8 @@ bool clean(std::string_view text) {
     while (p < end) {
         const unsigned c = *p;
         const std::ptrdiff_t n =
-            c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF ? 2 : (c >= 0xE0 && c <= 0xEF ? 3 : (c >= 0xF0 && c <= 0xF4 ? 4 : 0)));
+            c < 0x80 ? 1
+                     : (c >= 0xC2 && c <= 0xDF ? 2 : (c >= 0xE0 && c <= 0xEF ? 3 : (c >= 0xF0 && c <= 0xF4 ? 4 : 0)));
         if (n == 0 || end - p < n || (c < 0x20 && c != '\n') || c == 0x7F) {
             return false;
         }
@@ -148,9 +149,8 @@ void check_entry(const CorpusEntry& e) {
     Sandbox sandbox;
     TempDir dir;
     prepare_entry(e, dir);
-    const EnvOverrides env = {{"WACAMP_BASE_URL", sandbox.url()},
-                              {"WACAMP_API_KEY", k_api_key},
-                              {"WACAMP_ACCESS_TOKEN", k_access_token}};
+    const EnvOverrides env = {
+        {"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", k_api_key}, {"WACAMP_ACCESS_TOKEN", k_access_token}};
     std::map<std::string, TimedResult> results;
     for (const auto& [command, exit_code] : e.commands) {
         INFO("wacamp ", command);
@@ -167,8 +167,7 @@ void check_entry(const CorpusEntry& e) {
         CHECK(clean(r.err));
         results[command] = r;
     }
-    const auto run =
-        std::find_if(e.commands.begin(), e.commands.end(), [](const auto& c) { return c.first == "run"; });
+    const auto run = std::find_if(e.commands.begin(), e.commands.end(), [](const auto& c) { return c.first == "run"; });
     if (e.kind() == CorpusKind::log || run == e.commands.end()) {
         CHECK(sends_received(sandbox) == 0);
     } else if (run->second != 0) {
@@ -187,7 +186,7 @@ void check_entry(const CorpusEntry& e) {
     }
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: hostile input") {
     TEST_CASE("every corpus file is listed in expectations.txt, and every generated entry exists") {
@@ -209,14 +208,16 @@ TEST_SUITE("e2e: hostile input") {
             }
         }
     }
-    TEST_CASE("campaign files: an unusable one fails with its file, line and key and sends nothing; "
-              "odd but valid ones run") {
+    TEST_CASE(
+        "campaign files: an unusable one fails with its file, line and key and sends nothing; "
+        "odd but valid ones run") {
         for (const auto& e : entries_of(CorpusKind::campaign)) {
             check_entry(e);
         }
     }
-    TEST_CASE("recipient lists: an unusable one stops before sending; bad rows are invalid with "
-              "their reason and the others go out once") {
+    TEST_CASE(
+        "recipient lists: an unusable one stops before sending; bad rows are invalid with "
+        "their reason and the others go out once") {
         for (const auto& e : entries_of(CorpusKind::csv)) {
             check_entry(e);
         }

@@ -3,8 +3,8 @@
 // and make the browser log nothing (a blocked fetch or a script error would be logged).
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <sys/wait.h>
+#include <cstdlib>
 
 #include "fixtures.hpp"
 
@@ -26,15 +26,19 @@ struct Rendered {
 Rendered render(const std::filesystem::path& page, const TempDir& dir) {
     const auto home = dir.path() / "chromium-home";
     const auto shot = dir.path() / "report.png";
-    const std::string command =
-        "env HOME='" + home.string() + "' timeout 60 " + k_chromium +
-        " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-        " --disable-background-networking --disable-component-update --disable-sync"
-        " --user-data-dir='" + (home / "profile").string() + "'"
-        " --enable-logging=stderr --v=0 --window-size=1280,2000"
-        " --screenshot='" + shot.string() + "' --dump-dom 'file://" + page.string() + "'"
-        " > '" + (dir.path() / "dom.html").string() + "' 2> '" +
-        (dir.path() / "chromium.log").string() + "' < /dev/null";
+    const std::string command = "env HOME='" + home.string() + "' timeout 60 " + k_chromium +
+                                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                                " --disable-background-networking --disable-component-update --disable-sync"
+                                " --user-data-dir='" +
+                                (home / "profile").string() +
+                                "'"
+                                " --enable-logging=stderr --v=0 --window-size=1280,2000"
+                                " --screenshot='" +
+                                shot.string() + "' --dump-dom 'file://" + page.string() +
+                                "'"
+                                " > '" +
+                                (dir.path() / "dom.html").string() + "' 2> '" + (dir.path() / "chromium.log").string() +
+                                "' < /dev/null";
     Rendered r;
     const int status = std::system(command.c_str());
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -44,7 +48,7 @@ Rendered render(const std::filesystem::path& page, const TempDir& dir) {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: html") {
     TEST_CASE("the HTML report renders in headless Chromium: charts, tables, escaped names, no console message") {
@@ -67,9 +71,8 @@ TEST_SUITE("e2e: html") {
         const auto r = render(page, f.dir);
         REQUIRE(r.exit_code == 0);
         // The elements survive parsing: the figures, both charts with their drawing, the tables.
-        for (auto part : {R"(<svg id="chart-rate")", R"(<svg id="chart-latency")",
-                          R"(<svg id="status-bar")", R"(<path class="c-sent")",
-                          R"(<path class="line")", R"(<section id="errors">)",
+        for (auto part : {R"(<svg id="chart-rate")", R"(<svg id="chart-latency")", R"(<svg id="status-bar")",
+                          R"(<path class="c-sent")", R"(<path class="line")", R"(<section id="errors">)",
                           R"(<section id="slowest">)", R"(<section id="not-sent">)",
                           "<title>e2e — wacamp report</title>", "131026"}) {
             CAPTURE(part);

@@ -47,7 +47,7 @@ std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& all, con
     return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: log_format") {
     TEST_CASE("json: every line is an object; progress, then one summary whose counts match the log") {

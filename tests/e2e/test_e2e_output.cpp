@@ -3,15 +3,15 @@
 
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <csignal>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <atomic>
+#include <csignal>
 
-#include "fixtures.hpp"
 #include "../support/scripted_server.hpp"
+#include "fixtures.hpp"
 
 using namespace e2e;
 using test_support::answer;
@@ -33,8 +33,8 @@ std::string echoed(const std::string& secret) {
         lower += plain ? std::string(1, static_cast<char>(c)) : fmt::format("%{:02x}", c);
         html += c == '"' ? std::string("&quot;") : std::string(1, static_cast<char>(c));
     }
-    return fmt::format("raw {} json {} url {} lower {} html {}", secret, json.substr(1, json.size() - 2), upper,
-                       lower, html);
+    return fmt::format("raw {} json {} url {} lower {} html {}", secret, json.substr(1, json.size() - 2), upper, lower,
+                       html);
 }
 
 // Whether `marker` appears anywhere in the results of `runs` or in `files`.
@@ -99,7 +99,7 @@ std::vector<std::string> error_lines(const std::string& text) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: output") {
     TEST_CASE("a key or token the service echoes back is masked in the log, every output and every report") {
@@ -111,7 +111,8 @@ TEST_SUITE("e2e: output") {
         ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
             if (path_of(req) == "/inbox/users/status-update") {
                 ++status_updates;
-                return answer(401, nlohmann::json({{"message", "bad token Bearer " + token + ": " + echoed(token)}}).dump());
+                return answer(401,
+                              nlohmann::json({{"message", "bad token Bearer " + token + ": " + echoed(token)}}).dump());
             }
             const auto wa_id = nlohmann::json::parse(req.body).value("wa_id", "");
             if (wa_id == numbers_wa_id(0)) {
@@ -121,12 +122,14 @@ TEST_SUITE("e2e: output") {
                 return answer(400, "<html>refused " + echoed(key) + "</html>", "text/html");
             }
             if (wa_id == numbers_wa_id(2)) {
-                return answer(200, nlohmann::json({{"success", true}, {"data", {{"messageId", "wamid." + key}}}}).dump());
+                return answer(200,
+                              nlohmann::json({{"success", true}, {"data", {{"messageId", "wamid." + key}}}}).dump());
             }
             if (wa_id == numbers_wa_id(3)) {
                 return answer(200, R"({"success": true, "data": {"messageId": "wamid.ok"}})");
             }
-            return answer(401, nlohmann::json({{"error", {{"message", "Invalid key " + echoed(key)}, {"code", 190}}}}).dump());
+            return answer(
+                401, nlohmann::json({{"error", {{"message", "Invalid key " + echoed(key)}, {"code", 190}}}}).dump());
         });
         Sandbox unused;
         CampaignFixture f(unused, numbers_csv(8),
@@ -223,12 +226,15 @@ TEST_SUITE("e2e: output") {
     }
 
     TEST_CASE("escape sequences from the service are shown escaped, never sent to the terminal") {
-        const std::string evil = "\x1b]0;evil\x07\x1b[2J\xc2\x9b" "31m";
+        const std::string evil =
+            "\x1b]0;evil\x07\x1b[2J\xc2\x9b"
+            "31m";
         ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
             if (path_of(req) == "/whatsapp-automation/wa/templates") {
-                nlohmann::json record = {{"status", "APPROVED" + evil},
-                                         {"updatedAt", "2026-01-01"},
-                                         {"configuration", {{"name", "offer" + evil}, {"category", "x"}, {"language", "en"}}}};
+                nlohmann::json record = {
+                    {"status", "APPROVED" + evil},
+                    {"updatedAt", "2026-01-01"},
+                    {"configuration", {{"name", "offer" + evil}, {"category", "x"}, {"language", "en"}}}};
                 return answer(200, nlohmann::json({{"success", true}, {"data", {record}}}).dump());
             }
             return answer(401, nlohmann::json({{"success", false}, {"message", "denied " + evil}}).dump());

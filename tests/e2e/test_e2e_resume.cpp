@@ -1,5 +1,5 @@
-#include <csignal>
 #include <doctest/doctest.h>
+#include <csignal>
 #include <thread>
 
 #include "fixtures.hpp"
@@ -22,7 +22,7 @@ void wait_for_results(const CampaignFixture& f, int results) {
     }
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: resume") {
     TEST_CASE("after SIGKILL mid-campaign, resume delivers the rest and no one twice") {

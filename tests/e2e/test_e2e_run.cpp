@@ -1,5 +1,5 @@
-#include <csignal>
 #include <doctest/doctest.h>
+#include <csignal>
 #include <fstream>
 #include <thread>
 
@@ -90,12 +90,13 @@ TEST_SUITE("e2e: run") {
     }
     TEST_CASE("bad rows are recorded with their reason and good rows go out") {
         Sandbox sandbox;
-        std::string csv = "phone,name,user_id\n"
-                          "+919812300001,Asha,u1\n"
-                          "12345,Short,u2\n"
-                          "+919812300001,Asha again,u3\n"
-                          "+919812300004,,u4\n"
-                          "+919812300005,Kiran,u5\n";
+        std::string csv =
+            "phone,name,user_id\n"
+            "+919812300001,Asha,u1\n"
+            "12345,Short,u2\n"
+            "+919812300001,Asha again,u3\n"
+            "+919812300004,,u4\n"
+            "+919812300005,Kiran,u5\n";
         CampaignFixture f(sandbox, csv);
         auto r = f.wacamp({"run", f.campaign.string()});
         CHECK(r.exit_code == 0);
@@ -232,11 +233,14 @@ TEST_SUITE("e2e: run") {
     TEST_CASE("outside the send window nothing is sent: the run waits, saying until when") {
         // A window open only on the weekday after today (UTC), so it is closed now.
         const char* k_days[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
-        auto days = std::chrono::duration_cast<std::chrono::hours>(std::chrono::system_clock::now().time_since_epoch()).count() / 24;
+        auto days = std::chrono::duration_cast<std::chrono::hours>(std::chrono::system_clock::now().time_since_epoch())
+                        .count() /
+                    24;
         std::string tomorrow = k_days[(days + 4 + 1) % 7];  // 1970-01-01 was a Thursday
         Sandbox sandbox;
-        CampaignFixture f(sandbox, numbers_csv(3),
-                          "schedule: {window: {timezone: UTC, days: [" + tomorrow + "], from: \"00:00\", to: \"24:00\"}}\n");
+        CampaignFixture f(
+            sandbox, numbers_csv(3),
+            "schedule: {window: {timezone: UTC, days: [" + tomorrow + "], from: \"00:00\", to: \"24:00\"}}\n");
         Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
         for (int i = 0; i < 250 && run.err().find("outside the send window") == std::string::npos; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -257,9 +261,9 @@ TEST_SUITE("e2e: run") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(2));
         const auto conf = f.dir.path() / "openssl.cnf";
-        std::ofstream(conf) << (
-                   "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
-                   "[provider_sect]\nnull = null_sect\n[null_sect]\nactivate = 1\n");
+        std::ofstream(conf)
+            << ("openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+                "[provider_sect]\nnull = null_sect\n[null_sect]\nactivate = 1\n");
         f.env["OPENSSL_CONF"] = conf.string();
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress", "--yes"});
         CHECK(r.exit_code == 2);

@@ -12,7 +12,7 @@ bool mentions(const e2e::ProcessResult& r, const std::string& text) {
     return r.out.find(text) != std::string::npos || r.err.find(text) != std::string::npos;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: templates") {
     TEST_CASE("lists the sandbox's templates as a table") {
@@ -29,14 +29,13 @@ TEST_SUITE("e2e: templates") {
     }
     TEST_CASE("--status filters and --json prints the service's records") {
         e2e::Sandbox sandbox;
-        auto approved = run_wacamp({"templates", "--base-url", sandbox.url(), "--status", "APPROVED"},
-                                   {{"WACAMP_API_KEY", k_key}});
+        auto approved =
+            run_wacamp({"templates", "--base-url", sandbox.url(), "--status", "APPROVED"}, {{"WACAMP_API_KEY", k_key}});
         CHECK(approved.exit_code == 0);
         CHECK(approved.out.find("PENDING") == std::string::npos);
         CHECK(approved.out.find("APPROVED") != std::string::npos);
 
-        auto json = run_wacamp({"templates", "--base-url", sandbox.url(), "--json"},
-                               {{"WACAMP_API_KEY", k_key}});
+        auto json = run_wacamp({"templates", "--base-url", sandbox.url(), "--json"}, {{"WACAMP_API_KEY", k_key}});
         CHECK(json.exit_code == 0);
         auto records = nlohmann::json::parse(json.out);
         REQUIRE(records.is_array());
@@ -82,8 +81,7 @@ TEST_SUITE("e2e: templates") {
     TEST_CASE("bad invocations exit 2 and send nothing") {
         e2e::Sandbox sandbox;
         CHECK(run_wacamp({"templates"}).exit_code == 2);
-        auto no_key = run_wacamp({"templates", "--base-url", sandbox.url()},
-                                 {{"WACAMP_API_KEY", e2e::k_unset}});
+        auto no_key = run_wacamp({"templates", "--base-url", sandbox.url()}, {{"WACAMP_API_KEY", e2e::k_unset}});
         CHECK(no_key.exit_code == 2);
         CHECK(no_key.err.find("WACAMP_API_KEY") != std::string::npos);
         CHECK(run_wacamp({"templates", "--base-url", sandbox.url(), "--campaign", "x.yaml"}).exit_code == 2);
@@ -95,8 +93,7 @@ TEST_SUITE("e2e: help") {
     TEST_CASE("--help describes every command of the contract") {
         auto r = run_wacamp({"--help"});
         CHECK(r.exit_code == 0);
-        for (const char* command : {"run", "resume", "validate", "templates", "delete-contacts", "report",
-                                    "sandbox"}) {
+        for (const char* command : {"run", "resume", "validate", "templates", "delete-contacts", "report", "sandbox"}) {
             CAPTURE(command);
             CHECK(r.out.find(command) != std::string::npos);
             auto sub = run_wacamp({command, "--help"});

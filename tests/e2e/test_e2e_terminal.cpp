@@ -11,7 +11,7 @@ namespace {
 // The live line is redrawn in place: carriage return, erase the line, then the figures.
 constexpr std::string_view k_live_line = "\r\x1b[Ksent ";
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: terminal") {
     TEST_CASE("on a terminal, run shows the campaign and first message and asks; n sends nothing") {

@@ -2,13 +2,13 @@
 // (libcurl would resend the request by itself), a process stopped while its request is in
 // flight, a huge answer, a certificate that fails verification.
 
-#include <csignal>
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <csignal>
+#include <thread>
 
 #include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
@@ -88,7 +88,7 @@ Measured run_measured(const TempDir& dir, const std::vector<std::string>& args, 
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), usage.ru_maxrss};
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("e2e: wire") {
     TEST_CASE("an answer lost on a reused connection: held unknown by default, never sent twice") {

@@ -1,14 +1,14 @@
 #include "timeout.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 namespace e2e {
 
@@ -38,7 +38,7 @@ int wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline, TimedR
     }
 }
 
-} // namespace
+}  // namespace
 
 TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector<std::string>& args,
                               const EnvOverrides& env) {
@@ -61,8 +61,8 @@ TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector
     std::string* const sinks[2] = {&result.out, &result.err};
     int open_fds = 2;
     while (open_fds > 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             // Killed, its pipes close, and the loop drains what is left.
             if (!result.timed_out) {
@@ -85,4 +85,4 @@ TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector
     return result;
 }
 
-} // namespace e2e
+}  // namespace e2e

@@ -19,4 +19,4 @@ struct TimedResult : ProcessResult {
 TimedResult run_wacamp_within(std::chrono::milliseconds limit, const std::vector<std::string>& args,
                               const EnvOverrides& env = {});
 
-} // namespace e2e
+}  // namespace e2e

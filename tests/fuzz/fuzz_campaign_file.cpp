@@ -71,7 +71,7 @@ void check_message(const std::string& message, const std::string& file) {
     }
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const Workspace ws;

@@ -54,7 +54,7 @@ bool same(const Reading& a, const Reading& b) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 2) {
@@ -62,8 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     campaign::CsvOptions options;
     // Mostly the delimiters people use (and some refused ones); sometimes any ASCII byte.
-    options.delimiter = (data[0] & 0x80) != 0 ? static_cast<char>(data[0] & 0x7F)
-                                              : k_delimiters[data[0] % sizeof k_delimiters];
+    options.delimiter =
+        (data[0] & 0x80) != 0 ? static_cast<char>(data[0] & 0x7F) : k_delimiters[data[0] % sizeof k_delimiters];
     // A small cap sometimes, so that the "too long" path is reachable with small inputs.
     if ((data[1] & 0x80) != 0) {
         options.max_field_bytes = 16;

@@ -26,12 +26,8 @@ namespace {
 // The private file, removed when the fuzzer exits normally.
 class Workspace {
 public:
-    Workspace() {
-        m_path = (scratch_base() / ("wacamp-fuzz-log-" + std::to_string(::getpid()) + ".jsonl")).string();
-    }
-    ~Workspace() {
-        std::remove(m_path.c_str());
-    }
+    Workspace() { m_path = (scratch_base() / ("wacamp-fuzz-log-" + std::to_string(::getpid()) + ".jsonl")).string(); }
+    ~Workspace() { std::remove(m_path.c_str()); }
     Workspace(const Workspace&) = delete;
     Workspace& operator=(const Workspace&) = delete;
     const std::string& path() const { return m_path; }
@@ -76,7 +72,7 @@ void check_replay(const std::string& path) {
     }
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const Workspace ws;

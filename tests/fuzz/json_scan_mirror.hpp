@@ -54,8 +54,7 @@ inline std::optional<nlohmann::json> scan_value(util::JsonScanner& in) {
         bool value = false;
         return in.read_bool(value) ? std::optional<nlohmann::json>(value) : std::nullopt;
     }
-    case 'n':
-        return in.read_null() ? std::optional<nlohmann::json>(nullptr) : std::nullopt;
+    case 'n': return in.read_null() ? std::optional<nlohmann::json>(nullptr) : std::nullopt;
     default: {
         util::JsonScanner attempt = in;  // an integer if it is one, else skipped as a number
         std::int64_t value = 0;
@@ -175,4 +174,4 @@ inline std::string compare(std::string_view text) {
     return "";
 }
 
-} // namespace json_mirror
+}  // namespace json_mirror

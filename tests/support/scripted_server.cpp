@@ -1,17 +1,17 @@
 #include "scripted_server.hpp"
 
-#include <algorithm>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <mutex>
-#include <netinet/in.h>
-#include <poll.h>
 #include <set>
 #include <stdexcept>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 namespace test_support {
@@ -41,7 +41,7 @@ long long content_length(const std::string& head) {
     return std::stoll(lower.substr(at + 17));
 }
 
-} // namespace
+}  // namespace
 
 std::string http_response(int status, const std::string& body, const std::string& content_type) {
     return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " + content_type +
@@ -189,4 +189,4 @@ int ScriptedServer::requests() const {
     return m_impl->requests.load();
 }
 
-} // namespace test_support
+}  // namespace test_support

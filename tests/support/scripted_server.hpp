@@ -64,4 +64,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace test_support
+}  // namespace test_support

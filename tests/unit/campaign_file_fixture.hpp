@@ -4,12 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "campaign/campaign_file.hpp"
 
@@ -77,9 +77,7 @@ public:
         }
         return out;
     }
-    std::string str(const std::string& relative) const {
-        return (m_dir / relative).lexically_normal().string();
-    }
+    std::string str(const std::string& relative) const { return (m_dir / relative).lexically_normal().string(); }
 
 private:
     fs::path m_dir;

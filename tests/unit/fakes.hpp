@@ -6,13 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include <stdlib.h>
 #include <algorithm>
 #include <filesystem>
-#include <stdexcept>
-#include <stdlib.h>
-#include <string>
 #include <functional>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "service/http.hpp"
 #include "util/clock.hpp"
@@ -152,4 +152,4 @@ struct TempDir {
     std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-} // namespace fakes
+}  // namespace fakes

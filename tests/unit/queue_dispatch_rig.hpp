@@ -76,20 +76,22 @@ public:
     }
     void on_pause(const queue::Progress& progress) override { pauses.push_back(progress); }
     int count(queue::JobStatus status) const {
-        return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.status == status; }));
+        return static_cast<int>(
+            std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.status == status; }));
     }
     int attempts = 0;
     std::vector<Event> events;
     std::optional<queue::Progress> last_progress;
-    std::vector<std::size_t> limits;             // in_flight_limit of each progress report
-    std::optional<queue::Progress> last_pause;   // the last progress report that named a pause
-    std::vector<queue::Progress> pauses;         // on_pause calls
+    std::vector<std::size_t> limits;            // in_flight_limit of each progress report
+    std::optional<queue::Progress> last_pause;  // the last progress report that named a pause
+    std::vector<queue::Progress> pauses;        // on_pause calls
 };
 
 struct Rig {
     explicit Rig(fakes::FakeTransport::Responder answer, double per_second = 1000, int burst = 0,
                  std::chrono::milliseconds latency = 50ms)
-        : transport(clock, std::move(answer), latency), limiter(per_second, burst),
+        : transport(clock, std::move(answer), latency),
+          limiter(per_second, burst),
           retry(retry_settings, fakes::FakeRandom({0.5})) {
         service.base_url = "http://sandbox";
         service.api_key = "key";
@@ -102,8 +104,8 @@ struct Rig {
 
     fakes::FakeClock clock;
     fakes::FakeTransport transport;
-    campaign::Retry retry_settings{.max_attempts = 3, .initial_backoff = 1s, .max_backoff = 10s,
-                                   .ambiguous = campaign::Ambiguous::retry};
+    campaign::Retry retry_settings{
+        .max_attempts = 3, .initial_backoff = 1s, .max_backoff = 10s, .ambiguous = campaign::Ambiguous::retry};
     queue::RateLimiter limiter;
     queue::RetryPolicy retry;
     service::ServiceConfig service;
@@ -118,4 +120,4 @@ inline fakes::FakeTransport::Answer ok(const service::HttpRequest&) {
     return fakes::http_answer(200, k_ok);
 }
 
-} // namespace dispatch_test
+}  // namespace dispatch_test

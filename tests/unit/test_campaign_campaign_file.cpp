@@ -150,8 +150,7 @@ results: ../out/./log.jsonl
 
     TEST_CASE("${NAME} takes the environment in any string") {
         Folder folder;
-        auto c =
-            folder.load(k_minimal + "rate: {per_second: \"${RATE}\"}\ntemplate: {name: \"t_${HOST}\"}\n");
+        auto c = folder.load(k_minimal + "rate: {per_second: \"${RATE}\"}\ntemplate: {name: \"t_${HOST}\"}\n");
         REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
         CHECK(c->rate.per_second == 2.5);
         CHECK(c->template_check->name == "t_api.example.com");
@@ -247,8 +246,8 @@ message: {type: text, text: hi}
 
     TEST_CASE("window days take short or full names; every day and 00:00-24:00 by default") {
         Folder folder;
-        auto c = folder.load(
-            k_minimal + "schedule: {window: {timezone: UTC, days: [Sunday, SAT, sat], to: \"24:00\"}}\n");
+        auto c =
+            folder.load(k_minimal + "schedule: {window: {timezone: UTC, days: [Sunday, SAT, sat], to: \"24:00\"}}\n");
         REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
         CHECK(c->schedule.window->days == std::vector<int>{0, 6});
         CHECK(c->schedule.window->to_minute == 24 * 60);

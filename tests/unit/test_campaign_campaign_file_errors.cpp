@@ -35,8 +35,7 @@ TEST_SUITE("campaign::load_campaign errors") {
 
     TEST_CASE("deep nesting and huge files are refused, not a crash") {
         Folder folder;
-        CHECK(folder.problems("a: " + std::string(100'000, '[')).find("nested too deeply") !=
-              std::string::npos);
+        CHECK(folder.problems("a: " + std::string(100'000, '[')).find("nested too deeply") != std::string::npos);
         CHECK(folder.problems(std::string(2 << 20, '#')).find("cannot read: larger than 1024 KiB") !=
               std::string::npos);
     }
@@ -46,8 +45,8 @@ TEST_SUITE("campaign::load_campaign errors") {
         std::string yaml = "x-0: &a0 {name: a}\n";
         for (int i = 1; i <= 12; ++i) {
             const std::string prev = "*a" + std::to_string(i - 1);
-            yaml += "x-" + std::to_string(i) + ": &a" + std::to_string(i) + " {<<: [" + prev + ", " + prev +
-                    ", " + prev + ", " + prev + "]}\n";
+            yaml += "x-" + std::to_string(i) + ": &a" + std::to_string(i) + " {<<: [" + prev + ", " + prev + ", " +
+                    prev + ", " + prev + "]}\n";
         }
         yaml += "<<: *a12\n";
         CHECK(folder.problems(yaml).find("too many merge keys") != std::string::npos);
@@ -144,8 +143,7 @@ rate: {per_second: fast}
 
     TEST_CASE("huge numbers are out of range, not overflowed") {
         Folder folder;
-        const auto p =
-            folder.problems(k_minimal + "rate:\n  per_second: 1e400\n  per_day: 99999999999999999999999\n");
+        const auto p = folder.problems(k_minimal + "rate:\n  per_second: 1e400\n  per_day: 99999999999999999999999\n");
         CHECK_PROBLEM(p, "12: rate.per_second: must be more than 0 and at most 100000, got 1e400");
         CHECK_PROBLEM(p, "13: rate.per_day: must be between 1 and 1000000000, got 99999999999999999999999");
     }
@@ -189,8 +187,7 @@ rate: {per_second: fast}
     TEST_CASE("the name is letters, digits, - and _") {
         Folder folder;
         const std::string rule = "1: name: must be letters, digits, '-' or '_' (at most 100), got ";
-        CHECK_PROBLEM(folder.problems(minimal_with("name: spring", "name: spring offer")),
-                      rule + "\"spring offer\"");
+        CHECK_PROBLEM(folder.problems(minimal_with("name: spring", "name: spring offer")), rule + "\"spring offer\"");
         CHECK_PROBLEM(folder.problems(minimal_with("name: spring", "name: ../x")), rule + "\"../x\"");
         CHECK(folder.problems(minimal_with("name: spring", "name: " + std::string(101, 'a'))).find(rule) !=
               std::string::npos);
@@ -198,43 +195,44 @@ rate: {per_second: fast}
 
     TEST_CASE("base_url must be an http or https address without a query") {
         Folder folder;
-        const std::string scheme =
-            "3: service.base_url: must start with http:// or https:// and name a host, got ";
+        const std::string scheme = "3: service.base_url: must start with http:// or https:// and name a host, got ";
         const std::string url = "base_url: https://api.example.com";
         CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: ftp://h")), scheme + "\"ftp://h\"");
         CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: https://")), scheme + "\"https://\"");
-        CHECK_PROBLEM(
-            folder.problems(minimal_with(url, "base_url: https://h/x?y=1")),
-            "3: service.base_url: must not hold a query, a fragment or spaces, got \"https://h/x?y=1\"");
+        CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: https://h/x?y=1")),
+                      "3: service.base_url: must not hold a query, a fragment or spaces, got \"https://h/x?y=1\"");
     }
 
     TEST_CASE("base_url refuses a user name or password without repeating it") {
         Folder folder;
-        const auto p = folder.problems(minimal_with("base_url: https://api.example.com",
-                                                    "base_url: https://admin:hunter2secret@api.example.com"));
-        CHECK_PROBLEM(p, "3: service.base_url: must not hold a user name or password, got "
-                         "\"https://***@api.example.com\": the service authenticates with service.api_key, "
-                         "from the environment");
+        const auto p = folder.problems(
+            minimal_with("base_url: https://api.example.com", "base_url: https://admin:hunter2secret@api.example.com"));
+        CHECK_PROBLEM(p,
+                      "3: service.base_url: must not hold a user name or password, got "
+                      "\"https://***@api.example.com\": the service authenticates with service.api_key, "
+                      "from the environment");
         CHECK(p.find("hunter2secret") == std::string::npos);
         CHECK(p.find("admin") == std::string::npos);
-        const auto q = folder.problems(minimal_with("base_url: https://api.example.com",
-                                                    "base_url: ftp://u:hunter2secret@h"));
+        const auto q =
+            folder.problems(minimal_with("base_url: https://api.example.com", "base_url: ftp://u:hunter2secret@h"));
         CHECK(q.find("hunter2secret") == std::string::npos);
     }
 
     TEST_CASE("plain http to a host that is not loopback needs allow_insecure_http") {
         Folder folder;
-        CHECK_PROBLEM(folder.problems(minimal_with("base_url: https://api.example.com",
-                                                   "base_url: http://api.example.com")),
-                      "3: service.base_url: plain http:// would send the API key unencrypted to api.example.com: "
-                      "use https://, or set service.allow_insecure_http: true if the network is trusted");
-        CHECK(folder.problems(minimal_with("base_url: https://api.example.com",
-                                           "base_url: http://api.example.com\n  allow_insecure_http: true"))
+        CHECK_PROBLEM(
+            folder.problems(minimal_with("base_url: https://api.example.com", "base_url: http://api.example.com")),
+            "3: service.base_url: plain http:// would send the API key unencrypted to api.example.com: "
+            "use https://, or set service.allow_insecure_http: true if the network is trusted");
+        CHECK(folder
+                  .problems(minimal_with("base_url: https://api.example.com",
+                                         "base_url: http://api.example.com\n  allow_insecure_http: true"))
                   .empty());
         for (const char* loopback : {"http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:9/x",
                                      "http://LOCALHOST", "http://[::1]:8080"}) {
-            CHECK_MESSAGE(folder.problems(minimal_with("base_url: https://api.example.com",
-                                                       std::string("base_url: \"") + loopback + "\""))
+            CHECK_MESSAGE(folder
+                              .problems(minimal_with("base_url: https://api.example.com",
+                                                     std::string("base_url: \"") + loopback + "\""))
                               .empty(),
                           loopback);
         }
@@ -257,15 +255,13 @@ rate: {per_second: fast}
 
     TEST_CASE("optional secrets excuse only the api key and the token") {
         Folder folder;
-        CHECK_PROBLEM(
-            folder.problems(minimal_with("Hi {{name}}", "Hi ${NOPE}"), {.secrets = SecretsPolicy::optional}),
-            "10: message.text: environment variable NOPE is not set");
+        CHECK_PROBLEM(folder.problems(minimal_with("Hi {{name}}", "Hi ${NOPE}"), {.secrets = SecretsPolicy::optional}),
+                      "10: message.text: environment variable NOPE is not set");
     }
 
     TEST_CASE("secret values never appear in a message") {
         Folder folder;
-        const util::MapEnvironment env(
-            {{"KEY", "key-0123456789"}, {"BROKEN", "abc\ndef"}, {"TOKEN", "tok-987654"}});
+        const util::MapEnvironment env({{"KEY", "key-0123456789"}, {"BROKEN", "abc\ndef"}, {"TOKEN", "tok-987654"}});
         folder.put("campaign.yaml", R"(name: "x ${KEY}"
 service:
   base_url: https://h
@@ -282,8 +278,7 @@ cleanup: {delete_contacts: true}
         CHECK(message.find("key-0123456789") == std::string::npos);
         CHECK(message.find("abc") == std::string::npos);
         CHECK(message.find("tok-987654") == std::string::npos);
-        CHECK(message.find("service.access_token: contains a line break or NUL character") !=
-              std::string::npos);
+        CHECK(message.find("service.access_token: contains a line break or NUL character") != std::string::npos);
         CHECK(message.find("service.headers.X-Token: value contains a line break") != std::string::npos);
         CHECK(message.find("name: must be letters, digits, '-' or '_' (at most 100), got \"x ***\"") !=
               std::string::npos);
@@ -294,10 +289,9 @@ cleanup: {delete_contacts: true}
         const auto p = folder.problems(k_minimal + "cleanup: {delete_contacts: true}\n");
         CHECK_PROBLEM(p, "2: missing required key \"service.access_token\"");
         CHECK_PROBLEM(p, "7: missing required key \"recipients.columns.user_id\"");
-        CHECK_PROBLEM(
-            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  access_token: ${NOPE}\n") +
-                            "cleanup: {delete_contacts: true}\n"),
-            "7: service.access_token: environment variable NOPE is not set");
+        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  access_token: ${NOPE}\n") +
+                                      "cleanup: {delete_contacts: true}\n"),
+                      "7: service.access_token: environment variable NOPE is not set");
     }
 
     TEST_CASE("fields of the other message type are refused") {
@@ -318,15 +312,13 @@ cleanup: {delete_contacts: true}
     TEST_CASE("the delimiter is one character and default_country two letters") {
         Folder folder;
         const std::string one = "must be one character other than a quote or line break (or \"\\t\"), got ";
-        const auto p = folder.problems(
-            minimal_with("  file: samples/r.csv\n",
-                         "  file: samples/r.csv\n  delimiter: \";;\"\n  default_country: IND\n"));
+        const auto p = folder.problems(minimal_with(
+            "  file: samples/r.csv\n", "  file: samples/r.csv\n  delimiter: \";;\"\n  default_country: IND\n"));
         CHECK_PROBLEM(p, "7: recipients.delimiter: " + one + "\";;\"");
+        CHECK_PROBLEM(p, "8: recipients.default_country: expected a two-letter country code such as IN, got \"IND\"");
         CHECK_PROBLEM(
-            p, "8: recipients.default_country: expected a two-letter country code such as IN, got \"IND\"");
-        CHECK_PROBLEM(folder.problems(minimal_with("  file: samples/r.csv\n",
-                                                   "  file: samples/r.csv\n  delimiter: '\"'\n")),
-                      "7: recipients.delimiter: " + one + "\"\"\"");
+            folder.problems(minimal_with("  file: samples/r.csv\n", "  file: samples/r.csv\n  delimiter: '\"'\n")),
+            "7: recipients.delimiter: " + one + "\"\"\"");
     }
 
     TEST_CASE("headers: wacamp's own are refused, names are tokens, each given once") {
@@ -345,16 +337,15 @@ cleanup: {delete_contacts: true}
         Folder folder;
         CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  api_key_in: []\n")),
                       "7: service.api_key_in: must name header, query or both");
-        CHECK_PROBLEM(folder.problems(
-                          with_service("  base_url: https://h\n  api_key: k\n  api_key_in: [header, body]\n")),
-                      "7: service.api_key_in[1]: expected header or query, got \"body\"");
+        CHECK_PROBLEM(
+            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  api_key_in: [header, body]\n")),
+            "7: service.api_key_in[1]: expected header or query, got \"body\"");
     }
 
     TEST_CASE("start_at needs a UTC offset and a real date") {
         Folder folder;
-        CHECK_PROBLEM(
-            folder.problems(k_minimal + "schedule: {start_at: 2026-12-01T09:00:00}\n"),
-            "11: schedule.start_at: \"2026-12-01T09:00:00\" has no UTC offset: add Z or one like +05:30");
+        CHECK_PROBLEM(folder.problems(k_minimal + "schedule: {start_at: 2026-12-01T09:00:00}\n"),
+                      "11: schedule.start_at: \"2026-12-01T09:00:00\" has no UTC offset: add Z or one like +05:30");
         const std::string like = " is not a date and time like 2026-12-01T09:00:00+05:30";
         CHECK_PROBLEM(folder.problems(k_minimal + "schedule: {start_at: 2026-02-30T09:00:00Z}\n"),
                       "11: schedule.start_at: \"2026-02-30T09:00:00Z\"" + like);
@@ -367,12 +358,10 @@ cleanup: {delete_contacts: true}
         const auto p = folder.problems(k_minimal +
                                        "schedule:\n  window:\n    timezone: Mars/Olympus\n"
                                        "    days: [mon, funday]\n    from: \"25:00\"\n    to: 9am\n");
-        CHECK_PROBLEM(
-            p,
-            "13: schedule.window.timezone: unknown time zone \"Mars/Olympus\" (expected an IANA name like "
-            "Asia/Kolkata)");
-        CHECK_PROBLEM(
-            p, "14: schedule.window.days: expected sun, mon, tue, wed, thu, fri or sat, got \"funday\"");
+        CHECK_PROBLEM(p,
+                      "13: schedule.window.timezone: unknown time zone \"Mars/Olympus\" (expected an IANA name like "
+                      "Asia/Kolkata)");
+        CHECK_PROBLEM(p, "14: schedule.window.days: expected sun, mon, tue, wed, thu, fri or sat, got \"funday\"");
         CHECK_PROBLEM(p, "15: schedule.window.from: expected a time of day like 09:00, got \"25:00\"");
         CHECK_PROBLEM(p, "16: schedule.window.to: expected a time of day like 18:00 (or 24:00), got \"9am\"");
         const auto q = folder.problems(k_minimal +
@@ -380,8 +369,7 @@ cleanup: {delete_contacts: true}
                                        "from: \"18:00\", to: \"09:00\"}\n");
         CHECK(q.find("unknown time zone \"../../etc/passwd\"") != std::string::npos);
         CHECK_PROBLEM(q, "12: schedule.window.days: must name at least one day");
-        CHECK_PROBLEM(
-            q, "12: schedule.window.from: the window must open before it closes, got from 18:00 to 09:00");
+        CHECK_PROBLEM(q, "12: schedule.window.from: the window must open before it closes, got from 18:00 to 09:00");
     }
 
     TEST_CASE("results must name a file") {

@@ -47,18 +47,21 @@ TEST_SUITE("campaign::load_campaign rate") {
     TEST_CASE("a word that is not auto or unlimited is refused, with a suggestion") {
         Folder folder;
         const auto p = folder.problems(k_minimal + "rate:\n  per_second: unlimted\n  concurrency: Auto\n");
-        CHECK_PROBLEM(p, "12: rate.per_second: expected unlimited or a number, got \"unlimted\" "
-                         "(did you mean \"unlimited\"?)");
-        CHECK_PROBLEM(p, "13: rate.concurrency: expected auto or a whole number, got \"Auto\" "
-                         "(did you mean \"auto\"?)");
+        CHECK_PROBLEM(p,
+                      "12: rate.per_second: expected unlimited or a number, got \"unlimted\" "
+                      "(did you mean \"unlimited\"?)");
+        CHECK_PROBLEM(p,
+                      "13: rate.concurrency: expected auto or a whole number, got \"Auto\" "
+                      "(did you mean \"auto\"?)");
         CHECK_PROBLEM(folder.problems(k_minimal + "rate: {per_second: inf}\n"),
                       "11: rate.per_second: expected unlimited or a number, got \"inf\"");
     }
 
     TEST_CASE("bad numbers keep the number readers' messages") {
         Folder folder;
-        const auto p = folder.problems(k_minimal + "rate:\n  per_second: -.inf\n  concurrency: 2.5\n"
-                                                   "  max_concurrency: 0\n");
+        const auto p = folder.problems(k_minimal +
+                                       "rate:\n  per_second: -.inf\n  concurrency: 2.5\n"
+                                       "  max_concurrency: 0\n");
         CHECK_PROBLEM(p, "12: rate.per_second: expected a number, got \"-.inf\"");
         CHECK_PROBLEM(p, "13: rate.concurrency: expected a whole number, got \"2.5\"");
         CHECK_PROBLEM(p, "14: rate.max_concurrency: must be between 1 and 1024, got 0");
@@ -69,8 +72,9 @@ TEST_SUITE("campaign::load_campaign rate") {
     TEST_CASE("max_concurrency with a fixed concurrency is refused on its line") {
         Folder folder;
         const auto p = folder.problems(k_minimal + "rate:\n  concurrency: 8\n  max_concurrency: 64\n");
-        CHECK(p == "\n13: rate.max_concurrency: only applies to concurrency: auto "
-                   "(a fixed concurrency is its own cap)\n");
+        CHECK(p ==
+              "\n13: rate.max_concurrency: only applies to concurrency: auto "
+              "(a fixed concurrency is its own cap)\n");
     }
 
     TEST_CASE("the words come through ${ENV} like numbers do") {

@@ -18,16 +18,14 @@ namespace {
 // Chunk sizes that put every chunk boundary somewhere awkward, and the real default.
 const std::vector<std::size_t> k_chunks = {1, 2, 3, 5, 64 * 1024};
 
-CsvOptions options(std::size_t chunk, char delimiter = ',')
-{
+CsvOptions options(std::size_t chunk, char delimiter = ',') {
     CsvOptions o;
     o.chunk_size = chunk;
     o.delimiter = delimiter;
     return o;
 }
 
-std::vector<CsvRecord> read_all(CsvReader& reader)
-{
+std::vector<CsvRecord> read_all(CsvReader& reader) {
     std::vector<CsvRecord> rows;
     CsvRecord record;
     while (reader.next(record)) {
@@ -37,8 +35,7 @@ std::vector<CsvRecord> read_all(CsvReader& reader)
 }
 
 // Reads `text` with every chunk size; checks they agree and returns the records.
-std::vector<CsvRecord> parse(const std::string& text, char delimiter = ',')
-{
+std::vector<CsvRecord> parse(const std::string& text, char delimiter = ',') {
     std::vector<CsvRecord> first;
     for (const std::size_t chunk : k_chunks) {
         CAPTURE(chunk);
@@ -59,14 +56,13 @@ std::vector<CsvRecord> parse(const std::string& text, char delimiter = ',')
     return first;
 }
 
-std::string header_error(const std::string& text)
-{
+std::string header_error(const std::string& text) {
     auto reader = CsvReader::from_string(text, options(3), "r.csv");
     REQUIRE_FALSE(reader.ok());
     return reader.error().message;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("campaign::CsvReader") {
     TEST_CASE("reads the header and numbers rows from 1") {
@@ -226,8 +222,7 @@ TEST_SUITE("campaign::CsvReader") {
     }
     TEST_CASE("an empty file is an error") {
         CHECK(header_error("") == "r.csv: the file is empty; it needs a header row naming its columns");
-        CHECK(header_error("\r\n\n") ==
-              "r.csv: the file is empty; it needs a header row naming its columns");
+        CHECK(header_error("\r\n\n") == "r.csv: the file is empty; it needs a header row naming its columns");
     }
     TEST_CASE("an empty column name is an error naming its position") {
         CHECK(header_error("name,,phone\n") == "r.csv:1: column 2 of the header has no name");
@@ -241,8 +236,7 @@ TEST_SUITE("campaign::CsvReader") {
         CHECK(header_error("a,\"b\n") ==
               "r.csv:1: the header: a quoted field opened on line 1 is never closed; "
               "nothing after it can be read");
-        CHECK(header_error("a,\xFF\n") ==
-              "r.csv:1: the header: column 2 is not valid UTF-8 (save the file as UTF-8)");
+        CHECK(header_error("a,\xFF\n") == "r.csv:1: the header: column 2 is not valid UTF-8 (save the file as UTF-8)");
     }
     TEST_CASE("spaces around column names are trimmed") {
         auto reader = CsvReader::from_string("name , phone\n", options(64));
@@ -264,8 +258,7 @@ TEST_SUITE("campaign::CsvReader") {
         CHECK(record.fields[0].data() == buffer);
     }
     TEST_CASE("reads a file from disk") {
-        const std::string path =
-            (std::filesystem::temp_directory_path() / "wacamp_test_csv_reader.csv").string();
+        const std::string path = (std::filesystem::temp_directory_path() / "wacamp_test_csv_reader.csv").string();
         {
             std::ofstream out(path, std::ios::binary);
             out << "\xEF\xBB\xBFphone;name\r\n+91 98123 45678;\"Asha; K\"\r\n";
@@ -280,7 +273,6 @@ TEST_SUITE("campaign::CsvReader") {
     TEST_CASE("a missing file is an error naming it") {
         auto reader = CsvReader::open("/nonexistent/recipients.csv", ',');
         REQUIRE_FALSE(reader.ok());
-        CHECK(reader.error().message ==
-              "/nonexistent/recipients.csv: cannot open: No such file or directory");
+        CHECK(reader.error().message == "/nonexistent/recipients.csv: cannot open: No such file or directory");
     }
 }

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <set>
 #include <random>
+#include <set>
 #include <string>
 
 #include <phonenumbers/phonenumberutil.h>
@@ -14,8 +14,7 @@ using campaign::PhoneNormalizer;
 
 namespace {
 
-std::string wa_id(const std::string& country, const std::string& raw)
-{
+std::string wa_id(const std::string& country, const std::string& raw) {
     auto normalizer = PhoneNormalizer::create(country);
     REQUIRE(normalizer.ok());
     auto result = normalizer->normalize(raw);
@@ -24,8 +23,7 @@ std::string wa_id(const std::string& country, const std::string& raw)
     return *result;
 }
 
-std::string error(const std::string& country, const std::string& raw)
-{
+std::string error(const std::string& country, const std::string& raw) {
     auto normalizer = PhoneNormalizer::create(country);
     REQUIRE(normalizer.ok());
     auto result = normalizer->normalize(raw);
@@ -33,7 +31,7 @@ std::string error(const std::string& country, const std::string& raw)
     return result.error().message;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("campaign::PhoneNormalizer") {
     TEST_CASE("India: national, international, 00 and trunk-prefixed forms") {
@@ -76,8 +74,12 @@ TEST_SUITE("campaign::PhoneNormalizer") {
         CHECK(wa_id("IN", "+971 50 123 4567") == "971501234567");
     }
     TEST_CASE("Unicode spaces and dashes from spreadsheets are separators") {
-        CHECK(wa_id("IN", "98123\xC2\xA0" "45678") == "919812345678");
-        CHECK(wa_id("IN", "98123\xE2\x80\x93" "45678") == "919812345678");
+        CHECK(wa_id("IN",
+                    "98123\xC2\xA0"
+                    "45678") == "919812345678");
+        CHECK(wa_id("IN",
+                    "98123\xE2\x80\x93"
+                    "45678") == "919812345678");
     }
     TEST_CASE("a number that is too short is not valid for the default country") {
         CHECK(error("IN", "12345") == "\"12345\" is not a valid number for IN");
@@ -91,8 +93,9 @@ TEST_SUITE("campaign::PhoneNormalizer") {
         CHECK(error("US", "3907018289") ==
               "\"3907018289\" is not a valid number for US (read with a country code it would "
               "be +3907018289 in IT: if that is meant, write it with \"+\")");
-        CHECK(error("US", "4978454612").starts_with("\"4978454612\" is not a valid number for US "
-                                                    "(read with a country code it would be +4978454612 in DE"));
+        CHECK(error("US", "4978454612")
+                  .starts_with("\"4978454612\" is not a valid number for US "
+                               "(read with a country code it would be +4978454612 in DE"));
         CHECK(error("IN", "447400123456").starts_with("\"447400123456\" is not a valid number for IN"));
         // The default country's own code, written without "+", still works; so do "+" and "00".
         CHECK(wa_id("IN", "919812345678") == "919812345678");
@@ -141,8 +144,7 @@ TEST_SUITE("campaign::PhoneNormalizer") {
     TEST_CASE("the default country is checked and case-insensitive") {
         auto bad = PhoneNormalizer::create("XX");
         REQUIRE_FALSE(bad.ok());
-        CHECK(bad.error().message ==
-              "unknown country \"XX\" (expected an ISO 3166 code such as IN, US or GB)");
+        CHECK(bad.error().message == "unknown country \"XX\" (expected an ISO 3166 code such as IN, US or GB)");
         auto lower = PhoneNormalizer::create("in");
         REQUIRE(lower.ok());
         CHECK(lower->default_country() == "IN");
@@ -159,12 +161,10 @@ namespace {
 
 namespace pn = i18n::phonenumbers;
 
-std::string library_answer(const std::string& text, const std::string& region)
-{
+std::string library_answer(const std::string& text, const std::string& region) {
     const auto& util = *pn::PhoneNumberUtil::GetInstance();
     pn::PhoneNumber number;
-    if (util.Parse(text, region, &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR ||
-        !util.IsValidNumber(number)) {
+    if (util.Parse(text, region, &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR || !util.IsValidNumber(number)) {
         return {};
     }
     std::string e164;
@@ -172,29 +172,23 @@ std::string library_answer(const std::string& text, const std::string& region)
     return e164.substr(1);
 }
 
-std::string rules_answer(const campaign::PhoneRules::Answer& answer)
-{
+std::string rules_answer(const campaign::PhoneRules::Answer& answer) {
     CHECK(answer.verdict != campaign::PhoneRules::Verdict::undecided);
     return answer.wa_id;
 }
 
-void compare_national(const std::string& digits, const std::string& region)
-{
+void compare_national(const std::string& digits, const std::string& region) {
     CAPTURE(digits);
     CAPTURE(region);
-    CHECK(rules_answer(campaign::PhoneRules::shared()->national(digits, region)) ==
-          library_answer(digits, region));
+    CHECK(rules_answer(campaign::PhoneRules::shared()->national(digits, region)) == library_answer(digits, region));
 }
 
-void compare_international(const std::string& digits)
-{
+void compare_international(const std::string& digits) {
     CAPTURE(digits);
-    CHECK(rules_answer(campaign::PhoneRules::shared()->international(digits)) ==
-          library_answer("+" + digits, "ZZ"));
+    CHECK(rules_answer(campaign::PhoneRules::shared()->international(digits)) == library_answer("+" + digits, "ZZ"));
 }
 
-std::string digits_only(const std::string& s)
-{
+std::string digits_only(const std::string& s) {
     std::string out;
     for (const char c : s) {
         if (c >= '0' && c <= '9') {
@@ -204,7 +198,7 @@ std::string digits_only(const std::string& s)
     return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("campaign::PhoneRules") {
     TEST_CASE("loads libphonenumber's metadata") {
@@ -220,9 +214,8 @@ TEST_SUITE("campaign::PhoneRules") {
         std::set<std::string> regions;
         util.GetSupportedRegions(&regions);
         const pn::PhoneNumberUtil::PhoneNumberType types[] = {
-            pn::PhoneNumberUtil::FIXED_LINE, pn::PhoneNumberUtil::MOBILE,
-            pn::PhoneNumberUtil::TOLL_FREE, pn::PhoneNumberUtil::PREMIUM_RATE,
-            pn::PhoneNumberUtil::VOIP, pn::PhoneNumberUtil::UAN};
+            pn::PhoneNumberUtil::FIXED_LINE,   pn::PhoneNumberUtil::MOBILE, pn::PhoneNumberUtil::TOLL_FREE,
+            pn::PhoneNumberUtil::PREMIUM_RATE, pn::PhoneNumberUtil::VOIP,   pn::PhoneNumberUtil::UAN};
         for (const auto& region : regions) {
             for (const auto type : types) {
                 pn::PhoneNumber example;
@@ -234,8 +227,8 @@ TEST_SUITE("campaign::PhoneRules") {
                 std::string national;
                 util.Format(example, pn::PhoneNumberUtil::NATIONAL, &national);
                 const std::string cc = std::to_string(example.country_code());
-                for (const auto& v : {nsn, digits_only(national), "0" + nsn, "1" + nsn, cc + nsn,
-                                      cc + "0" + nsn, nsn.substr(0, nsn.size() - 1), nsn + "5"}) {
+                for (const auto& v : {nsn, digits_only(national), "0" + nsn, "1" + nsn, cc + nsn, cc + "0" + nsn,
+                                      nsn.substr(0, nsn.size() - 1), nsn + "5"}) {
                     compare_national(v, region);
                 }
                 for (const auto& v : {cc + nsn, cc + "0" + nsn, cc + digits_only(national),

@@ -44,7 +44,7 @@ Read read_all(RecipientStream& stream) {
     return read;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("campaign::RecipientStream") {
     TEST_CASE("when the index of repeats cannot be read back, the stream stops instead of passing repeats as firsts") {
@@ -52,8 +52,8 @@ TEST_SUITE("campaign::RecipientStream") {
         fakes::TempDir temp;
         // The first run's refill, when its last pair in memory (row 257) is taken, fails as a
         // failing disk would.
-        auto stream = open_repeats(folder, {.buffer_pairs = 300, .temp_dir = temp.path.string(),
-                                            .fail_reads_after_bytes = 8192});
+        auto stream =
+            open_repeats(folder, {.buffer_pairs = 300, .temp_dir = temp.path.string(), .fail_reads_after_bytes = 8192});
         const Read read = read_all(stream);
         CHECK(read.rows == 256);
         CHECK(read.repeats == 255);

@@ -12,8 +12,7 @@ namespace {
 
 const Fields k_header = {"name", "phone", "date"};
 
-std::string render(const std::string& text, const Fields& fields)
-{
+std::string render(const std::string& text, const Fields& fields) {
     auto parsed = Template::parse(text);
     REQUIRE(parsed.ok());
     auto bound = parsed->bind(k_header);
@@ -23,14 +22,13 @@ std::string render(const std::string& text, const Fields& fields)
     return *out;
 }
 
-std::string parse_error(const std::string& text)
-{
+std::string parse_error(const std::string& text) {
     auto parsed = Template::parse(text);
     REQUIRE_FALSE(parsed.ok());
     return parsed.error().message;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("campaign::Template") {
     TEST_CASE("replaces placeholders with the row's values") {
@@ -77,16 +75,16 @@ TEST_SUITE("campaign::Template") {
         REQUIRE(t.ok());
         auto bound = t->bind(k_header);
         REQUIRE_FALSE(bound.ok());
-        CHECK(bound.error().message ==
-              "placeholder {{when}} names no column; columns are: name, phone, date");
+        CHECK(bound.error().message == "placeholder {{when}} names no column; columns are: name, phone, date");
     }
     TEST_CASE("binding suggests a column that differs only in case") {
         auto t = Template::parse("{{Name}}");
         REQUIRE(t.ok());
         auto bound = t->bind(k_header);
         REQUIRE_FALSE(bound.ok());
-        CHECK(bound.error().message == "placeholder {{Name}} names no column (did you mean "
-                                       "\"name\"?); columns are: name, phone, date");
+        CHECK(bound.error().message ==
+              "placeholder {{Name}} names no column (did you mean "
+              "\"name\"?); columns are: name, phone, date");
     }
     TEST_CASE("an empty value without a default fails the row") {
         auto t = Template::parse("on {{date}}");

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <fmt/chrono.h>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -50,7 +50,7 @@ struct Fixture {
     cli::Output json{cli::LogFormat::json, {.out = out.file(), .err = err.file()}};
 };
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("cli::Output") {
     TEST_CASE("text: errors, warnings and notices keep their wacamp: prefixes on stderr") {
@@ -58,7 +58,8 @@ TEST_SUITE("cli::Output") {
         f.text.error("c.yaml:3: bad", cli::k_exit_bad_input);
         f.text.warning("torn line");
         f.text.notice("continuing from x.jsonl");
-        CHECK(f.err.text() == "wacamp: error: c.yaml:3: bad\nwacamp: warning: torn line\nwacamp: continuing from x.jsonl\n");
+        CHECK(f.err.text() ==
+              "wacamp: error: c.yaml:3: bad\nwacamp: warning: torn line\nwacamp: continuing from x.jsonl\n");
         CHECK(f.out.text().empty());
     }
     TEST_CASE("text: a result is printed on stdout as it is, and progress off a terminal is a plain line") {
@@ -127,7 +128,9 @@ TEST_SUITE("cli::Output") {
     TEST_CASE("text: service text is shown with its escape sequences escaped, line breaks kept") {
         Fixture f;
         f.text.result(cli::Level::error, "summary", "e2e: STOPPED\n  why: \x1b]0;evil\x07\x1b[2J (auth)\n", {});
-        f.text.warning("row 3: \xc2\x9b" "31m red");
+        f.text.warning(
+            "row 3: \xc2\x9b"
+            "31m red");
         CHECK(f.out.text() == "e2e: STOPPED\n  why: \\x1b]0;evil\\x07\\x1b[2J (auth)\n");
         CHECK(f.err.text() == "wacamp: warning: row 3: \\u009b31m red\n");
     }
@@ -203,8 +206,7 @@ TEST_SUITE("cli::TerminalUi") {
         ui.progress(p, 0);
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
-        const std::string date =
-            fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
+        const std::string date = fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
         const std::string message = lines[0]["message"];
         CHECK_MESSAGE(message.find("paused: daily cap reached until " + date + " ") != std::string::npos, message);
     }

@@ -38,7 +38,8 @@ TEST_SUITE("queue::dispatch") {
         CHECK(s.back().at - s.front().at < 11s);
     }
     TEST_CASE("transient failures are retried with backoff up to max_attempts, then fail") {
-        Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(503, ""); });
+        Rig rig(
+            [](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(503, ""); });
         ListSource source(1);
         rig.run(source);
         CHECK(rig.transport.started.size() == 3);
@@ -131,7 +132,8 @@ TEST_SUITE("queue::dispatch") {
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 3);
     }
     TEST_CASE("a refused key stops the campaign at once") {
-        Rig rig([](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(401, ""); });
+        Rig rig(
+            [](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return fakes::http_answer(401, ""); });
         rig.settings.concurrency = 2;
         ListSource source(50);
         auto result = rig.run(source);
@@ -164,7 +166,8 @@ TEST_SUITE("queue::dispatch") {
         ListSource source(20);
         auto result = rig.run(source);
         CHECK(result.reason == queue::StopReason::limit);
-        CHECK(rig.transport.started.size() == 7);  // (the source may be asked for one more, to tell "limit" from "done")
+        CHECK(rig.transport.started.size() ==
+              7);  // (the source may be asked for one more, to tell "limit" from "done")
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 7);
     }
     TEST_CASE("the daily cap pauses the queue until the oldest send of the last 24 h ages out") {
@@ -219,7 +222,7 @@ TEST_SUITE("queue::dispatch") {
         } observer(rig.recorder, rig.stops);
         (void)polls;
         queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr, nullptr, &observer, &rig.stops};
+                                   nullptr,      nullptr,        &observer,  &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::interrupted);
         CHECK(rig.recorder.count(queue::JobStatus::unknown) == static_cast<int>(rig.transport.started.size()));
@@ -250,7 +253,7 @@ std::vector<queue::WallTime> start_times(const Rig& rig, std::chrono::steady_clo
     return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::dispatch") {
     TEST_CASE("a run started at 17:59 sends until the window closes at 18:00, waits, and completes when it opens") {
@@ -297,8 +300,8 @@ TEST_SUITE("queue::dispatch") {
         CHECK(result.reason == queue::StopReason::completed);
         CHECK(rig.recorder.count(queue::JobStatus::sent) == 60);
         const auto starts = start_times(rig, steady0, wall0);
-        const auto friday = std::count_if(starts.begin(), starts.end(),
-                                          [&](auto at) { return at < utc(2026, 3, 6, 22, 0); });
+        const auto friday =
+            std::count_if(starts.begin(), starts.end(), [&](auto at) { return at < utc(2026, 3, 6, 22, 0); });
         CHECK(friday == 30);
         for (auto at : starts) {
             CHECK((at < utc(2026, 3, 6, 22, 0) || at >= utc(2026, 3, 9, 13, 0)));
@@ -345,7 +348,7 @@ TEST_SUITE("queue::dispatch") {
             }
         } observer(rig.recorder, rig.stops);
         queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr, &window, &observer, &rig.stops};
+                                   nullptr,      &window,        &observer,  &rig.stops};
         ListSource source(5);
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::interrupted);

@@ -31,7 +31,7 @@ double achieved_rate(const std::vector<fakes::FakeTransport::Started>& starts) {
     return static_cast<double>(starts.size() - 1) / span.count();
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::dispatch auto") {
     TEST_CASE("1000/s at 100 ms: about rate x latency in flight, at least 990/s, no second over rate + burst") {
@@ -87,10 +87,12 @@ TEST_SUITE("queue::dispatch auto") {
 
     TEST_CASE("the window shrinks while the service's throttling lowers the rate") {
         int calls = 0;
-        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
-            ++calls;
-            return calls > 3000 && calls <= 3005 ? fakes::http_answer(429, "", "1") : fakes::http_answer(200, k_ok);
-        }, 1000, 10, 100ms);
+        Rig rig(
+            [&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                ++calls;
+                return calls > 3000 && calls <= 3005 ? fakes::http_answer(429, "", "1") : fakes::http_answer(200, k_ok);
+            },
+            1000, 10, 100ms);
         ListSource source(6'000);
         auto result = rig.run(source);
         CHECK(result.reason == queue::StopReason::completed);
@@ -141,10 +143,12 @@ TEST_SUITE("queue::dispatch auto") {
 
     TEST_CASE("per_second unlimited: a throttle pauses the queue, which then paces below the rate it had") {
         int calls = 0;
-        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
-            ++calls;
-            return calls > 320 && calls <= 330 ? fakes::http_answer(429, "", "1") : fakes::http_answer(200, k_ok);
-        }, k_unlimited, 0, 10ms);
+        Rig rig(
+            [&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                ++calls;
+                return calls > 320 && calls <= 330 ? fakes::http_answer(429, "", "1") : fakes::http_answer(200, k_ok);
+            },
+            k_unlimited, 0, 10ms);
         rig.settings.concurrency = 32;
         ListSource source(1'000);
         auto result = rig.run(source);

@@ -51,7 +51,7 @@ private:
     BatchingObserver& m_observer;
 };
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::dispatch") {
     TEST_CASE("what was recorded is flushed before the transport is polled, and at the end") {
@@ -61,7 +61,7 @@ TEST_SUITE("queue::dispatch") {
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
         queue::DispatchParts parts{&rig.service, &transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr, nullptr, &observer, &rig.stops};
+                                   nullptr,      nullptr,    &observer,  &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::completed);
         CHECK(transport.polls > 0);
@@ -77,7 +77,7 @@ TEST_SUITE("queue::dispatch") {
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
         queue::DispatchParts parts{&rig.service, &transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr, nullptr, &observer, &rig.stops};
+                                   nullptr,      nullptr,    &observer,  &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::log_error);
         CHECK(result.message == "disk full");

@@ -18,7 +18,7 @@ void answers(InFlightWindow& window, int count, std::chrono::microseconds latenc
     }
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::InFlightWindow") {
     TEST_CASE("before any answer: a quarter second of a paced rate, 32 for an unlimited one, never above the cap") {
@@ -58,7 +58,7 @@ TEST_SUITE("queue::InFlightWindow") {
         InFlightWindow window(256, 0);
         answers(window, 2000, 100ms);
         REQUIRE(window.limit(1000) == 125);
-        answers(window, 500, 20ms);  // half of the last second's answers
+        answers(window, 500, 20ms);       // half of the last second's answers
         CHECK(window.limit(1000) == 75);  // mean 60 ms
         answers(window, 500, 20ms);
         CHECK(window.limit(1000) == 25);
@@ -69,8 +69,8 @@ TEST_SUITE("queue::InFlightWindow") {
         InFlightWindow window(256, 2);
         answers(window, 2000, 100ms);
         CHECK(window.limit(1000) == 127);
-        CHECK(window.limit(500) == 65);   // ceil(62.5) + 2
-        CHECK(window.limit(10) == 4);     // ceil(1.25) + 2
+        CHECK(window.limit(500) == 65);  // ceil(62.5) + 2
+        CHECK(window.limit(10) == 4);    // ceil(1.25) + 2
     }
 
     TEST_CASE("respects the cap and the floor of one") {

@@ -35,8 +35,7 @@ long long max_in_window(const std::vector<SteadyTime>& starts, SteadyTime::durat
 
 // Acquires `count` slots, each as soon as the limiter allows; with `rng`, the caller sometimes
 // comes late (idle gaps up to 3 s) and the service sometimes throttles.
-std::vector<SteadyTime> drive(RateLimiter& limiter, SteadyTime t, int count,
-                              std::mt19937_64* rng = nullptr) {
+std::vector<SteadyTime> drive(RateLimiter& limiter, SteadyTime t, int count, std::mt19937_64* rng = nullptr) {
     std::vector<SteadyTime> starts;
     std::uniform_int_distribution<int> dice(0, 99);
     std::uniform_int_distribution<long long> gap_ms(1, 3'000);
@@ -103,8 +102,7 @@ SimulationOutcome simulate(RateLimiter& limiter, SimulatedService& service, Stea
     SimulationOutcome outcome;
     const SteadyTime end = t + setup.duration;
     for (;;) {
-        const SteadyTime start =
-            in_flight.size() < setup.concurrency ? limiter.next_allowed(t) : SteadyTime::max();
+        const SteadyTime start = in_flight.size() < setup.concurrency ? limiter.next_allowed(t) : SteadyTime::max();
         const SteadyTime done = in_flight.empty() ? SteadyTime::max() : in_flight.top().done;
         if (std::min(start, done) >= end) {
             return outcome;
@@ -130,7 +128,7 @@ SimulationOutcome simulate(RateLimiter& limiter, SimulatedService& service, Stea
     }
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::RateLimiter") {
     TEST_CASE("starts 1 + burst requests at once, then one per interval") {
@@ -230,7 +228,7 @@ TEST_SUITE("queue::RateLimiter") {
             double per_second;
             int burst;
         };
-        const std::vector<Config> configs = {{10, 1}, {10, 0},   {0.5, 0}, {0.5, 2}, {1, 0},
+        const std::vector<Config> configs = {{10, 1}, {10, 0},  {0.5, 0},  {0.5, 2},  {1, 0},
                                              {3, 0},  {7.3, 2}, {1000, 0}, {1000, 5}, {333.3, 1}};
         std::mt19937_64 rng(42);
         for (const auto& c : configs) {
@@ -431,8 +429,8 @@ TEST_SUITE("queue::RateLimiter") {
             SimulatedService service{30, 5, clock.steady_now()};
             const auto outcome = simulate(limiter, service, clock.steady_now(), v.setup);
             const double achieved = static_cast<double>(outcome.sent) / 60;
-            INFO(v.name, ": ", achieved, "/s, ", outcome.throttled, " throttled, ",
-                    outcome.decreases, " decreases, rate ", limiter.current_rate());
+            INFO(v.name, ": ", achieved, "/s, ", outcome.throttled, " throttled, ", outcome.decreases,
+                 " decreases, rate ", limiter.current_rate());
             CHECK(achieved >= 0.6 * 30);
             CHECK(achieved <= 30 + 5.0 / 60);
             CHECK(outcome.decreases <= 12);

@@ -27,7 +27,7 @@ SteadyTime start_spaced(RateLimiter& limiter, SteadyTime t, int count, SteadyTim
     return t;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::RateLimiter unlimited") {
     TEST_CASE("never holds a request back until the service throttles") {

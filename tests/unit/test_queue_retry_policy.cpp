@@ -10,8 +10,7 @@ using queue::RetryPolicy;
 
 namespace {
 
-campaign::Retry retry(int max_attempts, std::chrono::milliseconds initial,
-                      std::chrono::milliseconds max) {
+campaign::Retry retry(int max_attempts, std::chrono::milliseconds initial, std::chrono::milliseconds max) {
     campaign::Retry r;
     r.max_attempts = max_attempts;
     r.initial_backoff = initial;
@@ -19,7 +18,7 @@ campaign::Retry retry(int max_attempts, std::chrono::milliseconds initial,
     return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::RetryPolicy") {
     TEST_CASE("allows attempts up to max_attempts") {

@@ -23,7 +23,7 @@ queue::SendWindow window(const std::string& zone, std::vector<int> days, int fro
     return *made;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("queue::SendWindow") {
     TEST_CASE("Asia/Kolkata (UTC+05:30, no DST): open from `from`, closed from `to`") {
@@ -48,16 +48,16 @@ TEST_SUITE("queue::SendWindow") {
     TEST_CASE("a days list picks the local weekday, not the UTC one") {
         // Saturday and Sunday 10:00-12:00 in Kolkata.
         auto w = window("Asia/Kolkata", {k_sat, k_sun}, 10 * 60, 12 * 60);
-        CHECK(w.next_open(utc(2026, 3, 4, 0, 0)) == utc(2026, 3, 7, 4, 30));        // Wed -> Sat 10:00
-        CHECK(w.next_open(utc(2026, 3, 7, 7, 0)) == utc(2026, 3, 8, 4, 30));        // Sat 12:30 -> Sun
-        CHECK(w.next_open(utc(2026, 3, 8, 7, 0)) == utc(2026, 3, 14, 4, 30));       // Sun 12:30 -> next Sat
-        CHECK_FALSE(w.open_at(utc(2026, 3, 9, 5, 0)));                              // Monday 10:30
+        CHECK(w.next_open(utc(2026, 3, 4, 0, 0)) == utc(2026, 3, 7, 4, 30));   // Wed -> Sat 10:00
+        CHECK(w.next_open(utc(2026, 3, 7, 7, 0)) == utc(2026, 3, 8, 4, 30));   // Sat 12:30 -> Sun
+        CHECK(w.next_open(utc(2026, 3, 8, 7, 0)) == utc(2026, 3, 14, 4, 30));  // Sun 12:30 -> next Sat
+        CHECK_FALSE(w.open_at(utc(2026, 3, 9, 5, 0)));                         // Monday 10:30
     }
     TEST_CASE("America/New_York spring forward: 01:00-03:00 lasts one hour that night") {
         // 2026-03-08 02:00 EST (07:00 UTC) becomes 03:00 EDT.
         auto w = window("America/New_York", k_every_day, 1 * 60, 3 * 60);
-        CHECK(w.next_open(utc(2026, 3, 8, 0, 0)) == utc(2026, 3, 8, 6, 0));   // 01:00 EST
-        CHECK(w.closes_at(utc(2026, 3, 8, 6, 0)) == utc(2026, 3, 8, 7, 0));   // 03:00 EDT
+        CHECK(w.next_open(utc(2026, 3, 8, 0, 0)) == utc(2026, 3, 8, 6, 0));  // 01:00 EST
+        CHECK(w.closes_at(utc(2026, 3, 8, 6, 0)) == utc(2026, 3, 8, 7, 0));  // 03:00 EDT
         CHECK(w.open_at(utc(2026, 3, 8, 6, 59, 59)));
         CHECK_FALSE(w.open_at(utc(2026, 3, 8, 7, 0)));
         // The next night is on EDT (UTC-4).
@@ -66,9 +66,9 @@ TEST_SUITE("queue::SendWindow") {
     }
     TEST_CASE("America/New_York spring forward: a window opening in the skipped hour opens at the change") {
         auto w = window("America/New_York", k_every_day, 2 * 60 + 30, 4 * 60);
-        CHECK(w.next_open(utc(2026, 3, 8, 0, 0)) == utc(2026, 3, 8, 7, 0));   // 03:00 EDT
-        CHECK(w.closes_at(utc(2026, 3, 8, 7, 0)) == utc(2026, 3, 8, 8, 0));   // 04:00 EDT
-        CHECK_FALSE(w.open_at(utc(2026, 3, 8, 6, 59, 59)));                   // 01:59:59 EST
+        CHECK(w.next_open(utc(2026, 3, 8, 0, 0)) == utc(2026, 3, 8, 7, 0));  // 03:00 EDT
+        CHECK(w.closes_at(utc(2026, 3, 8, 7, 0)) == utc(2026, 3, 8, 8, 0));  // 04:00 EDT
+        CHECK_FALSE(w.open_at(utc(2026, 3, 8, 6, 59, 59)));                  // 01:59:59 EST
     }
     TEST_CASE("America/New_York fall back: 01:00-03:00 lasts three hours, the repeated hour counts twice") {
         // 2026-11-01 02:00 EDT (06:00 UTC) becomes 01:00 EST.
@@ -79,11 +79,11 @@ TEST_SUITE("queue::SendWindow") {
     }
     TEST_CASE("America/New_York fall back: a window inside the repeated hour opens twice") {
         auto w = window("America/New_York", k_every_day, 1 * 60, 1 * 60 + 30);
-        CHECK(w.next_open(utc(2026, 11, 1, 0, 0)) == utc(2026, 11, 1, 5, 0));    // 01:00 EDT
-        CHECK(w.closes_at(utc(2026, 11, 1, 5, 0)) == utc(2026, 11, 1, 5, 30));   // 01:30 EDT
-        CHECK(w.next_open(utc(2026, 11, 1, 5, 30)) == utc(2026, 11, 1, 6, 0));   // 01:00 EST
-        CHECK(w.closes_at(utc(2026, 11, 1, 6, 0)) == utc(2026, 11, 1, 6, 30));   // 01:30 EST
-        CHECK(w.next_open(utc(2026, 11, 1, 6, 30)) == utc(2026, 11, 2, 6, 0));   // Monday, EST
+        CHECK(w.next_open(utc(2026, 11, 1, 0, 0)) == utc(2026, 11, 1, 5, 0));   // 01:00 EDT
+        CHECK(w.closes_at(utc(2026, 11, 1, 5, 0)) == utc(2026, 11, 1, 5, 30));  // 01:30 EDT
+        CHECK(w.next_open(utc(2026, 11, 1, 5, 30)) == utc(2026, 11, 1, 6, 0));  // 01:00 EST
+        CHECK(w.closes_at(utc(2026, 11, 1, 6, 0)) == utc(2026, 11, 1, 6, 30));  // 01:30 EST
+        CHECK(w.next_open(utc(2026, 11, 1, 6, 30)) == utc(2026, 11, 2, 6, 0));  // Monday, EST
     }
     TEST_CASE("Europe/London: office hours move by an hour of UTC over the spring weekend") {
         // BST starts 2026-03-29 at 01:00 UTC. Mon-Fri 09:00-17:00 London.
@@ -100,8 +100,8 @@ TEST_SUITE("queue::SendWindow") {
     }
     TEST_CASE("a window ending at 24:00 closes at the next local midnight") {
         auto w = window("Asia/Kolkata", {k_fri}, 22 * 60, 24 * 60);
-        CHECK(w.next_open(utc(2026, 3, 6, 0, 0)) == utc(2026, 3, 6, 16, 30));     // Fri 22:00 IST
-        CHECK(w.closes_at(utc(2026, 3, 6, 16, 30)) == utc(2026, 3, 6, 18, 30));   // Sat 00:00 IST
+        CHECK(w.next_open(utc(2026, 3, 6, 0, 0)) == utc(2026, 3, 6, 16, 30));    // Fri 22:00 IST
+        CHECK(w.closes_at(utc(2026, 3, 6, 16, 30)) == utc(2026, 3, 6, 18, 30));  // Sat 00:00 IST
         CHECK(w.open_at(utc(2026, 3, 6, 18, 29, 59)));
         CHECK_FALSE(w.open_at(utc(2026, 3, 6, 18, 30)));
     }

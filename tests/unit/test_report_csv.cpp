@@ -26,7 +26,7 @@ std::string csv_of(const std::string& path) {
 
 const std::string k_header = std::string(report::k_csv_header) + "\n";
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("report::csv") {
     TEST_CASE("quotes a field only when RFC 4180 needs it") {
@@ -58,18 +58,17 @@ TEST_SUITE("report::csv") {
         r.cause = Cause::rejected;
         r.at = report_test::at(1s);
         const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
-        CHECK(csv == k_header + "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,"
-                                "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
+        CHECK(csv == k_header +
+                         "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,"
+                         "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes each row's final result, once") {
         report_test::LogFile log;
-        const auto csv = csv_of(log.write(
-            report_test::header() + attempt(1, 1, 1s) +
-            result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
-            attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
-        CHECK(csv == k_header +
-                         "1,919812345611,User 1,sent,2,200,wamid.1,,,2026-11-21T09:00:02.030Z\n");
+        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) +
+                                          result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+                                          attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,2026-11-21T09:00:02.030Z\n");
     }
 
     TEST_CASE("writes a row whose last record is an attempt as unknown") {
@@ -90,14 +89,15 @@ TEST_SUITE("report::csv") {
         r.cause = Cause::invalid;
         r.at = report_test::at(1s);
         const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
-        CHECK(csv == k_header + "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,"
-                                "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
+        CHECK(csv == k_header +
+                         "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,"
+                         "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes rows in the order of their final records") {
         report_test::LogFile log;
-        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) +
-                                          attempt(2, 1, 1s) + sent(2, 10, 2s) + sent(1, 10, 3s)));
+        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) + attempt(2, 1, 1s) +
+                                          sent(2, 10, 2s) + sent(1, 10, 3s)));
         const auto row2 = csv.find("\n2,");
         const auto row1 = csv.find("\n1,");
         REQUIRE(row1 != std::string::npos);
@@ -107,8 +107,8 @@ TEST_SUITE("report::csv") {
 
     TEST_CASE("ignores a torn last line, with a warning") {
         report_test::LogFile log;
-        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s) +
-                                                 sent(1, 10, 2s) + R"({"event":"result","ro)"));
+        auto index = report::index_log(
+            log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + R"({"event":"result","ro)"));
         REQUIRE(index.ok());
         CHECK(index->rows == 1);
         CHECK(index->warning_count == 1);
@@ -116,8 +116,7 @@ TEST_SUITE("report::csv") {
         CHECK(index->warnings[0].find("torn last line") != std::string::npos);
         std::ostringstream out;
         REQUIRE(report::write_csv(*index, out).ok());
-        CHECK(out.str() ==
-              k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,2026-11-21T09:00:02.000Z\n");
+        CHECK(out.str() == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,2026-11-21T09:00:02.000Z\n");
     }
 
     TEST_CASE("does not read records appended after the first pass") {

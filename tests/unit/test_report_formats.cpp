@@ -19,10 +19,8 @@ namespace {
 
 std::string small_log() {
     return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
-           result(2, Status::failed, Cause::rejected, 400,
-                  "HTTP 400: (#131026) Message undeliverable", 60, 2060ms) +
-           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad\nnumber", -1,
-                  2500ms, 0) +
+           result(2, Status::failed, Cause::rejected, 400, "HTTP 400: (#131026) Message undeliverable", 60, 2060ms) +
+           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad\nnumber", -1, 2500ms, 0) +
            attempt(4, 1, 3s);
 }
 
@@ -36,7 +34,7 @@ bool has_line(const std::string& text, const std::string& line) {
     return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("report::format_text") {
     TEST_CASE("shows the campaign, aligned counts and nonzero statuses only") {
@@ -55,8 +53,9 @@ TEST_SUITE("report::format_text") {
         report_test::LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(has_line(text, "Not sent, by cause"));
-        CHECK(has_line(text, "  1  failed   rejected  HTTP 400  HTTP 400: (#131026) Message "
-                             "undeliverable"));
+        CHECK(has_line(text,
+                       "  1  failed   rejected  HTTP 400  HTTP 400: (#131026) Message "
+                       "undeliverable"));
         CHECK(has_line(text, "  1  invalid  invalid   -         column \"phone\": bad number"));
     }
 
@@ -67,8 +66,9 @@ TEST_SUITE("report::format_text") {
                         "2026-11-21T09:00:03.000Z)") != std::string::npos);
         CHECK(has_line(text, "  send rate   0.50 sent/s  (1 sent in 2.0 s of sending)"));
         CHECK(has_line(text, "  requests    3, 0 rate limited"));
-        CHECK(has_line(text, "  latency     p50 40 ms  p95 60 ms  p99 60 ms  max 60 ms  "
-                             "(2 responses)"));
+        CHECK(has_line(text,
+                       "  latency     p50 40 ms  p95 60 ms  p99 60 ms  max 60 ms  "
+                       "(2 responses)"));
     }
 
     TEST_CASE("ends with the warnings, and no line has trailing blanks") {
@@ -124,9 +124,9 @@ TEST_SUITE("report::format_json") {
 
     TEST_CASE("has null percentiles and rate when nothing was requested") {
         report_test::LogFile log;
-        const auto j = nlohmann::json::parse(report::format_json(
-            summary_of(log, report_test::header(results::Mode::dry_run) +
-                                result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0))));
+        const auto j = nlohmann::json::parse(
+            report::format_json(summary_of(log, report_test::header(results::Mode::dry_run) +
+                                                    result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0))));
         CHECK(j["latency_ms"]["count"] == 0);
         CHECK(j["latency_ms"]["p50"].is_null());
         CHECK(j["send_rate_per_s"].is_null());

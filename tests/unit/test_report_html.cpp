@@ -38,10 +38,9 @@ std::string failed_named(std::int64_t row, const std::string& name, const std::s
 // flight when the run died.
 std::string small_log() {
     return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
-           failed_named(2, "<script>alert(1)</script>", "HTTP 400: <img src=x onerror=alert(2)>",
-                        2080ms) +
-           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad", -1, 2500ms, 0) +
-           attempt(4, 1, 3s) + sent(4, 900, 3900ms) + attempt(5, 1, 4s) + attempt(4, 2, 5s);
+           failed_named(2, "<script>alert(1)</script>", "HTTP 400: <img src=x onerror=alert(2)>", 2080ms) +
+           result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad", -1, 2500ms, 0) + attempt(4, 1, 3s) +
+           sent(4, 900, 3900ms) + attempt(5, 1, 4s) + attempt(4, 2, 5s);
 }
 
 std::string page_of(const report_test::LogFile& log, const std::string& text) {
@@ -64,7 +63,7 @@ std::size_t count_of(const std::string& text, std::string_view part) {
     return n;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("report::html") {
     TEST_CASE("html_escape writes markup characters as references and controls as spaces") {
@@ -83,7 +82,7 @@ TEST_SUITE("report::html") {
         CHECK_FALSE(contains(page, "<script"));
         CHECK_FALSE(contains(page, "src=\""));   // no image, frame or script source of any kind
         CHECK_FALSE(contains(page, "href=\""));  // no stylesheet or font link
-        CHECK_FALSE(contains(page, "url("));   // no CSS fetch
+        CHECK_FALSE(contains(page, "url("));     // no CSS fetch
         CHECK(count_of(page, "<style>") == 1);
     }
 
@@ -97,8 +96,8 @@ TEST_SUITE("report::html") {
 
     TEST_CASE("escapes the campaign name and the log path") {
         report_test::LogFile log;
-        results::CampaignHeader h{"<b>x</b>", "c.yaml", "aa", "r.csv", "bb",
-                                  report_test::at(0ms), "0.1.0", results::Mode::send};
+        results::CampaignHeader h{"<b>x</b>", "c.yaml",           "aa", "r.csv", "bb", report_test::at(0ms),
+                                  "0.1.0",    results::Mode::send};
         const auto page = page_of(log, results::to_line(h));
         CHECK(contains(page, "<title>&lt;b&gt;x&lt;/b&gt; — wacamp report</title>"));
         CHECK_FALSE(contains(page, "<b>"));
@@ -107,9 +106,8 @@ TEST_SUITE("report::html") {
     TEST_CASE("has the figures, the status bar, both charts and the tables") {
         report_test::LogFile log;
         const auto page = page_of(log, small_log());
-        for (auto id : {R"(id="campaign")", R"(id="figures")", R"(id="status-bar")",
-                        R"(id="chart-rate")", R"(id="chart-latency")", R"(id="errors")",
-                        R"(id="slowest")", R"(id="not-sent")"}) {
+        for (auto id : {R"(id="campaign")", R"(id="figures")", R"(id="status-bar")", R"(id="chart-rate")",
+                        R"(id="chart-latency")", R"(id="errors")", R"(id="slowest")", R"(id="not-sent")"}) {
             CAPTURE(id);
             CHECK(contains(page, id));
         }
@@ -161,17 +159,16 @@ TEST_SUITE("report::html") {
         CHECK(*details->slowest[0].latency_ms == 5000);
         CHECK(details->slowest[1].row == 12);
         CHECK(details->slowest[9].row == 4);
-        const auto rows = std::count_if(details->slowest.begin(), details->slowest.end(),
-                                        [](const auto& r) { return r.row == 1; });
+        const auto rows =
+            std::count_if(details->slowest.begin(), details->slowest.end(), [](const auto& r) { return r.row == 1; });
         CHECK(rows == 1);
     }
 
     TEST_CASE("a dry run's log has figures and no charts") {
         report_test::LogFile log;
-        const auto page = page_of(
-            log, report_test::header(results::Mode::dry_run) +
-                     result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0) +
-                     result(2, Status::invalid, Cause::invalid, 0, "bad number", -1, 1s, 0));
+        const auto page = page_of(log, report_test::header(results::Mode::dry_run) +
+                                           result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0) +
+                                           result(2, Status::invalid, Cause::invalid, 0, "bad number", -1, 1s, 0));
         CHECK(contains(page, R"(<span class="badge">dry run</span>)"));
         CHECK(contains(page, R"(<div class="label">Would send</div><div class="value">1</div>)"));
         CHECK(contains(page, "a dry run sends nothing"));
@@ -228,8 +225,7 @@ TEST_SUITE("report::Timeline") {
         CHECK(report::Timeline(t0, t0).buckets().size() == 1);
         for (auto span : {1h, 24h, 24h * 365, 24h * 365 * 20}) {
             CAPTURE(span.count());
-            CHECK(report::Timeline(t0, t0 + span).buckets().size() <=
-                  report::Timeline::k_max_buckets);
+            CHECK(report::Timeline(t0, t0 + span).buckets().size() <= report::Timeline::k_max_buckets);
         }
     }
 
@@ -277,8 +273,7 @@ TEST_SUITE("report::svg_chart") {
                             .unit = "/s",
                             .kind = report::ChartKind::stacked_bars,
                             .bucket_width = 1s,
-                            .series = {{"sent", "c-sent", {3.0, 0.0, 7.0}},
-                                       {"failed", "c-failed", {1.0, 0.0, 0.0}}}};
+                            .series = {{"sent", "c-sent", {3.0, 0.0, 7.0}}, {"failed", "c-failed", {1.0, 0.0, 0.0}}}};
         const auto svg = report::svg_chart(chart);
         CHECK(svg.starts_with(R"(<svg id="c" class="chart")"));
         CHECK(svg.ends_with("</svg>"));

@@ -35,9 +35,8 @@ inline std::string attempt(std::int64_t row, int n, std::chrono::milliseconds of
 }
 
 // A result; `http` 0 means no response.
-inline std::string result(std::int64_t row, results::Status status, results::Cause cause,
-                          int http, std::string error, std::int64_t latency_ms,
-                          std::chrono::milliseconds offset, int attempts = 1) {
+inline std::string result(std::int64_t row, results::Status status, results::Cause cause, int http, std::string error,
+                          std::int64_t latency_ms, std::chrono::milliseconds offset, int attempts = 1) {
     results::ResultRecord r;
     r.row = row;
     r.wa_id = wa_id(row);
@@ -59,10 +58,8 @@ inline std::string result(std::int64_t row, results::Status status, results::Cau
     return results::to_line(r);
 }
 
-inline std::string sent(std::int64_t row, std::int64_t latency_ms, std::chrono::milliseconds offset,
-                        int attempts = 1) {
-    return result(row, results::Status::sent, results::Cause::none, 200, "", latency_ms, offset,
-                  attempts);
+inline std::string sent(std::int64_t row, std::int64_t latency_ms, std::chrono::milliseconds offset, int attempts = 1) {
+    return result(row, results::Status::sent, results::Cause::none, 200, "", latency_ms, offset, attempts);
 }
 
 // A fresh folder with one log file in it, removed at the end of the test.
@@ -90,4 +87,4 @@ struct LogFile {
     }
 };
 
-} // namespace report_test
+}  // namespace report_test

@@ -17,22 +17,18 @@ namespace {
 // whose request was in flight when the process died (no `end`).
 std::string mixed_log() {
     return report_test::header() +
-           result(4, Status::invalid, Cause::invalid, 0, R"(column "phone": "12345" is not valid)",
-                  -1, 500ms, 0) +
-           result(7, Status::skipped, Cause::duplicate, 0, "duplicate of row 1", -1, 600ms, 0) +
-           attempt(1, 1, 1000ms) + attempt(2, 1, 1100ms) + sent(1, 40, 1040ms) +
-           result(2, Status::failed, Cause::rate_limited, 429, "HTTP 429: rate limited", 30,
-                  1130ms) +
+           result(4, Status::invalid, Cause::invalid, 0, R"(column "phone": "12345" is not valid)", -1, 500ms, 0) +
+           result(7, Status::skipped, Cause::duplicate, 0, "duplicate of row 1", -1, 600ms, 0) + attempt(1, 1, 1000ms) +
+           attempt(2, 1, 1100ms) + sent(1, 40, 1040ms) +
+           result(2, Status::failed, Cause::rate_limited, 429, "HTTP 429: rate limited", 30, 1130ms) +
            attempt(3, 1, 1200ms) +
-           result(3, Status::failed, Cause::rejected, 400,
-                  "HTTP 400: (#131026) Message undeliverable", 60, 1260ms) +
+           result(3, Status::failed, Cause::rejected, 400, "HTTP 400: (#131026) Message undeliverable", 60, 1260ms) +
            attempt(6, 1, 1300ms) +
-           result(6, Status::failed, Cause::rejected, 400, "HTTP 400: (#131047) outside window",
-                  70, 1370ms) +
+           result(6, Status::failed, Cause::rejected, 400, "HTTP 400: (#131047) outside window", 70, 1370ms) +
            attempt(2, 1, 3000ms) + sent(2, 50, 3050ms) + attempt(5, 1, 4000ms);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("report::summarize") {
     TEST_CASE("counts each row by its final state, as replay does") {
@@ -53,10 +49,9 @@ TEST_SUITE("report::summarize") {
 
     TEST_CASE("a later result supersedes an earlier one") {
         report_test::LogFile log;
-        auto s = report::summarize(log.write(
-            report_test::header() + attempt(1, 1, 1s) +
-            result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
-            attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
+        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) +
+                                             result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+                                             attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
         REQUIRE(s.ok());
         CHECK(s->counts[Status::sent] == 1);
         CHECK(s->counts[Status::failed] == 0);
@@ -66,10 +61,9 @@ TEST_SUITE("report::summarize") {
 
     TEST_CASE("an attempt after the last result makes the row unknown") {
         report_test::LogFile log;
-        auto s = report::summarize(log.write(
-            report_test::header() + attempt(1, 1, 1s) +
-            result(1, Status::failed, Cause::transient, 0, "timeout", 15000, 16s) +
-            attempt(1, 2, 17s)));
+        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) +
+                                             result(1, Status::failed, Cause::transient, 0, "timeout", 15000, 16s) +
+                                             attempt(1, 2, 17s)));
         REQUIRE(s.ok());
         CHECK(s->counts[Status::unknown] == 1);
         CHECK(s->counts[Status::failed] == 0);
@@ -128,9 +122,8 @@ TEST_SUITE("report::summarize") {
 
     TEST_CASE("the idle time between runs is not sending time") {
         report_test::LogFile log;
-        auto s = report::summarize(log.write(
-            report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + report_test::header() +
-            attempt(2, 1, 1h) + sent(2, 10, 1h + 1s)));
+        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) +
+                                             report_test::header() + attempt(2, 1, 1h) + sent(2, 10, 1h + 1s)));
         REQUIRE(s.ok());
         CHECK(s->runs == 2);
         CHECK(s->sending_span == 2s);
@@ -139,9 +132,8 @@ TEST_SUITE("report::summarize") {
 
     TEST_CASE("a dry run has no requests and no send rate") {
         report_test::LogFile log;
-        auto s = report::summarize(log.write(
-            report_test::header(results::Mode::dry_run) +
-            result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0)));
+        auto s = report::summarize(log.write(report_test::header(results::Mode::dry_run) +
+                                             result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0)));
         REQUIRE(s.ok());
         CHECK(s->counts[Status::dry_run] == 1);
         CHECK(s->attempts == 0);
@@ -152,13 +144,11 @@ TEST_SUITE("report::summarize") {
 
     TEST_CASE("reports the cleanup step from delete records") {
         report_test::LogFile log;
-        results::DeleteRecord ok{1, {"u1", "u2"}, {}, results::DeleteStatus::deleted, 200, "",
-                                 report_test::at(10s)};
-        results::DeleteRecord bad{2, {"u3"}, {}, results::DeleteStatus::failed, 500, "HTTP 500",
-                                  report_test::at(11s)};
+        results::DeleteRecord ok{1, {"u1", "u2"}, {}, results::DeleteStatus::deleted, 200, "", report_test::at(10s)};
+        results::DeleteRecord bad{2, {"u3"}, {}, results::DeleteStatus::failed, 500, "HTTP 500", report_test::at(11s)};
         results::EndRecord end{"completed", {}, report_test::at(12s)};
-        auto s = report::summarize(log.write(report_test::header() + results::to_line(ok) +
-                                             results::to_line(bad) + results::to_line(end)));
+        auto s = report::summarize(
+            log.write(report_test::header() + results::to_line(ok) + results::to_line(bad) + results::to_line(end)));
         REQUIRE(s.ok());
         REQUIRE(s->cleanup.has_value());
         CHECK(s->cleanup->batches == 2);

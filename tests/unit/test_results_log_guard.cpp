@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "fakes.hpp"
 #include "results/log_guard.hpp"
@@ -38,7 +38,7 @@ results::LogWriter started(const TempDir& dir) {
     return std::move(*writer);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::log_guard") {
     TEST_CASE("an intact log passes the check") {

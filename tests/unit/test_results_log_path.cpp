@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
-#include <sys/stat.h>
 
 #include "fakes.hpp"
 #include "results/log_path.hpp"
@@ -16,7 +16,7 @@ bool has(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::resolve_log_path") {
     TEST_CASE("a regular file resolves to itself") {

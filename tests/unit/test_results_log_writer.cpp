@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "fakes.hpp"
 #include "results/log_writer.hpp"
@@ -31,7 +31,7 @@ using fakes::FakeClock;
 
 const std::string k_line = results::to_line(results::AttemptRecord{1, "14155550123", 1, {}});
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::LogWriter") {
     TEST_CASE("creates the file and its folders, with mode 0644") {
@@ -122,8 +122,8 @@ TEST_SUITE("results::LogWriter") {
     }
     TEST_CASE("every_record syncs after each line") {
         TempDir dir;
-        auto writer = results::LogWriter::open(
-            dir.file("log.jsonl"), {results::Durability::every_record, 1'000ms, nullptr});
+        auto writer =
+            results::LogWriter::open(dir.file("log.jsonl"), {results::Durability::every_record, 1'000ms, nullptr});
         REQUIRE(writer.ok());
         for (int i = 0; i < 3; ++i) {
             REQUIRE(writer->append(k_line).ok());
@@ -135,8 +135,7 @@ TEST_SUITE("results::LogWriter") {
     TEST_CASE("interval syncs at most once per interval, and on close") {
         TempDir dir;
         FakeClock clock;
-        auto writer = results::LogWriter::open(
-            dir.file("log.jsonl"), {results::Durability::interval, 1'000ms, &clock});
+        auto writer = results::LogWriter::open(dir.file("log.jsonl"), {results::Durability::interval, 1'000ms, &clock});
         REQUIRE(writer.ok());
         REQUIRE(writer->append(k_line).ok());
         clock.advance(400ms);
@@ -154,8 +153,7 @@ TEST_SUITE("results::LogWriter") {
     }
     TEST_CASE("none never syncs on its own; sync() still does") {
         TempDir dir;
-        auto writer = results::LogWriter::open(
-            dir.file("log.jsonl"), {results::Durability::none, 0ms, nullptr});
+        auto writer = results::LogWriter::open(dir.file("log.jsonl"), {results::Durability::none, 0ms, nullptr});
         REQUIRE(writer.ok());
         REQUIRE(writer->append(k_line).ok());
         REQUIRE(writer->append(k_line).ok());
@@ -177,8 +175,7 @@ TEST_SUITE("results::LogWriter") {
     TEST_CASE("a log torn by a crash and appended to again replays with one warning") {
         TempDir dir;
         const std::string path = dir.file("log.jsonl");
-        const results::CampaignHeader header{"c", "c.yaml", "aa", "r.csv", "bb", {}, "0.1.0",
-                                             results::Mode::send};
+        const results::CampaignHeader header{"c", "c.yaml", "aa", "r.csv", "bb", {}, "0.1.0", results::Mode::send};
         results::ResultRecord sent;
         sent.row = 1;
         sent.wa_id = "14155550123";
@@ -222,9 +219,8 @@ TEST_SUITE("results::LogWriter") {
         TempDir dir;
         spit(dir.file("real.jsonl"), "old\nlines\n");
         std::filesystem::create_symlink("real.jsonl", dir.file("link.jsonl"));
-        auto writer = results::LogWriter::open(dir.file("link.jsonl"),
-                                               {.durability = results::Durability::none,
-                                                .existing = results::Existing::replace});
+        auto writer = results::LogWriter::open(
+            dir.file("link.jsonl"), {.durability = results::Durability::none, .existing = results::Existing::replace});
         REQUIRE(writer.ok());
         REQUIRE(writer->append(k_line).ok());
         REQUIRE(writer->close().ok());

@@ -40,7 +40,7 @@ results::ResultRecord failed_result() {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::Status") {
     TEST_CASE("statuses, causes and modes round-trip through their names") {
@@ -88,9 +88,8 @@ TEST_SUITE("results::timestamp") {
 
 TEST_SUITE("results::records") {
     TEST_CASE("a campaign header round-trips") {
-        const results::CampaignHeader h{"spring-offer", "campaigns/spring.yaml", "ab12",
-                                        "samples/r.csv", "cd34", k_t0, "0.1.0",
-                                        results::Mode::dry_run};
+        const results::CampaignHeader h{"spring-offer", "campaigns/spring.yaml", "ab12", "samples/r.csv", "cd34", k_t0,
+                                        "0.1.0",        results::Mode::dry_run};
         CHECK(std::get<results::CampaignHeader>(round_trip(h)) == h);
         const auto j = as_json(results::to_line(h));
         CHECK(j["event"] == "campaign");
@@ -99,8 +98,9 @@ TEST_SUITE("results::records") {
     }
     TEST_CASE("an attempt round-trips with exactly its fields") {
         const results::AttemptRecord a{12, "14155550123", 2, k_t0};
-        CHECK(results::to_line(a) == "{\"event\":\"attempt\",\"row\":12,\"wa_id\":\"14155550123\","
-                                     "\"attempt\":2,\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
+        CHECK(results::to_line(a) ==
+              "{\"event\":\"attempt\",\"row\":12,\"wa_id\":\"14155550123\","
+              "\"attempt\":2,\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
         CHECK(std::get<results::AttemptRecord>(round_trip(a)) == a);
     }
     TEST_CASE("a failed result round-trips with error and cause") {
@@ -135,8 +135,7 @@ TEST_SUITE("results::records") {
         CHECK(std::get<results::ResultRecord>(round_trip(invalid)) == invalid);
     }
     TEST_CASE("a delete batch round-trips") {
-        results::DeleteRecord d{2, {"u1", "u2"}, {"s1"}, results::DeleteStatus::failed, 500,
-                                "HTTP 500", k_t0};
+        results::DeleteRecord d{2, {"u1", "u2"}, {"s1"}, results::DeleteStatus::failed, 500, "HTTP 500", k_t0};
         CHECK(std::get<results::DeleteRecord>(round_trip(d)) == d);
         d.subscriber_ids.clear();
         d.error.clear();
@@ -181,11 +180,11 @@ TEST_SUITE("results::escaping") {
     TEST_CASE("invalid UTF-8 becomes U+FFFD, so the line stays valid JSON") {
         auto r = failed_result();
         const std::string cases[] = {
-            "Jos\xE9",            // Latin-1
-            "\xC3",               // truncated sequence at the end
-            "\xC0\xAF",           // overlong '/'
-            "\xED\xA0\x80",       // UTF-16 surrogate
-            "\xF4\x90\x80\x80",   // above U+10FFFF
+            "Jos\xE9",           // Latin-1
+            "\xC3",              // truncated sequence at the end
+            "\xC0\xAF",          // overlong '/'
+            "\xED\xA0\x80",      // UTF-16 surrogate
+            "\xF4\x90\x80\x80",  // above U+10FFFF
             "\xFF ok",
         };
         for (const auto& bad : cases) {
@@ -198,9 +197,8 @@ TEST_SUITE("results::escaping") {
         CHECK(as_json(results::to_line(r))["user_name"] == "Jos\xEF\xBF\xBD A");
     }
     TEST_CASE("escapes written by other tools are decoded") {
-        auto parsed = results::parse_record(
-            R"({"event":"attempt","row":1,"wa_id":"1\u0032\/3","attempt":1,)"
-            R"("at":"2026-11-21T09:30:00.123Z","note":"\ud83d\ude00"})");
+        auto parsed = results::parse_record(R"({"event":"attempt","row":1,"wa_id":"1\u0032\/3","attempt":1,)"
+                                            R"("at":"2026-11-21T09:30:00.123Z","note":"\ud83d\ude00"})");
         REQUIRE(parsed.ok());
         CHECK(std::get<results::AttemptRecord>(*parsed).wa_id == "12/3");
     }
@@ -208,9 +206,9 @@ TEST_SUITE("results::escaping") {
 
 TEST_SUITE("results::parse_record") {
     TEST_CASE("unknown fields, other key orders and null optionals are accepted") {
-        auto parsed = results::parse_record(
-            R"({"at":"2026-11-21T09:30:00.123Z","row":4,"status":"sent","event":"result",)"
-            R"("wa_id":"1","attempts":1,"http_status":null,"extra":{"a":[1,2.5e3,true,null]}})");
+        auto parsed =
+            results::parse_record(R"({"at":"2026-11-21T09:30:00.123Z","row":4,"status":"sent","event":"result",)"
+                                  R"("wa_id":"1","attempts":1,"http_status":null,"extra":{"a":[1,2.5e3,true,null]}})");
         REQUIRE(parsed.ok());
         const auto& r = std::get<results::ResultRecord>(*parsed);
         CHECK(r.row == 4);
@@ -222,19 +220,16 @@ TEST_SUITE("results::parse_record") {
             auto parsed = results::parse_record(line);
             return parsed.ok() ? std::string("ok") : parsed.error().message;
         };
-        CHECK(why(R"({"event":"nope","at":"x"})").find("unknown event \"nope\"") !=
+        CHECK(why(R"({"event":"nope","at":"x"})").find("unknown event \"nope\"") != std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":1,"attempt":1,"at":"2026-11-21T09:30:00Z"})").find("missing \"wa_id\"") !=
               std::string::npos);
-        CHECK(why(R"({"event":"attempt","row":1,"attempt":1,"at":"2026-11-21T09:30:00Z"})")
-                  .find("missing \"wa_id\"") != std::string::npos);
-        CHECK(why(R"({"event":"attempt","row":"1","wa_id":"1","attempt":1})")
-                  .find("integer") != std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":"1","wa_id":"1","attempt":1})").find("integer") != std::string::npos);
         CHECK(why(R"({"event":"result","row":1,"wa_id":"1","status":"maybe","attempts":1,)"
                   R"("at":"2026-11-21T09:30:00Z"})")
                   .find("unknown status") != std::string::npos);
-        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"1","attempt":1,"at":"yesterday"})")
-                  .find("ISO 8601") != std::string::npos);
-        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"91)").find("not valid JSON") !=
+        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"1","attempt":1,"at":"yesterday"})").find("ISO 8601") !=
               std::string::npos);
+        CHECK(why(R"({"event":"attempt","row":1,"wa_id":"91)").find("not valid JSON") != std::string::npos);
         CHECK(why(R"({"event":"end"} trailing)").find("not valid JSON") != std::string::npos);
         CHECK(why("[1,2]").find("not valid JSON") != std::string::npos);
         CHECK(why("").find("not valid JSON") != std::string::npos);

@@ -20,8 +20,7 @@ struct Fixture {
     TempDir dir;
     std::string path = (dir.path / "log.jsonl").string();
 
-    util::Result<results::LogState> replay(const std::string& text,
-                                           const results::ReplayOptions& options = {}) {
+    util::Result<results::LogState> replay(const std::string& text, const results::ReplayOptions& options = {}) {
         std::ofstream(path, std::ios::binary) << text;
         return results::replay(path, options);
     }
@@ -34,18 +33,15 @@ const std::string k_header =
     "\n";
 
 std::string attempt(int row, int n, const std::string& at = "09:30:00.000") {
-    return R"({"event":"attempt","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" +
-           std::to_string(row) + R"(","attempt":)" + std::to_string(n) +
-           R"(,"at":"2026-11-21T)" + at + "Z\"}\n";
+    return R"({"event":"attempt","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" + std::to_string(row) +
+           R"(","attempt":)" + std::to_string(n) + R"(,"at":"2026-11-21T)" + at + "Z\"}\n";
 }
 
-std::string result(int row, const std::string& status, int attempts,
-                   const std::string& at = "09:30:01.000", const std::string& cause = "") {
-    return R"({"event":"result","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" +
-           std::to_string(row) + R"(","user_name":"N","status":")" + status +
-           R"(","attempts":)" + std::to_string(attempts) +
-           (cause.empty() ? "" : R"(,"cause":")" + cause + "\"") + R"(,"at":"2026-11-21T)" + at +
-           "Z\"}\n";
+std::string result(int row, const std::string& status, int attempts, const std::string& at = "09:30:01.000",
+                   const std::string& cause = "") {
+    return R"({"event":"result","row":)" + std::to_string(row) + R"(,"wa_id":"9100000000)" + std::to_string(row) +
+           R"(","user_name":"N","status":")" + status + R"(","attempts":)" + std::to_string(attempts) +
+           (cause.empty() ? "" : R"(,"cause":")" + cause + "\"") + R"(,"at":"2026-11-21T)" + at + "Z\"}\n";
 }
 
 bool mentions(const std::vector<std::string>& warnings, const std::string& text) {
@@ -57,14 +53,13 @@ bool mentions(const std::vector<std::string>& warnings, const std::string& text)
     return false;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::replay") {
     TEST_CASE("reads the header and each row's latest result") {
         Fixture f;
         auto state = f.replay(k_header + attempt(1, 1) + result(1, "sent", 1) + attempt(2, 1) +
-                              result(2, "failed", 1, "09:30:02.000", "rejected") +
-                              result(4, "invalid", 0));
+                              result(2, "failed", 1, "09:30:02.000", "rejected") + result(4, "invalid", 0));
         REQUIRE(state.ok());
         CHECK(state->header.name == "spring");
         CHECK(state->header.recipients_sha256 == "bb");
@@ -85,8 +80,7 @@ TEST_SUITE("results::replay") {
     }
     TEST_CASE("a later result supersedes an earlier one") {
         Fixture f;
-        auto state = f.replay(k_header + attempt(1, 1) +
-                              result(1, "failed", 1, "09:30:01.000", "transient") +
+        auto state = f.replay(k_header + attempt(1, 1) + result(1, "failed", 1, "09:30:01.000", "transient") +
                               attempt(1, 2) + result(1, "sent", 2, "09:30:05.000"));
         REQUIRE(state.ok());
         CHECK(state->row(1).status == Status::sent);
@@ -105,9 +99,8 @@ TEST_SUITE("results::replay") {
     }
     TEST_CASE("a retry in flight makes a failed row unknown") {
         Fixture f;
-        auto state = f.replay(k_header + attempt(1, 1) +
-                              result(1, "failed", 1, "09:30:01.000", "transient") +
-                              attempt(1, 2));
+        auto state =
+            f.replay(k_header + attempt(1, 1) + result(1, "failed", 1, "09:30:01.000", "transient") + attempt(1, 2));
         REQUIRE(state.ok());
         CHECK(state->row(1).status == Status::unknown);
         CHECK(state->row(1).in_flight());
@@ -134,9 +127,8 @@ TEST_SUITE("results::replay") {
     TEST_CASE("a torn line in the middle is skipped and later records still count") {
         Fixture f;
         const std::string torn = result(1, "sent", 1).substr(0, 40) + "\n";
-        auto state = f.replay(k_header + attempt(1, 1) + torn + attempt(1, 2) +
-                              result(1, "sent", 2) + result(2, "skipped", 0, "09:31:00.000",
-                                                            "duplicate"));
+        auto state = f.replay(k_header + attempt(1, 1) + torn + attempt(1, 2) + result(1, "sent", 2) +
+                              result(2, "skipped", 0, "09:31:00.000", "duplicate"));
         REQUIRE(state.ok());
         CHECK(state->row(1).status == Status::sent);
         CHECK(state->row(2).status == Status::skipped);
@@ -146,8 +138,8 @@ TEST_SUITE("results::replay") {
     }
     TEST_CASE("an unknown event is a warning, not a failure") {
         Fixture f;
-        auto state = f.replay(k_header + R"({"event":"pause","at":"2026-11-21T09:30:00Z"})" +
-                              "\n" + result(1, "sent", 1));
+        auto state =
+            f.replay(k_header + R"({"event":"pause","at":"2026-11-21T09:30:00Z"})" + "\n" + result(1, "sent", 1));
         REQUIRE(state.ok());
         CHECK(mentions(state->warnings, f.path + ":2: line ignored: unknown event \"pause\""));
         CHECK(state->row(1).status == Status::sent);
@@ -156,8 +148,7 @@ TEST_SUITE("results::replay") {
         Fixture f;
         auto state = f.replay(attempt(1, 1) + k_header);
         REQUIRE_FALSE(state.ok());
-        CHECK(state.error().message.find(f.path + ":1: not a wacamp result log") !=
-              std::string::npos);
+        CHECK(state.error().message.find(f.path + ":1: not a wacamp result log") != std::string::npos);
         CHECK_FALSE(f.replay("not json\n" + k_header).ok());
     }
     TEST_CASE("an empty log is refused, naming it") {
@@ -177,10 +168,10 @@ TEST_SUITE("results::replay") {
         const std::string old = R"({"event":"result","row":1,"wa_id":"911","status":"sent",)"
                                 R"("attempts":1,"at":"2026-11-20T09:00:00.000Z"})"
                                 "\n";
-        auto state = f.replay(k_header + old + result(3, "sent", 1, "11:00:00.000") +
-                                  result(2, "sent", 1, "10:00:00.000") +
-                                  result(4, "failed", 1, "10:30:00.000", "rejected"),
-                              {*results::parse_timestamp("2026-11-21T12:00:00Z")});
+        auto state =
+            f.replay(k_header + old + result(3, "sent", 1, "11:00:00.000") + result(2, "sent", 1, "10:00:00.000") +
+                         result(4, "failed", 1, "10:30:00.000", "rejected"),
+                     {*results::parse_timestamp("2026-11-21T12:00:00Z")});
         REQUIRE(state.ok());
         REQUIRE(state->recent_sent.size() == 2);
         CHECK(state->recent_sent[0] == *results::parse_timestamp("2026-11-21T10:00:00Z"));
@@ -196,7 +187,8 @@ TEST_SUITE("results::replay") {
         auto state = f.replay(k_header + result(1, "sent", 1) +
                               R"({"event":"result","row":1,"wa_id":"447700900123",)"
                               R"("status":"failed","attempts":1,"cause":"rejected",)"
-                              R"("at":"2026-11-21T10:00:00Z"})" "\n");
+                              R"("at":"2026-11-21T10:00:00Z"})"
+                              "\n");
         REQUIRE(state.ok());
         CHECK(state->sent_wa_ids.contains("91000000001"));
         CHECK_FALSE(state->sent_wa_ids.contains("447700900123"));
@@ -205,12 +197,13 @@ TEST_SUITE("results::replay") {
     }
     TEST_CASE("collects deleted ids and failed delete batches") {
         Fixture f;
-        auto state = f.replay(
-            k_header +
-            R"({"event":"delete","batch":1,"ids":["u2","u1"],"status":"deleted",)"
-            R"("http_status":200,"at":"2026-11-21T10:00:00Z"})" "\n"
-            R"({"event":"delete","batch":2,"ids":["u3"],"status":"failed","http_status":500,)"
-            R"("error":"x","at":"2026-11-21T10:00:01Z"})" "\n");
+        auto state =
+            f.replay(k_header + R"({"event":"delete","batch":1,"ids":["u2","u1"],"status":"deleted",)"
+                                R"("http_status":200,"at":"2026-11-21T10:00:00Z"})"
+                                "\n"
+                                R"({"event":"delete","batch":2,"ids":["u3"],"status":"failed","http_status":500,)"
+                                R"("error":"x","at":"2026-11-21T10:00:01Z"})"
+                                "\n");
         REQUIRE(state.ok());
         CHECK(state->was_deleted("u1"));
         CHECK(state->was_deleted("u2"));
@@ -220,9 +213,9 @@ TEST_SUITE("results::replay") {
     }
     TEST_CASE("knows whether the last run wrote an end record") {
         Fixture f;
-        const std::string end =
-            R"({"event":"end","reason":"interrupted","counts":{"sent":1},)"
-            R"("at":"2026-11-21T10:00:00Z"})" "\n";
+        const std::string end = R"({"event":"end","reason":"interrupted","counts":{"sent":1},)"
+                                R"("at":"2026-11-21T10:00:00Z"})"
+                                "\n";
         auto ended = f.replay(k_header + result(1, "sent", 1) + end);
         REQUIRE(ended.ok());
         CHECK(ended->ended);
@@ -286,7 +279,8 @@ TEST_SUITE("results::LogReader") {
         const std::string name(600'000, 'x');
         std::ofstream(f.path, std::ios::binary)
             << k_header << R"({"event":"result","row":1,"wa_id":"1","user_name":")" << name
-            << R"(","status":"sent","attempts":1,"at":"2026-11-21T10:00:00Z"})" << "\n"
+            << R"(","status":"sent","attempts":1,"at":"2026-11-21T10:00:00Z"})"
+            << "\n"
             << attempt(2, 1);
         auto reader = results::LogReader::open(f.path);
         REQUIRE(reader.ok());

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "fakes.hpp"
 #include "results/run_lock.hpp"
@@ -11,7 +11,7 @@ namespace {
 
 using fakes::TempDir;
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("results::RunLock") {
     TEST_CASE("a second lock on the same log is refused, naming the holder's pid") {
@@ -22,9 +22,8 @@ TEST_SUITE("results::RunLock") {
         CHECK(first->path() == log + ".lock");
         auto second = results::RunLock::acquire(log);
         REQUIRE_FALSE(second.ok());
-        CHECK(second.error().message ==
-              "another wacamp process is running this campaign (lock held on " + log +
-                  ".lock by pid " + std::to_string(::getpid()) + ")");
+        CHECK(second.error().message == "another wacamp process is running this campaign (lock held on " + log +
+                                            ".lock by pid " + std::to_string(::getpid()) + ")");
     }
     TEST_CASE("the lock is free again once released") {
         TempDir dir;

@@ -2,12 +2,12 @@
 
 #include "runner/decide.hpp"
 
-using runner::Decision;
-using runner::ResendUnknown;
-using runner::RetryRejected;
 using results::Cause;
 using results::RowState;
 using results::Status;
+using runner::Decision;
+using runner::ResendUnknown;
+using runner::RetryRejected;
 
 namespace {
 
@@ -29,7 +29,7 @@ Decision plain(const runner::RowFacts& f) {
     return runner::decide(f, RetryRejected::no, ResendUnknown::no);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("runner::decide") {
     TEST_CASE("a row the log never saw is sent, or recorded invalid or duplicate") {

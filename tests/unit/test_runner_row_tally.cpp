@@ -64,7 +64,7 @@ struct Run {
     }
 };
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("runner::RowTally") {
     TEST_CASE("a new log: the tally equals what a replay of the log counts") {

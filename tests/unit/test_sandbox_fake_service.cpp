@@ -87,7 +87,7 @@ struct Fixture {
     std::unique_ptr<FakeService> service;
 };
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("sandbox::FakeService") {
     TEST_CASE("lists the built-in templates with the _user header") {
@@ -146,7 +146,9 @@ TEST_SUITE("sandbox::FakeService") {
     TEST_CASE("secrets inside a body are masked in the journal") {
         Fixture f;
         Incoming in = send("919812345678");
-        in.body = json{{"userName", "sandbox-key"}, {"wa_id", "919812345678"}, {"type", "text"},
+        in.body = json{{"userName", "sandbox-key"},
+                       {"wa_id", "919812345678"},
+                       {"type", "text"},
                        {"message", {{"text", "token sandbox-token"}}}}
                       .dump();
         f.handle(in);

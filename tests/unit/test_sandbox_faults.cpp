@@ -23,7 +23,7 @@ int count_verdicts(FaultInjector& faults, int n, SendVerdict verdict) {
     return count;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("sandbox::RateWindow") {
     TEST_CASE("admits up to the limit within one second, then refuses") {

@@ -2,8 +2,8 @@
 #include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <thread>
 #include <unistd.h>
+#include <thread>
 
 #include "sandbox/server.hpp"
 
@@ -55,7 +55,7 @@ struct Running {
     bool served = false;
 };
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("sandbox::Server") {
     TEST_CASE("binds a free port on 127.0.0.1 and answers over HTTP") {

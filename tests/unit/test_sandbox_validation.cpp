@@ -29,7 +29,7 @@ std::string status_problem(const json& body) {
     return check_status_update(body).value_or("");
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("sandbox::check_send_message") {
     TEST_CASE("accepts the two documented shapes") {
@@ -65,8 +65,8 @@ TEST_SUITE("sandbox::check_send_message") {
         CHECK(send_problem(body) == "\"userName\" must be a non-empty string");
     }
     TEST_CASE("wa_id must be 8 to 15 digits in a string") {
-        for (json bad : {json("+919812345678"), json("9198 1234 5678"), json("1234567"),
-                         json("1234567890123456"), json(919812345678), json("91981234567a")}) {
+        for (json bad : {json("+919812345678"), json("9198 1234 5678"), json("1234567"), json("1234567890123456"),
+                         json(919812345678), json("91981234567a")}) {
             json body = text_body();
             body["wa_id"] = bad;
             CHECK_MESSAGE(send_problem(body).find("\"wa_id\"") == 0, bad.dump());
@@ -140,8 +140,7 @@ TEST_SUITE("sandbox::check_send_message") {
 TEST_SUITE("sandbox::check_status_update") {
     TEST_CASE("accepts ids and status, with or without subscriberIds") {
         CHECK(status_problem(json::parse(R"({"ids": ["u1", "u2"], "status": "DELETED"})")) == "");
-        CHECK(status_problem(json::parse(R"({"ids": ["u1"], "status": "DELETED", "subscriberIds": ["s1"]})")) ==
-              "");
+        CHECK(status_problem(json::parse(R"({"ids": ["u1"], "status": "DELETED", "subscriberIds": ["s1"]})")) == "");
         CHECK(status_problem(json::parse(R"({"ids": ["u1"], "status": "DELETED", "subscriberIds": []})")) == "");
     }
     TEST_CASE("rejects unknown and missing keys") {
@@ -232,8 +231,7 @@ TEST_SUITE("sandbox::check_bearer") {
         CHECK(sandbox::check_bearer(std::nullopt, "tok-9876") == "no Authorization header");
         CHECK(sandbox::check_bearer(std::string("tok-9876"), "tok-9876"));
         CHECK(sandbox::check_bearer(std::string("Basic tok-9876"), "tok-9876"));
-        CHECK(sandbox::check_bearer(std::string("Bearer tok-98765"), "tok-9876") ==
-              "the Bearer token is not valid");
+        CHECK(sandbox::check_bearer(std::string("Bearer tok-98765"), "tok-9876") == "the Bearer token is not valid");
         CHECK(sandbox::check_bearer(std::string("Bearer "), "tok-9876"));
     }
 }

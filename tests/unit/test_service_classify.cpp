@@ -18,8 +18,8 @@ service::Outcome answer(long status, std::string body, service::Headers headers 
 }
 
 std::string meta_error(long long code, const std::string& message = "boom") {
-    return R"({"error":{"message":")" + message + R"(","type":"OAuthException","code":)" +
-           std::to_string(code) + R"(,"error_data":{"details":"more"},"fbtrace_id":"x"}})";
+    return R"({"error":{"message":")" + message + R"(","type":"OAuthException","code":)" + std::to_string(code) +
+           R"(,"error_data":{"details":"more"},"fbtrace_id":"x"}})";
 }
 
 service::Outcome lost(service::TransportFailure failure, bool sent) {
@@ -30,7 +30,7 @@ service::Outcome lost(service::TransportFailure failure, bool sent) {
     return service::classify_transport_error(e);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("service::classify") {
     TEST_CASE("2xx with the service's envelope is sent, with its message id") {

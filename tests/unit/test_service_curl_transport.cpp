@@ -52,7 +52,7 @@ void check_lost_answer_not_resent(service::Method method) {
     CHECK(error->request_sent);  // the server had it: it may have acted on it
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("service::CurlTransport") {
     TEST_CASE("a POST whose reused connection closes unanswered goes out once and may have been delivered") {
@@ -138,8 +138,8 @@ TEST_SUITE("service::CurlTransport") {
     TEST_CASE("a huge answer keeps at most 64 KiB of its body and is classified by its status") {
         const long long size = 8LL << 20;
         ScriptedServer server([size](const ReceivedRequest&) {
-            return Reply{Reply::Kind::stream,
-                         "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n", size};
+            return Reply{Reply::Kind::stream, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n",
+                         size};
         });
         service::CurlTransport transport;
         auto c = service::perform(transport, request_to(server, service::Method::post));

@@ -9,7 +9,7 @@ namespace {
 
 const Deadlines::Steady k_t0{std::chrono::hours(100)};
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("service::Deadlines") {
     TEST_CASE("a request expires its timeout after it started, earliest first") {

@@ -19,7 +19,7 @@ std::string header(const service::HttpRequest& r, const std::string& name) {
     return service::find_header(r.headers, name);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("service::requests") {
     TEST_CASE("templates: key in header and query by default") {

@@ -64,8 +64,7 @@ TEST_SUITE("util::Redactor") {
 
 TEST_SUITE("util::sha256") {
     TEST_CASE("matches the known digest of abc") {
-        CHECK(util::sha256_hex("abc") ==
-              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        CHECK(util::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
     TEST_CASE("a missing file is an error naming it") {
         auto r = util::sha256_file("/nonexistent/wacamp.csv");

@@ -39,7 +39,7 @@ std::vector<SortPair> random_pairs(std::size_t n, std::uint64_t seed) {
     return pairs;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("util::ExternalSorter") {
     TEST_CASE("what fits the buffer is sorted in memory, ordered by first then second") {

@@ -7,7 +7,8 @@
 
 TEST_SUITE("util::JsonScanner") {
     TEST_CASE("reads the members asked for and skips the rest") {
-        util::JsonScanner in(R"({"success": false, "data": {"messageId": "wamid.1", "x": [1, {"y": null}]}, "n": -42})");
+        util::JsonScanner in(
+            R"({"success": false, "data": {"messageId": "wamid.1", "x": [1, {"y": null}]}, "n": -42})");
         bool success = true;
         std::string id;
         std::int64_t n = 0;
@@ -48,7 +49,8 @@ TEST_SUITE("util::JsonScanner") {
         CHECK(second == "tab\there \xC3\xA9 \xF0\x9F\x98\x80");
     }
     TEST_CASE("integers that overflow, fractions and exponents are not integers") {
-        for (const char* text : {"9223372036854775808", "18446744073709551616", "1.5", "1e3", "-9223372036854775809", "01"}) {
+        for (const char* text :
+             {"9223372036854775808", "18446744073709551616", "1.5", "1e3", "-9223372036854775809", "01"}) {
             util::JsonScanner in(text);
             std::int64_t value = 0;
             CHECK_FALSE_MESSAGE(in.read_int(value), text);
@@ -82,9 +84,32 @@ TEST_SUITE("util::JsonScanner") {
                  "\"\xC3\xA9\"",
                  "[1.53e75806]",  // past a double: the scanner skips it, nlohmann cannot hold it
                  // Refused by both:
-                 "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "+1", "NaN", "Infinity", "tru", "nul",
-                 "\"unterminated", "\"\\x\"", "\"\\u12\"", "\"a\tb\"", "\"\xC3\"", "\"\xFF\"", "\"\\ud800\"",
-                 "\"\\udc00\"", "\"\xED\xA0\x80\"", "\"\xC0\xAF\"", "[] []", "{\"a\" 1}", "{1:2}",
+                 "",
+                 "{",
+                 "[1,]",
+                 "{\"a\":1,}",
+                 "01",
+                 "1.",
+                 ".5",
+                 "-",
+                 "+1",
+                 "NaN",
+                 "Infinity",
+                 "tru",
+                 "nul",
+                 "\"unterminated",
+                 "\"\\x\"",
+                 "\"\\u12\"",
+                 "\"a\tb\"",
+                 "\"\xC3\"",
+                 "\"\xFF\"",
+                 "\"\\ud800\"",
+                 "\"\\udc00\"",
+                 "\"\xED\xA0\x80\"",
+                 "\"\xC0\xAF\"",
+                 "[] []",
+                 "{\"a\" 1}",
+                 "{1:2}",
              }) {
             CHECK_MESSAGE(json_mirror::compare(text) == "", "text: ", std::string(text));
         }

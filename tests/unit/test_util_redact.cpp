@@ -13,7 +13,7 @@ util::Redactor with_key() {
     return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("util::Redactor") {
     TEST_CASE("masks a secret as it is") {

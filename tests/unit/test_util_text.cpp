@@ -9,13 +9,18 @@ TEST_SUITE("util::printable") {
         CHECK(util::printable("del\x7f") == "del\\x7f");
     }
     TEST_CASE("escapes C1 controls and bidirectional overrides, keeps other Unicode") {
-        CHECK(util::printable("\xc2\x9b" "2J") == "\\u009b2J");
-        CHECK(util::printable("abc\xe2\x80\xae" "fdp.exe") == "abc\\u202efdp.exe");
+        CHECK(util::printable("\xc2\x9b"
+                              "2J") == "\\u009b2J");
+        CHECK(util::printable("abc\xe2\x80\xae"
+                              "fdp.exe") == "abc\\u202efdp.exe");
         CHECK(util::printable("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");
         CHECK(util::printable("Aarav Shāh — नमस्ते") == "Aarav Shāh — नमस्ते");
     }
     TEST_CASE("replaces bytes that are not UTF-8") {
-        CHECK(util::printable("a\xff" "b") == "a\xEF\xBF\xBD" "b");
+        CHECK(util::printable("a\xff"
+                              "b") ==
+              "a\xEF\xBF\xBD"
+              "b");
     }
     TEST_CASE("keeps line breaks when asked, and only those") {
         CHECK(util::printable("one\ntwo\x1b[2J\r", util::LineBreaks::keep) == "one\ntwo\\x1b[2J\\r");

@@ -11,7 +11,7 @@ util::TimePoint utc(int y, unsigned m, unsigned d, int h, int min, int s) {
            std::chrono::seconds(s);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE("util::format_wall_time") {
     TEST_CASE("a time on the same UTC day is shown without its date") {
