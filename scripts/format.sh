@@ -11,13 +11,10 @@ if ! command -v clang-format >/dev/null 2>&1; then
 fi
 mapfile -d '' files < <(git ls-files -z -- '*.cpp' '*.hpp' '*.c' '*.h')
 if [ "${1:-}" = "--check" ]; then
-  bad=()
-  for f in "${files[@]}"; do
-    clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-  done
-  if [ ${#bad[@]} -gt 0 ]; then
+  # One clang-format for every file: it names each file that differs in its warnings.
+  if ! report=$(clang-format --dry-run --Werror "${files[@]}" 2>&1); then
     printf 'format: not laid out as .clang-format says (run bash scripts/format.sh):\n' >&2
-    printf '  %s\n' "${bad[@]}" >&2
+    printf '%s\n' "$report" | grep -oE '^[^:]+:[0-9]+:[0-9]+: error' | cut -d: -f1 | sort -u | sed 's/^/  /' >&2
     exit 1
   fi
   echo "format: ${#files[@]} files laid out as .clang-format says"
