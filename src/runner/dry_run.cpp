@@ -1,15 +1,13 @@
 #include "runner/dry_run.hpp"
 
 #include <fmt/format.h>
-#include <filesystem>
 
 #include "campaign/recipients.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
+#include "runner/campaign_header.hpp"
 #include "service/messages.hpp"
-#include "util/clock.hpp"
-#include "util/sha256.hpp"
 
 namespace runner {
 
@@ -29,8 +27,7 @@ std::string dry_run_path(const std::string& results_path) {
 }
 
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
-                                   std::size_t sample_count) {
-    util::SystemClock clock;
+                                   std::size_t sample_count, const util::Clock& clock) {
     const auto started = clock.steady_now();
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
@@ -39,21 +36,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (!stream) {
         return stream.error();
     }
-    results::CampaignHeader header;
-    header.name = c.name;
-    header.campaign_file = std::filesystem::absolute(c.file).lexically_normal().string();
-    header.recipients_file = std::filesystem::absolute(c.recipients.file).lexically_normal().string();
-    for (auto [file, into] :
-         {std::pair{&c.file, &header.campaign_sha256}, std::pair{&c.recipients.file, &header.recipients_sha256}}) {
-        auto sha = util::sha256_file(*file);
-        if (!sha) {
-            return sha.error();
-        }
-        *into = *sha;
+    auto header = make_campaign_header(c, results::Mode::dry_run, clock.wall_now());
+    if (!header) {
+        return header.error();
     }
-    header.started_at = clock.wall_now();
-    header.version = WACAMP_VERSION;
-    header.mode = results::Mode::dry_run;
 
     auto lock = results::RunLock::acquire(report.results_path);
     if (!lock) {
@@ -65,7 +51,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (!log) {
         return log.error();
     }
-    if (auto written = log->append(results::to_line(header)); !written) {
+    if (auto written = log->append(results::to_line(*header)); !written) {
         return written.error();
     }
 
