@@ -15,6 +15,35 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
+// Fills `rec` (all but its time) for recipient `r`, keeping the first samples and problems.
+void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::size_t sample_count,
+              results::ResultRecord& rec, DryRunReport& report) {
+    rec.row = r.row;
+    rec.wa_id = r.message.wa_id;
+    rec.user_name = r.message.user_name;
+    rec.attempts = 0;
+    switch (r.verdict) {
+    case campaign::Verdict::ok:
+        rec.status = results::Status::dry_run;
+        rec.cause = results::Cause::none;
+        rec.error.clear();
+        if (report.samples.size() < sample_count) {
+            report.samples.push_back({r.row, r.message.wa_id, service::send_message_body(r.message)});
+        }
+        break;
+    case campaign::Verdict::invalid:
+    case campaign::Verdict::duplicate:
+        bool invalid = r.verdict == campaign::Verdict::invalid;
+        rec.status = invalid ? results::Status::invalid : results::Status::skipped;
+        rec.cause = invalid ? results::Cause::invalid : results::Cause::duplicate;
+        rec.error = r.reason;
+        if (invalid && report.problems.size() < k_problem_samples) {
+            report.problems.push_back(fmt::format("{}:{}: row {}: {}", c.recipients.file, r.line, r.row, r.reason));
+        }
+        break;
+    }
+}
+
 }  // namespace
 
 std::string dry_run_path(const std::string& results_path) {
@@ -58,31 +87,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     campaign::Recipient r;
     results::ResultRecord rec;
     while (stream->next(r)) {
-        rec.row = r.row;
-        rec.wa_id = r.message.wa_id;
-        rec.user_name = r.message.user_name;
-        rec.attempts = 0;
         rec.at = clock.wall_now();
-        switch (r.verdict) {
-        case campaign::Verdict::ok:
-            rec.status = results::Status::dry_run;
-            rec.cause = results::Cause::none;
-            rec.error.clear();
-            if (report.samples.size() < sample_count) {
-                report.samples.push_back({r.row, r.message.wa_id, service::send_message_body(r.message)});
-            }
-            break;
-        case campaign::Verdict::invalid:
-        case campaign::Verdict::duplicate:
-            bool invalid = r.verdict == campaign::Verdict::invalid;
-            rec.status = invalid ? results::Status::invalid : results::Status::skipped;
-            rec.cause = invalid ? results::Cause::invalid : results::Cause::duplicate;
-            rec.error = r.reason;
-            if (invalid && report.problems.size() < k_problem_samples) {
-                report.problems.push_back(fmt::format("{}:{}: row {}: {}", c.recipients.file, r.line, r.row, r.reason));
-            }
-            break;
-        }
+        note_row(c, r, sample_count, rec, report);
         ++report.counts[rec.status];
         if (auto written = log->append_batched(results::to_line(rec)); !written) {
             return written.error();
