@@ -15,6 +15,7 @@
 #include "results/run_lock.hpp"
 #include "runner/cleanup.hpp"
 #include "service/curl_transport.hpp"
+#include "util/clock.hpp"
 #include "util/text.hpp"
 
 namespace cli {
@@ -111,7 +112,8 @@ int delete_contacts(const std::string& path, Output& out) {
     }
     const auto& stops = install_stop_handlers();
     service::CurlTransport transport({.ca_file = c->service.ca_file, .max_connections = 2});
-    auto summary = runner::delete_contacts(*c, *log, transport, stops);
+    util::SystemClock clock;
+    auto summary = runner::delete_contacts(*c, *log, {.transport = transport, .clock = clock, .stop_requests = stops});
     print_summary(*c, summary, path, out);
     return exit_code_of(summary);
 }

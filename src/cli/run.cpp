@@ -13,6 +13,7 @@
 #include "cli/terminal_ui.hpp"
 #include "runner/dry_run.hpp"
 #include "runner/send.hpp"
+#include "util/clock.hpp"
 #include "util/duration.hpp"
 
 namespace cli {
@@ -46,7 +47,8 @@ nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
 }
 
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
-    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, k_preview_messages);
+    util::SystemClock clock;
+    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, k_preview_messages, clock);
     if (!report) {
         out.error(report.error().message, k_exit_bad_input);
         return k_exit_bad_input;

@@ -11,6 +11,8 @@
 #include "results/log_reader.hpp"
 #include "runner/secrets.hpp"
 #include "service/base_url.hpp"
+#include "service/curl_transport.hpp"
+#include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
 
@@ -65,7 +67,13 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,
                        const std::atomic<int>& stops, Output& out) {
-    auto report = runner::send_campaign(c, options, ui, stops);
+    // As many connections as the queue may keep in flight, and a few more.
+    service::CurlTransport transport(
+        {.ca_file = c.service.ca_file,
+         .max_connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
+    util::SystemClock clock;
+    auto report =
+        runner::send_campaign(c, options, {.transport = transport, .clock = clock, .ui = ui, .stop_requests = stops});
     ui.clear_line();
     if (!report) {
         const auto& message = report.error().message;

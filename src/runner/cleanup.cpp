@@ -1,7 +1,6 @@
 #include "runner/cleanup.hpp"
 
 #include <fmt/format.h>
-#include <thread>
 
 #include "campaign/recipients.hpp"
 #include "queue/retry_policy.hpp"
@@ -17,93 +16,113 @@ namespace runner {
 namespace {
 
 constexpr int k_batch_attempts = 3;
+constexpr util::Millis k_max_backoff{30'000};
+constexpr util::Millis k_wait_slice{50};
 
 struct Batch {
     std::vector<std::string> ids;
     std::vector<std::string> subscriber_ids;
 };
 
+// What the deletion step works with, and what it has done so far.
+struct Deletion {
+    const campaign::Campaign& c;
+    results::LogWriter& log;
+    service::HttpTransport& transport;
+    util::Clock& clock;
+    const std::atomic<int>& stops;
+    util::Redactor secrets;  // the service may echo the token
+    CleanupSummary summary;
+    int batch_number = 0;
+};
+
+// Waits up to `wait` (at most k_max_backoff), in slices, so that an interrupt is not kept
+// waiting for the whole backoff.
+void wait_unless_stopped(util::Clock& clock, util::Millis wait, const std::atomic<int>& stops) {
+    const auto until = clock.steady_now() + std::min(wait, k_max_backoff);
+    while (clock.steady_now() < until && stops.load() == 0) {
+        const auto left = std::chrono::ceil<util::Millis>(until - clock.steady_now());
+        clock.sleep_for(std::min(left, k_wait_slice));
+    }
+}
+
 // Sends one batch, retrying transient failures (setting a status twice is harmless).
-service::Outcome send_batch(const campaign::Campaign& c, service::HttpTransport& transport, const Batch& batch,
-                            const std::atomic<int>& stops) {
-    queue::RetryPolicy retry(c.retry);
+service::Outcome send_batch(Deletion& d, const Batch& batch) {
+    queue::RetryPolicy retry(d.c.retry);
     service::Outcome outcome;
     for (int attempt = 1;; ++attempt) {
         auto body = service::status_update_body(batch.ids, "DELETED", batch.subscriber_ids);
-        auto completion = service::perform(transport, service::status_update_request(c.service, std::move(body)));
-        outcome = service::classify(completion, std::chrono::system_clock::now());
-        if (!outcome.retryable() || attempt >= k_batch_attempts || stops.load() > 0) {
+        auto completion = service::perform(d.transport, service::status_update_request(d.c.service, std::move(body)));
+        outcome = service::classify(completion, d.clock.wall_now());
+        if (!outcome.retryable() || attempt >= k_batch_attempts || d.stops.load() > 0) {
             return outcome;
         }
-        auto wait = outcome.retry_after.value_or(retry.backoff(attempt));
-        // In slices, so that an interrupt is not kept waiting for the whole backoff.
-        const auto until = std::chrono::steady_clock::now() + std::min(wait, std::chrono::milliseconds(30'000));
-        while (std::chrono::steady_clock::now() < until && stops.load() == 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
+        wait_unless_stopped(d.clock, outcome.retry_after.value_or(retry.backoff(attempt)), d.stops);
     }
+}
+
+// Sends `batch` (then empties it) and records it; returns whether to go on with the next.
+bool flush(Deletion& d, Batch& batch) {
+    if (batch.ids.empty()) {
+        return true;
+    }
+    if (d.stops.load() > 0) {
+        d.summary.interrupted = true;  // the batch stays for a later run
+        return false;
+    }
+    service::Outcome outcome = send_batch(d, batch);
+    results::DeleteRecord record;
+    record.batch = ++d.batch_number;
+    record.ids = batch.ids;
+    record.subscriber_ids = batch.subscriber_ids;
+    record.status = outcome.sent() ? results::DeleteStatus::deleted : results::DeleteStatus::failed;
+    if (outcome.http_status) {
+        record.http_status = static_cast<int>(*outcome.http_status);
+    }
+    record.error = d.secrets.apply(outcome.error);
+    record.at = d.clock.wall_now();
+    auto written = d.log.append(results::to_line(record));
+    if (outcome.sent()) {
+        ++d.summary.batches_deleted;
+        d.summary.ids_deleted += static_cast<std::int64_t>(batch.ids.size());
+    } else {
+        ++d.summary.batches_failed;
+        d.summary.error = record.error;
+    }
+    batch = {};
+    if (!written) {
+        // Further batches would go unrecorded: stop (exit 3), and let a later run finish.
+        d.summary.log_error = written.error().message;
+        d.summary.interrupted = true;
+        return false;
+    }
+    // A refused credential or certificate will refuse every batch: stop and let a later run finish.
+    d.summary.refused = outcome.cause == service::Cause::auth || outcome.cause == service::Cause::tls;
+    return !d.summary.refused;
+}
+
+CleanupSummary failed_before_start(const std::string& error) {
+    CleanupSummary summary;
+    summary.ran = true;
+    summary.error = error;
+    ++summary.batches_failed;
+    return summary;
 }
 
 }  // namespace
 
-CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log, service::HttpTransport& transport,
-                               const std::atomic<int>& stops) {
-    CleanupSummary summary;
-    summary.ran = true;
-    const util::Redactor secrets = redactor_for(c);  // the service may echo the token
+CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log, const CleanupParts& parts) {
     auto state = results::replay(log.path());
     if (!state) {
-        summary.error = state.error().message;
-        ++summary.batches_failed;
-        return summary;
+        return failed_before_start(state.error().message);
     }
     auto stream = campaign::RecipientStream::open(c);
     if (!stream) {
-        summary.error = stream.error().message;
-        ++summary.batches_failed;
-        return summary;
+        return failed_before_start(stream.error().message);
     }
-    int batch_number = state->delete_batches;
+    Deletion d{c, log, parts.transport, parts.clock, parts.stop_requests, redactor_for(c), {}, state->delete_batches};
+    d.summary.ran = true;
     Batch batch;
-    const auto flush = [&]() -> bool {
-        if (batch.ids.empty()) {
-            return true;
-        }
-        if (stops.load() > 0) {
-            summary.interrupted = true;  // the batch stays for a later run
-            return false;
-        }
-        service::Outcome outcome = send_batch(c, transport, batch, stops);
-        results::DeleteRecord record;
-        record.batch = ++batch_number;
-        record.ids = batch.ids;
-        record.subscriber_ids = batch.subscriber_ids;
-        record.status = outcome.sent() ? results::DeleteStatus::deleted : results::DeleteStatus::failed;
-        if (outcome.http_status) {
-            record.http_status = static_cast<int>(*outcome.http_status);
-        }
-        record.error = secrets.apply(outcome.error);
-        record.at = std::chrono::system_clock::now();
-        auto written = log.append(results::to_line(record));
-        if (outcome.sent()) {
-            ++summary.batches_deleted;
-            summary.ids_deleted += static_cast<std::int64_t>(batch.ids.size());
-        } else {
-            ++summary.batches_failed;
-            summary.error = record.error;
-        }
-        batch = {};
-        if (!written) {
-            // Further batches would go unrecorded: stop (exit 3), and let a later run finish.
-            summary.log_error = written.error().message;
-            summary.interrupted = true;
-            return false;
-        }
-        // A refused credential or certificate will refuse every batch: stop and let a later run finish.
-        summary.refused = outcome.cause == service::Cause::auth || outcome.cause == service::Cause::tls;
-        return !summary.refused;
-    };
-
     campaign::Recipient r;
     while (stream->next(r)) {
         if (r.user_id.empty() || state->was_deleted(r.user_id)) {
@@ -116,14 +135,14 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
         if (!r.subscriber_id.empty()) {
             batch.subscriber_ids.push_back(r.subscriber_id);
         }
-        if (static_cast<int>(batch.ids.size()) >= c.cleanup.batch_size && !flush()) {
-            return summary;
+        if (static_cast<int>(batch.ids.size()) >= c.cleanup.batch_size && !flush(d, batch)) {
+            return d.summary;
         }
     }
-    if (flush() && !stream->error().empty()) {
-        summary.error = stream->error();
+    if (flush(d, batch) && !stream->error().empty()) {
+        d.summary.error = stream->error();
     }
-    return summary;
+    return d.summary;
 }
 
 }  // namespace runner

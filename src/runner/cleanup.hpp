@@ -9,13 +9,22 @@
 #include "results/log_writer.hpp"
 #include "runner/send.hpp"
 #include "service/http.hpp"
+#include "util/clock.hpp"
 
 namespace runner {
 
+// What the deletion step sends through, waits with, and stops on (`stop_requests` counts
+// SIGINT/SIGTERM).
+struct CleanupParts {
+    service::HttpTransport& transport;
+    util::Clock& clock;
+    const std::atomic<int>& stop_requests;
+};
+
 // Deletes the contacts of the rows the log records as sent (or of every row with
 // `cleanup.only: all`) that no `deleted` batch names yet. The caller holds the run lock and
-// `log` is open on the campaign's result log. Stops at the first refused credential.
-CleanupSummary delete_contacts(const campaign::Campaign& campaign, results::LogWriter& log,
-                               service::HttpTransport& transport, const std::atomic<int>& stop_requests);
+// `log` is open on the campaign's result log. Stops at the first refused credential, and
+// between batches on a stop request.
+CleanupSummary delete_contacts(const campaign::Campaign& campaign, results::LogWriter& log, const CleanupParts& parts);
 
 }  // namespace runner

@@ -1,21 +1,48 @@
 #include "runner/dry_run.hpp"
 
 #include <fmt/format.h>
-#include <filesystem>
 
 #include "campaign/recipients.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
+#include "runner/campaign_header.hpp"
 #include "service/messages.hpp"
-#include "util/clock.hpp"
-#include "util/sha256.hpp"
 
 namespace runner {
 
 namespace {
 
 constexpr std::size_t k_problem_samples = 20;
+
+// Fills `rec` (all but its time) for recipient `r`, keeping the first samples and problems.
+void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::size_t sample_count,
+              results::ResultRecord& rec, DryRunReport& report) {
+    rec.row = r.row;
+    rec.wa_id = r.message.wa_id;
+    rec.user_name = r.message.user_name;
+    rec.attempts = 0;
+    switch (r.verdict) {
+    case campaign::Verdict::ok:
+        rec.status = results::Status::dry_run;
+        rec.cause = results::Cause::none;
+        rec.error.clear();
+        if (report.samples.size() < sample_count) {
+            report.samples.push_back({r.row, r.message.wa_id, service::send_message_body(r.message)});
+        }
+        break;
+    case campaign::Verdict::invalid:
+    case campaign::Verdict::duplicate:
+        bool invalid = r.verdict == campaign::Verdict::invalid;
+        rec.status = invalid ? results::Status::invalid : results::Status::skipped;
+        rec.cause = invalid ? results::Cause::invalid : results::Cause::duplicate;
+        rec.error = r.reason;
+        if (invalid && report.problems.size() < k_problem_samples) {
+            report.problems.push_back(fmt::format("{}:{}: row {}: {}", c.recipients.file, r.line, r.row, r.reason));
+        }
+        break;
+    }
+}
 
 }  // namespace
 
@@ -29,8 +56,7 @@ std::string dry_run_path(const std::string& results_path) {
 }
 
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
-                                   std::size_t sample_count) {
-    util::SystemClock clock;
+                                   std::size_t sample_count, const util::Clock& clock) {
     const auto started = clock.steady_now();
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
@@ -39,21 +65,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (!stream) {
         return stream.error();
     }
-    results::CampaignHeader header;
-    header.name = c.name;
-    header.campaign_file = std::filesystem::absolute(c.file).lexically_normal().string();
-    header.recipients_file = std::filesystem::absolute(c.recipients.file).lexically_normal().string();
-    for (auto [file, into] :
-         {std::pair{&c.file, &header.campaign_sha256}, std::pair{&c.recipients.file, &header.recipients_sha256}}) {
-        auto sha = util::sha256_file(*file);
-        if (!sha) {
-            return sha.error();
-        }
-        *into = *sha;
+    auto header = make_campaign_header(c, results::Mode::dry_run, clock.wall_now());
+    if (!header) {
+        return header.error();
     }
-    header.started_at = clock.wall_now();
-    header.version = WACAMP_VERSION;
-    header.mode = results::Mode::dry_run;
 
     auto lock = results::RunLock::acquire(report.results_path);
     if (!lock) {
@@ -65,38 +80,15 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (!log) {
         return log.error();
     }
-    if (auto written = log->append(results::to_line(header)); !written) {
+    if (auto written = log->append(results::to_line(*header)); !written) {
         return written.error();
     }
 
     campaign::Recipient r;
     results::ResultRecord rec;
     while (stream->next(r)) {
-        rec.row = r.row;
-        rec.wa_id = r.message.wa_id;
-        rec.user_name = r.message.user_name;
-        rec.attempts = 0;
         rec.at = clock.wall_now();
-        switch (r.verdict) {
-        case campaign::Verdict::ok:
-            rec.status = results::Status::dry_run;
-            rec.cause = results::Cause::none;
-            rec.error.clear();
-            if (report.samples.size() < sample_count) {
-                report.samples.push_back({r.row, r.message.wa_id, service::send_message_body(r.message)});
-            }
-            break;
-        case campaign::Verdict::invalid:
-        case campaign::Verdict::duplicate:
-            bool invalid = r.verdict == campaign::Verdict::invalid;
-            rec.status = invalid ? results::Status::invalid : results::Status::skipped;
-            rec.cause = invalid ? results::Cause::invalid : results::Cause::duplicate;
-            rec.error = r.reason;
-            if (invalid && report.problems.size() < k_problem_samples) {
-                report.problems.push_back(fmt::format("{}:{}: row {}: {}", c.recipients.file, r.line, r.row, r.reason));
-            }
-            break;
-        }
+        note_row(c, r, sample_count, rec, report);
         ++report.counts[rec.status];
         if (auto written = log->append_batched(results::to_line(rec)); !written) {
             return written.error();

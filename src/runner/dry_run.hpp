@@ -8,6 +8,7 @@
 
 #include "campaign/campaign.hpp"
 #include "results/status.hpp"
+#include "util/clock.hpp"
 #include "util/result.hpp"
 
 namespace runner {
@@ -31,8 +32,9 @@ struct DryRunReport {
 std::string dry_run_path(const std::string& results_path);
 
 // Runs the dry run of `campaign`, writing the log at dry_run_path(`results_path`) afresh.
-// Fails on unusable input (header, columns, placeholders) or an unwritable log.
+// Times come from `clock`. Fails on unusable input (header, columns, placeholders) or an
+// unwritable log.
 util::Result<DryRunReport> dry_run(const campaign::Campaign& campaign, const std::string& results_path,
-                                   std::size_t sample_count);
+                                   std::size_t sample_count, const util::Clock& clock);
 
 }  // namespace runner

@@ -12,6 +12,8 @@
 #include "results/log_writer.hpp"
 #include "results/status.hpp"
 #include "runner/ui.hpp"
+#include "service/http.hpp"
+#include "util/clock.hpp"
 #include "util/result.hpp"
 
 namespace runner {
@@ -56,10 +58,19 @@ struct SendReport {
     CleanupSummary cleanup;
 };
 
-// Runs `campaign`. Fails (nothing sent) on unusable input: a CSV whose header lacks a mapped
-// column, a log of changed inputs without ChangedInputs::accept, a held lock, a template that
-// is not approved. `stop_requests` counts SIGINT/SIGTERM.
-util::Result<SendReport> send_campaign(const campaign::Campaign& campaign, const SendOptions& options, RunUi& ui,
-                                       const std::atomic<int>& stop_requests);
+// What a run sends through, waits with, talks to, and stops on.
+struct SendParts {
+    service::HttpTransport& transport;
+    util::Clock& clock;
+    RunUi& ui;
+    const std::atomic<int>& stop_requests;  // counts SIGINT/SIGTERM
+};
+
+// Runs `campaign`: prepares, asks for confirmation and waits for the start time, sends, and
+// finishes (end record, deletion step). Fails (nothing sent) on unusable input: a CSV whose
+// header lacks a mapped column, a log of changed inputs without ChangedInputs::accept, a held
+// lock, a template that is not approved.
+util::Result<SendReport> send_campaign(const campaign::Campaign& campaign, const SendOptions& options,
+                                       const SendParts& parts);
 
 }  // namespace runner

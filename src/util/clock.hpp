@@ -1,7 +1,8 @@
 #pragma once
-// Time as a value. Logic takes `now`; only the dispatcher and the CLI read a Clock.
+// Time as a value. Logic takes `now`; only the dispatcher, the runner and the CLI read a Clock.
 
 #include <chrono>
+#include <thread>
 
 namespace util {
 
@@ -16,6 +17,9 @@ public:
     virtual std::chrono::steady_clock::time_point steady_now() const = 0;
     // Wall-clock time, for the log and schedules.
     virtual TimePoint wall_now() const = 0;
+    // Waits for `d` (a fake moves its time forward instead). Callers wait in short slices so
+    // that they notice stop requests.
+    virtual void sleep_for(Millis d) = 0;
 };
 
 // The real clocks of the machine.
@@ -23,6 +27,7 @@ class SystemClock final : public Clock {
 public:
     std::chrono::steady_clock::time_point steady_now() const override { return std::chrono::steady_clock::now(); }
     TimePoint wall_now() const override { return std::chrono::system_clock::now(); }
+    void sleep_for(Millis d) override { std::this_thread::sleep_for(d); }
 };
 
 }  // namespace util

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runner/ui.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
 
@@ -24,6 +25,12 @@ class FakeClock final : public util::Clock {
 public:
     std::chrono::steady_clock::time_point steady_now() const override { return m_steady; }
     util::TimePoint wall_now() const override { return m_wall; }
+    // Moves both clocks forward by `d` at once, and counts the call.
+    void sleep_for(util::Millis d) override {
+        ++sleeps;
+        advance(d);
+    }
+    int sleeps = 0;  // calls of sleep_for()
 
     // Moves both clocks forward by `d`.
     void advance(std::chrono::steady_clock::duration d) {
@@ -131,6 +138,29 @@ inline service::HttpResponse http_answer(long status, std::string body, std::str
     }
     return r;
 }
+
+// A run's user interface that answers confirmations with `answer` and keeps what it is told.
+class FakeUi final : public runner::RunUi {
+public:
+    enum class Confirm { never_asked, yes, no };
+    explicit FakeUi(Confirm answer = Confirm::never_asked) : m_answer(answer) {}
+
+    bool wants_confirmation() const override { return m_answer != Confirm::never_asked; }
+    bool confirm(const runner::Preview& preview) override {
+        previews.push_back(preview);
+        return m_answer == Confirm::yes;
+    }
+    void notice(std::string_view text) override { notices.emplace_back(text); }
+    void warning(std::string_view text) override { warnings.emplace_back(text); }
+    void progress(const queue::Progress& /*progress*/, std::int64_t /*total*/) override {}
+
+    std::vector<runner::Preview> previews;
+    std::vector<std::string> notices;
+    std::vector<std::string> warnings;
+
+private:
+    Confirm m_answer;
+};
 
 // A fresh folder under the system's temporary folder, removed with its content afterwards.
 struct TempDir {

@@ -1,0 +1,183 @@
+// The steps before sending: prepare, confirm and wait, open the log.
+
+#include <fmt/format.h>
+#include <filesystem>
+
+#include "results/timestamp.hpp"
+#include "runner/campaign_header.hpp"
+#include "runner/log_start.hpp"
+#include "runner/preflight.hpp"
+#include "runner/send_steps.hpp"
+
+namespace runner {
+
+namespace {
+
+constexpr util::Millis k_wait_slice{100};  // how soon a stop request ends a wait
+
+// Refuses to continue a log written for other inputs, unless told to.
+util::Result<void> check_inputs(const results::LogState& state, const results::CampaignHeader& now,
+                                const std::string& path, const SendOptions& options) {
+    const auto& h = state.latest_header;
+    if (h.mode != results::Mode::send) {
+        return util::fail(fmt::format("{} is a dry-run log; a real run needs its own log", path));
+    }
+    std::vector<std::string> changed;
+    if (h.campaign_sha256 != now.campaign_sha256) {
+        changed.push_back("the campaign file " + h.campaign_file);
+    }
+    if (h.recipients_sha256 != now.recipients_sha256) {
+        changed.push_back("the recipient list " + h.recipients_file);
+    }
+    if (changed.empty() || options.changed_inputs == ChangedInputs::accept) {
+        return {};
+    }
+    return util::fail(
+        fmt::format("{} changed since {} was started; run again with --force to continue "
+                    "with the changed input (recipients already sent are never sent again)",
+                    fmt::join(changed, " and "), path));
+}
+
+// Replays the existing log at the run's path, if there is one with content.
+util::Result<void> read_existing_log(SendRun& run) {
+    const std::string& path = run.report.results_path;
+    if (std::error_code ec; !(std::filesystem::file_size(path, ec) > 0 && !ec)) {
+        return {};
+    }
+    auto replayed = results::replay(path, {.now = run.parts.clock.wall_now()});
+    if (!replayed) {
+        return replayed.error();
+    }
+    run.state = std::move(*replayed);
+    for (const auto& w : run.state->warnings) {
+        run.parts.ui.warning(w);
+    }
+    return check_inputs(*run.state, run.header, path, run.options);
+}
+
+// Waits for schedule.start_at through the clock, in slices; false when a stop request came.
+bool wait_for_start(const SendRun& run) {
+    const auto& start_at = run.campaign.schedule.start_at;
+    util::Clock& clock = run.parts.clock;
+    if (!start_at || *start_at <= clock.wall_now()) {
+        return true;
+    }
+    run.parts.ui.notice(
+        fmt::format("waiting until {} to start (schedule.start_at)", results::format_timestamp(*start_at)));
+    while (clock.wall_now() < *start_at) {
+        if (run.parts.stop_requests.load() > 0) {
+            return false;
+        }
+        clock.sleep_for(std::min(k_wait_slice, std::chrono::ceil<util::Millis>(*start_at - clock.wall_now())));
+    }
+    return true;
+}
+
+// Asks for confirmation with a preview, or only estimates the work; Next::stop when declined.
+util::Result<Next> confirm(SendRun& run) {
+    if (!run.parts.ui.wants_confirmation()) {
+        run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
+        return Next::go_on;
+    }
+    auto preview = make_preview(run.campaign, run.existing(), run.options, run.report.results_path);
+    if (!preview) {
+        return preview.error();
+    }
+    if (preview->to_send > 0 && !run.parts.ui.confirm(*preview)) {
+        run.report.declined = true;
+        return Next::stop;
+    }
+    run.expected_jobs = preview->to_send;
+    return Next::go_on;
+}
+
+}  // namespace
+
+util::Result<void> prepare(SendRun& run) {
+    const auto& c = run.campaign;
+    if (c.schedule.window) {
+        auto made = queue::SendWindow::make(*c.schedule.window);
+        if (!made) {
+            return made.error();
+        }
+        run.window = std::move(*made);
+    }
+    auto stream = campaign::RecipientStream::open(c);
+    if (!stream) {
+        return stream.error();
+    }
+    run.stream = std::move(*stream);
+    auto header = make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now());
+    if (!header) {
+        return header.error();
+    }
+    run.header = std::move(*header);
+    auto lock = results::RunLock::acquire(run.report.results_path);
+    if (!lock) {
+        return lock.error();
+    }
+    run.lock = std::move(*lock);
+    return read_existing_log(run);
+}
+
+util::Result<Next> confirm_and_wait(SendRun& run) {
+    if (run.campaign.template_check) {
+        auto checked = check_template(run.campaign, run.parts.transport);
+        if (!checked) {
+            return util::fail(run.secrets.apply(checked.error().message));
+        }
+        if (checked->stop) {
+            run.report.reason = *checked->stop;
+            run.report.message = run.secrets.apply(checked->message);
+            return Next::stop;
+        }
+    }
+    auto confirmed = confirm(run);
+    if (!confirmed || *confirmed == Next::stop) {
+        return confirmed;
+    }
+    if (!wait_for_start(run)) {
+        run.report.reason = queue::StopReason::interrupted;
+        run.report.message = "interrupted while waiting for the start time";
+        return Next::stop;
+    }
+    return Next::go_on;
+}
+
+util::Result<void> open_log(SendRun& run) {
+    const std::string& path = run.report.results_path;
+    run.header.started_at = run.parts.clock.wall_now();
+    if (!run.state) {
+        // Never an empty log: a kill before its first record would leave the campaign unreachable.
+        if (auto started = start_log(run.lock->log_path(), results::to_line(run.header), *run.lock); !started) {
+            return started.error();
+        }
+    }
+    auto log = results::LogWriter::open(
+        path,
+        {.durability = run.options.durability, .sync_interval = std::chrono::milliseconds(1000), .clock = nullptr});
+    if (!log) {
+        return log.error();
+    }
+    run.log = std::move(*log);
+    if (run.state && (run.state->latest_header.campaign_sha256 != run.header.campaign_sha256 ||
+                      run.state->latest_header.recipients_sha256 != run.header.recipients_sha256)) {
+        if (auto written = run.log->append(results::to_line(run.header)); !written) {
+            return written.error();
+        }
+        // Changed inputs (--force): replay again so that rows are read against the new
+        // recipient list; what was sent is still known by number.
+        auto replayed = results::replay(path, {.now = run.parts.clock.wall_now()});
+        if (!replayed) {
+            return replayed.error();
+        }
+        run.state = std::move(*replayed);
+    }
+    if (run.state) {
+        run.parts.ui.log_read(*run.state);
+        run.parts.ui.notice(fmt::format("continuing from {} ({} recorded)", path, run.state->counts.total()));
+    }
+    return {};
+}
+
+}  // namespace runner

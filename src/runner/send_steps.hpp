@@ -1,0 +1,62 @@
+#pragma once
+// The steps of a real run (send_campaign) and what they hand one another. Internal to runner/.
+
+#include <cstdint>
+#include <optional>
+
+#include "campaign/recipients.hpp"
+#include "queue/send_window.hpp"
+#include "results/log_writer.hpp"
+#include "results/records.hpp"
+#include "results/replay.hpp"
+#include "results/run_lock.hpp"
+#include "runner/secrets.hpp"
+#include "runner/send.hpp"
+#include "util/redact.hpp"
+
+namespace runner {
+
+// One run in progress. Members are destroyed in reverse: the log closes before the lock goes.
+struct SendRun {
+    SendRun(const campaign::Campaign& c, const SendOptions& o, const SendParts& p)
+        : campaign(c), options(o), parts(p), secrets(redactor_for(c)) {}
+
+    const campaign::Campaign& campaign;
+    const SendOptions& options;
+    const SendParts& parts;
+    util::Redactor secrets;  // the service may echo them in its answers
+    SendReport report;
+    std::optional<queue::SendWindow> window;
+    std::optional<campaign::RecipientStream> stream;
+    results::CampaignHeader header;  // of the inputs as they are now
+    std::optional<results::RunLock> lock;
+    std::optional<results::LogState> state;  // the existing log's, when there is one
+    std::optional<results::LogWriter> log;
+    std::int64_t expected_jobs = 0;  // for progress: remaining and ETA
+    bool wrote = false;              // this run added to the log: it gets an end record
+
+    // Returns the existing log's state, or null for a new log.
+    const results::LogState* existing() const { return state ? &*state : nullptr; }
+};
+
+enum class Next { go_on, stop };
+
+// Opens the send window and the CSV, hashes the inputs, takes the lock and replays an existing
+// log, refusing one written for other inputs. Fails on unusable input.
+util::Result<void> prepare(SendRun& run);
+
+// Checks the template, asks for confirmation (or estimates the work) and waits for
+// schedule.start_at through the clock. Next::stop with the report filled when the run ends
+// here (refused key, declined, interrupted).
+util::Result<Next> confirm_and_wait(SendRun& run);
+
+// Starts a new log or opens the existing one (recording changed inputs). Fails when it cannot.
+util::Result<void> open_log(SendRun& run);
+
+// Dispatches the rows through the queue and fills the report with how it went.
+void send(SendRun& run);
+
+// Writes the end record, runs the deletion step when the run completed, and closes the log.
+void finish(SendRun& run);
+
+}  // namespace runner

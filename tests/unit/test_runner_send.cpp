@@ -1,0 +1,105 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+
+#include "results/replay.hpp"
+#include "runner/send.hpp"
+#include "runner_fixture.hpp"
+
+using namespace std::chrono_literals;
+using runner_test::column;
+using runner_test::read_log;
+
+namespace {
+
+struct Rig {
+    campaign_file_test::Folder folder;
+    fakes::FakeClock clock;
+    fakes::FakeTransport transport{clock, runner_test::accept_all, 20ms};
+    fakes::FakeUi ui;
+    std::atomic<int> stops{0};
+
+    util::Result<runner::SendReport> send(const campaign::Campaign& c) {
+        runner::SendOptions options;
+        options.results_path = log_path();
+        return runner::send_campaign(c, options,
+                                     {.transport = transport, .clock = clock, .ui = ui, .stop_requests = stops});
+    }
+    std::string log_path() const { return folder.str("results.jsonl"); }
+};
+
+}  // namespace
+
+TEST_SUITE("runner::send_campaign") {
+    TEST_CASE("a small campaign sends every row and logs campaign, attempt before result, and end") {
+        Rig rig;
+        auto report = rig.send(runner_test::three_recipients(rig.folder, "rate: {concurrency: 1}\n"));
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::completed);
+        CHECK(report->sent_this_run == 3);
+        CHECK(report->counts[results::Status::sent] == 3);
+        CHECK(rig.transport.started.size() == 3);
+
+        const auto log = read_log(rig.log_path());
+        CHECK(column(log, "event") == std::vector<std::string>{R"("campaign")", R"("attempt")", R"("result")",
+                                                               R"("attempt")", R"("result")", R"("attempt")",
+                                                               R"("result")", R"("end")"});
+        CHECK(column(log, "row") == std::vector<std::string>{"", "1", "1", "2", "2", "3", "3", ""});
+        CHECK(log.front()["mode"] == "send");
+        CHECK(log.back()["reason"] == "completed");
+        auto state = results::replay(rig.log_path());
+        REQUIRE(state);
+        CHECK(state->row(2).ever_sent());
+    }
+
+    TEST_CASE("a second run of a finished campaign sends nothing and says it was complete") {
+        Rig rig;
+        const auto c = runner_test::three_recipients(rig.folder);
+        REQUIRE(rig.send(c));
+        auto again = rig.send(c);
+        REQUIRE(again);
+        CHECK(again->already_complete);
+        CHECK(rig.transport.started.size() == 3);
+    }
+
+    TEST_CASE("start_at in the future is waited for through the clock, then the run sends") {
+        Rig rig;
+        auto report =
+            rig.send(runner_test::three_recipients(rig.folder, "schedule: {start_at: 2026-03-01T00:10:00Z}\n"));
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::completed);
+        CHECK(rig.clock.sleeps == 6000);  // ten minutes in slices of 100 ms
+        REQUIRE(rig.ui.notices.size() >= 1);
+        CHECK(rig.ui.notices.front().starts_with("waiting until 2026-03-01"));
+        const auto log = read_log(rig.log_path());
+        CHECK(log.front()["started_at"].get<std::string>().starts_with("2026-03-01T00:10:00"));
+    }
+
+    TEST_CASE("a stop request during the wait for start_at ends the run at once, with nothing sent or logged") {
+        Rig rig;
+        rig.stops = 1;
+        auto report =
+            rig.send(runner_test::three_recipients(rig.folder, "schedule: {start_at: 2026-03-01T00:10:00Z}\n"));
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::interrupted);
+        CHECK(rig.clock.sleeps == 0);
+        CHECK(rig.transport.started.empty());
+        CHECK(read_log(rig.log_path()).empty());
+    }
+
+    TEST_CASE("a declined confirmation sends nothing") {
+        Rig rig;
+        fakes::FakeUi ui(fakes::FakeUi::Confirm::no);
+        runner::SendOptions options;
+        options.results_path = rig.log_path();
+        auto report = runner::send_campaign(
+            runner_test::three_recipients(rig.folder), options,
+            {.transport = rig.transport, .clock = rig.clock, .ui = ui, .stop_requests = rig.stops});
+        REQUIRE(report);
+        CHECK(report->declined);
+        REQUIRE(ui.previews.size() == 1);
+        CHECK(ui.previews.front().to_send == 3);
+        CHECK(rig.transport.started.empty());
+    }
+}
