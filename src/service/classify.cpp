@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "util/json_scan.hpp"
+#include "util/utf8.hpp"
 
 namespace service {
 
@@ -30,11 +31,7 @@ std::string clip(std::string text) {
             c = ' ';
         }
     }
-    if (text.size() > k_max_error_text) {
-        text.resize(k_max_error_text);
-        text += "…";
-    }
-    return text;
+    return util::clip_utf8(text, k_max_error_text);
 }
 
 std::string string_at(const json& j, const char* key) {

@@ -130,6 +130,11 @@ TEST_SUITE("service::classify") {
         CHECK(o.error.size() < 400);
         CHECK(o.error.find('\n') == std::string::npos);
     }
+    TEST_CASE("a clipped error text does not end inside a UTF-8 character") {
+        // 299 bytes, then "é" (2 bytes) straddles the 300-byte limit.
+        auto o = answer(400, std::string(299, 'x') + "é and more");
+        CHECK(o.error == "HTTP 400: " + std::string(299, 'x') + "…");
+    }
     TEST_CASE("connection failures are transient; ambiguous only once the request left") {
         using F = service::TransportFailure;
         auto refused = lost(F::connect, false);
