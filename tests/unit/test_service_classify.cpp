@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "service/classify.hpp"
+#include "service/retry_after.hpp"
 
 using namespace std::chrono_literals;
 using service::Cause;
