@@ -7,16 +7,13 @@
 #include <ctime>
 #include <string>
 
+#include "util/text.hpp"
+
 namespace service {
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
                                                            std::chrono::system_clock::time_point now) {
-    while (!value.empty() && value.front() == ' ') {
-        value.remove_prefix(1);
-    }
-    while (!value.empty() && value.back() == ' ') {
-        value.remove_suffix(1);
-    }
+    value = util::trim(value);
     if (value.empty()) {
         return std::nullopt;
     }

@@ -16,6 +16,25 @@ bool hidden_on_terminal(char32_t cp) {
 
 }  // namespace
 
+std::string_view trim(std::string_view text) {
+    constexpr std::string_view k_space = " \t\r\n";
+    const std::size_t first = text.find_first_not_of(k_space);
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    return text.substr(first, text.find_last_not_of(k_space) - first + 1);
+}
+
+std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
 std::string printable(std::string_view text, LineBreaks breaks) {
     std::string out;
     out.reserve(text.size());

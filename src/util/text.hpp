@@ -18,4 +18,10 @@ enum class LineBreaks {
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
+// Returns `text` without the spaces, tabs and line breaks around it.
+std::string_view trim(std::string_view text);
+
+// Returns `text` with ASCII letters in lower case; other bytes, UTF-8 included, unchanged.
+std::string ascii_lower(std::string_view text);
+
 }  // namespace util

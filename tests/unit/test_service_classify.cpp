@@ -67,6 +67,10 @@ TEST_SUITE("service::classify") {
         CHECK_FALSE(service::parse_retry_after("soon", k_now).has_value());
         CHECK(*service::parse_retry_after("1.5", k_now) == 1500ms);
     }
+    TEST_CASE("Retry-After may have spaces and tabs around its value") {
+        CHECK(*service::parse_retry_after(" 120 ", k_now) == 120s);
+        CHECK(*service::parse_retry_after("\t120\t", k_now) == 120s);
+    }
     TEST_CASE("Meta's rate-limit codes are rate limited whatever the status") {
         for (long long code : {4LL, 80007LL, 130429LL, 131056LL}) {
             CAPTURE(code);
