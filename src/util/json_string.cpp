@@ -1,5 +1,6 @@
 #include "util/json_string.hpp"
 
+#include "util/text.hpp"
 #include "util/utf8.hpp"
 
 namespace util {
@@ -15,7 +16,6 @@ void append(fmt::memory_buffer& out, std::string_view text) {
 }  // namespace
 
 void append_json_string(fmt::memory_buffer& out, std::string_view text) {
-    static constexpr char k_hex[] = "0123456789abcdef";
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const auto* end = p + text.size();
     const auto* run = p;  // start of the bytes still to copy verbatim
@@ -51,8 +51,8 @@ void append_json_string(fmt::memory_buffer& out, std::string_view text) {
         case '\f': append(out, "\\f"); break;
         default:
             append(out, "\\u00");
-            out.push_back(k_hex[c >> 4]);
-            out.push_back(k_hex[c & 0xF]);
+            const auto hex = hex_digits(c);
+            out.append(hex.data(), hex.data() + hex.size());
         }
         run = ++p;
     }

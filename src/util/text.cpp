@@ -35,6 +35,13 @@ std::string ascii_lower(std::string_view text) {
     return out;
 }
 
+std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {
+    static constexpr char k_lower[] = "0123456789abcdef";
+    static constexpr char k_upper[] = "0123456789ABCDEF";
+    const char* digits = letters == HexCase::upper ? k_upper : k_lower;
+    return {digits[byte >> 4], digits[byte & 0xF]};
+}
+
 std::string printable(std::string_view text, LineBreaks breaks) {
     std::string out;
     out.reserve(text.size());

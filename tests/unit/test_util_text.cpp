@@ -49,3 +49,11 @@ TEST_SUITE("util::ascii_lower") {
         CHECK(util::ascii_lower("ÉCOLE Mo") == "École mo");
     }
 }
+
+TEST_SUITE("util::hex_digits") {
+    TEST_CASE("gives the two digits of a byte, high first, in the case asked") {
+        CHECK(util::hex_digits(0x0a) == std::array<char, 2>{'0', 'a'});
+        CHECK(util::hex_digits(0xff) == std::array<char, 2>{'f', 'f'});
+        CHECK(util::hex_digits(0xab, util::HexCase::upper) == std::array<char, 2>{'A', 'B'});
+    }
+}
