@@ -70,6 +70,7 @@ TEST_SUITE("service::classify") {
     TEST_CASE("Retry-After may have spaces and tabs around its value") {
         CHECK(*service::parse_retry_after(" 120 ", k_now) == 120s);
         CHECK(*service::parse_retry_after("\t120\t", k_now) == 120s);
+        CHECK(*answer(429, "", {{"retry-after", "\t7 "}}).retry_after == 7s);
     }
     TEST_CASE("Meta's rate-limit codes are rate limited whatever the status") {
         for (long long code : {4LL, 80007LL, 130429LL, 131056LL}) {
