@@ -16,6 +16,7 @@
 
 #include "campaign/campaign_file_sections.hpp"
 #include "campaign/campaign_file_yaml.hpp"
+#include "util/text.hpp"
 
 namespace campaign {
 
@@ -147,7 +148,7 @@ util::Result<YAML::Node> parse(const std::string& path, const std::string& text)
     } catch (const YAML::Exception& e) {
         // Its messages may quote the offending character.
         const int line = std::max(e.mark.line + 1, 1);
-        return util::fail(fmt::format("{}:{}: {}", path, line, detail::printable(e.msg)));
+        return util::fail(fmt::format("{}:{}: {}", path, line, util::printable(e.msg)));
     }
     if (document.IsNull()) {
         return util::fail(fmt::format("{}:1: {}; expected a mapping with name, service, recipients and message", path,
@@ -205,7 +206,7 @@ std::string report(const detail::LoadContext& ctx) {
     std::string out;
     for (const auto& [line, message] : problems) {
         out += fmt::format("{}{}:{}: {}", out.empty() ? "" : "\n", ctx.file, line,
-                           detail::printable(ctx.secrets.apply(message)));
+                           util::printable(ctx.secrets.apply(message)));
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "campaign/campaign_file_sections.hpp"
+#include "util/text.hpp"
 
 namespace campaign::detail {
 
@@ -137,8 +138,7 @@ std::vector<int> read_days(const Section& w) {
         w.problem("days", "must name at least one day");
     }
     for (const auto& item : *items) {
-        std::string name = item.text;
-        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        const std::string name = util::ascii_lower(item.text);
         auto full = std::find(std::begin(k_full_day_names), std::end(k_full_day_names), name);
         if (full != std::end(k_full_day_names)) {
             days.push_back(static_cast<int>(full - std::begin(k_full_day_names)));

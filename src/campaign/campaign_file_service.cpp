@@ -10,6 +10,7 @@
 
 #include "campaign/campaign_file_sections.hpp"
 #include "service/base_url.hpp"
+#include "util/text.hpp"
 
 namespace campaign::detail {
 
@@ -23,12 +24,6 @@ constexpr std::string_view k_key_places[] = {"header", "query"};
 // Headers wacamp sets itself; letting the file override them would break requests quietly.
 constexpr std::string_view k_reserved_headers[] = {"apikey",         "authorization", "content-type",
                                                    "content-length", "user-agent",    "host"};
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 // Returns why the file at `path` cannot be read, or nothing when it can.
 std::optional<std::string> unreadable(const std::string& path) {
@@ -114,7 +109,7 @@ void headers(const Section& s, std::vector<std::pair<std::string, std::string>>&
     std::map<std::string, int> seen;  // lower-case name → line: header names ignore case
     for (const auto& [name, value] : *pairs) {
         const std::string path = s.path_of("headers") + "." + name.text;
-        const std::string low = lower(name.text);
+        const std::string low = util::ascii_lower(name.text);
         ctx.hide(value.raw, value.text);  // a header may carry a token from the environment
         if (!is_token(name.text)) {
             ctx.problem(name.line, path + ": not a valid header name");

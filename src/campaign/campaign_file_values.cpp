@@ -8,6 +8,7 @@
 
 #include "campaign/campaign_file_yaml.hpp"
 #include "util/duration.hpp"
+#include "util/utf8.hpp"
 
 namespace campaign::detail {
 
@@ -50,25 +51,6 @@ std::optional<std::string_view> closest(std::string_view word, std::span<const s
     return best;
 }
 
-// Returns the length of the well-formed UTF-8 sequence at `p` (no overlong forms, no
-// surrogates, nothing above U+10FFFF) and sets `cp` to its code point; 0 when there is none.
-size_t utf8_sequence(const unsigned char* p, const unsigned char* end, unsigned& cp) {
-    const unsigned char c = *p;
-    const size_t n = c >= 0xC2 && c <= 0xDF ? 2 : (c >= 0xE0 && c <= 0xEF ? 3 : (c >= 0xF0 && c <= 0xF4 ? 4 : 0));
-    if (n == 0 || static_cast<size_t>(end - p) < n) {
-        return 0;
-    }
-    cp = c & (n == 2 ? 0x1Fu : (n == 3 ? 0x0Fu : 0x07u));
-    for (size_t i = 1; i < n; ++i) {
-        if ((p[i] & 0xC0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    const unsigned min = n == 2 ? 0x80 : (n == 3 ? 0x800 : 0x10000);
-    return cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) ? n : 0;
-}
-
 }  // namespace
 
 std::string with_suggestion(std::string message, std::string_view word, std::span<const std::string_view> names) {
@@ -78,51 +60,9 @@ std::string with_suggestion(std::string message, std::string_view word, std::spa
     return message;
 }
 
-std::string printable(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* end = p + text.size();
-    while (p < end) {
-        const unsigned char c = *p;
-        if (c >= 0x20 && c < 0x7F) {
-            out.push_back(static_cast<char>(c));
-            ++p;
-            continue;
-        }
-        if (c < 0x80) {
-            out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : fmt::format("\\x{:02x}", c);
-            ++p;
-            continue;
-        }
-        unsigned cp = 0;
-        const size_t n = utf8_sequence(p, end, cp);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-            ++p;
-            continue;
-        }
-        // C1 controls and bidirectional overrides would garble the message on a terminal.
-        if (cp < 0xA0 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
-            out += fmt::format("\\u{:04x}", cp);
-        } else {
-            out.append(reinterpret_cast<const char*>(p), n);
-        }
-        p += n;
-    }
-    return out;
-}
-
 std::string in_quotes(std::string_view text) {
     constexpr size_t k_max = 60;
-    if (text.size() > k_max) {
-        size_t cut = k_max;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-            --cut;  // not inside a UTF-8 sequence
-        }
-        return fmt::format("\"{}…\"", text.substr(0, cut));
-    }
-    return fmt::format("\"{}\"", text);
+    return fmt::format("\"{}\"", util::clip_utf8(text, k_max));
 }
 
 std::optional<size_t> pick(LoadContext& ctx, const Scalar& item, const std::string& path,

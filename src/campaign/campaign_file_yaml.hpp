@@ -113,9 +113,4 @@ std::string with_suggestion(std::string message, std::string_view word, std::spa
 // Returns `text` quoted for a message, cut short when long.
 std::string in_quotes(std::string_view text);
 
-// Returns `text` safe to print on one line: control characters escaped ("\n", "\x1b"), C1
-// controls and bidirectional overrides as "\u202e", invalid UTF-8 as U+FFFD. Messages echo
-// what the file holds, and an echoed line break or escape sequence would forge the output.
-std::string printable(std::string_view text);
-
 }  // namespace campaign::detail

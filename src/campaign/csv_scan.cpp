@@ -4,6 +4,7 @@
 #include <istream>
 
 #include "campaign/csv_reader.hpp"
+#include "util/utf8.hpp"
 
 namespace campaign {
 
@@ -12,46 +13,14 @@ namespace {
 enum class State { field_start, unquoted, quoted, quote_in_quoted };
 enum class TextCheck { ok, nul, bad_utf8 };
 
-// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+// Says whether `text` holds a NUL or bytes that are not UTF-8, whichever comes first.
 TextCheck check_text(std::string_view text) {
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* end = p + text.size();
-    while (p < end) {
-        const unsigned c = *p;
-        if (c >= 0x01 && c < 0x80) {
-            ++p;
-            continue;
-        }
-        if (c == 0) {
-            return TextCheck::nul;
-        }
-        std::ptrdiff_t extra = 0;
-        unsigned cp = 0;
-        unsigned min = 0;
-        if ((c & 0xE0) == 0xC0) {
-            extra = 1, cp = c & 0x1F, min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            extra = 2, cp = c & 0x0F, min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            extra = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return TextCheck::bad_utf8;
-        }
-        if (end - p <= extra) {
-            return TextCheck::bad_utf8;
-        }
-        for (std::ptrdiff_t i = 1; i <= extra; ++i) {
-            if ((p[i] & 0xC0) != 0x80) {
-                return TextCheck::bad_utf8;
-            }
-            cp = (cp << 6) | (p[i] & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            return TextCheck::bad_utf8;
-        }
-        p += extra + 1;
+    const std::size_t bad = util::find_invalid_utf8(text);
+    const std::size_t nul = text.substr(0, bad).find('\0');
+    if (nul != std::string_view::npos) {
+        return TextCheck::nul;
     }
-    return TextCheck::ok;
+    return bad == std::string_view::npos ? TextCheck::ok : TextCheck::bad_utf8;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <phonenumbers/phonenumberutil.h>
 
 #include "campaign/phone_rules.hpp"
+#include "util/utf8.hpp"
 
 namespace campaign {
 
@@ -27,14 +28,7 @@ const pn::PhoneNumberUtil& phone_util() {
 // The input as it goes into an error message: at most 40 bytes, cut at a character boundary.
 std::string quoted(std::string_view raw) {
     constexpr std::size_t k_max = 40;
-    if (raw.size() <= k_max) {
-        return "\"" + std::string(raw) + "\"";
-    }
-    std::size_t cut = k_max;
-    while (cut > 0 && (static_cast<unsigned char>(raw[cut]) & 0xC0) == 0x80) {
-        --cut;
-    }
-    return "\"" + std::string(raw.substr(0, cut)) + "…\"";
+    return "\"" + util::clip_utf8(raw, k_max) + "\"";
 }
 
 // Length of the separator that starts `s` (ASCII or a few Unicode spaces and dashes that

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <optional>
 
-#include "campaign/campaign_file_yaml.hpp"
 #include "campaign/csv_reader.hpp"
 #include "campaign/duplicates.hpp"
 #include "campaign/phone.hpp"
 #include "campaign/render.hpp"
+#include "util/text.hpp"
 
 namespace campaign {
 
@@ -108,7 +108,7 @@ struct RecipientStream::Impl {
         }
         if (auto problem = fill(out)) {
             out.verdict = Verdict::invalid;
-            out.reason = detail::printable(*problem);  // it may quote raw CSV values
+            out.reason = util::printable(*problem);  // it may quote raw CSV values
             return true;
         }
         return true;

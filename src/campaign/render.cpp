@@ -2,22 +2,14 @@
 
 #include <algorithm>
 
+#include "util/text.hpp"
+
 namespace campaign {
 
 namespace {
 
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && is_space(s.back())) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
 }
 
 bool is_blank(std::string_view s) {
@@ -33,18 +25,10 @@ std::size_t character_at(std::string_view text, std::size_t offset) {
     return n;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) {
-        c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    }
-    return out;
-}
-
 std::string no_column_error(const std::string& name, const std::vector<std::string>& header) {
     std::string message = "placeholder {{" + name + "}} names no column";
     for (const auto& column : header) {
-        if (lower(column) == lower(name)) {
+        if (util::ascii_lower(column) == util::ascii_lower(name)) {
             message += " (did you mean \"" + column + "\"?)";
             break;
         }
@@ -76,9 +60,10 @@ util::Result<Template> Template::parse(std::string_view text) {
             return util::fail("\"{{\"" + at + " has no closing \"}}\"");
         }
         const std::size_t bar = inner.find('|');
-        Part part{std::string(text.substr(pos, open - pos)), trim(inner.substr(0, bar)), std::nullopt};
+        Part part{std::string(text.substr(pos, open - pos)), std::string(util::trim(inner.substr(0, bar))),
+                  std::nullopt};
         if (bar != std::string_view::npos) {
-            part.fallback = trim(inner.substr(bar + 1));
+            part.fallback = std::string(util::trim(inner.substr(bar + 1)));
         }
         if (part.name.empty()) {
             return util::fail("placeholder {{" + std::string(inner) + "}}" + at + " has no name");

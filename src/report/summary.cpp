@@ -9,6 +9,7 @@
 #include "report/latency_histogram.hpp"
 #include "report/open_log.hpp"
 #include "results/replay.hpp"
+#include "util/utf8.hpp"
 
 namespace report {
 
@@ -30,18 +31,6 @@ struct RowFold {
     std::uint8_t flags = 0;
     std::uint16_t group = k_no_group;
 };
-
-// Cuts `text` to about k_sample_limit bytes without splitting a UTF-8 sequence.
-std::string sample_of(const std::string& text) {
-    if (text.size() <= k_sample_limit) {
-        return text;
-    }
-    std::size_t cut = k_sample_limit;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-        --cut;
-    }
-    return text.substr(0, cut) + "…";
-}
 
 class Folder {
 public:
@@ -135,10 +124,10 @@ private:
             if (plausible) {
                 group.http_status = r.http_status;
             }
-            group.sample = sample_of(r.error);
+            group.sample = util::clip_utf8(r.error, k_sample_limit);
             m_groups.push_back(std::move(group));
         } else if (m_groups[it->second].sample.empty()) {
-            m_groups[it->second].sample = sample_of(r.error);
+            m_groups[it->second].sample = util::clip_utf8(r.error, k_sample_limit);
         }
         return it->second;
     }

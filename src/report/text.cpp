@@ -9,6 +9,7 @@
 #include "report/text_cells.hpp"
 #include "results/timestamp.hpp"
 #include "util/text.hpp"
+#include "util/utf8.hpp"
 
 namespace report {
 
@@ -84,7 +85,7 @@ void add_errors(std::string& out, const Summary& s) {
         cells.push_back({group_digits(g.count), std::string(results::to_string(g.status)),
                          g.cause == results::Cause::none ? "-" : std::string(results::to_string(g.cause)),
                          g.http_status ? fmt::format("HTTP {}", *g.http_status) : "-",
-                         clip(one_line(g.sample), k_sample_width)});
+                         util::clip_utf8(one_line(g.sample), k_sample_width)});
     }
     out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
 }

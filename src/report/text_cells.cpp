@@ -35,17 +35,6 @@ std::string format_duration(util::Millis d) {
     return fmt::format("{}d {:02}h {:02}m", s / 86'400, s / 3600 % 24, s / 60 % 60);
 }
 
-std::string clip(const std::string& text, std::size_t width) {
-    if (text.size() <= width) {
-        return text;
-    }
-    std::size_t cut = width;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-        --cut;
-    }
-    return text.substr(0, cut) + "…";
-}
-
 std::string table(const std::vector<std::array<std::string, 5>>& rows, std::initializer_list<Align> align) {
     std::array<std::size_t, 5> width{};
     for (const auto& row : rows) {

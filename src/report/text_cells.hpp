@@ -19,9 +19,6 @@ std::string group_digits(std::int64_t n);
 // Negative durations read as 0.
 std::string format_duration(util::Millis d);
 
-// Returns `text` cut to at most `width` bytes plus "…", not inside a UTF-8 sequence.
-std::string clip(const std::string& text, std::size_t width);
-
 enum class Align { left, right };
 
 // Returns `rows` as lines indented by two spaces, columns two spaces apart and padded to

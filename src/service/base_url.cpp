@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "util/text.hpp"
+
 namespace service {
 
 namespace {
@@ -61,8 +63,7 @@ bool ipv4_loopback(std::string_view host) {
 }
 
 bool loopback(std::string_view host) {
-    std::string low(host);
-    std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string low = util::ascii_lower(host);
     return low == "localhost" || low == "::1" || ipv4_loopback(low);
 }
 

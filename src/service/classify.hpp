@@ -45,9 +45,4 @@ Outcome classify_transport_error(const TransportError& error);
 // Classifies either kind of completion.
 Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now);
 
-// Parses a Retry-After value: delta seconds ("120", "1.5") or an HTTP date; nothing if
-// unparseable. A date in the past gives zero.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
-                                                           std::chrono::system_clock::time_point now);
-
 }  // namespace service

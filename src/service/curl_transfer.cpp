@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "service/requests.hpp"
+#include "util/text.hpp"
 
 namespace service::detail {
 
@@ -76,16 +77,8 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
         return size * count;
     }
     transfer->header_bytes += line.size();
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-        value.remove_prefix(1);
-    }
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
-        value.remove_suffix(1);
-    }
+    std::string name = util::ascii_lower(line.substr(0, colon));
+    const std::string_view value = util::trim(line.substr(colon + 1));
     transfer->response.headers.emplace_back(std::move(name), std::string(value));
     return size * count;
 }

@@ -1,5 +1,7 @@
 #include "service/requests.hpp"
 
+#include "util/text.hpp"
+
 namespace service {
 
 namespace {
@@ -91,7 +93,6 @@ std::string redacted_url(std::string_view url) {
 }
 
 std::string url_encode(std::string_view text) {
-    static constexpr char k_hex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(text.size());
     for (unsigned char c : text) {
@@ -101,8 +102,8 @@ std::string url_encode(std::string_view text) {
             out.push_back(static_cast<char>(c));
         } else {
             out.push_back('%');
-            out.push_back(k_hex[c >> 4]);
-            out.push_back(k_hex[c & 0xF]);
+            const auto hex = util::hex_digits(c, util::HexCase::upper);
+            out.append(hex.data(), hex.size());
         }
     }
     return out;

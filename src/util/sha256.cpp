@@ -9,6 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "util/text.hpp"
+
 namespace util {
 
 namespace {
@@ -18,12 +20,11 @@ struct CtxDeleter {
 };
 
 std::string to_hex(const unsigned char* digest, unsigned int length) {
-    static constexpr char k_digits[] = "0123456789abcdef";
     std::string out;
     out.reserve(length * 2);
     for (unsigned int i = 0; i < length; ++i) {
-        out.push_back(k_digits[digest[i] >> 4]);
-        out.push_back(k_digits[digest[i] & 0xF]);
+        const auto hex = hex_digits(digest[i]);
+        out.append(hex.data(), hex.size());
     }
     return out;
 }

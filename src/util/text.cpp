@@ -2,36 +2,45 @@
 
 #include <fmt/format.h>
 
+#include "util/utf8.hpp"
+
 namespace util {
 
 namespace {
 
-// Returns the length of the well-formed UTF-8 sequence at `p` (no overlong forms, no
-// surrogates, nothing above U+10FFFF) and sets `cp` to its code point; 0 when there is none.
-std::size_t utf8_sequence(const unsigned char* p, const unsigned char* end, unsigned& cp) {
-    const unsigned char c = *p;
-    const std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : (c >= 0xE0 && c <= 0xEF ? 3 : (c >= 0xF0 && c <= 0xF4 ? 4 : 0));
-    if (n == 0 || static_cast<std::size_t>(end - p) < n) {
-        return 0;
-    }
-    cp = c & (n == 2 ? 0x1Fu : (n == 3 ? 0x0Fu : 0x07u));
-    for (std::size_t i = 1; i < n; ++i) {
-        if ((p[i] & 0xC0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    const unsigned min = n == 2 ? 0x80 : (n == 3 ? 0x800 : 0x10000);
-    return cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) ? n : 0;
-}
-
-bool hidden_on_terminal(unsigned cp) {
+bool hidden_on_terminal(char32_t cp) {
     // C1 controls (U+0080–U+009F: U+009B is a CSI), bidirectional embeddings and overrides
     // (U+202A–U+202E) and isolates (U+2066–U+2069), which reorder what follows them.
     return cp < 0xA0 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 }  // namespace
+
+std::string_view trim(std::string_view text) {
+    constexpr std::string_view k_space = " \t\r\n";
+    const std::size_t first = text.find_first_not_of(k_space);
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    return text.substr(first, text.find_last_not_of(k_space) - first + 1);
+}
+
+std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
+std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {
+    static constexpr char k_lower[] = "0123456789abcdef";
+    static constexpr char k_upper[] = "0123456789ABCDEF";
+    const char* digits = letters == HexCase::upper ? k_upper : k_lower;
+    return {digits[byte >> 4], digits[byte & 0xF]};
+}
 
 std::string printable(std::string_view text, LineBreaks breaks) {
     std::string out;
@@ -55,15 +64,14 @@ std::string printable(std::string_view text, LineBreaks breaks) {
             ++p;
             continue;
         }
-        unsigned cp = 0;
-        const std::size_t n = utf8_sequence(p, end, cp);
+        const auto [n, cp] = decode_utf8(std::string_view(reinterpret_cast<const char*>(p), end - p));
         if (n == 0) {
             out += "\xEF\xBF\xBD";  // U+FFFD
             ++p;
             continue;
         }
         if (hidden_on_terminal(cp)) {
-            out += fmt::format("\\u{:04x}", cp);
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
         } else {
             out.append(reinterpret_cast<const char*>(p), n);
         }

@@ -1,6 +1,7 @@
 #pragma once
 // Text from outside (the service, a CSV, a result log) made safe to show on a terminal.
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,16 @@ enum class LineBreaks {
 // `breaks` says what becomes of line breaks. An echoed escape sequence could otherwise retitle
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
+
+// Returns `text` without the spaces, tabs and line breaks around it.
+std::string_view trim(std::string_view text);
+
+// Returns `text` with ASCII letters in lower case; other bytes, UTF-8 included, unchanged.
+std::string ascii_lower(std::string_view text);
+
+enum class HexCase { lower, upper };
+
+// Returns the two hexadecimal digits of `byte`, high first, with letters in `letters` case.
+std::array<char, 2> hex_digits(unsigned char byte, HexCase letters = HexCase::lower);
 
 }  // namespace util

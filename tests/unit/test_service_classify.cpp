@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "service/classify.hpp"
+#include "service/retry_after.hpp"
 
 using namespace std::chrono_literals;
 using service::Cause;
@@ -66,6 +67,11 @@ TEST_SUITE("service::classify") {
         CHECK_FALSE(service::parse_retry_after("soon", k_now).has_value());
         CHECK(*service::parse_retry_after("1.5", k_now) == 1500ms);
     }
+    TEST_CASE("Retry-After may have spaces and tabs around its value") {
+        CHECK(*service::parse_retry_after(" 120 ", k_now) == 120s);
+        CHECK(*service::parse_retry_after("\t120\t", k_now) == 120s);
+        CHECK(*answer(429, "", {{"retry-after", "\t7 "}}).retry_after == 7s);
+    }
     TEST_CASE("Meta's rate-limit codes are rate limited whatever the status") {
         for (long long code : {4LL, 80007LL, 130429LL, 131056LL}) {
             CAPTURE(code);
@@ -129,6 +135,11 @@ TEST_SUITE("service::classify") {
         auto o = answer(400, std::string(1000, 'x') + "\nend");
         CHECK(o.error.size() < 400);
         CHECK(o.error.find('\n') == std::string::npos);
+    }
+    TEST_CASE("a clipped error text does not end inside a UTF-8 character") {
+        // 299 bytes, then "é" (2 bytes) straddles the 300-byte limit.
+        auto o = answer(400, std::string(299, 'x') + "é and more");
+        CHECK(o.error == "HTTP 400: " + std::string(299, 'x') + "…");
     }
     TEST_CASE("connection failures are transient; ambiguous only once the request left") {
         using F = service::TransportFailure;

@@ -33,3 +33,27 @@ TEST_SUITE("util::printable") {
         CHECK(util::printable(once) == once);
     }
 }
+
+TEST_SUITE("util::trim") {
+    TEST_CASE("drops spaces, tabs and line breaks around a text, keeps those inside") {
+        CHECK(util::trim("  a b\t\r\n") == "a b");
+        CHECK(util::trim("\tx") == "x");
+        CHECK(util::trim(" \n ").empty());
+        CHECK(util::trim("").empty());
+    }
+}
+
+TEST_SUITE("util::ascii_lower") {
+    TEST_CASE("lowers ASCII letters only") {
+        CHECK(util::ascii_lower("Content-TYPE") == "content-type");
+        CHECK(util::ascii_lower("ÉCOLE Mo") == "École mo");
+    }
+}
+
+TEST_SUITE("util::hex_digits") {
+    TEST_CASE("gives the two digits of a byte, high first, in the case asked") {
+        CHECK(util::hex_digits(0x0a) == std::array<char, 2>{'0', 'a'});
+        CHECK(util::hex_digits(0xff) == std::array<char, 2>{'f', 'f'});
+        CHECK(util::hex_digits(0xab, util::HexCase::upper) == std::array<char, 2>{'A', 'B'});
+    }
+}

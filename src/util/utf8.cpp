@@ -1,0 +1,80 @@
+#include "util/utf8.hpp"
+
+namespace util {
+
+namespace {
+
+bool in_range(unsigned char c, unsigned char low, unsigned char high) {
+    return c >= low && c <= high;
+}
+
+}  // namespace
+
+Utf8Char decode_utf8(std::string_view text) {
+    if (text.empty()) {
+        return {};
+    }
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const unsigned char c = p[0];
+    if (c < 0x80) {
+        return {1, c};
+    }
+    // The second byte's range excludes overlong forms (E0, F0), surrogates (ED) and code
+    // points above U+10FFFF (F4).
+    std::size_t n = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (in_range(c, 0xC2, 0xDF)) {
+        n = 2;
+    } else if (in_range(c, 0xE0, 0xEF)) {
+        n = 3;
+        low = c == 0xE0 ? 0xA0 : 0x80;
+        high = c == 0xED ? 0x9F : 0xBF;
+    } else if (in_range(c, 0xF0, 0xF4)) {
+        n = 4;
+        low = c == 0xF0 ? 0x90 : 0x80;
+        high = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return {};
+    }
+    if (text.size() < n || !in_range(p[1], low, high)) {
+        return {};
+    }
+    char32_t cp = c & (n == 2 ? 0x1Fu : (n == 3 ? 0x0Fu : 0x07u));
+    for (std::size_t i = 1; i < n; ++i) {
+        if (!in_range(p[i], 0x80, 0xBF)) {
+            return {};
+        }
+        cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    return {n, cp};
+}
+
+std::size_t find_invalid_utf8(std::string_view text) {
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        if (static_cast<unsigned char>(text[pos]) < 0x80) {
+            ++pos;
+            continue;
+        }
+        const std::size_t n = decode_utf8(text.substr(pos)).length;
+        if (n == 0) {
+            return pos;
+        }
+        pos += n;
+    }
+    return std::string_view::npos;
+}
+
+std::string clip_utf8(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        return std::string(text);
+    }
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+        --cut;  // `cut` is inside a sequence: step back to its lead byte
+    }
+    return std::string(text.substr(0, cut)) + "…";
+}
+
+}  // namespace util
