@@ -89,6 +89,8 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
     if (ec) {
         return util::fail(fmt::format("cannot create folder {} for lock {}: {}", parent.string(), path, ec.message()));
     }
+    struct stat before {};
+    const bool lock_file_was_there = ::lstat(path.c_str(), &before) == 0;  // left by an earlier run
     auto opened = open_lock_file(path);
     if (!opened) {
         return opened.error();
@@ -104,6 +106,7 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         return held(path, pid);
     }
     RunLock lock(fd, path, log->resolved);
+    lock.m_earlier_run = lock_file_was_there;
     if (log->exists) {
         if (auto covered = lock.cover(log->resolved); !covered) {
             return covered.error();  // the destructor releases the lock file
@@ -133,7 +136,8 @@ RunLock::RunLock(RunLock&& other) noexcept
     : m_fd(std::exchange(other.m_fd, -1)),
       m_log_fd(std::exchange(other.m_log_fd, -1)),
       m_path(std::move(other.m_path)),
-      m_log_path(std::move(other.m_log_path)) {}
+      m_log_path(std::move(other.m_log_path)),
+      m_earlier_run(other.m_earlier_run) {}
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {
     if (this != &other) {
@@ -142,6 +146,7 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
         m_log_fd = std::exchange(other.m_log_fd, -1);
         m_path = std::move(other.m_path);
         m_log_path = std::move(other.m_log_path);
+        m_earlier_run = other.m_earlier_run;
     }
     return *this;
 }

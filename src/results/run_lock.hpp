@@ -36,6 +36,9 @@ public:
     const std::string& path() const { return m_path; }
     // Returns the log's path with symlinks followed: where to read and write it.
     const std::string& log_path() const { return m_log_path; }
+    // Whether the lock file was there before this run made it: a run has taken this lock
+    // before (the file stays), so an empty file at the log's path is not a new campaign's.
+    bool earlier_run() const { return m_earlier_run; }
 
 private:
     RunLock(int fd, std::string path, std::string log_path)
@@ -46,6 +49,7 @@ private:
     int m_log_fd = -1;  // the log file itself, once it exists
     std::string m_path;
     std::string m_log_path;
+    bool m_earlier_run = false;
 };
 
 }  // namespace results

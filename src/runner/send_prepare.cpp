@@ -38,10 +38,21 @@ util::Result<void> check_inputs(const results::LogState& state, const results::C
                     fmt::join(changed, " and "), path));
 }
 
-// Replays the existing log at the run's path, if there is one with content.
+// Replays the existing log at the run's path, if there is one with content. An empty file
+// where a campaign ran before is refused: wacamp never leaves one (a new log appears at its
+// path with its first line), but a log rotated away does (logrotate's create mode), and
+// starting afresh on it would send the whole campaign again.
 util::Result<void> read_existing_log(SendRun& run) {
     const std::string& path = run.report.results_path;
-    if (std::error_code ec; !(std::filesystem::file_size(path, ec) > 0 && !ec)) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size == 0 && run.lock->earlier_run()) {
+        return util::fail(
+            fmt::format("{} is empty, but a campaign already ran with this log (its lock file {} is there): if the log "
+                        "was moved away (log rotation), put it back; to start the campaign afresh, remove both files",
+                        path, run.lock->path()));
+    }
+    if (ec || size == 0) {
         return {};
     }
     auto replayed = results::replay(path, {.now = run.parts.clock.wall_now()});

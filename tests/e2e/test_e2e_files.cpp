@@ -265,6 +265,20 @@ TEST_SUITE("e2e: the result log's file") {
         CHECK(resumed.exit_code <= 1);
         CHECK(never_twice(sandbox, f, 100) == "");
     }
+    TEST_CASE("a log rotated away leaving an empty file: the next run refuses and sends nothing") {
+        // logrotate's create mode: the log is renamed away and an empty file takes its place.
+        // Starting afresh on it would send the whole campaign again.
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 0);
+        fs::rename(f.log, f.log.string() + ".1");
+        std::ofstream(f.log).close();
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "is empty, but a campaign already ran with this log"));
+        CHECK(once_each(delivered(sandbox), 3) == "");
+        CHECK(fs::file_size(f.log) == 0);
+    }
     TEST_CASE("a full disk during delete-contacts stops it with exit 3 and the command to finish") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(10), "cleanup: {delete_contacts: true, batch_size: 2}\n");

@@ -35,6 +35,18 @@ TEST_SUITE("results::RunLock") {
         auto again = results::RunLock::acquire(log);
         CHECK(again.ok());
     }
+    TEST_CASE("a lock taken before is known as an earlier run") {
+        TempDir dir;
+        const std::string log = (dir.path / "log.jsonl").string();
+        {
+            auto first = results::RunLock::acquire(log);
+            REQUIRE(first.ok());
+            CHECK_FALSE(first->earlier_run());
+        }
+        auto again = results::RunLock::acquire(log);
+        REQUIRE(again.ok());
+        CHECK(again->earlier_run());
+    }
     TEST_CASE("different logs do not conflict") {
         TempDir dir;
         auto a = results::RunLock::acquire((dir.path / "a.jsonl").string());
