@@ -124,6 +124,15 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
     }
 
+    // Takes the transfer of `easy` out of curl's multi handle and out of `active`.
+    std::unique_ptr<Transfer> detach(CURL* easy) {
+        curl_multi_remove_handle(multi, easy);
+        auto it = active.find(easy);
+        std::unique_ptr<Transfer> t = std::move(it->second);
+        active.erase(it);
+        return t;
+    }
+
     Completion finish(std::unique_ptr<Transfer> t, Completion c) {
         deadlines.remove(t->id);
         by_id.erase(t->id);
@@ -160,12 +169,8 @@ struct CurlTransport::Impl {
             if (msg->msg != CURLMSG_DONE) {
                 continue;
             }
-            CURL* easy = msg->easy_handle;
-            CURLcode code = msg->data.result;
-            curl_multi_remove_handle(multi, easy);
-            auto it = active.find(easy);
-            std::unique_ptr<Transfer> t = std::move(it->second);
-            active.erase(it);
+            const CURLcode code = msg->data.result;
+            std::unique_ptr<Transfer> t = detach(msg->easy_handle);
             Completion c = completion_of(*t, code);
             done.push_back(finish(std::move(t), std::move(c)));
         }
@@ -196,11 +201,7 @@ struct CurlTransport::Impl {
         run_timer_if_due();
         collect(done);
         for (std::uint64_t id : deadlines.expired(now)) {
-            CURL* easy = by_id.at(id);
-            curl_multi_remove_handle(multi, easy);
-            auto it = active.find(easy);
-            std::unique_ptr<Transfer> t = std::move(it->second);
-            active.erase(it);
+            std::unique_ptr<Transfer> t = detach(by_id.at(id));
             Completion c = expired_completion(*t, now);
             done.push_back(finish(std::move(t), std::move(c)));
         }
