@@ -15,6 +15,18 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
+// Writes the rendered message `m` into `out` as the log keeps it, reusing its buffers.
+void keep_content(const service::OutgoingMessage& m, results::MessageContent& out) {
+    out.image = m.kind == service::MessageKind::image;
+    out.text.assign(out.image ? std::string_view() : std::string_view(m.text));
+    out.source.assign(out.image ? std::string_view(m.source) : std::string_view());
+    if (out.image && m.has_label) {
+        out.label = m.label;
+    } else {
+        out.label.reset();
+    }
+}
+
 // Fills `rec` (all but its time) for recipient `r`, keeping the first samples and problems.
 void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::size_t sample_count,
               results::ResultRecord& rec, DryRunReport& report) {
@@ -22,6 +34,13 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::si
     rec.wa_id = r.message.wa_id;
     rec.user_name = r.message.user_name;
     rec.attempts = 0;
+    rec.defaults.clear();
+    if (r.rendered && r.verdict != campaign::Verdict::duplicate) {
+        keep_content(r.message, rec.message ? *rec.message : rec.message.emplace());
+        rec.defaults = r.defaults;
+    } else {
+        rec.message.reset();
+    }
     switch (r.verdict) {
     case campaign::Verdict::ok:
         rec.status = results::Status::dry_run;
