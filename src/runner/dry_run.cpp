@@ -7,6 +7,7 @@
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
 #include "runner/campaign_header.hpp"
+#include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
 namespace runner {
@@ -77,6 +78,7 @@ std::string dry_run_path(const std::string& results_path) {
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
                                    std::size_t sample_count, const util::Clock& clock) {
     const auto started = clock.steady_now();
+    const util::Redactor secrets = redactor_for(c);  // a row may hold one: masked in the log
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 
@@ -108,6 +110,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     while (stream->next(r)) {
         rec.at = clock.wall_now();
         note_row(c, r, sample_count, rec, report);
+        mask_record(rec, secrets);
         ++report.counts[rec.status];
         if (auto written = log->append_batched(results::to_line(rec)); !written) {
             return written.error();
