@@ -188,7 +188,7 @@ bench_unlimited_rate() {
     if "$WACAMP" validate "$dir/c.yaml" >/dev/null 2>&1; then
         unlimited_rate=unlimited
     else
-        # TODO(lead): drop this fallback once the loader accepts `per_second: unlimited`.
+        # A wacamp built before `per_second: unlimited` existed (compared against an older build).
         unlimited_rate=100000
         echo "bench: this wacamp refuses 'per_second: unlimited'; using per_second: 100000" >&2
     fi

@@ -198,6 +198,25 @@ void read_results(const detail::Section& root, Campaign& out) {
     out.results = resolved;
 }
 
+// A message template holding a secret's value (`text: "key ${WACAMP_API_KEY}"`) would send it to
+// every recipient and write it into the dry run's log: refused, like any unusable input.
+void refuse_secrets_in_message(detail::LoadContext& ctx, const Campaign& c) {
+    const std::pair<const char*, const std::string*> fields[] = {
+        {"message.text", &c.message.text},
+        {"message.source", &c.message.source},
+        {"message.label", c.message.label ? &*c.message.label : nullptr}};
+    for (const auto& [key, value] : fields) {
+        if (value == nullptr || ctx.secrets.apply(*value) == *value) {
+            continue;
+        }
+        const auto line = c.lines.find(key);
+        ctx.problem(line == c.lines.end() ? 1 : line->second,
+                    fmt::format("{}: holds the value of a secret (service.api_key, service.access_token or a "
+                                "service.headers value); it would be sent to every recipient",
+                                key));
+    }
+}
+
 std::string report(const detail::LoadContext& ctx) {
     auto problems = ctx.problems;
     std::stable_sort(problems.begin(), problems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -233,6 +252,7 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         detail::read_service(root, campaign.cleanup, campaign.service);
         detail::read_recipients(root, campaign.cleanup, campaign.recipients);
         detail::read_message(root, campaign);
+        refuse_secrets_in_message(ctx, campaign);
         detail::read_pacing(root, campaign);
         detail::read_schedule(root, campaign.schedule);
         read_results(root, campaign);

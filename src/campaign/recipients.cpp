@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <optional>
 
+#include "campaign/content_rules.hpp"
 #include "campaign/csv_reader.hpp"
 #include "campaign/duplicates.hpp"
 #include "campaign/phone.hpp"
@@ -53,6 +54,8 @@ struct RecipientStream::Impl {
     std::optional<std::string> fill(Recipient& out) {
         const auto& fields = record.fields;
         out.message = {};  // `out` is reused: nothing of the previous row may stay
+        out.rendered = false;
+        out.defaults.clear();
         // Cleanup ids first: `cleanup.only: all` needs them even for unusable rows.
         out.user_id = user_id_col ? fields[*user_id_col] : std::string();
         out.subscriber_id = subscriber_id_col ? fields[*subscriber_id_col] : std::string();
@@ -71,7 +74,7 @@ struct RecipientStream::Impl {
             {&text, &out.message.text}, {&source, &out.message.source}, {&label, &out.message.label}};
         for (auto [tmpl, target] : parts) {
             if (tmpl->has_value()) {
-                if (auto r = (*tmpl)->render_into(fields, *target); !r) {
+                if (auto r = (*tmpl)->render_into(fields, *target, &out.defaults); !r) {
                     return r.error().message;
                 }
             } else {
@@ -79,7 +82,8 @@ struct RecipientStream::Impl {
             }
         }
         out.message.has_label = label.has_value();
-        return std::nullopt;
+        out.rendered = true;
+        return content_problem(out.message);
     }
 
     // Reads the next row into `out`, without looking for duplicates; false at the end.
@@ -102,6 +106,8 @@ struct RecipientStream::Impl {
             }
             out.raw_phone.clear();
             out.message = {};
+            out.rendered = false;
+            out.defaults.clear();
             out.user_id.clear();
             out.subscriber_id.clear();
             return true;

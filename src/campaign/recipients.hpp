@@ -24,6 +24,9 @@ struct Recipient {
     service::OutgoingMessage message;  // wa_id, userName and the rendered content
     std::string user_id;               // for cleanup; may be empty
     std::string subscriber_id;         // for cleanup; may be empty
+    // Whether `message` was rendered in full (a row refused by a content rule still was).
+    bool rendered = false;
+    std::vector<std::string> defaults;  // placeholders that took their default, each once
 };
 
 class RecipientStream {

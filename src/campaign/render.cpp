@@ -104,7 +104,8 @@ util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& heade
     return bound;
 }
 
-util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fields, std::string& out) const {
+util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fields, std::string& out,
+                                              std::vector<std::string>* defaults) const {
     out.clear();
     out.reserve(m_literal_size + 64);
     for (const auto& part : m_parts) {
@@ -118,6 +119,9 @@ util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fi
             out += value;
         } else if (part.fallback) {
             out += *part.fallback;
+            if (defaults != nullptr && std::find(defaults->begin(), defaults->end(), part.name) == defaults->end()) {
+                defaults->push_back(part.name);
+            }
         } else {
             return util::fail("column \"" + part.name + "\" is empty and {{" + part.name + "}} has no default");
         }

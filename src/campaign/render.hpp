@@ -46,8 +46,10 @@ public:
     // Writes the message for the row `fields` (indexed like the header) into `out`,
     // replacing its content. A value goes in as it is; a value that is empty or only
     // whitespace takes the default. Fails when there is none:
-    // `column "date" is empty and {{date}} has no default`.
-    util::Result<void> render_into(const std::vector<std::string>& fields, std::string& out) const;
+    // `column "date" is empty and {{date}} has no default`. When `defaults` is given, the name of
+    // each placeholder that took its default is added to it (once).
+    util::Result<void> render_into(const std::vector<std::string>& fields, std::string& out,
+                                   std::vector<std::string>* defaults = nullptr) const;
 
     // As render_into(), returning the message.
     util::Result<std::string> render(const std::vector<std::string>& fields) const;

@@ -23,6 +23,7 @@ namespace {
 struct RunOptions {
     std::string campaign;
     bool dry_run = false;
+    std::size_t preview = 3;
     long long limit = 0;
     std::string results;
     bool force = false;
@@ -32,7 +33,9 @@ struct RunOptions {
     std::string log_format = "text";
 };
 
-constexpr std::size_t k_preview_messages = 3;
+// The most messages --preview prints: they are held in memory until the end of the dry run.
+// `report --format csv` on the dry-run log has every one.
+constexpr std::size_t k_max_preview = 1000;
 
 // The first rendered messages as objects (the body is the send-message JSON).
 nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
@@ -48,7 +51,7 @@ nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
 
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
-    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, k_preview_messages, clock);
+    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, opts.preview, clock);
     if (!report) {
         out.error(report.error().message, k_exit_bad_input);
         return k_exit_bad_input;
@@ -115,6 +118,11 @@ Action add_run(CLI::App& app) {
     auto* sub = app.add_subcommand("run", "Send a campaign (continues from its result log if one exists)");
     sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
     sub->add_flag("--dry-run", opts->dry_run, "Validate and render every message, write a dry-run log, send nothing");
+    sub->add_option(
+           "--preview", opts->preview,
+           fmt::format("With --dry-run: how many rendered messages to print (default 3, at most {})", k_max_preview))
+        ->check(CLI::Range(std::size_t{0}, k_max_preview))
+        ->needs(sub->get_option("--dry-run"));
     sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")->check(CLI::PositiveNumber);
     sub->add_option("--results", opts->results, "Result log path (default: the campaign's)");
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");

@@ -9,6 +9,7 @@
 #include "report/open_log.hpp"
 #include "results/replay.hpp"
 #include "results/timestamp.hpp"
+#include "util/text.hpp"
 
 namespace report {
 
@@ -59,15 +60,41 @@ void append_field(fmt::memory_buffer& out, std::string_view field) {
     out.push_back('"');
 }
 
-void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a) {
+// A rendered message's text for a spreadsheet cell: line breaks kept, other control
+// characters escaped (they would be invisible, or reorder the text, in the cell).
+void append_content_field(fmt::memory_buffer& out, std::string_view text) {
+    out.push_back(',');
+    append_field(out, util::printable(text, util::LineBreaks::keep));
+}
+
+void append_content(fmt::memory_buffer& out, CsvContent content, const results::ResultRecord* r) {
+    if (content == CsvContent::none) {
+        return;
+    }
+    const results::MessageContent* m = r != nullptr && r->message ? &*r->message : nullptr;
+    if (content == CsvContent::text) {
+        append_content_field(out, m != nullptr ? std::string_view(m->text) : std::string_view());
+    } else {
+        append_content_field(out, m != nullptr && m->label ? std::string_view(*m->label) : std::string_view());
+        append_content_field(out, m != nullptr ? std::string_view(m->source) : std::string_view());
+    }
+    out.push_back(',');
+    if (r != nullptr) {
+        append_field(out, fmt::format("{}", fmt::join(r->defaults, " ")));
+    }
+}
+
+void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a, CsvContent content) {
     fmt::format_to(std::back_inserter(out), "{},", a.row);
     append_field(out, a.wa_id);
     fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,", a.attempt);
     append_field(out, k_in_flight_error);
-    fmt::format_to(std::back_inserter(out), ",{}\n", results::format_timestamp(a.at));
+    fmt::format_to(std::back_inserter(out), ",{}", results::format_timestamp(a.at));
+    append_content(out, content, nullptr);
+    out.push_back('\n');
 }
 
-void append_line(fmt::memory_buffer& out, const results::ResultRecord& r) {
+void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvContent content) {
     fmt::format_to(std::back_inserter(out), "{},", r.row);
     append_field(out, r.wa_id);
     out.push_back(',');
@@ -84,7 +111,9 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r) {
     }
     out.push_back(',');
     append_field(out, r.error);
-    fmt::format_to(std::back_inserter(out), ",{}\n", results::format_timestamp(r.at));
+    fmt::format_to(std::back_inserter(out), ",{}", results::format_timestamp(r.at));
+    append_content(out, content, &r);
+    out.push_back('\n');
 }
 
 bool flush(fmt::memory_buffer& buffer, std::ostream& out) {
@@ -108,6 +137,9 @@ util::Result<CsvIndex> index_log(const std::string& path) {
     }
     CsvIndex index;
     index.path = path;
+    if (opened->header.mode == results::Mode::dry_run) {
+        index.content = CsvContent::text;
+    }
     results::Record record;
     while (true) {
         auto got = opened->reader.next(record);
@@ -124,6 +156,10 @@ util::Result<CsvIndex> index_log(const std::string& path) {
         const auto row = row_of(record);
         if (!row) {
             continue;
+        }
+        if (const auto* r = std::get_if<results::ResultRecord>(&record);
+            r != nullptr && r->message && r->message->image) {
+            index.content = CsvContent::image;
         }
         if (!in_range(*row)) {
             ++index.warning_count;
@@ -159,6 +195,11 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
     }
     fmt::memory_buffer buffer;
     buffer.append(k_csv_header);
+    switch (index.content) {
+    case CsvContent::none: break;
+    case CsvContent::text: buffer.append(std::string_view(",text,defaults")); break;
+    case CsvContent::image: buffer.append(std::string_view(",caption,source,defaults")); break;
+    }
     buffer.push_back('\n');
     results::Record record;
     std::uint32_t ordinal = 0;
@@ -180,7 +221,7 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
             [&](const auto& r) {
                 using R = std::decay_t<decltype(r)>;
                 if constexpr (std::is_same_v<R, results::AttemptRecord> || std::is_same_v<R, results::ResultRecord>) {
-                    append_line(buffer, r);
+                    append_line(buffer, r, index.content);
                 }
             },
             record);

@@ -17,6 +17,10 @@ namespace report {
 inline constexpr std::string_view k_csv_header =
     "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at";
 
+// The rendered content a dry run's log adds to each line: `text`, or `caption` and `source`,
+// then `defaults` (the placeholders that took their default, separated by spaces).
+enum class CsvContent { none, text, image };
+
 // What the first pass found.
 struct CsvIndex {
     std::string path;
@@ -25,6 +29,7 @@ struct CsvIndex {
     std::int64_t rows = 0;                    // rows the log names: lines pass 2 writes
     std::vector<std::string> warnings;        // the first ~100, "PATH:LINE: …"
     std::int64_t warning_count = 0;
+    CsvContent content = CsvContent::none;  // a dry run's log: text, or image when it has images
 };
 
 // Reads the log at `path` once and returns, per row, which record is final. Fails, naming
@@ -32,6 +37,7 @@ struct CsvIndex {
 util::Result<CsvIndex> index_log(const std::string& path);
 
 // Reads the log of `index` again and writes the header and one line per row to `out`
+// (with the columns of `index.content`)
 // (fields quoted per RFC 4180, lines end in '\n'). Records appended since index_log() are
 // not read. Fails when the log cannot be read, has shrunk since, or `out` fails.
 util::Result<void> write_csv(const CsvIndex& index, std::ostream& out);

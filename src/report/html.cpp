@@ -56,6 +56,8 @@ th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #eaeef2;vertical-a
 th{color:var(--muted);font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.msg{overflow-wrap:anywhere;max-width:34em}td.nowrap{white-space:nowrap}.empty{color:var(--muted);margin:0}
 footer{font-size:12px;text-align:center}
+h3{font-size:14px;margin:14px 0 6px}td.message{overflow-wrap:anywhere;max-width:40em}
+td.message .text{white-space:pre-wrap}td.message .src{color:var(--muted)}td.message .why{color:var(--failed)}
 )";
 
 std::string percent(std::int64_t part, std::int64_t whole) {
@@ -167,6 +169,7 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
     add_figures(out, summary);
     add_html_charts(out, summary, details);
     add_html_errors(out, summary);
+    add_html_review(out, summary);
     add_html_slowest(out, details);
     add_html_not_sent(out, summary, details);
     add_html_cleanup_and_warnings(out, summary);

@@ -53,6 +53,8 @@ Chart latency_chart(const Timeline& timeline) {
     return chart;
 }
 
+}  // namespace
+
 // A table's opening: a <table> with one header cell per name; names starting with '#' are
 // numeric columns (right-aligned).
 std::string table_head(std::initializer_list<std::string_view> names) {
@@ -63,11 +65,6 @@ std::string table_head(std::initializer_list<std::string_view> names) {
     }
     return out + "</tr></thead><tbody>\n";
 }
-
-struct Cell {
-    std::string html;
-    std::string_view css_class = {};
-};
 
 std::string table_row(std::initializer_list<Cell> cells) {
     std::string out = "<tr>";
@@ -82,8 +79,6 @@ Cell status_cell(Status status) {
     return {fmt::format(R"(<span class="key {}"></span>{})", html_status_class(status), results::to_string(status)),
             "nowrap"};
 }
-
-}  // namespace
 
 std::string_view html_status_label(Status status) {
     switch (status) {

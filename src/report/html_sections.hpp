@@ -1,7 +1,8 @@
 #pragma once
-// The parts of the HTML report's page, each appended to `out`; used by html.cpp only.
+// The parts of the HTML report's page, each appended to `out`, and the table helpers they share.
 // Every text from the log goes through html_escape().
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,22 @@
 #include "report/summary.hpp"
 
 namespace report {
+
+// A table's opening: a <table> with one header cell per name; names starting with '#' are
+// numeric columns (right-aligned).
+std::string table_head(std::initializer_list<std::string_view> names);
+
+// One cell of a table row: HTML already escaped, and its CSS class.
+struct Cell {
+    std::string html;
+    std::string_view css_class = {};
+};
+
+// One <tr> of `cells`.
+std::string table_row(std::initializer_list<Cell> cells);
+
+// A status as a cell: its colour key and its name.
+Cell status_cell(results::Status status);
 
 // Returns how a status reads on the page ("Sent", "Would send" for dry_run, …).
 std::string_view html_status_label(results::Status status);
@@ -25,6 +42,9 @@ std::string html_ms(std::int64_t ms);
 // The two charts over time, or a line saying why there are none.
 void add_html_charts(std::string& out, const Summary& summary, const HtmlDetails& details);
 
+// A dry run's messages: the first ones, the placeholders that fell back to their default and
+// how often, the longest; nothing for a log without messages (html_review.cpp).
+void add_html_review(std::string& out, const Summary& summary);
 // Errors grouped by cause, with counts and a sample message; nothing when all were sent.
 void add_html_errors(std::string& out, const Summary& summary);
 

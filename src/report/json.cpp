@@ -23,6 +23,8 @@
 //                       percentiles null when count is 0
 //   cleanup             {batches, deleted, failed, ids_deleted, last_failed}, or null when
 //                       the log has no `delete` record
+//   messages            a dry run's log: {rendered, with_defaults, defaults: {PLACEHOLDER: rows},
+//                        longest: [{row, characters}]}; null for a log without messages
 //   warnings            the first ~100 warnings ("PATH:LINE: …")
 //   warning_count       how many warnings there were in all
 #include <cmath>
@@ -71,6 +73,24 @@ json latency_json(const LatencySummary& l) {
         {"count", l.count}, {"p50", value(l.p50)}, {"p95", value(l.p95)}, {"p99", value(l.p99)}, {"max", value(l.max)}};
 }
 
+json review_json(const Review& r) {
+    if (r.messages == 0) {
+        return nullptr;
+    }
+    json defaults = json::object();
+    for (const auto& d : r.defaults) {
+        defaults[d.placeholder] = d.rows;
+    }
+    json longest = json::array();
+    for (const auto& m : r.longest) {
+        longest.push_back({{"row", m.row}, {"characters", m.characters}});
+    }
+    return {{"rendered", r.messages},
+            {"with_defaults", r.rows_with_defaults},
+            {"defaults", defaults},
+            {"longest", longest}};
+}
+
 }  // namespace
 
 std::string format_json(const Summary& s) {
@@ -107,6 +127,7 @@ std::string format_json(const Summary& s) {
         {"rate_limited", s.rate_limited},
         {"latency_ms", latency_json(s.latency)},
         {"cleanup", cleanup},
+        {"messages", review_json(s.review)},
         {"warnings", s.warnings},
         {"warning_count", s.warning_count},
     };

@@ -64,6 +64,7 @@ public:
             m_latency.add(*r.latency_ms);
             m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
         }
+        m_summary.review.add(r);
         if (RowFold* row = row_for(r.row)) {
             row->status = r.status;
             row->flags = RowFold::k_named;
@@ -162,6 +163,7 @@ private:
 
 void Folder::finish() {
     close_run();
+    m_summary.review.finish();
     for (const RowFold& row : m_rows) {
         if ((row.flags & RowFold::k_named) == 0) {
             continue;

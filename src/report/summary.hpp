@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/review.hpp"
 #include "results/records.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
@@ -65,6 +66,7 @@ struct Summary {
     LatencySummary latency;
 
     std::optional<CleanupSummary> cleanup;
+    Review review;                      // a dry run's messages; empty for a log without them
     std::vector<std::string> warnings;  // "PATH:LINE: …", the first ~100
     std::int64_t warning_count = 0;     // all of them
 };

@@ -113,6 +113,46 @@ void add_timing(std::string& out, const Summary& s) {
     }
 }
 
+// A message on one line: its text, or its caption and image address.
+std::string message_line(const results::MessageContent& m) {
+    if (!m.image) {
+        return one_line(m.text);
+    }
+    return m.label ? fmt::format("[image {}] {}", one_line(m.source), one_line(*m.label))
+                   : fmt::format("[image {}]", one_line(m.source));
+}
+
+void add_review(std::string& out, const Summary& s) {
+    const Review& r = s.review;
+    if (r.messages == 0) {
+        return;
+    }
+    out += fmt::format("\n{:<{}}{} rendered, {} with a default\n", "Messages", k_label_width, group_digits(r.messages),
+                       group_digits(r.rows_with_defaults));
+    if (!r.defaults.empty()) {
+        std::string list;
+        for (const auto& d : r.defaults) {
+            list +=
+                fmt::format("{}{{{{{}}}}} {}", list.empty() ? "" : ", ", one_line(d.placeholder), group_digits(d.rows));
+        }
+        line(out, "defaults", util::clip_utf8(list, 3 * k_sample_width));
+    }
+    std::string longest;
+    for (const auto& m : r.longest) {
+        longest += fmt::format("{}row {} ({})", longest.empty() ? "" : ", ", m.row,
+                               group_digits(static_cast<std::int64_t>(m.characters)));
+    }
+    line(out, "longest", longest + " characters");
+    constexpr std::size_t k_samples = 3;
+    for (std::size_t i = 0; i < r.first.size() && i < k_samples; ++i) {
+        const auto& m = r.first[i];
+        line(out, i == 0 ? "samples" : "",
+             fmt::format("row {} → {}: {}", m.row, one_line(m.wa_id),
+                         util::clip_utf8(message_line(m.message), k_sample_width)));
+    }
+    line(out, "every one", "--format csv (a row per recipient, for a spreadsheet) or --format html");
+}
+
 void add_cleanup(std::string& out, const Summary& s) {
     if (!s.cleanup) {
         return;
@@ -149,6 +189,7 @@ std::string format_text(const Summary& summary) {
     add_header(out, summary);
     add_counts(out, summary);
     add_errors(out, summary);
+    add_review(out, summary);
     add_timing(out, summary);
     add_cleanup(out, summary);
     add_warnings(out, summary);

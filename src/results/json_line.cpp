@@ -19,7 +19,10 @@ LineBuilder::LineBuilder(std::string_view event) {
 }
 
 void LineBuilder::add_key(std::string_view key) {
-    m_out.push_back(',');
+    if (!m_first_member) {
+        m_out.push_back(',');
+    }
+    m_first_member = false;
     m_out.push_back('"');
     append(m_out, key);
     append(m_out, "\":");
@@ -70,6 +73,17 @@ void LineBuilder::add_counts(std::string_view key, const StatusCounts& counts) {
         m_out.append(digits.data(), digits.data() + digits.size());
     }
     m_out.push_back('}');
+}
+
+void LineBuilder::begin_object(std::string_view key) {
+    add_key(key);
+    m_out.push_back('{');
+    m_first_member = true;
+}
+
+void LineBuilder::end_object() {
+    m_out.push_back('}');
+    m_first_member = false;
 }
 
 std::string LineBuilder::finish() {

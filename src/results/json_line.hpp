@@ -27,6 +27,10 @@ public:
     // Adds an object {"sent": n, "failed": n, …} with every status.
     void add_counts(std::string_view key, const StatusCounts& counts);
 
+    // Starts an object member `key`: what is added until end_object() goes inside it.
+    void begin_object(std::string_view key);
+    void end_object();
+
     // Returns the closed object followed by '\n'.
     std::string finish();
 
@@ -34,6 +38,7 @@ private:
     void add_key(std::string_view key);
 
     fmt::memory_buffer m_out;
+    bool m_first_member = false;  // the next member opens an object: no comma before it
 };
 
 }  // namespace results

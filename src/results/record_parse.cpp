@@ -40,6 +40,8 @@ enum class Key : std::uint8_t {
     started_at,
     version,
     mode,
+    message,
+    defaults,
     count_
 };
 constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -68,7 +70,9 @@ constexpr std::array<std::string_view, k_key_count> k_key_names = {"event",
                                                                    "recipients_sha256",
                                                                    "started_at",
                                                                    "version",
-                                                                   "mode"};
+                                                                   "mode",
+                                                                   "message",
+                                                                   "defaults"};
 
 std::optional<Key> find_key(std::string_view name) {
     for (std::size_t i = 0; i < k_key_count; ++i) {
@@ -79,7 +83,7 @@ std::optional<Key> find_key(std::string_view name) {
     return std::nullopt;
 }
 
-enum class Kind : std::uint8_t { string, integer, strings, counts };
+enum class Kind : std::uint8_t { string, integer, strings, counts, message };
 
 Kind kind_of(Key key) {
     switch (key) {
@@ -90,7 +94,9 @@ Kind kind_of(Key key) {
     case Key::latency_ms:
     case Key::batch: return Kind::integer;
     case Key::ids:
-    case Key::subscriber_ids: return Kind::strings;
+    case Key::subscriber_ids:
+    case Key::defaults: return Kind::strings;
+    case Key::message: return Kind::message;
     case Key::counts: return Kind::counts;
     default: return Kind::string;
     }
@@ -104,6 +110,8 @@ struct Fields {
     std::array<std::int64_t, k_key_count> number{};
     std::vector<std::string> ids;
     std::vector<std::string> subscriber_ids;
+    std::vector<std::string> defaults;
+    std::optional<MessageContent> message;
     StatusCounts counts;
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 
@@ -127,6 +135,22 @@ bool read_counts(JsonScanner& in, StatusCounts& counts) {
     });
 }
 
+// Reads a dry run's `message` object; members it does not know are skipped.
+bool read_message(JsonScanner& in, std::optional<MessageContent>& out) {
+    MessageContent& m = out.emplace();
+    return in.read_object([&](std::string_view key) {
+        std::string* target = key == "text" ? &m.text : key == "source" ? &m.source : nullptr;
+        if (key == "label") {
+            target = &m.label.emplace();
+        }
+        if (target == nullptr) {
+            return in.skip_value();
+        }
+        m.image = m.image || target != &m.text;
+        return in.peek() == '"' && in.read_string(*target);
+    });
+}
+
 bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
     const auto key = find_key(name);
     if (!key) {
@@ -147,11 +171,12 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
     case Kind::integer:
         return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
     case Kind::strings: {
-        auto& list = *key == Key::ids ? f.ids : f.subscriber_ids;
+        auto& list = *key == Key::ids ? f.ids : *key == Key::defaults ? f.defaults : f.subscriber_ids;
         return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })
                             : wrong("an array of strings");
     }
     case Kind::counts: return first == '{' ? read_counts(in, f.counts) : wrong("an object");
+    case Kind::message: return first == '{' ? read_message(in, f.message) : wrong("an object");
     }
     return false;
 }
@@ -266,6 +291,8 @@ util::Result<Record> build_result(Fields& f) {
     // An unknown cause (from a later version) is not worth losing the outcome over.
     r.cause = f.has(Key::cause) ? parse_cause(f.str(Key::cause)).value_or(Cause::none) : Cause::none;
     r.latency_ms = optional_int<std::int64_t>(f, Key::latency_ms);
+    r.message = std::move(f.message);
+    r.defaults = std::move(f.defaults);
     r.at = *at;
     return Record(std::move(r));
 }

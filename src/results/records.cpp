@@ -4,6 +4,24 @@
 
 namespace results {
 
+namespace {
+
+// The message object in the order the send-message body has it (service/messages.cpp).
+void add_message(LineBuilder& line, const MessageContent& message) {
+    line.begin_object("message");
+    if (!message.image) {
+        line.add_string("text", message.text);
+    } else {
+        if (message.label) {
+            line.add_string("label", *message.label);
+        }
+        line.add_string("source", message.source);
+    }
+    line.end_object();
+}
+
+}  // namespace
+
 std::string to_line(const CampaignHeader& record) {
     LineBuilder line("campaign");
     line.add_string("name", record.name);
@@ -50,6 +68,12 @@ std::string to_line(const ResultRecord& record) {
     }
     if (record.latency_ms) {
         line.add_int("latency_ms", *record.latency_ms);
+    }
+    if (record.message) {
+        add_message(line, *record.message);
+    }
+    if (!record.defaults.empty()) {
+        line.add_strings("defaults", record.defaults);
     }
     line.add_time("at", record.at);
     return line.finish();

@@ -37,6 +37,15 @@ struct AttemptRecord {
     bool operator==(const AttemptRecord&) const = default;
 };
 
+// A dry run's rendered message: the `message` object exactly as it would be sent.
+struct MessageContent {
+    bool image = false;
+    std::string text;                  // a text message
+    std::string source;                // an image's address
+    std::optional<std::string> label;  // an image's caption, when the campaign gives one
+    bool operator==(const MessageContent&) const = default;
+};
+
 // `event: "result"`: a recipient's outcome; a later one supersedes an earlier one.
 struct ResultRecord {
     std::int64_t row = 0;
@@ -49,6 +58,8 @@ struct ResultRecord {
     std::string error;                       // written only when not sent / dry_run
     Cause cause = Cause::none;               // written only when not sent / dry_run
     std::optional<std::int64_t> latency_ms;  // when a request was made
+    std::optional<MessageContent> message;   // dry runs: the rendered message
+    std::vector<std::string> defaults;       // dry runs: placeholders that took their default
     util::TimePoint at;
     bool operator==(const ResultRecord&) const = default;
 };

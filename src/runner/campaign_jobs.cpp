@@ -1,6 +1,7 @@
 #include "runner/campaign_jobs.hpp"
 
 #include "runner/decide.hpp"
+#include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
 namespace runner {
@@ -53,6 +54,7 @@ void CampaignJobs::record(results::Status status, results::Cause cause, const st
     rec.error = reason;
     rec.attempts = before.attempts;
     rec.at = m_clock.wall_now();
+    mask_record(rec, m_secrets);
     if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
         error = written.error().message;
     } else {

@@ -12,6 +12,7 @@
 #include "runner/row_tally.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
+#include "util/redact.hpp"
 
 namespace runner {
 
@@ -20,8 +21,14 @@ namespace runner {
 class CampaignJobs final : public queue::JobSource {
 public:
     CampaignJobs(campaign::RecipientStream& stream, const results::LogState* state, results::LogWriter& log,
-                 RowTally& tally, const util::Clock& clock, const SendOptions& options)
-        : m_stream(stream), m_state(state), m_log(log), m_tally(tally), m_clock(clock), m_options(options) {}
+                 RowTally& tally, const util::Clock& clock, const SendOptions& options, const util::Redactor& secrets)
+        : m_stream(stream),
+          m_state(state),
+          m_log(log),
+          m_tally(tally),
+          m_clock(clock),
+          m_options(options),
+          m_secrets(secrets) {}
 
     // The next row to send; rows that need only a log line are recorded on the way. False at
     // the end of the list, or when the log could not be written (error) or the list could not
@@ -44,6 +51,7 @@ private:
     RowTally& m_tally;
     const util::Clock& m_clock;
     const SendOptions& m_options;
+    const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
     campaign::Recipient m_recipient;
 };
 

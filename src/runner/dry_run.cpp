@@ -7,6 +7,7 @@
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
 #include "runner/campaign_header.hpp"
+#include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
 namespace runner {
@@ -15,6 +16,18 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
+// Writes the rendered message `m` into `out` as the log keeps it, reusing its buffers.
+void keep_content(const service::OutgoingMessage& m, results::MessageContent& out) {
+    out.image = m.kind == service::MessageKind::image;
+    out.text.assign(out.image ? std::string_view() : std::string_view(m.text));
+    out.source.assign(out.image ? std::string_view(m.source) : std::string_view());
+    if (out.image && m.has_label) {
+        out.label = m.label;
+    } else {
+        out.label.reset();
+    }
+}
+
 // Fills `rec` (all but its time) for recipient `r`, keeping the first samples and problems.
 void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::size_t sample_count,
               results::ResultRecord& rec, DryRunReport& report) {
@@ -22,6 +35,13 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::si
     rec.wa_id = r.message.wa_id;
     rec.user_name = r.message.user_name;
     rec.attempts = 0;
+    rec.defaults.clear();
+    if (r.rendered && r.verdict != campaign::Verdict::duplicate) {
+        keep_content(r.message, rec.message ? *rec.message : rec.message.emplace());
+        rec.defaults = r.defaults;
+    } else {
+        rec.message.reset();
+    }
     switch (r.verdict) {
     case campaign::Verdict::ok:
         rec.status = results::Status::dry_run;
@@ -58,6 +78,7 @@ std::string dry_run_path(const std::string& results_path) {
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
                                    std::size_t sample_count, const util::Clock& clock) {
     const auto started = clock.steady_now();
+    const util::Redactor secrets = redactor_for(c);  // a row may hold one: masked in the log
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 
@@ -89,6 +110,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     while (stream->next(r)) {
         rec.at = clock.wall_now();
         note_row(c, r, sample_count, rec, report);
+        mask_record(rec, secrets);
         ++report.counts[rec.status];
         if (auto written = log->append_batched(results::to_line(rec)); !written) {
             return written.error();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "results/records.hpp"
+#include "runner/secrets.hpp"
 #include "util/time_text.hpp"
 
 namespace runner {
@@ -53,16 +54,17 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.latency_ms = latency.count();
     }
     if (!outcome.message_id.empty()) {
-        record.message_id = m_secrets.apply(outcome.message_id);
+        record.message_id = outcome.message_id;
     }
     if (outcome.cause == service::Cause::rate_limited) {
         ++m_throttled;
     }
     if (!outcome.sent()) {
-        record.error = m_secrets.apply(outcome.error);
+        record.error = outcome.error;
         record.cause = to_log_cause(outcome.cause);
     }
     record.at = m_clock.wall_now();
+    mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
         m_tally.result(job.row, record.status, status != queue::JobStatus::retrying);

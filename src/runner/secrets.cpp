@@ -18,4 +18,27 @@ util::Redactor redactor_for(const campaign::Campaign& c) {
     return redactor;
 }
 
+void mask_record(results::ResultRecord& r, const util::Redactor& secrets) {
+    if (secrets.empty()) {
+        return;
+    }
+    const auto mask = [&secrets](std::string& text) {
+        if (!text.empty()) {
+            text = secrets.apply(text);
+        }
+    };
+    mask(r.user_name);
+    mask(r.error);
+    if (r.message_id) {
+        mask(*r.message_id);
+    }
+    if (r.message) {
+        mask(r.message->text);
+        mask(r.message->source);
+        if (r.message->label) {
+            mask(*r.message->label);
+        }
+    }
+}
+
 }  // namespace runner

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "results/records.hpp"
 #include "util/redact.hpp"
 
 namespace runner {
@@ -16,5 +17,10 @@ std::vector<std::string> campaign_secrets(const campaign::Campaign& campaign);
 
 // Returns a Redactor holding campaign_secrets(`campaign`).
 util::Redactor redactor_for(const campaign::Campaign& campaign);
+
+// Masks the secrets of `secrets` in the text fields of `record` that came from the CSV or the
+// service (user name, error, message id, the rendered message) before it is written to a log:
+// a row may hold the key in any column. The wa_id is kept: it is what a later run matches.
+void mask_record(results::ResultRecord& record, const util::Redactor& secrets);
 
 }  // namespace runner

@@ -69,7 +69,7 @@ void send(SendRun& run) {
     std::optional<queue::DailyCap> cap = daily_cap_for(run);
     RowTally tally(run.state ? run.state->counts : results::StatusCounts{});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
-    CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options);
+    CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,

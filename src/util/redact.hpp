@@ -18,6 +18,8 @@ public:
     void add(std::string secret);
     // Returns `text` with every occurrence of every secret replaced by "***".
     std::string apply(std::string_view text) const;
+    // Whether no secret is registered (apply() then copies its text unchanged).
+    bool empty() const { return m_secrets.empty(); }
 
 private:
     std::vector<std::string> m_secrets;  // longest first

@@ -137,11 +137,15 @@ TEST_SUITE("e2e: log_format") {
     }
 
     TEST_CASE("json: a secret inside a rendered message is masked, JSON-escaped or not") {
-        // A key with a quote and a backslash, which JSON escapes; the message text holds it.
+        // A key with a quote and a backslash, which JSON escapes; a CSV column puts it in the
+        // message (a campaign file that holds it is refused: see the campaign-file tests).
         const std::string key = "wk-\"QUOTED\\back-5e8d";
+        const std::string csv = R"(phone,name,user_id,code
++)" + numbers_wa_id(0) + R"(,Person 0,u-0,"wk-""QUOTED\back-5e8d"
++)" + numbers_wa_id(1) + R"(,Person 1,u-1,"wk-""QUOTED\back-5e8d"
+)";
         Sandbox sandbox;
-        CampaignFixture f(sandbox, numbers_csv(2), "",
-                          "message:\n  type: text\n  text: 'Hi {{name}} wk-\"QUOTED\\back-5e8d'\n");
+        CampaignFixture f(sandbox, csv, "", "message:\n  type: text\n  text: 'Hi {{name}} {{code}}'\n");
         f.env["WACAMP_API_KEY"] = key;
         for (const std::string format : {"json", "text"}) {
             auto r = f.wacamp({"run", f.campaign.string(), "--dry-run", "--log-format", format});
@@ -156,6 +160,27 @@ TEST_SUITE("e2e: log_format") {
         CHECK(out[0]["would_send"] == 2);
         REQUIRE(out[0]["samples"].size() == 2);
         CHECK(out[0]["samples"][0]["body"]["message"]["text"] == "Hi Person 0 ***");
+        // The dry-run log keeps every rendered message: masked there too.
+        const std::string dry_log = read_file(f.dir.path() / "results" / "e2e.dry-run.jsonl");
+        CHECK(contains(dry_log, R"("text":"Hi Person 0 ***")"));
+        CHECK_FALSE(contains(dry_log, "QUOTED"));
+    }
+
+    TEST_CASE("a secret in a CSV cell never reaches the result log, as a name, a message or a reason") {
+        // Row 1 is named with the key (sent as it is: the service issued it); row 2's phone
+        // cell holds it, so its reason quotes it.
+        const std::string csv =
+            "phone,name,user_id\n+" + numbers_wa_id(0) + "," + k_api_key + ",u-0\n" + k_api_key + ",Person 1,u-1\n";
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, csv);
+        auto r = f.wacamp({"run", f.campaign.string()});
+        CHECK(r.exit_code == 0);  // an invalid row is not a failure (SPEC: exit codes)
+        const std::string log = read_file(f.log);
+        CHECK(contains(log, R"("user_name":"***")"));
+        CHECK(contains(log, R"(\"***\" is not a phone number)"));
+        CHECK_FALSE(leaks(k_api_key, {r.out, r.err, log}));
+        auto report = f.wacamp({"report", f.log.string(), "--format", "json"});
+        CHECK_FALSE(leaks(k_api_key, {report.out, report.err}));
     }
 
     TEST_CASE("json: resume and delete-contacts speak it too") {

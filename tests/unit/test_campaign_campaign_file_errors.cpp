@@ -19,6 +19,20 @@ TEST_SUITE("campaign::load_campaign errors") {
         CHECK(d.error().message == dir + ": cannot read: Is a directory");
     }
 
+    TEST_CASE("a message template holding a secret's value is refused: it would go to every recipient") {
+        Folder folder;
+        const std::string base = k_minimal.substr(0, k_minimal.find("  text:"));
+        const std::string text = folder.problems(base + "  text: \"Your key: ${WACAMP_API_KEY}\"\n");
+        CHECK(text.find("\n10: message.text: holds the value of a secret") != std::string::npos);
+        CHECK(text.find("key-0123456789") == std::string::npos);
+        const std::string image =
+            folder.problems(base.substr(0, base.find("  type: text")) +
+                            "  type: image\n  source: \"https://x.example/a.png?t=${WACAMP_API_KEY}\"\n  label: ok\n");
+        CHECK(image.find("message.source: holds the value of a secret") != std::string::npos);
+        // An ordinary variable is fine.
+        CHECK(folder.problems(base + "  text: \"Hi from ${HOST}\"\n").empty());
+    }
+
     TEST_CASE("a YAML syntax error gives yaml-cpp's message and the line") {
         Folder folder;
         CHECK_PROBLEM(folder.problems("name: a\nservice: [1\n"), "3: end of sequence flow not found");

@@ -134,6 +134,42 @@ TEST_SUITE("results::records") {
         CHECK(k["wa_id"] == "");
         CHECK(std::get<results::ResultRecord>(round_trip(invalid)) == invalid);
     }
+    TEST_CASE("a dry run's result keeps the message object as it would be sent, and its defaults") {
+        results::ResultRecord r{};
+        r.row = 4;
+        r.wa_id = "919812345678";
+        r.user_name = "Asha";
+        r.status = results::Status::dry_run;
+        r.message.emplace().text = "Hi \"Asha\"\n\xf0\x9f\x98\x80";
+        r.defaults = {"date"};
+        r.at = k_t0;
+        const std::string line = results::to_line(r);
+        CHECK(line.find("\"message\":{\"text\":\"Hi \\\"Asha\\\"\\n\xf0\x9f\x98\x80\"},\"defaults\":[\"date\"],") !=
+              std::string::npos);
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+
+        r.message = results::MessageContent{true, "", "https://x.example/a.png", "For Asha"};
+        r.defaults.clear();
+        const auto j = as_json(results::to_line(r));
+        CHECK(j["message"] == nlohmann::json{{"label", "For Asha"}, {"source", "https://x.example/a.png"}});
+        CHECK_FALSE(j.contains("defaults"));
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+
+        r.message->label.reset();  // a campaign without a caption
+        CHECK(as_json(results::to_line(r))["message"] == nlohmann::json{{"source", "https://x.example/a.png"}});
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+    }
+    TEST_CASE("a result without a message has none after parsing; a mistyped message is refused") {
+        auto r = failed_result();
+        CHECK_FALSE(as_json(results::to_line(r)).contains("message"));
+        CHECK_FALSE(std::get<results::ResultRecord>(round_trip(r)).message);
+        CHECK_FALSE(results::parse_record(R"({"event":"result","row":1,"wa_id":"1","status":"dry_run","attempts":0,)"
+                                          R"("message":"hi","at":"2026-11-21T09:30:00.123Z"})")
+                        .ok());
+        CHECK_FALSE(results::parse_record(R"({"event":"result","row":1,"wa_id":"1","status":"dry_run","attempts":0,)"
+                                          R"("message":{"text":5},"at":"2026-11-21T09:30:00.123Z"})")
+                        .ok());
+    }
     TEST_CASE("a delete batch round-trips") {
         results::DeleteRecord d{2, {"u1", "u2"}, {"s1"}, results::DeleteStatus::failed, 500, "HTTP 500", k_t0};
         CHECK(std::get<results::DeleteRecord>(round_trip(d)) == d);
