@@ -38,6 +38,7 @@ struct Message {
     std::string text;                  // type text
     std::string source;                // type image: link to the image
     std::optional<std::string> label;  // type image: caption
+    bool check_media = false;          // type image: `run` checks the images before sending
 };
 
 struct TemplateCheck {

@@ -8,7 +8,7 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label"};
+constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label", "check_media"};
 constexpr std::string_view k_message_types[] = {"text", "image"};
 constexpr std::string_view k_template_keys[] = {"name"};
 constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "max_concurrency", "per_day"};
@@ -115,6 +115,7 @@ void read_message(const Section& root, Campaign& out) {
         (void)m.text("text");
         (void)m.text("source");
         (void)m.text("label");
+        (void)m.boolean("check_media");
         return;
     }
     if (*type == 0) {
@@ -122,6 +123,9 @@ void read_message(const Section& root, Campaign& out) {
         out.message.text = m.text("text", Need::required).value_or("");
         refuse(m, "source", "not allowed with type text (an image message has a source)");
         refuse(m, "label", "not allowed with type text (it is an image's caption)");
+        if (m.boolean("check_media").value_or(false)) {
+            m.problem("check_media", "only applies to type image (a text message has no image to check)");
+        }
         return;
     }
     out.message.type = MessageType::image;
@@ -130,6 +134,7 @@ void read_message(const Section& root, Campaign& out) {
     if (auto label = m.text("label"); label && !label->empty()) {
         out.message.label = std::move(*label);
     }
+    out.message.check_media = m.boolean("check_media").value_or(false);
 }
 
 void read_pacing(const Section& root, Campaign& out) {

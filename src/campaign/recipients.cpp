@@ -46,6 +46,7 @@ struct RecipientStream::Impl {
     std::optional<BoundTemplate> text;
     std::optional<BoundTemplate> source;
     std::optional<BoundTemplate> label;
+    const MediaVerdicts* media = nullptr;  // images refused by a check before sending
     CsvRecord record;
 
     Impl(CsvReader r, PhoneNormalizer p) : reader(std::move(r)), phones(std::move(p)) {}
@@ -83,7 +84,21 @@ struct RecipientStream::Impl {
         }
         out.message.has_label = label.has_value();
         out.rendered = true;
-        return content_problem(out.message);
+        if (auto problem = content_problem(out.message)) {
+            return problem;
+        }
+        return refused_image(out);
+    }
+
+    // Why the image of `r`, rendered, fails the check before sending; nothing when it passed
+    // or was not checked.
+    std::optional<std::string> refused_image(const Recipient& r) const {
+        const std::string* reason =
+            media != nullptr && type == MessageType::image ? media->refusal(r.message.source) : nullptr;
+        if (reason == nullptr) {
+            return std::nullopt;
+        }
+        return fmt::format("image {}: {}", r.message.source, *reason);
     }
 
     // Reads the next row into `out`, without looking for duplicates; false at the end.
@@ -121,7 +136,8 @@ struct RecipientStream::Impl {
     }
 };
 
-util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(const Campaign& c) {
+util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(const Campaign& c,
+                                                                                const RowChecks& checks) {
     const Recipients& rc = c.recipients;
     auto reader = CsvReader::open(rc.file, rc.delimiter);
     if (!reader) {
@@ -136,6 +152,7 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     impl->reader_name = rc.file;
     impl->type = c.message.type;
     impl->dedupe = rc.dedupe;
+    impl->media = checks.media;
     const auto& header = impl->reader.header();
     std::vector<std::string> problems;
 
@@ -185,15 +202,17 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     return impl;
 }
 
-util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options) {
-    auto impl = make_impl(c);
+util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options,
+                                                    const RowChecks& checks) {
+    auto impl = make_impl(c, checks);
     if (!impl) {
         return impl.error();
     }
     if ((*impl)->dedupe) {
         // A first pass over the list finds the repeats, so that the second (the one that
         // sends) knows them without holding every number in memory.
-        auto scan = make_impl(c);
+        // The same checks: a row they make invalid is no first of its number either.
+        auto scan = make_impl(c, checks);
         if (!scan) {
             return scan.error();
         }

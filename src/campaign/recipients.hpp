@@ -8,6 +8,7 @@
 
 #include "campaign/campaign.hpp"
 #include "campaign/duplicates.hpp"
+#include "campaign/media_verdicts.hpp"
 #include "service/messages.hpp"
 #include "util/result.hpp"
 
@@ -29,13 +30,20 @@ struct Recipient {
     std::vector<std::string> defaults;  // placeholders that took their default, each once
 };
 
+// What a stream holds each row against, besides the campaign file and the CSV.
+struct RowChecks {
+    const MediaVerdicts* media = nullptr;  // images refused before sending; must outlive the stream
+};
+
 class RecipientStream {
 public:
     // Opens the CSV of `campaign`, checks that every mapped column and placeholder names a
     // column of its header, and prepares the templates. On failure the message lists every
     // problem, one per line, as "FILE:LINE: …". `duplicates` says where the duplicate
-    // pass sorts (tests use it to make the index fail).
-    static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {});
+    // pass sorts (tests use it to make the index fail). A row whose image `checks.media`
+    // refused is invalid, with the reason.
+    static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {},
+                                              const RowChecks& checks = {});
 
     RecipientStream(RecipientStream&&) noexcept;
     RecipientStream& operator=(RecipientStream&&) noexcept;
@@ -57,7 +65,7 @@ private:
     struct Impl;
     explicit RecipientStream(std::unique_ptr<Impl> impl);
     // Opens the CSV and binds columns and templates (the stream and its duplicate scan each need one).
-    static util::Result<std::unique_ptr<Impl>> make_impl(const Campaign& campaign);
+    static util::Result<std::unique_ptr<Impl>> make_impl(const Campaign& campaign, const RowChecks& checks);
     std::unique_ptr<Impl> m_impl;
 };
 

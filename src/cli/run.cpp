@@ -23,6 +23,7 @@ namespace {
 struct RunOptions {
     std::string campaign;
     bool dry_run = false;
+    bool check_media = false;
     std::size_t preview = 3;
     long long limit = 0;
     std::string results;
@@ -49,15 +50,36 @@ nlohmann::ordered_json samples_json(const runner::DryRunReport& report) {
     return samples;
 }
 
+// With --check-media, the images checked first; nothing (after printing the error) when the
+// check failed, and an empty report without it.
+std::optional<runner::MediaReport> media_for_dry_run(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
+    if (!opts.check_media) {
+        return runner::MediaReport{};
+    }
+    auto stream = campaign::RecipientStream::open(c);
+    if (!stream) {
+        out.error(stream.error().message, k_exit_bad_input);
+        return std::nullopt;
+    }
+    return check_media_or_report(c, *stream, out);
+}
+
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
-    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, opts.preview, clock);
+    const auto media = media_for_dry_run(c, opts, out);
+    if (!media) {
+        return k_exit_bad_input;
+    }
+    auto report =
+        runner::dry_run(c, opts.results.empty() ? c.results : opts.results, opts.preview, clock, &media->verdicts);
     if (!report) {
         out.error(report.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
     using results::Status;
-    const std::string headline = fmt::format("{}: dry run — nothing was sent, no network was used.", c.name);
+    const std::string headline =
+        fmt::format("{}: dry run — nothing was sent, {}.", c.name,
+                    opts.check_media ? "only the image URLs were fetched" : "no network was used");
     std::string text = headline + "\n";
     for (const auto& s : report->samples) {
         text += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);
@@ -80,6 +102,8 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"duration_ms", report->duration.count()},
                 {"samples", samples_json(*report)},
                 {"problems", report->problems},
+                {"images_checked", media->checked},
+                {"images_refused", media->verdicts.refused()},
                 {"results", report->results_path},
                 {"exit_code", static_cast<int>(k_exit_done)}});
     return k_exit_done;
@@ -117,12 +141,17 @@ Action add_run(CLI::App& app) {
     auto opts = std::make_shared<RunOptions>();
     auto* sub = app.add_subcommand("run", "Send a campaign (continues from its result log if one exists)");
     sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
-    sub->add_flag("--dry-run", opts->dry_run, "Validate and render every message, write a dry-run log, send nothing");
+    auto* dry_run = sub->add_flag("--dry-run", opts->dry_run,
+                                  "Validate and render every message, write a dry-run log, send nothing");
     sub->add_option(
            "--preview", opts->preview,
            fmt::format("With --dry-run: how many rendered messages to print (default 3, at most {})", k_max_preview))
         ->check(CLI::Range(std::size_t{0}, k_max_preview))
-        ->needs(sub->get_option("--dry-run"));
+        ->needs(dry_run);
+    sub->add_flag("--check-media", opts->check_media,
+                  "With --dry-run: also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of "
+                  "at most 5 MB (a real run checks when the campaign says message.check_media: true)")
+        ->needs(dry_run);
     sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")->check(CLI::PositiveNumber);
     sub->add_option("--results", opts->results, "Result log path (default: the campaign's)");
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");

@@ -18,6 +18,13 @@
 
 namespace cli {
 
+namespace {
+
+// Connections kept for image hosts: as many as the check keeps requests in flight.
+constexpr long k_media_connections = 16;
+
+}  // namespace
+
 void add_log_format_option(CLI::App& sub, std::string& format) {
     sub.add_option("--log-format", format,
                    "text (for people, default) or json (one JSON object per line, for log collectors)")
@@ -67,13 +74,23 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,
                        const std::atomic<int>& stops, Output& out) {
+    // Images are checked through a transport of their own: their hosts are not the service,
+    // and do not share its CA file.
+    std::optional<service::CurlTransport> media;
+    if (c.message.check_media) {
+        media.emplace(service::CurlOptions{.ca_file = {}, .max_connections = k_media_connections});
+    }
     // As many connections as the queue may keep in flight, and a few more.
     service::CurlTransport transport(
         {.ca_file = c.service.ca_file,
          .max_connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
     util::SystemClock clock;
-    auto report =
-        runner::send_campaign(c, options, {.transport = transport, .clock = clock, .ui = ui, .stop_requests = stops});
+    auto report = runner::send_campaign(c, options,
+                                        {.transport = transport,
+                                         .clock = clock,
+                                         .ui = ui,
+                                         .stop_requests = stops,
+                                         .media_transport = media ? &*media : nullptr});
     ui.clear_line();
     if (!report) {
         const auto& message = report.error().message;
@@ -90,6 +107,27 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
         print_send_summary(c, *report, code, out);
     }
     return code;
+}
+
+std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaign& c, campaign::RecipientStream& stream,
+                                                         Output& out) {
+    service::CurlTransport transport({.ca_file = {}, .max_connections = k_media_connections});
+    auto report = runner::check_media(c, stream, nullptr, {}, {.transport = transport});
+    if (!report) {
+        out.error(report.error().message, k_exit_bad_input);
+        return std::nullopt;
+    }
+    for (const auto& warning : report->warnings) {
+        out.warning(warning);
+    }
+    if (c.message.type != campaign::MessageType::image) {
+        out.notice("--check-media: a text campaign has no image to check");
+    } else if (report->verdicts.refused() > 0) {
+        out.warning(runner::media_summary(*report));
+    } else {
+        out.notice(runner::media_summary(*report));
+    }
+    return std::move(*report);
 }
 
 int exit_code_for(const runner::SendReport& r) {

@@ -10,6 +10,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
 #include "cli/output.hpp"
+#include "runner/media_preflight.hpp"
 #include "runner/send.hpp"
 
 namespace CLI {
@@ -37,6 +38,12 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 // the exit code.
 int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options, runner::RunUi& ui,
                        const std::atomic<int>& stops, Output& out);
+
+// Checks the images of the rows `stream` (just opened, no verdicts) would send, for
+// --check-media, through a transport of its own: prints the warnings and a summary through
+// `out`, and returns the report; nothing (after printing the error) when the check failed.
+std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaign& campaign,
+                                                         campaign::RecipientStream& stream, Output& out);
 
 // The exit code for a run that ended as `report` says.
 int exit_code_for(const runner::SendReport& report);

@@ -1,4 +1,5 @@
-// wacamp validate: check a campaign file and every CSV row; no network, no log.
+// wacamp validate: check a campaign file and every CSV row; no log, and no network unless the
+// images are to be checked (--check-media).
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -14,7 +15,13 @@ namespace cli {
 
 namespace {
 
-int validate(const std::string& path) {
+struct ValidateOptions {
+    std::string campaign;
+    bool check_media = false;
+};
+
+int validate(const ValidateOptions& opts) {
+    const std::string& path = opts.campaign;
     Output text(LogFormat::text);
     auto c = load_campaign_or_report(path, campaign::SecretsPolicy::optional, text);
     if (!c) {
@@ -26,6 +33,18 @@ int validate(const std::string& path) {
         print_err(redactor.apply(stream.error().message) + "\n");
         print_error(redactor, path + " is not usable");
         return k_exit_bad_input;
+    }
+    std::optional<runner::MediaReport> media;
+    if (opts.check_media) {
+        media = check_media_or_report(*c, *stream, text);
+        if (!media) {
+            return k_exit_bad_input;
+        }
+        stream = campaign::RecipientStream::open(*c, {}, {.media = &media->verdicts});
+        if (!stream) {
+            print_err(redactor.apply(stream.error().message) + "\n");
+            return k_exit_bad_input;
+        }
     }
     std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
     campaign::Recipient r;
@@ -66,9 +85,12 @@ int validate(const std::string& path) {
 }  // namespace
 
 Action add_validate(CLI::App& app) {
-    auto opts = std::make_shared<std::string>();
-    auto* sub = app.add_subcommand("validate", "Check a campaign file and every CSV row; no network, no log");
-    sub->add_option("CAMPAIGN", *opts, "Campaign file (YAML)")->required();
+    auto opts = std::make_shared<ValidateOptions>();
+    auto* sub = app.add_subcommand(
+        "validate", "Check a campaign file and every CSV row; no log, no network (unless --check-media)");
+    sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
+    sub->add_flag("--check-media", opts->check_media,
+                  "Also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of at most 5 MB");
     return [opts] { return validate(*opts); };
 }
 

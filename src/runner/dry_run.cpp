@@ -76,13 +76,14 @@ std::string dry_run_path(const std::string& results_path) {
 }
 
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
-                                   std::size_t sample_count, const util::Clock& clock) {
+                                   std::size_t sample_count, const util::Clock& clock,
+                                   const campaign::MediaVerdicts* media) {
     const auto started = clock.steady_now();
     const util::Redactor secrets = redactor_for(c);  // a row may hold one: masked in the log
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 
-    auto stream = campaign::RecipientStream::open(c);
+    auto stream = campaign::RecipientStream::open(c, {}, {.media = media});
     if (!stream) {
         return stream.error();
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "campaign/media_verdicts.hpp"
 #include "results/status.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
@@ -32,9 +33,11 @@ struct DryRunReport {
 std::string dry_run_path(const std::string& results_path);
 
 // Runs the dry run of `campaign`, writing the log at dry_run_path(`results_path`) afresh.
-// Times come from `clock`. Fails on unusable input (header, columns, placeholders) or an
-// unwritable log.
+// Times come from `clock`; `media`, when not null, holds the images a check refused (their
+// rows are invalid). Fails on unusable input (header, columns, placeholders) or an unwritable
+// log.
 util::Result<DryRunReport> dry_run(const campaign::Campaign& campaign, const std::string& results_path,
-                                   std::size_t sample_count, const util::Clock& clock);
+                                   std::size_t sample_count, const util::Clock& clock,
+                                   const campaign::MediaVerdicts* media = nullptr);
 
 }  // namespace runner

@@ -48,8 +48,9 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
 }
 
 util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path) {
-    auto stream = campaign::RecipientStream::open(c);
+                                   const SendOptions& options, const std::string& results_path,
+                                   const campaign::MediaVerdicts* media) {
+    auto stream = campaign::RecipientStream::open(c, {}, {.media = media});
     if (!stream) {
         return stream.error();
     }

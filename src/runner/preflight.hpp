@@ -6,6 +6,7 @@
 #include <string>
 
 #include "campaign/campaign.hpp"
+#include "campaign/media_verdicts.hpp"
 #include "results/replay.hpp"
 #include "runner/send.hpp"
 #include "runner/ui.hpp"
@@ -25,9 +26,11 @@ struct TemplateCheckResult {
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
 // Counts what a run would do with every row (one pass over the CSV) and renders the first
-// message to be sent. `state` is the existing log's, or null.
+// message to be sent. `state` is the existing log's, or null; `media`, the images refused by a
+// check before sending, or null.
 util::Result<Preview> make_preview(const campaign::Campaign& campaign, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path);
+                                   const SendOptions& options, const std::string& results_path,
+                                   const campaign::MediaVerdicts* media = nullptr);
 
 // Estimates, cheaply (the CSV is read but not validated), how many rows a run will send: the
 // CSV's rows less those the log has settled, capped by the limit. For progress and its ETA.

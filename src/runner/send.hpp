@@ -64,9 +64,13 @@ struct SendParts {
     util::Clock& clock;
     RunUi& ui;
     const std::atomic<int>& stop_requests;  // counts SIGINT/SIGTERM
+    // Where images are checked (message.check_media): their hosts are not the service, whose
+    // CA file they need not share. Null: `transport`.
+    service::HttpTransport* media_transport = nullptr;
 };
 
-// Runs `campaign`: prepares, asks for confirmation and waits for the start time, sends, and
+// Runs `campaign`: prepares, checks its images (message.check_media), asks for confirmation
+// and waits for the start time, sends, and
 // finishes (end record, deletion step). Fails (nothing sent) on unusable input: a CSV whose
 // header lacks a mapped column, a log of changed inputs without ChangedInputs::accept, a held
 // lock, a template that is not approved.

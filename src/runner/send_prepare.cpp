@@ -6,6 +6,7 @@
 #include "results/timestamp.hpp"
 #include "runner/campaign_header.hpp"
 #include "runner/log_start.hpp"
+#include "runner/media_preflight.hpp"
 #include "runner/preflight.hpp"
 #include "runner/send_steps.hpp"
 
@@ -84,13 +85,46 @@ bool wait_for_start(const SendRun& run) {
     return true;
 }
 
+// Checks the images of the rows to send, and opens the stream again with the verdicts; warnings
+// and a summary go to the UI. Next::stop when a stop request came first.
+util::Result<Next> check_images(SendRun& run) {
+    service::HttpTransport& transport =
+        run.parts.media_transport != nullptr ? *run.parts.media_transport : run.parts.transport;
+    auto checked = check_media(run.campaign, *run.stream, run.existing(), run.options,
+                               {.transport = transport, .stop_requests = &run.parts.stop_requests});
+    if (!checked) {
+        return checked.error();
+    }
+    if (checked->stopped) {
+        run.report.reason = queue::StopReason::interrupted;
+        run.report.message = "interrupted while checking the images";
+        return Next::stop;
+    }
+    for (const auto& warning : checked->warnings) {
+        run.parts.ui.warning(warning);
+    }
+    if (checked->verdicts.refused() > 0) {
+        run.parts.ui.warning(media_summary(*checked));
+    } else {
+        run.parts.ui.notice(media_summary(*checked));
+    }
+    run.media = std::move(checked->verdicts);
+    auto stream = campaign::RecipientStream::open(run.campaign, {}, {.media = run.refused_media()});
+    if (!stream) {
+        return stream.error();
+    }
+    run.stream = std::move(*stream);
+    return Next::go_on;
+}
+
 // Asks for confirmation with a preview, or only estimates the work; Next::stop when declined.
 util::Result<Next> confirm(SendRun& run) {
     if (!run.parts.ui.wants_confirmation()) {
         run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
         return Next::go_on;
     }
-    auto preview = make_preview(run.campaign, run.existing(), run.options, run.report.results_path);
+    auto preview =
+        make_preview(run.campaign, run.existing(), run.options, run.report.results_path, run.refused_media());
     if (!preview) {
         return preview.error();
     }
@@ -141,6 +175,12 @@ util::Result<Next> confirm_and_wait(SendRun& run) {
             run.report.reason = *checked->stop;
             run.report.message = run.secrets.apply(checked->message);
             return Next::stop;
+        }
+    }
+    if (run.campaign.message.check_media && run.campaign.message.type == campaign::MessageType::image) {
+        auto checked = check_images(run);
+        if (!checked || *checked == Next::stop) {
+            return checked;
         }
     }
     auto confirmed = confirm(run);

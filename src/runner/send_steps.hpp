@@ -27,6 +27,7 @@ struct SendRun {
     util::Redactor secrets;  // the service may echo them in its answers
     SendReport report;
     std::optional<queue::SendWindow> window;
+    std::optional<campaign::MediaVerdicts> media;  // when images were checked; before `stream`, which uses it
     std::optional<campaign::RecipientStream> stream;
     results::CampaignHeader header;  // of the inputs as they are now
     std::optional<results::RunLock> lock;
@@ -37,6 +38,8 @@ struct SendRun {
 
     // Returns the existing log's state, or null for a new log.
     const results::LogState* existing() const { return state ? &*state : nullptr; }
+    // Returns the images refused by the check before sending, or null when there was none.
+    const campaign::MediaVerdicts* refused_media() const { return media ? &*media : nullptr; }
 };
 
 enum class Next { go_on, stop };
@@ -45,7 +48,8 @@ enum class Next { go_on, stop };
 // log, refusing one written for other inputs. Fails on unusable input.
 util::Result<void> prepare(SendRun& run);
 
-// Checks the template, asks for confirmation (or estimates the work) and waits for
+// Checks the template and the images (message.check_media: the stream is opened again with
+// the verdicts), asks for confirmation (or estimates the work) and waits for
 // schedule.start_at through the clock. Next::stop with the report filled when the run ends
 // here (refused key, declined, interrupted).
 util::Result<Next> confirm_and_wait(SendRun& run);

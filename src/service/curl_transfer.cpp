@@ -52,7 +52,7 @@ curl_slist* RequestCache::headers(const Headers& headers) {
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
     const size_t bytes = size * count;
-    const size_t room = k_max_kept_body - transfer->response.body.size();
+    const size_t room = std::min(k_max_kept_body, transfer->request.max_body) - transfer->response.body.size();
     if (bytes > room) {
         // A broken server may answer without end: keep what classifies the answer and stop
         // (CURLE_WRITE_ERROR; completion_of still reads the status and these bytes).
@@ -97,6 +97,20 @@ int on_prereq(void* user, char*, char*, int, int) {
     return ++transfer->requests_begun > 1 ? CURL_PREREQFUNC_ABORT : CURL_PREREQFUNC_OK;
 }
 
+int on_prereq_following(void* user, char*, char*, int, int) {
+    ++static_cast<Transfer*>(user)->requests_begun;
+    return CURL_PREREQFUNC_OK;
+}
+
+void configure_fetch(CURL* e, const HttpRequest& r) {
+    curl_easy_setopt(e, CURLOPT_NOBODY, r.method == Method::head ? 1L : 0L);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, r.max_redirects > 0 ? 1L : 0L);
+    curl_easy_setopt(e, CURLOPT_MAXREDIRS, static_cast<long>(r.max_redirects));
+    curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    // Each hop is a request of its own, which on_prereq would abort as a resend.
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, r.max_redirects > 0 ? on_prereq_following : on_prereq);
+}
+
 bool request_may_have_arrived(const Transfer& transfer) {
     if (transfer.requests_begun == 0) {
         return false;  // not connected (refused, DNS, TLS, a connect timeout)
@@ -106,6 +120,21 @@ bool request_may_have_arrived(const Transfer& transfer) {
     }
     return true;
 }
+
+namespace {
+
+// Records in `t`'s response where its redirects led (the URL that answered, or the one curl
+// refused to follow to) and how many were followed.
+void note_redirects(Transfer& t) {
+    long count = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_REDIRECT_COUNT, &count);
+    t.response.redirects = static_cast<int>(count);
+    const char* url = nullptr;
+    curl_easy_getinfo(t.easy, CURLINFO_EFFECTIVE_URL, &url);
+    t.response.url = url != nullptr ? url : "";
+}
+
+}  // namespace
 
 Completion completion_of(Transfer& t, CURLcode code) {
     Completion c;
@@ -117,13 +146,23 @@ Completion completion_of(Transfer& t, CURLcode code) {
         long status = 0;
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
         t.response.status = status;
+        if (t.request.max_redirects > 0) {
+            note_redirects(t);
+        }
         c.result = std::move(t.response);
         return c;
     }
     TransportError error;
     error.failure = failure_of(code);
     error.request_sent = request_may_have_arrived(t);
-    if (t.requests_begun > 1 || code == CURLE_SEND_FAIL_REWIND) {
+    if (t.request.max_redirects > 0 && (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_TOO_MANY_REDIRECTS)) {
+        // Before the resend case below: each hop of a redirect is a request begun.
+        note_redirects(t);
+        error.message =
+            code == CURLE_TOO_MANY_REDIRECTS
+                ? fmt::format("more than {} redirects", t.request.max_redirects)
+                : fmt::format("redirected to {}, which is not an http(s) URL", util::printable(t.response.url));
+    } else if (t.requests_begun > 1 || code == CURLE_SEND_FAIL_REWIND) {
         // curl's own words ("aborted by pre-request callback", "necessary data rewind wasn't
         // possible") would tell a person nothing.
         error.message = error.request_sent ? "the connection closed after the request was sent, with no answer"

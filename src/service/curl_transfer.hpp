@@ -23,7 +23,7 @@ struct Transfer {
     std::chrono::steady_clock::time_point started;
     std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
     int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
-    bool body_capped = false;      // the answer's body passed k_max_kept_body: cut short there
+    bool body_capped = false;      // the answer's body passed its cap (on_body): cut short there
     std::size_t header_bytes = 0;  // kept of the last response's headers
     char error_buffer[CURL_ERROR_SIZE] = {};
 };
@@ -54,8 +54,8 @@ private:
 };
 
 // CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body
-// (its first k_max_kept_body bytes: past them on_body stops the transfer and sets
-// body_capped), and the headers by lower-cased name (those of the last response only).
+// (its first k_max_kept_body bytes, or the request's max_body if less: past them on_body stops
+// the transfer and sets body_capped), and the headers by lower-cased name (those of the last response only).
 size_t on_body(char* data, size_t size, size_t count, void* user);
 size_t on_header(char* data, size_t size, size_t count, void* user);
 
@@ -67,6 +67,15 @@ size_t on_read(char* buffer, size_t size, size_t count, void* user);
 // first goes, any other (libcurl's own retry on a fresh connection) is aborted, so that no
 // request leaves without the caller knowing.
 int on_prereq(void* user, char* primary_ip, char* local_ip, int primary_port, int local_port);
+
+// CURLOPT_PREREQFUNCTION for a request that follows redirects: each hop is a request of its
+// own. Only counts them (a request that follows redirects is one that may be made twice).
+int on_prereq_following(void* user, char* primary_ip, char* local_ip, int primary_port, int local_port);
+
+// Sets on `easy` what only image checks use: HEAD, and redirects followed to http(s) URLs (the
+// service's requests follow none: a 3xx is their answer). Set for every request of `easy`'s:
+// a reused handle keeps the last request's options.
+void configure_fetch(CURL* easy, const HttpRequest& request);
 
 // Whether the service may have received the whole request of `transfer`, which failed: a
 // request with a body only once a byte of it was handed to libcurl, one without a body once

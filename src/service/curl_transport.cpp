@@ -97,7 +97,9 @@ struct CurlTransport::Impl {
     void configure(Transfer& t) {
         CURL* e = t.easy;
         const HttpRequest& r = t.request;
-        if (CURLU* url = cache.url(r.url)) {
+        // A request that follows redirects goes to a URL of its own (an image's, one of many):
+        // not cached.
+        if (CURLU* url = r.max_redirects == 0 ? cache.url(r.url) : nullptr) {
             curl_easy_setopt(e, CURLOPT_CURLU, url);
         } else {
             curl_easy_setopt(e, CURLOPT_CURLU, nullptr);
@@ -113,7 +115,7 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
         // Every method option is set each time: a reused handle must not keep the last one's.
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == Method::put ? "PUT" : nullptr);
-        if (r.method == Method::get) {
+        if (r.method == Method::get || r.method == Method::head) {
             curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         } else {
             curl_easy_setopt(e, CURLOPT_POST, 1L);
@@ -122,6 +124,7 @@ struct CurlTransport::Impl {
         }
         t.headers = cache.headers(r.headers);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
+        detail::configure_fetch(e, r);
     }
 
     // Takes the transfer of `easy` out of curl's multi handle and out of `active`.

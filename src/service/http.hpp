@@ -11,7 +11,7 @@
 
 namespace service {
 
-enum class Method { get, post, put };
+enum class Method { get, post, put, head };
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -21,12 +21,19 @@ struct HttpRequest {
     Headers headers;
     std::string body;
     std::chrono::milliseconds timeout{15'000};
+    // Redirects followed, to http(s) URLs only; 0 (the service's requests): none, a 3xx is the answer.
+    int max_redirects = 0;
+    // The most of the answer's body kept (at most 64 KiB): past it the transfer ends, and the
+    // answer comes back as a response with its body cut short there.
+    std::size_t max_body = 64 * 1024;
 };
 
 struct HttpResponse {
     long status = 0;
     Headers headers;  // names lower-cased
     std::string body;
+    std::string url;    // the URL that answered, when redirects were followed (else empty)
+    int redirects = 0;  // how many were followed
 };
 
 // Why no response came back.

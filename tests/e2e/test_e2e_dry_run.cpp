@@ -5,6 +5,31 @@
 using namespace e2e;
 
 TEST_SUITE("e2e: dry run and validate") {
+    TEST_CASE("every sample campaign validates and dry-runs as shipped") {
+        TempDir out;
+        const auto folder = std::filesystem::path(WACAMP_SOURCE_DIR) / "campaigns";
+        int seen = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+            if (entry.path().extension() != ".yaml") {
+                continue;
+            }
+            ++seen;
+            CAPTURE(entry.path());
+            const EnvOverrides env = {{"WACAMP_BASE_URL", "http://127.0.0.1:9"},
+                                      {"WACAMP_API_KEY", "sample-key"},
+                                      {"WACAMP_ACCESS_TOKEN", "sample-token"}};
+            auto validated = run_wacamp({"validate", entry.path().string()}, env);
+            CAPTURE(validated.out);
+            CAPTURE(validated.err);
+            CHECK(validated.exit_code == 0);
+            const auto results = (out.path() / entry.path().stem()).string() + ".jsonl";
+            auto dry = run_wacamp({"run", "--dry-run", entry.path().string(), "--results", results}, env);
+            CAPTURE(dry.err);
+            CHECK(dry.exit_code == 0);
+            CHECK(contains(dry.out, "would send"));
+        }
+        CHECK(seen >= 5);
+    }
     TEST_CASE("--dry-run renders every row, writes its own log and makes no network call") {
         Sandbox sandbox;
         std::string csv = numbers_csv(5) + "12345,Bad,u9\n";

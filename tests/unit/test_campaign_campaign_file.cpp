@@ -268,4 +268,18 @@ message: {type: image, source: "https://x/{{img}}", label: ""}
         REQUIRE(c.ok());
         CHECK_FALSE(c->message.label.has_value());
     }
+
+    TEST_CASE("message.check_media is off unless the campaign says true") {
+        Folder folder;
+        const std::string image = R"(name: img
+service: {base_url: https://h, api_key: k}
+recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
+message: {type: image, source: "https://x/{{img}}")";
+        auto off = folder.load(image + "}\n");
+        REQUIRE(off.ok());
+        CHECK_FALSE(off->message.check_media);
+        auto on = folder.load(image + ", check_media: true}\n");
+        REQUIRE(on.ok());
+        CHECK(on->message.check_media);
+    }
 }

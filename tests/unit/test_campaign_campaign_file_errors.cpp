@@ -317,6 +317,20 @@ cleanup: {delete_contacts: true}
                       "11: message.text: not allowed with type image (use label for a caption)");
     }
 
+    TEST_CASE("message.check_media takes true or false, and only on an image message") {
+        Folder folder;
+        const std::string image = minimal_with("type: text\n  text: \"Hi {{name}}\"", "type: image\n  source: s");
+        CHECK_PROBLEM(folder.problems(image + "  check_media: maybe\n"),
+                      "11: message.check_media: expected true or false, got \"maybe\"");
+        CHECK_PROBLEM(folder.problems(image + "  check_media: [true]\n"),
+                      "11: message.check_media: expected true or false, got a list");
+        CHECK_PROBLEM(folder.problems(image + "  check_midea: true\n"),
+                      "11: unknown key \"message.check_midea\" (did you mean \"check_media\"?)");
+        CHECK_PROBLEM(folder.problems(k_minimal + "  check_media: true\n"),
+                      "11: message.check_media: only applies to type image (a text message has no image to check)");
+        CHECK(folder.problems(k_minimal + "  check_media: false\n") == "");
+    }
+
     TEST_CASE("the CSV file must be readable") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(minimal_with("samples/r.csv", "../samples/x.csv")),

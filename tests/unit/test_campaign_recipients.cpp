@@ -64,6 +64,33 @@ TEST_SUITE("campaign::RecipientStream") {
         CHECK_FALSE(stream.next(r));  // and stays stopped
     }
 
+    TEST_CASE("a row whose rendered image a check refused is invalid, with the reason; it is no first of its number") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv",
+                   "phone,name,img\n"
+                   "+919812345678,Asha,a.gif\n"
+                   "+919812345678,Asha,b.png\n"
+                   "+919812345679,Vikram,a.gif\n"
+                   "+919812345680,Meera,b.png\n");
+        auto c = folder.load(campaign_file_test::minimal_with("type: text\n  text: \"Hi {{name}}\"",
+                                                              "type: image\n  source: \"https://h.example/{{img}}\""));
+        REQUIRE(c);
+        campaign::MediaVerdicts media;
+        media.refuse("https://h.example/a.gif", "content type image/gif; WhatsApp takes image/jpeg or image/png");
+        auto stream = RecipientStream::open(*c, {}, {.media = &media});
+        REQUIRE(stream);
+        std::vector<std::pair<Verdict, std::string>> rows;
+        Recipient r;
+        while (stream->next(r)) {
+            rows.emplace_back(r.verdict, r.reason);
+        }
+        const std::string refused =
+            "image https://h.example/a.gif: content type image/gif; WhatsApp takes image/jpeg or image/png";
+        CHECK(rows ==
+              std::vector<std::pair<Verdict, std::string>>{
+                  {Verdict::invalid, refused}, {Verdict::ok, ""}, {Verdict::invalid, refused}, {Verdict::ok, ""}});
+    }
+
     TEST_CASE("a stream read to the end has no error") {
         campaign_file_test::Folder folder;
         fakes::TempDir temp;

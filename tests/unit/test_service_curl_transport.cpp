@@ -159,4 +159,98 @@ TEST_SUITE("service::CurlTransport") {
         CHECK(response->status == 503);
         CHECK(response->body.size() <= 64 * 1024);
     }
+
+    TEST_CASE("a HEAD reads no body, and the handle's next GET reads its own") {
+        ScriptedServer server([](const ReceivedRequest& r) {
+            if (r.head.starts_with("HEAD ")) {
+                return Reply{Reply::Kind::answer,
+                             "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 6000000\r\n\r\n"};
+            }
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        auto head = request_to(server, service::Method::head);
+        auto c = service::perform(transport, head);
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE_MESSAGE(response != nullptr, std::get<service::TransportError>(c.result).message);
+        CHECK(response->status == 200);
+        CHECK(service::find_header(response->headers, "content-length") == "6000000");
+        CHECK(response->body.empty());
+        auto get = service::perform(transport, request_to(server, service::Method::get));
+        REQUIRE(std::holds_alternative<service::HttpResponse>(get.result));
+        CHECK(std::get<service::HttpResponse>(get.result).body == k_ok);
+        CHECK(server.requests() == 2);
+    }
+    TEST_CASE("redirects are followed only when asked, at most as many as asked, and only to http(s)") {
+        ScriptedServer server([](const ReceivedRequest& r) {
+            const auto moved = [](const std::string& to) {
+                return Reply{Reply::Kind::answer,
+                             "HTTP/1.1 302 Found\r\nLocation: " + to + "\r\nContent-Length: 0\r\n\r\n"};
+            };
+            const std::string path = test_support::path_of(r);
+            if (path == "/moved") {
+                return moved("/image.png");
+            }
+            if (path == "/to-ftp") {
+                return moved("ftp://127.0.0.1/image.png");
+            }
+            if (path == "/to-file") {
+                return moved("file:///etc/passwd");
+            }
+            if (path == "/loop") {
+                return moved("/loop");
+            }
+            return Reply{Reply::Kind::answer, http_response(200, "PNG", "image/png")};
+        });
+        service::CurlTransport transport;
+        const auto fetch = [&](const std::string& path, int max_redirects) {
+            service::HttpRequest r;
+            r.method = service::Method::head;
+            r.url = server.url() + path;
+            r.max_redirects = max_redirects;
+            return service::perform(transport, r).result;
+        };
+        auto followed = fetch("/moved", 5);
+        REQUIRE(std::holds_alternative<service::HttpResponse>(followed));
+        CHECK(std::get<service::HttpResponse>(followed).status == 200);
+        CHECK(std::get<service::HttpResponse>(followed).url == server.url() + "/image.png");
+        CHECK(std::get<service::HttpResponse>(followed).redirects == 1);
+        CHECK(server.requests() == 2);
+
+        // The service's requests (no redirects asked, the handle reused): the 3xx is the answer.
+        auto answered = fetch("/moved", 0);
+        REQUIRE(std::holds_alternative<service::HttpResponse>(answered));
+        CHECK(std::get<service::HttpResponse>(answered).status == 302);
+        CHECK(server.requests() == 3);
+
+        for (const std::string path : {"/to-ftp", "/to-file"}) {
+            CAPTURE(path);
+            auto refused = fetch(path, 5);
+            REQUIRE(std::holds_alternative<service::TransportError>(refused));
+            CHECK(std::get<service::TransportError>(refused).message.ends_with(", which is not an http(s) URL"));
+        }
+        CHECK(server.requests() == 5);
+
+        auto looped = fetch("/loop", 5);
+        REQUIRE(std::holds_alternative<service::TransportError>(looped));
+        CHECK(std::get<service::TransportError>(looped).message == "more than 5 redirects");
+        CHECK(server.requests() == 5 + 6);
+    }
+    TEST_CASE("a request's body cap ends the transfer there, as a response") {
+        const long long size = 6LL << 20;
+        ScriptedServer server([size](const ReceivedRequest&) {
+            return Reply{
+                Reply::Kind::stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n",
+                size};
+        });
+        service::CurlTransport transport;
+        auto r = request_to(server, service::Method::get);
+        r.max_body = 1024;
+        auto c = service::perform(transport, r);
+        const auto* response = std::get_if<service::HttpResponse>(&c.result);
+        REQUIRE(response != nullptr);
+        CHECK(response->status == 200);
+        CHECK(response->body.size() == 1024);
+    }
 }
