@@ -181,11 +181,42 @@ std::optional<std::size_t> match_at(std::string_view text, std::size_t start, st
     return end;
 }
 
+// What a plain reading of `text` from `start` tells of `secret` there, without the readings of
+// match_at: a match that ends at `end`, none (`end` empty), or `unsure` when an escape, an
+// encoding or a clipped ending comes first (match_at then decides).
+struct Quick {
+    std::optional<std::size_t> end;
+    bool unsure = false;
+};
+
+Quick quick_match(std::string_view text, std::size_t start, std::string_view secret) {
+    std::size_t matched = 0;
+    for (std::size_t at = start;; ++at, ++matched) {
+        if (matched == secret.size()) {
+            return {at, false};
+        }
+        if (at >= text.size()) {
+            return {};
+        }
+        const char c = text[at];
+        if (c == '%' || c == '+' || c == '\\' || c == '&' || text.substr(at).starts_with(k_clipped)) {
+            return {std::nullopt, true};
+        }
+        if (c != secret[matched]) {
+            return {};
+        }
+    }
+}
+
 }  // namespace
 
 void Redactor::add(std::string secret) {
     if (secret.size() < k_min_secret || std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
         return;
+    }
+    m_starts[static_cast<unsigned char>(secret[0])] = true;
+    for (const char c : std::string_view("%+\\&")) {
+        m_starts[static_cast<unsigned char>(c)] = true;  // an encoded first character
     }
     m_secrets.push_back(std::move(secret));
     // Longest first, so a secret that contains another is masked whole.
@@ -198,24 +229,38 @@ std::string Redactor::apply(std::string_view text) const {
         return std::string(text);
     }
     std::string out;
-    out.reserve(text.size());
+    std::size_t copied = 0;  // text[0, copied) is in `out`
     std::size_t at = 0;
     while (at < text.size()) {
         const char c = text[at];
+        if (!m_starts[static_cast<unsigned char>(c)]) {
+            ++at;
+            continue;
+        }
         const bool may_encode = c == '%' || c == '+' || c == '\\' || c == '&';
         std::optional<std::size_t> end;
         for (const auto& secret : m_secrets) {
-            if ((c == secret[0] || may_encode) && (end = match_at(text, at, secret))) {
+            if (c != secret[0] && !may_encode) {
+                continue;
+            }
+            const Quick quick = quick_match(text, at, secret);
+            end = quick.unsure ? match_at(text, at, secret) : quick.end;
+            if (end) {
                 break;
             }
         }
         if (end) {
+            out.append(text, copied, at - copied);
             out += "***";
-            at = *end;
+            at = copied = *end;
         } else {
-            out += text[at++];
+            ++at;
         }
     }
+    if (copied == 0) {
+        return std::string(text);  // nothing masked: the common case, one copy
+    }
+    out.append(text, copied);
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Keeps secrets (API key, access token) out of anything printed or logged.
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@ public:
 
 private:
     std::vector<std::string> m_secrets;  // longest first
+    std::array<bool, 256> m_starts{};    // bytes a masked occurrence may start with
 };
 
 }  // namespace util

@@ -19,6 +19,17 @@ TEST_SUITE("util::Redactor") {
     TEST_CASE("masks a secret as it is") {
         CHECK(with_key().apply("bad key " + k_key + "!") == "bad key ***!");
     }
+    TEST_CASE("masks at either end, side by side, and leaves a text without a secret as it is") {
+        util::Redactor r;
+        r.add("sandbox-key");
+        CHECK(r.apply("sandbox-key") == "***");
+        CHECK(r.apply("sandbox-keysandbox-key says sandbox-key") == "****** says ***");
+        CHECK(r.apply("sand sandbox sandbox-ke sandbox-kez") == "sand sandbox sandbox-ke sandbox-kez");
+        CHECK(r.apply("") == "");
+        // A plain beginning that turns encoded half-way is still the secret.
+        CHECK(r.apply("key=sandbox%2Dkey&x") == "key=***&x");
+        CHECK(r.apply("Hi sandbox-k\u0065y") == "Hi ***");
+    }
     TEST_CASE("masks a secret the service echoes JSON-escaped") {
         const auto r = with_key();
         CHECK(r.apply(R"({"message":"bad key ak+Secret/Key=\"9Z\""})") == R"({"message":"bad key ***"})");
