@@ -54,9 +54,9 @@ util::Result<std::string> read_file(const std::string& path) {
     return data;
 }
 
-// Returns "FILE:LINE: …" when `text` is not UTF-8 text: yaml-cpp would read UTF-16 and keep
+// Fails with "FILE:LINE: …" when `text` is not UTF-8 text: yaml-cpp would read UTF-16 and keep
 // a NUL inside a quoted value (and send it), so neither gets that far.
-std::optional<util::Error> not_text(const std::string& path, const std::string& text) {
+util::Result<void> check_text(const std::string& path, const std::string& text) {
     constexpr std::string_view k_utf32_be("\0\0\xFE\xFF", 4);
     if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF") || text.starts_with(k_utf32_be)) {
         return util::fail(fmt::format("{}:1: the file is UTF-16 or UTF-32; save it as UTF-8", path));
@@ -65,7 +65,7 @@ std::optional<util::Error> not_text(const std::string& path, const std::string& 
         const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
         return util::fail(fmt::format("{}:{}: the file holds a NUL byte; a campaign file is text", path, line + 1));
     }
-    return std::nullopt;
+    return {};
 }
 
 // Sees where each document of a YAML stream starts (its first node, as Node::Mark() says),
@@ -134,9 +134,7 @@ bool only_comments(std::string_view text) {
 
 // Parses `text` into its one document, or returns "FILE:LINE: …".
 util::Result<YAML::Node> parse(const std::string& path, const std::string& text) {
-    if (auto error = not_text(path, text)) {
-        return *error;
-    }
+    TRY(check_text(path, text));
     YAML::Node document;
     std::optional<int> second;
     try {
@@ -233,19 +231,13 @@ std::string report(const detail::LoadContext& ctx) {
 }  // namespace
 
 util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options) {
-    auto text = read_file(path);
-    if (!text) {
-        return text.error();
-    }
-    auto document = parse(path, *text);
-    if (!document) {
-        return document.error();
-    }
+    TRY_ASSIGN(const std::string text, read_file(path));
+    TRY_ASSIGN(const YAML::Node document, parse(path, text));
     Campaign campaign;
     campaign.file = path;
     detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {}, {}};
     try {
-        const detail::Section root(ctx, *document, "", 1, k_top_keys);
+        const detail::Section root(ctx, document, "", 1, k_top_keys);
         read_name(root, campaign);
         // Cleanup first: it decides whether the access token and user_id column are required.
         detail::read_cleanup(root, campaign.cleanup);

@@ -50,17 +50,13 @@ util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOption
         return util::fail(path + ": cannot open: " + std::strerror(errno));
     }
     CsvReader reader(std::move(file), options);
-    if (auto header = reader.read_header(path); !header) {
-        return header.error();
-    }
+    TRY(reader.read_header(path));
     return reader;
 }
 
 util::Result<CsvReader> CsvReader::from_string(std::string text, const CsvOptions& options, const std::string& name) {
     CsvReader reader(std::make_unique<std::istringstream>(std::move(text)), options);
-    if (auto header = reader.read_header(name); !header) {
-        return header.error();
-    }
+    TRY(reader.read_header(name));
     return reader;
 }
 

@@ -66,30 +66,22 @@ util::Result<void> DuplicateFinder::add(std::string_view wa_id, long long row) {
 }
 
 util::Result<DuplicateRows> DuplicateFinder::finish() {
-    auto sorted = m_by_number.finish();
-    if (!sorted) {
-        return sorted.error();
-    }
+    TRY_ASSIGN(auto sorted, m_by_number.finish());
     // Sorted by (code, row): the first of a run of equal codes is the row that keeps the number.
     util::SortPair pair;
     util::SortPair first{~std::uint64_t{0}, 0};
-    while (sorted->next(pair)) {
+    while (sorted.next(pair)) {
         if (pair.first == first.first) {
-            if (auto added = m_repeats.add({pair.second, first.second}); !added) {
-                return added.error();
-            }
+            TRY(m_repeats.add({pair.second, first.second}));
         } else {
             first = pair;
         }
     }
-    if (!sorted->error().empty()) {
-        return util::fail(sorted->error());
+    if (!sorted.error().empty()) {
+        return util::fail(sorted.error());
     }
-    auto repeats = m_repeats.finish();
-    if (!repeats) {
-        return repeats.error();
-    }
-    return DuplicateRows(std::move(*repeats));
+    TRY_ASSIGN(auto repeats, m_repeats.finish());
+    return DuplicateRows(std::move(repeats));
 }
 
 }  // namespace campaign

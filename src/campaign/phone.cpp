@@ -161,11 +161,7 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
 }
 
 util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const {
-    auto extracted = extract_digits(raw);
-    if (!extracted) {
-        return extracted.error();
-    }
-    const Digits& d = *extracted;
+    TRY_ASSIGN(const Digits d, extract_digits(raw));
     if (d.digits.size() > 17) {
         return util::fail(quoted(raw) + " is too long to be a phone number");
     }

@@ -204,21 +204,15 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
 
 util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options,
                                                     const RowChecks& checks) {
-    auto impl = make_impl(c, checks);
-    if (!impl) {
-        return impl.error();
-    }
-    if ((*impl)->dedupe) {
+    TRY_ASSIGN(auto impl, make_impl(c, checks));
+    if (impl->dedupe) {
         // A first pass over the list finds the repeats, so that the second (the one that
         // sends) knows them without holding every number in memory.
         // The same checks: a row they make invalid is no first of its number either.
-        auto scan = make_impl(c, checks);
-        if (!scan) {
-            return scan.error();
-        }
+        TRY_ASSIGN(auto scan, make_impl(c, checks));
         DuplicateFinder finder(options);
         Recipient r;
-        while ((*scan)->read(r)) {
+        while (scan->read(r)) {
             if (r.verdict == Verdict::ok) {
                 if (auto added = finder.add(r.message.wa_id, r.row); !added) {
                     return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + added.error().message);
@@ -229,9 +223,9 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const Dup
         if (!found) {
             return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + found.error().message);
         }
-        (*impl)->duplicates = std::move(*found);
+        impl->duplicates = std::move(*found);
     }
-    return RecipientStream(std::move(*impl));
+    return RecipientStream(std::move(impl));
 }
 
 RecipientStream::RecipientStream(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}

@@ -131,9 +131,7 @@ util::Result<void> BoundTemplate::render_into(const std::vector<std::string>& fi
 
 util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& fields) const {
     std::string out;
-    if (auto rendered = render_into(fields, out); !rendered) {
-        return rendered.error();
-    }
+    TRY(render_into(fields, out));
     return out;
 }
 

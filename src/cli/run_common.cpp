@@ -155,22 +155,14 @@ results::Durability durability_of(const std::string& sync) {
 }
 
 util::Result<std::string> campaign_file_of_log(const std::string& path) {
-    if (auto checked = results::resolve_log_path(path); !checked) {
-        return checked.error();  // reading a FIFO would hang, and the run would write there
-    }
-    auto reader = results::LogReader::open(path);
-    if (!reader) {
-        return reader.error();
-    }
+    TRY(results::resolve_log_path(path));  // reading a FIFO would hang, and the run would write there
+    TRY_ASSIGN(auto reader, results::LogReader::open(path));
     results::Record record;
-    auto got = reader->next(record);
-    if (!got) {
-        return got.error();
-    }
-    if (!*got && reader->warning_count() > 0) {
+    TRY_ASSIGN(const bool any, reader.next(record));
+    if (!any && reader.warning_count() > 0) {
         return util::fail(path + ": not a wacamp result log (no line of it is a record)");
     }
-    if (!*got) {
+    if (!any) {
         // Only an older wacamp, killed between creating the log and writing its first line, leaves this.
         return util::fail(path +
                           ": is empty: the run that created it stopped before it recorded anything, so "

@@ -37,11 +37,8 @@ constexpr int k_attempts = 3;
 util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts) {
     util::ProcessEnvironment env;
     if (!opts.campaign.empty()) {
-        auto loaded = campaign::load_campaign(opts.campaign, env);
-        if (!loaded) {
-            return loaded.error();
-        }
-        return loaded->service;
+        TRY_ASSIGN(const campaign::Campaign loaded, campaign::load_campaign(opts.campaign, env));
+        return loaded.service;
     }
     service::ServiceConfig config;
     config.insecure_http = opts.allow_insecure_http ? service::InsecureHttp::allow : service::InsecureHttp::refuse;

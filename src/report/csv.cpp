@@ -131,22 +131,16 @@ std::string csv_field(std::string_view field) {
 }
 
 util::Result<CsvIndex> index_log(const std::string& path) {
-    auto opened = open_log(path);
-    if (!opened) {
-        return opened.error();
-    }
+    TRY_ASSIGN(auto opened, open_log(path));
     CsvIndex index;
     index.path = path;
-    if (opened->header.mode == results::Mode::dry_run) {
+    if (opened.header.mode == results::Mode::dry_run) {
         index.content = CsvContent::text;
     }
     results::Record record;
-    while (true) {
-        auto got = opened->reader.next(record);
-        if (!got) {
-            return got.error();
-        }
-        if (!*got) {
+    for (;;) {
+        TRY_ASSIGN(const bool more, opened.reader.next(record));
+        if (!more) {
             break;
         }
         if (index.records == std::numeric_limits<std::uint32_t>::max()) {
@@ -164,8 +158,8 @@ util::Result<CsvIndex> index_log(const std::string& path) {
         if (!in_range(*row)) {
             ++index.warning_count;
             if (index.warnings.size() < results::LogReader::k_max_warnings) {
-                index.warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", path,
-                                                     opened->reader.line_number(), *row));
+                index.warnings.push_back(
+                    fmt::format("{}:{}: row {} out of range, record ignored", path, opened.reader.line_number(), *row));
             }
             continue;
         }
@@ -177,22 +171,19 @@ util::Result<CsvIndex> index_log(const std::string& path) {
         index.final_record[at] = index.records;
     }
     // The reader's warnings (a torn last line) first; at most about a hundred in all.
-    auto warnings = opened->reader.warnings();
+    auto warnings = opened.reader.warnings();
     for (auto& w : index.warnings) {
         if (warnings.size() < results::LogReader::k_max_warnings) {
             warnings.push_back(std::move(w));
         }
     }
     index.warnings = std::move(warnings);
-    index.warning_count += opened->reader.warning_count();
+    index.warning_count += opened.reader.warning_count();
     return index;
 }
 
 util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
-    auto opened = open_log(index.path);
-    if (!opened) {
-        return opened.error();
-    }
+    TRY_ASSIGN(auto opened, open_log(index.path));
     fmt::memory_buffer buffer;
     buffer.append(k_csv_header);
     switch (index.content) {
@@ -204,11 +195,8 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
     results::Record record;
     std::uint32_t ordinal = 0;
     while (ordinal < index.records) {
-        auto got = opened->reader.next(record);
-        if (!got) {
-            return got.error();
-        }
-        if (!*got) {
+        TRY_ASSIGN(const bool more, opened.reader.next(record));
+        if (!more) {
             return util::fail(fmt::format("{}: the log shrank while it was being read", index.path));
         }
         ++ordinal;

@@ -180,11 +180,8 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
 }
 
 util::Result<std::string> format_html(const Summary& summary) {
-    auto details = collect_html_details(summary);
-    if (!details) {
-        return details.error();
-    }
-    return render_html(summary, *details);
+    TRY_ASSIGN(const HtmlDetails details, collect_html_details(summary));
+    return render_html(summary, details);
 }
 
 }  // namespace report

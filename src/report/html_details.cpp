@@ -106,22 +106,16 @@ private:
 }  // namespace
 
 util::Result<HtmlDetails> collect_html_details(const Summary& summary) {
-    auto opened = open_log(summary.log_path);
-    if (!opened) {
-        return opened.error();
-    }
-    if (opened->header != summary.header) {
+    TRY_ASSIGN(auto opened, open_log(summary.log_path));
+    if (opened.header != summary.header) {
         return util::fail(fmt::format("{}: the log changed while it was being read", summary.log_path));
     }
     DetailFolder folder(summary);
     results::Record record;
     // Only what the summary counted (the header is one): a run may be appending meanwhile.
     for (std::int64_t read = 1; read < summary.records; ++read) {
-        auto got = opened->reader.next(record);
-        if (!got) {
-            return got.error();
-        }
-        if (!*got) {
+        TRY_ASSIGN(const bool more, opened.reader.next(record));
+        if (!more) {
             return util::fail(fmt::format("{}: the log shrank while it was being read", summary.log_path));
         }
         std::visit(folder, record);

@@ -210,23 +210,17 @@ void Folder::finish() {
 }  // namespace
 
 util::Result<Summary> summarize(const std::string& path) {
-    auto opened = open_log(path);
-    if (!opened) {
-        return opened.error();
-    }
+    TRY_ASSIGN(auto opened, open_log(path));
     Summary summary;
     summary.log_path = path;
-    summary.header = opened->header;
+    summary.header = opened.header;
     summary.first_at = summary.last_at = summary.header.started_at;
     summary.records = 1;
-    Folder folder(summary, opened->reader);
+    Folder folder(summary, opened.reader);
     results::Record record;
-    while (true) {
-        auto got = opened->reader.next(record);
-        if (!got) {
-            return got.error();
-        }
-        if (!*got) {
+    for (;;) {
+        TRY_ASSIGN(const bool more, opened.reader.next(record));
+        if (!more) {
             break;
         }
         ++summary.records;

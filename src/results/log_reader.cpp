@@ -138,9 +138,7 @@ util::Result<bool> LogReader::next_line(std::string_view& line, bool& complete) 
             skipping = true;
             m_begin = m_end;
         }
-        if (auto filled = fill(); !filled) {
-            return filled.error();
-        }
+        TRY(fill());
     }
 }
 

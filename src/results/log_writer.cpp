@@ -57,9 +57,7 @@ util::Result<bool> ends_torn(int fd, off_t size, const std::string& path) {
 }  // namespace
 
 util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOptions& options) {
-    if (auto made = create_parent(path); !made) {
-        return made.error();
-    }
+    TRY(create_parent(path));
     // Read-write: a deleted log is restored from the open file. Non-blocking: opening a FIFO
     // must not hang before it is refused.
     constexpr int k_flags = O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC;
@@ -92,11 +90,7 @@ util::Result<LogWriter> LogWriter::open(const std::string& path, const WriterOpt
         sync_parent(path);
     }
     if (!created) {
-        auto torn = ends_torn(fd, st.st_size, path);
-        if (!torn) {
-            return torn.error();
-        }
-        writer.m_torn = *torn;
+        TRY_ASSIGN(writer.m_torn, ends_torn(fd, st.st_size, path));
     }
     return writer;
 }
@@ -177,9 +171,7 @@ util::Result<void> LogWriter::check_line(std::string_view line) const {
 // Writes whole lines, first ending a line a failed write tore.
 util::Result<void> LogWriter::write_line(std::string_view line) {
     if (m_torn) {
-        if (auto fixed = write_all("\n"); !fixed) {
-            return fixed;
-        }
+        TRY(write_all("\n"));
         m_torn = false;
     }
     return write_all(line);
@@ -199,27 +191,19 @@ util::Result<void> LogWriter::sync_per_policy() {
 }
 
 util::Result<void> LogWriter::append(std::string_view line) {
-    if (auto ok = check_line(line); !ok) {
-        return ok;
-    }
+    TRY(check_line(line));
     if (!m_batch.empty()) {
         m_batch.append(line);
         return flush();
     }
-    if (auto written = write_line(line); !written) {
-        return written;
-    }
-    if (auto checked = verify(); !checked) {
-        return checked;
-    }
+    TRY(write_line(line));
+    TRY(verify());
     return sync_per_policy();
 }
 
 util::Result<void> LogWriter::append_batched(std::string_view line) {
     constexpr std::size_t k_max_batch = 64 * 1024;
-    if (auto ok = check_line(line); !ok) {
-        return ok;
-    }
+    TRY(check_line(line));
     m_batch.append(line);
     if (m_batch.size() >= k_max_batch) {
         return flush();
@@ -233,27 +217,20 @@ util::Result<void> LogWriter::flush() {
     }
     auto written = write_line(m_batch);
     m_batch.clear();
-    if (!written) {
-        return written;
-    }
-    if (auto checked = verify(); !checked) {
-        return checked;
-    }
+    TRY(written);
+    TRY(verify());
     return sync_per_policy();
 }
 
 // After the lines are written (so that a deleted log's copy holds them too) and before the
 // caller lets a request leave.
 util::Result<void> LogWriter::verify() {
-    auto check = check_open_log(m_fd, m_path, m_written);
-    if (!check) {
-        return check.error();
+    TRY_ASSIGN(const LogCheck check, check_open_log(m_fd, m_path, m_written));
+    if (check.fate == LogFate::deleted || check.fate == LogFate::moved) {
+        return recover(check);  // nothing at the path: a copy there lets the next run continue
     }
-    if (check->fate == LogFate::deleted || check->fate == LogFate::moved) {
-        return recover(*check);  // nothing at the path: a copy there lets the next run continue
-    }
-    if (check->fate != LogFate::intact) {
-        return util::fail(describe_fate(m_path, *check, m_written, m_fd, ""));
+    if (check.fate != LogFate::intact) {
+        return util::fail(describe_fate(m_path, check, m_written, m_fd, ""));
     }
     return {};
 }

@@ -202,14 +202,14 @@ util::Error missing(Key key) {
     return util::fail(fmt::format("missing \"{}\"", k_key_names[static_cast<std::size_t>(key)]));
 }
 
-// Checks that every key in `keys` is present; returns the first missing one's error.
-std::optional<util::Error> require(const Fields& f, std::initializer_list<Key> keys) {
+// Checks that every key in `keys` is present; fails naming the first missing one.
+util::Result<void> require(const Fields& f, std::initializer_list<Key> keys) {
     for (const Key k : keys) {
         if (!f.has(k)) {
             return missing(k);
         }
     }
-    return std::nullopt;
+    return {};
 }
 
 util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
@@ -227,21 +227,16 @@ std::optional<T> optional_int(const Fields& f, Key key) {
 }
 
 util::Result<Record> build_campaign(Fields& f) {
-    if (auto e = require(f, {Key::name, Key::campaign_file, Key::campaign_sha256, Key::recipients_file,
-                             Key::recipients_sha256, Key::started_at, Key::version})) {
-        return *e;
-    }
-    auto started = time_field(f, Key::started_at);
-    if (!started) {
-        return started.error();
-    }
+    TRY(require(f, {Key::name, Key::campaign_file, Key::campaign_sha256, Key::recipients_file, Key::recipients_sha256,
+                    Key::started_at, Key::version}));
+    TRY_ASSIGN(const util::TimePoint started, time_field(f, Key::started_at));
     CampaignHeader h;
     h.name = f.str(Key::name);
     h.campaign_file = f.str(Key::campaign_file);
     h.campaign_sha256 = f.str(Key::campaign_sha256);
     h.recipients_file = f.str(Key::recipients_file);
     h.recipients_sha256 = f.str(Key::recipients_sha256);
-    h.started_at = *started;
+    h.started_at = started;
     h.version = f.str(Key::version);
     if (f.has(Key::mode)) {
         const auto mode = parse_mode(f.str(Key::mode));
@@ -254,25 +249,15 @@ util::Result<Record> build_campaign(Fields& f) {
 }
 
 util::Result<Record> build_attempt(Fields& f) {
-    if (auto e = require(f, {Key::row, Key::wa_id, Key::attempt, Key::at})) {
-        return *e;
-    }
-    auto at = time_field(f, Key::at);
-    if (!at) {
-        return at.error();
-    }
+    TRY(require(f, {Key::row, Key::wa_id, Key::attempt, Key::at}));
+    TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
     return Record(
-        AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)), static_cast<int>(f.num(Key::attempt)), *at});
+        AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)), static_cast<int>(f.num(Key::attempt)), at});
 }
 
 util::Result<Record> build_result(Fields& f) {
-    if (auto e = require(f, {Key::row, Key::wa_id, Key::status, Key::attempts, Key::at})) {
-        return *e;
-    }
-    auto at = time_field(f, Key::at);
-    if (!at) {
-        return at.error();
-    }
+    TRY(require(f, {Key::row, Key::wa_id, Key::status, Key::attempts, Key::at}));
+    TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
     const auto status = parse_status(f.str(Key::status));
     if (!status) {
         return util::fail(fmt::format("unknown status {}", quoted(f.str(Key::status))));
@@ -293,18 +278,13 @@ util::Result<Record> build_result(Fields& f) {
     r.latency_ms = optional_int<std::int64_t>(f, Key::latency_ms);
     r.message = std::move(f.message);
     r.defaults = std::move(f.defaults);
-    r.at = *at;
+    r.at = at;
     return Record(std::move(r));
 }
 
 util::Result<Record> build_delete(Fields& f) {
-    if (auto e = require(f, {Key::ids, Key::status, Key::at})) {
-        return *e;
-    }
-    auto at = time_field(f, Key::at);
-    if (!at) {
-        return at.error();
-    }
+    TRY(require(f, {Key::ids, Key::status, Key::at}));
+    TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
     DeleteRecord d;
     d.batch = static_cast<int>(f.num(Key::batch));
     d.ids = std::move(f.ids);
@@ -318,19 +298,14 @@ util::Result<Record> build_delete(Fields& f) {
     }
     d.http_status = optional_int<int>(f, Key::http_status);
     d.error = f.str(Key::error);
-    d.at = *at;
+    d.at = at;
     return Record(std::move(d));
 }
 
 util::Result<Record> build_end(Fields& f) {
-    if (auto e = require(f, {Key::reason, Key::at})) {
-        return *e;
-    }
-    auto at = time_field(f, Key::at);
-    if (!at) {
-        return at.error();
-    }
-    return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, *at});
+    TRY(require(f, {Key::reason, Key::at}));
+    TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
+    return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, at});
 }
 
 }  // namespace

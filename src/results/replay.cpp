@@ -158,21 +158,15 @@ bool LogState::was_deleted(std::string_view id) const {
 }
 
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options) {
-    auto reader = LogReader::open(path);
-    if (!reader) {
-        return reader.error();
-    }
+    TRY_ASSIGN(auto reader, LogReader::open(path));
     LogState state;
     Record record;
-    auto got = reader->next(record);
-    if (!got) {
-        return got.error();
-    }
-    if (!*got) {
+    TRY_ASSIGN(const bool any, reader.next(record));
+    if (!any) {
         return util::fail(
             fmt::format("{}: not a wacamp result log: no complete campaign record (empty, or torn)", path));
     }
-    if (reader->line_number() != 1 || !std::holds_alternative<CampaignHeader>(record)) {
+    if (reader.line_number() != 1 || !std::holds_alternative<CampaignHeader>(record)) {
         return util::fail(
             fmt::format("{}:1: not a wacamp result log: the first line must be a \"campaign\" record", path));
     }
@@ -180,23 +174,20 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
     state.latest_header = state.header;
     state.first_at = state.last_at = state.header.started_at;
     state.records = 1;
-    Folder folder{state, *reader, std::nullopt, {}, 0, {}};
+    Folder folder{state, reader, std::nullopt, {}, 0, {}};
     if (options.now) {
         folder.sent_after = *options.now - k_daily_window;
     }
-    while (true) {
-        got = reader->next(record);
-        if (!got) {
-            return got.error();
-        }
-        if (!*got) {
+    for (;;) {
+        TRY_ASSIGN(const bool more, reader.next(record));
+        if (!more) {
             break;
         }
         ++state.records;
         state.ended = std::holds_alternative<EndRecord>(record);
         std::visit(folder, record);
     }
-    finish(state, *reader, folder);
+    finish(state, reader, folder);
     return state;
 }
 

@@ -76,11 +76,8 @@ util::Result<int> lock_log_file(const std::string& file) {
 }  // namespace
 
 util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
-    auto log = resolve_log_path(log_path);
-    if (!log) {
-        return log.error();
-    }
-    std::string path = log->resolved + ".lock";
+    TRY_ASSIGN(const auto log, resolve_log_path(log_path));
+    std::string path = log.resolved + ".lock";
     const auto parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty()) {
@@ -91,11 +88,7 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
     }
     struct stat before {};
     const bool lock_file_was_there = ::lstat(path.c_str(), &before) == 0;  // left by an earlier run
-    auto opened = open_lock_file(path);
-    if (!opened) {
-        return opened.error();
-    }
-    const int fd = *opened;
+    TRY_ASSIGN(const int fd, open_lock_file(path));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
@@ -105,12 +98,10 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
         }
         return held(path, pid);
     }
-    RunLock lock(fd, path, log->resolved);
+    RunLock lock(fd, path, log.resolved);
     lock.m_earlier_run = lock_file_was_there;
-    if (log->exists) {
-        if (auto covered = lock.cover(log->resolved); !covered) {
-            return covered.error();  // the destructor releases the lock file
-        }
+    if (log.exists) {
+        TRY(lock.cover(log.resolved));  // on failure the destructor releases the lock file
     }
     // The pid is for people and for the message above; the lock itself is the flock.
     const std::string pid = fmt::format("{}\n", ::getpid());
@@ -121,14 +112,11 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
 }
 
 util::Result<void> RunLock::cover(const std::string& file) {
-    auto locked = lock_log_file(file);
-    if (!locked) {
-        return locked.error();
-    }
+    TRY_ASSIGN(const int locked, lock_log_file(file));
     if (m_log_fd >= 0) {
         ::close(m_log_fd);
     }
-    m_log_fd = *locked;
+    m_log_fd = locked;
     return {};
 }
 

@@ -83,54 +83,31 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 
-    auto stream = campaign::RecipientStream::open(c, {}, {.media = media});
-    if (!stream) {
-        return stream.error();
-    }
-    auto header = make_campaign_header(c, results::Mode::dry_run, clock.wall_now());
-    if (!header) {
-        return header.error();
-    }
-
-    auto lock = results::RunLock::acquire(report.results_path);
-    if (!lock) {
-        return lock.error();
-    }
+    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = media}));
+    TRY_ASSIGN(const auto header, make_campaign_header(c, results::Mode::dry_run, clock.wall_now()));
+    TRY_ASSIGN(const auto lock, results::RunLock::acquire(report.results_path));
     // A dry run's log starts afresh, emptied in place: a symlink to it stays a symlink.
-    auto log = results::LogWriter::open(
-        report.results_path, {.durability = results::Durability::none, .existing = results::Existing::replace});
-    if (!log) {
-        return log.error();
-    }
-    if (auto written = log->append(results::to_line(*header)); !written) {
-        return written.error();
-    }
+    TRY_ASSIGN(auto log, results::LogWriter::open(report.results_path, {.durability = results::Durability::none,
+                                                                        .existing = results::Existing::replace}));
+    TRY(log.append(results::to_line(header)));
 
     campaign::Recipient r;
     results::ResultRecord rec;
-    while (stream->next(r)) {
+    while (stream.next(r)) {
         rec.at = clock.wall_now();
         note_row(c, r, sample_count, rec, report);
         mask_record(rec, secrets);
         ++report.counts[rec.status];
-        if (auto written = log->append_batched(results::to_line(rec)); !written) {
-            return written.error();
-        }
+        TRY(log.append_batched(results::to_line(rec)));
     }
-    if (!stream->error().empty()) {
+    if (!stream.error().empty()) {
         // The rows read so far stay logged; the rest of the list was not previewed.
-        if (auto flushed = log->flush(); !flushed) {
-            return flushed.error();
-        }
-        return util::fail(stream->error());
+        TRY(log.flush());
+        return util::fail(stream.error());
     }
     results::EndRecord end{"completed", report.counts, clock.wall_now()};
-    if (auto written = log->append(results::to_line(end)); !written) {
-        return written.error();
-    }
-    if (auto closed = log->close(); !closed) {
-        return closed.error();
-    }
+    TRY(log.append(results::to_line(end)));
+    TRY(log.close());
     report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     return report;
 }

@@ -68,9 +68,7 @@ util::Result<void> start_log(const std::string& path, std::string_view first_lin
         return os_failure("write", staging);
     }
     // Locked before it takes the log's place: a hard link made to the new log finds it locked.
-    if (auto covered = lock.cover(staging); !covered) {
-        return covered.error();
-    }
+    TRY(lock.cover(staging));
     if (std::rename(staging.c_str(), path.c_str()) != 0) {
         return os_failure("create", path);
     }

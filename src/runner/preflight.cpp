@@ -28,12 +28,9 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
         return util::fail(
             fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name, outcome.error));
     }
-    auto templates = service::parse_templates(std::get<service::HttpResponse>(completion.result).body);
-    if (!templates) {
-        return templates.error();
-    }
+    TRY_ASSIGN(const auto templates, service::parse_templates(std::get<service::HttpResponse>(completion.result).body));
     std::vector<std::string> names;
-    for (const auto& t : *templates) {
+    for (const auto& t : templates) {
         if (t.name == name) {
             if (t.status == "APPROVED") {
                 return TemplateCheckResult{};
@@ -50,10 +47,7 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
 util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
                                    const SendOptions& options, const std::string& results_path,
                                    const campaign::MediaVerdicts* media) {
-    auto stream = campaign::RecipientStream::open(c, {}, {.media = media});
-    if (!stream) {
-        return stream.error();
-    }
+    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = media}));
     Preview p;
     p.campaign_name = c.name;
     p.results_path = results_path;
@@ -61,7 +55,7 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
     p.concurrency = c.rate.concurrency ? std::to_string(*c.rate.concurrency)
                                        : fmt::format("auto (up to {})", c.rate.max_concurrency);
     campaign::Recipient r;
-    while (stream->next(r)) {
+    while (stream.next(r)) {
         ++p.rows;
         switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown)) {
         case Decision::send:
@@ -81,8 +75,8 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         case Decision::hold_rejected: ++p.already_done; break;
         }
     }
-    if (!stream->error().empty()) {
-        return util::fail(stream->error());
+    if (!stream.error().empty()) {
+        return util::fail(stream.error());
     }
     return p;
 }

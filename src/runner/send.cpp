@@ -116,19 +116,12 @@ util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOp
                                        const SendParts& parts) {
     SendRun run(c, options, parts);
     run.report.results_path = options.results_path.empty() ? c.results : options.results_path;
-    if (auto prepared = prepare(run); !prepared) {
-        return prepared.error();
-    }
-    auto next = confirm_and_wait(run);
-    if (!next) {
-        return next.error();
-    }
-    if (*next == Next::stop) {
+    TRY(prepare(run));
+    TRY_ASSIGN(const Next next, confirm_and_wait(run));
+    if (next == Next::stop) {
         return std::move(run.report);
     }
-    if (auto opened = open_log(run); !opened) {
-        return opened.error();
-    }
+    TRY(open_log(run));
     send(run);
     finish(run);
     return std::move(run.report);

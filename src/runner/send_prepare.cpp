@@ -56,11 +56,7 @@ util::Result<void> read_existing_log(SendRun& run) {
     if (ec || size == 0) {
         return {};
     }
-    auto replayed = results::replay(path, {.now = run.parts.clock.wall_now()});
-    if (!replayed) {
-        return replayed.error();
-    }
-    run.state = std::move(*replayed);
+    TRY_ASSIGN(run.state, results::replay(path, {.now = run.parts.clock.wall_now()}));
     for (const auto& w : run.state->warnings) {
         run.parts.ui.warning(w);
     }
@@ -123,16 +119,13 @@ util::Result<Next> confirm(SendRun& run) {
         run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
         return Next::go_on;
     }
-    auto preview =
-        make_preview(run.campaign, run.existing(), run.options, run.report.results_path, run.refused_media());
-    if (!preview) {
-        return preview.error();
-    }
-    if (preview->to_send > 0 && !run.parts.ui.confirm(*preview)) {
+    TRY_ASSIGN(const Preview preview,
+               make_preview(run.campaign, run.existing(), run.options, run.report.results_path, run.refused_media()));
+    if (preview.to_send > 0 && !run.parts.ui.confirm(preview)) {
         run.report.declined = true;
         return Next::stop;
     }
-    run.expected_jobs = preview->to_send;
+    run.expected_jobs = preview.to_send;
     return Next::go_on;
 }
 
@@ -141,27 +134,11 @@ util::Result<Next> confirm(SendRun& run) {
 util::Result<void> prepare(SendRun& run) {
     const auto& c = run.campaign;
     if (c.schedule.window) {
-        auto made = queue::SendWindow::make(*c.schedule.window);
-        if (!made) {
-            return made.error();
-        }
-        run.window = std::move(*made);
+        TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));
     }
-    auto stream = campaign::RecipientStream::open(c);
-    if (!stream) {
-        return stream.error();
-    }
-    run.stream = std::move(*stream);
-    auto header = make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now());
-    if (!header) {
-        return header.error();
-    }
-    run.header = std::move(*header);
-    auto lock = results::RunLock::acquire(run.report.results_path);
-    if (!lock) {
-        return lock.error();
-    }
-    run.lock = std::move(*lock);
+    TRY_ASSIGN(run.stream, campaign::RecipientStream::open(c));
+    TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
+    TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
     return read_existing_log(run);
 }
 
@@ -200,29 +177,17 @@ util::Result<void> open_log(SendRun& run) {
     run.header.started_at = run.parts.clock.wall_now();
     if (!run.state) {
         // Never an empty log: a kill before its first record would leave the campaign unreachable.
-        if (auto started = start_log(run.lock->log_path(), results::to_line(run.header), *run.lock); !started) {
-            return started.error();
-        }
+        TRY(start_log(run.lock->log_path(), results::to_line(run.header), *run.lock));
     }
-    auto log = results::LogWriter::open(
-        path,
-        {.durability = run.options.durability, .sync_interval = std::chrono::milliseconds(1000), .clock = nullptr});
-    if (!log) {
-        return log.error();
-    }
-    run.log = std::move(*log);
+    TRY_ASSIGN(run.log, results::LogWriter::open(path, {.durability = run.options.durability,
+                                                        .sync_interval = std::chrono::milliseconds(1000),
+                                                        .clock = nullptr}));
     if (run.state && (run.state->latest_header.campaign_sha256 != run.header.campaign_sha256 ||
                       run.state->latest_header.recipients_sha256 != run.header.recipients_sha256)) {
-        if (auto written = run.log->append(results::to_line(run.header)); !written) {
-            return written.error();
-        }
+        TRY(run.log->append(results::to_line(run.header)));
         // Changed inputs (--force): replay again so that rows are read against the new
         // recipient list; what was sent is still known by number.
-        auto replayed = results::replay(path, {.now = run.parts.clock.wall_now()});
-        if (!replayed) {
-            return replayed.error();
-        }
-        run.state = std::move(*replayed);
+        TRY_ASSIGN(run.state, results::replay(path, {.now = run.parts.clock.wall_now()}));
     }
     if (run.state) {
         run.parts.ui.log_read(*run.state);

@@ -151,19 +151,11 @@ Server::~Server() = default;
 util::Result<std::unique_ptr<Server>> Server::bind(const SandboxOptions& options) {
     nlohmann::ordered_json templates = builtin_templates();
     if (!options.templates_path.empty()) {
-        auto loaded = load_templates(options.templates_path);
-        if (!loaded) {
-            return loaded.error();
-        }
-        templates = std::move(loaded.value());
+        TRY_ASSIGN(templates, load_templates(options.templates_path));
     }
     std::unique_ptr<Journal> journal;
     if (!options.journal_path.empty()) {
-        auto opened = Journal::open(options.journal_path);
-        if (!opened) {
-            return opened.error();
-        }
-        journal = std::move(opened.value());
+        TRY_ASSIGN(journal, Journal::open(options.journal_path));
     }
     auto impl = std::make_unique<Impl>(options, templates, std::move(journal));
     impl->configure();

@@ -28,12 +28,9 @@ std::string text(const json& j, const char* key) {
 }  // namespace
 
 util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body) {
-    auto data = data_array(body);
-    if (!data) {
-        return data.error();
-    }
+    TRY_ASSIGN(const json data, data_array(body));
     std::vector<TemplateInfo> out;
-    for (const json& record : *data) {
+    for (const json& record : data) {
         if (!record.is_object()) {
             continue;
         }
@@ -51,11 +48,8 @@ util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body)
 }
 
 util::Result<std::string> templates_json(const std::string& body) {
-    auto data = data_array(body);
-    if (!data) {
-        return data.error();
-    }
-    return data->dump(2, ' ', false, json::error_handler_t::replace);
+    TRY_ASSIGN(const json data, data_array(body));
+    return data.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace service

@@ -37,19 +37,12 @@ struct ExternalSorter::Impl {
 
     Result<void> spill() {
         if (!file_open) {
-            auto created = TempFile::create(options);
-            if (!created) {
-                return created.error();
-            }
-            file = std::move(*created);
+            TRY_ASSIGN(file, TempFile::create(options));
             file_open = true;
         }
         std::sort(buffer.begin(), buffer.end());
-        auto offset = file.append(buffer.data(), buffer.size());
-        if (!offset) {
-            return offset.error();
-        }
-        runs.push_back({*offset, buffer.size()});
+        TRY_ASSIGN(const std::uint64_t offset, file.append(buffer.data(), buffer.size()));
+        runs.push_back({offset, buffer.size()});
         buffer.clear();
         return {};
     }
@@ -58,11 +51,7 @@ struct ExternalSorter::Impl {
     Result<void> reduce_runs() {
         const std::size_t fan_in = std::max<std::size_t>(options.max_fan_in, 2);
         while (runs.size() > fan_in) {
-            auto created = TempFile::create(options);
-            if (!created) {
-                return created.error();
-            }
-            TempFile next_file = std::move(*created);
+            TRY_ASSIGN(TempFile next_file, TempFile::create(options));
             std::vector<Run> next_runs;
             std::vector<SortPair> out;
             out.reserve(chunk_pairs(fan_in));
@@ -71,20 +60,15 @@ struct ExternalSorter::Impl {
                     runs.begin() + static_cast<std::ptrdiff_t>(first),
                     runs.begin() + static_cast<std::ptrdiff_t>(std::min(first + fan_in, runs.size())));
                 RunMerger merger(file, group, chunk_pairs(fan_in));
-                if (auto started = merger.start(); !started) {
-                    return started;
-                }
+                TRY(merger.start());
                 Run merged;
                 std::string error;
                 SortPair pair;
                 bool first_chunk = true;
                 const auto flush = [&]() -> Result<void> {
-                    auto offset = next_file.append(out.data(), out.size());
-                    if (!offset) {
-                        return offset.error();
-                    }
+                    TRY_ASSIGN(const std::uint64_t offset, next_file.append(out.data(), out.size()));
                     if (first_chunk) {
-                        merged.offset = *offset;
+                        merged.offset = offset;
                         first_chunk = false;
                     }
                     merged.count += out.size();
@@ -94,17 +78,13 @@ struct ExternalSorter::Impl {
                 while (merger.next(pair, error)) {
                     out.push_back(pair);
                     if (out.size() == out.capacity()) {
-                        if (auto flushed = flush(); !flushed) {
-                            return flushed;
-                        }
+                        TRY(flush());
                     }
                 }
                 if (!error.empty()) {
                     return fail(error);
                 }
-                if (auto flushed = flush(); !flushed) {
-                    return flushed;
-                }
+                TRY(flush());
                 next_runs.push_back(merged);
             }
             file = std::move(next_file);
@@ -143,19 +123,13 @@ Result<SortedPairs> ExternalSorter::finish() {
         return SortedPairs(std::move(sorted));
     }
     if (!impl.buffer.empty()) {
-        if (auto spilled = impl.spill(); !spilled) {
-            return spilled.error();
-        }
+        TRY(impl.spill());
     }
     std::vector<SortPair>().swap(impl.buffer);  // the merge needs the memory
-    if (auto reduced = impl.reduce_runs(); !reduced) {
-        return reduced.error();
-    }
+    TRY(impl.reduce_runs());
     sorted->file = std::move(impl.file);
     sorted->merger = std::make_unique<RunMerger>(sorted->file, impl.runs, impl.chunk_pairs(impl.runs.size()));
-    if (auto started = sorted->merger->start(); !started) {
-        return started.error();
-    }
+    TRY(sorted->merger->start());
     return SortedPairs(std::move(sorted));
 }
 

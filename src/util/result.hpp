@@ -1,6 +1,12 @@
 #pragma once
 // Result<T>: a value or an Error, for failures that are expected (bad input, a refused
 // request). Exceptions are kept for the truly fatal.
+//
+// Streams (CSV records, recipients, sorted pairs, log records, jobs) read with one contract:
+// `Result<bool> next(T& out)` is true when `out` holds the next item, false at the end, and an
+// Error when the stream cannot go on (an I/O error, a broken structure). A problem of one item
+// that reading goes on after (a bad CSV row) is part of the item, not an Error. Once next()
+// returned false or an Error, the stream is done: it is not called again.
 
 #include <string>
 #include <utility>
@@ -57,3 +63,23 @@ inline Error fail(std::string message) {
 }
 
 }  // namespace util
+
+// TRY(`expr`): returns the Error of the Result `expr` from the enclosing function, if it holds one.
+#define TRY(expr_)                           \
+    do {                                     \
+        auto&& util_try_result_ = (expr_);   \
+        if (!util_try_result_) {             \
+            return util_try_result_.error(); \
+        }                                    \
+    } while (false)
+
+// TRY_ASSIGN(`var`, `expr`): as TRY, then moves the value into `var` (`auto x` declares it).
+#define TRY_ASSIGN(var_, expr_) UTIL_TRY_ASSIGN_(var_, expr_, UTIL_TRY_CONCAT_(util_try_result_, __LINE__))
+#define UTIL_TRY_CONCAT_(a_, b_) UTIL_TRY_CONCAT2_(a_, b_)
+#define UTIL_TRY_CONCAT2_(a_, b_) a_##b_
+#define UTIL_TRY_ASSIGN_(var_, expr_, tmp_) \
+    auto tmp_ = (expr_);                    \
+    if (!tmp_) {                            \
+        return tmp_.error();                \
+    }                                       \
+    var_ = std::move(*tmp_)

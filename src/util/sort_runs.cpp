@@ -112,9 +112,7 @@ RunMerger::RunMerger(const TempFile& file, const std::vector<Run>& runs, std::si
 
 Result<void> RunMerger::start() {
     for (std::size_t i = 0; i < m_cursors.size(); ++i) {
-        if (auto filled = refill(m_cursors[i]); !filled) {
-            return filled;
-        }
+        TRY(refill(m_cursors[i]));
         if (!m_cursors[i].empty()) {
             m_heap.push({m_cursors[i].front(), i});
         }
