@@ -6,7 +6,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
-#include "cli/fatal.hpp"
 #include "cli/output.hpp"
 
 namespace cli {
@@ -49,9 +48,6 @@ int run(int argc, char** argv) {
             }
         }
         return k_exit_bad_input;
-    } catch (const Fatal& e) {
-        print_error(util::Redactor{}, e.what());
-        return e.code();
     } catch (const std::exception& e) {
         print_error(util::Redactor{}, e.what());
         return k_exit_stopped;

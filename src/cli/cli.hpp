@@ -4,7 +4,8 @@
 namespace cli {
 
 // Parses `argv`, runs the chosen command and returns the process exit code (see
-// exit_code.hpp). Fatal errors are caught here, printed as "wacamp: error: …".
+// exit_code.hpp). An exception that escapes a command (only the truly unexpected throws) is
+// caught here, printed as "wacamp: error: …", with exit code 3.
 int run(int argc, char** argv);
 
 }  // namespace cli

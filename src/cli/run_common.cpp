@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.hpp"
-#include "cli/fatal.hpp"
 #include "cli/send_summary.hpp"
 #include "results/log_path.hpp"
 #include "results/log_reader.hpp"
@@ -43,9 +42,6 @@ int reporting_fatal_errors(Output& out, const std::function<int()>& body) {
     // The same as cli::run's catch, but in the command's format.
     try {
         return body();
-    } catch (const Fatal& e) {
-        out.error(e.what(), e.code());
-        return e.code();
     } catch (const std::exception& e) {
         out.error(e.what(), k_exit_stopped);
         return k_exit_stopped;

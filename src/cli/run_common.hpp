@@ -26,7 +26,7 @@ void add_log_format_option(CLI::App& sub, std::string& format);
 void add_sync_option(CLI::App& sub, std::string& sync);
 
 // Runs `body` and returns its exit code; what it throws is reported through `out` as
-// "wacamp: error: …" (or an error object) with the Fatal's code, else 3.
+// "wacamp: error: …" (or an error object) with exit code 3.
 int reporting_fatal_errors(Output& out, const std::function<int()>& body);
 
 // Loads the campaign at `path`, reporting every problem through `out` when it cannot;
