@@ -55,7 +55,12 @@ util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOption
 }
 
 util::Result<CsvReader> CsvReader::from_string(std::string text, const CsvOptions& options, const std::string& name) {
-    CsvReader reader(std::make_unique<std::istringstream>(std::move(text)), options);
+    return from_stream(std::make_unique<std::istringstream>(std::move(text)), options, name);
+}
+
+util::Result<CsvReader> CsvReader::from_stream(std::unique_ptr<std::istream> in, const CsvOptions& options,
+                                               const std::string& name) {
+    CsvReader reader(std::move(in), options);
     TRY(reader.read_header(name));
     return reader;
 }
@@ -69,6 +74,7 @@ std::optional<std::size_t> CsvReader::column(std::string_view name) const {
 }
 
 util::Result<void> CsvReader::read_header(const std::string& name) {
+    m_name = name;
     const char d = m_options.delimiter;
     if (d == '"' || d == '\r' || d == '\n' || d == '\0' || static_cast<unsigned char>(d) >= 0x80) {
         return util::fail(name +
@@ -86,7 +92,11 @@ util::Result<void> CsvReader::read_header(const std::string& name) {
     }
 
     Parsed parsed;
-    if (!parse_record(m_header, k_max_columns, parsed)) {
+    const bool found = parse_record(m_header, k_max_columns, parsed);
+    if (m_read_failed) {
+        return util::fail(name + ": the file could not be read past line " + std::to_string(m_line));
+    }
+    if (!found) {
         return util::fail(name + ": the file is empty; it needs a header row naming its columns");
     }
     const std::string where = name + ":" + std::to_string(parsed.line) + ": ";
@@ -118,17 +128,18 @@ util::Result<void> CsvReader::read_header(const std::string& name) {
     return {};
 }
 
-bool CsvReader::next(CsvRecord& out) {
+util::Result<bool> CsvReader::next(CsvRecord& out) {
     const std::size_t width = m_header.size();
     out.fields.resize(width);
     out.problem.clear();
     Parsed parsed;
-    if (!parse_record(out.fields, width, parsed)) {
-        if (!m_read_failed || m_read_reported) {
-            return false;
-        }
-        // An I/O error is reported once as a row of its own so the caller records it.
-        parsed.line = m_line;
+    const bool found = parse_record(out.fields, width, parsed);
+    if (m_read_failed) {
+        // The error may have cut the record short: none of it is handed out.
+        return util::fail(m_name + ": the file could not be read past line " + std::to_string(m_line));
+    }
+    if (!found) {
+        return false;
     }
     for (std::size_t i = std::min(parsed.count, width); i < width; ++i) {
         out.fields[i].clear();
@@ -136,10 +147,7 @@ bool CsvReader::next(CsvRecord& out) {
     out.row = ++m_row;
     out.line = parsed.line;
     const std::string subject = "row " + std::to_string(out.row);
-    if (m_read_failed && !m_read_reported) {
-        m_read_reported = true;
-        out.problem = subject + ": the file could not be read past line " + std::to_string(m_line);
-    } else if (!parsed.unterminated && parsed.count != width) {
+    if (!parsed.unterminated && parsed.count != width) {
         out.problem = subject + " has " + std::to_string(parsed.count) + " field" + (parsed.count == 1 ? "" : "s") +
                       ", the header has " + std::to_string(width);
     } else {

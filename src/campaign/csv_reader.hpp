@@ -40,6 +40,9 @@ public:
     // As open(), over the in-memory `text`; `name` stands for the path in messages.
     static util::Result<CsvReader> from_string(std::string text, const CsvOptions& options,
                                                const std::string& name = "<string>");
+    // As open(), over the stream `in` (tests use one that fails).
+    static util::Result<CsvReader> from_stream(std::unique_ptr<std::istream> in, const CsvOptions& options,
+                                               const std::string& name);
 
     CsvReader(CsvReader&&) noexcept;
     CsvReader& operator=(CsvReader&&) noexcept;
@@ -51,10 +54,11 @@ public:
     // Returns the index of the column called exactly `name`, or nothing.
     std::optional<std::size_t> column(std::string_view name) const;
 
-    // Reads the next record into `out`, reusing its buffers. Returns false at the end of
-    // the input; a malformed row comes back with `out.problem` set and reading goes on
-    // (after an unterminated quote nothing more can be read).
-    bool next(CsvRecord& out);
+    // Reads the next record into `out`, reusing its buffers: true, or false at the end of the
+    // input. A malformed row comes back with `out.problem` set and reading goes on (after an
+    // unterminated quote nothing more can be read). Fails when the file cannot be read on
+    // ("path: the file could not be read past line N").
+    util::Result<bool> next(CsvRecord& out);
 
     // The 1-based physical line the reader has reached.
     long long line() const { return m_line; }
@@ -94,7 +98,7 @@ private:
     bool m_after_cr = false;     // the previous chunk ended with '\r' (for CRLF across chunks)
     bool m_finished = false;     // end of input, or nothing more can be read
     bool m_read_failed = false;  // an I/O error ended the input
-    bool m_read_reported = false;
+    std::string m_name;          // the path, for messages
     long long m_line = 1;
     long long m_row = 0;
     std::vector<std::string> m_header;

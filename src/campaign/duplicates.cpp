@@ -24,27 +24,23 @@ std::optional<std::uint64_t> number_code(std::string_view wa_id) {
 
 }  // namespace
 
-std::optional<long long> DuplicateRows::first_row_of(long long row) {
+util::Result<std::optional<long long>> DuplicateRows::first_row_of(long long row) {
     if (!m_has_pairs || m_done) {
-        return std::nullopt;
+        return std::optional<long long>();
     }
     const auto wanted = static_cast<std::uint64_t>(row);
     while (!m_loaded || m_current.first < wanted) {
-        if (!m_pairs.next(m_current)) {
+        TRY_ASSIGN(const bool found, m_pairs.next(m_current));
+        if (!found) {
             m_done = true;
-            return std::nullopt;
+            return std::optional<long long>();
         }
         m_loaded = true;
     }
     if (m_current.first == wanted) {
-        return static_cast<long long>(m_current.second);
+        return std::optional<long long>(static_cast<long long>(m_current.second));
     }
-    return std::nullopt;
-}
-
-const std::string& DuplicateRows::error() const {
-    static const std::string k_none;
-    return m_has_pairs ? m_pairs.error() : k_none;
+    return std::optional<long long>();
 }
 
 DuplicateFinder::DuplicateFinder(util::ExternalSortOptions options)
@@ -70,15 +66,16 @@ util::Result<DuplicateRows> DuplicateFinder::finish() {
     // Sorted by (code, row): the first of a run of equal codes is the row that keeps the number.
     util::SortPair pair;
     util::SortPair first{~std::uint64_t{0}, 0};
-    while (sorted.next(pair)) {
+    for (;;) {
+        TRY_ASSIGN(const bool found, sorted.next(pair));
+        if (!found) {
+            break;
+        }
         if (pair.first == first.first) {
             TRY(m_repeats.add({pair.second, first.second}));
         } else {
             first = pair;
         }
-    }
-    if (!sorted.error().empty()) {
-        return util::fail(sorted.error());
     }
     TRY_ASSIGN(auto repeats, m_repeats.finish());
     return DuplicateRows(std::move(repeats));

@@ -21,11 +21,9 @@ public:
     explicit DuplicateRows(util::SortedPairs pairs) : m_pairs(std::move(pairs)), m_has_pairs(true) {}
 
     // Returns the first row that had the same wa_id when `row` is a repeat; otherwise nothing.
-    // `row` must not be smaller than in the previous call.
-    std::optional<long long> first_row_of(long long row);
-
-    // Why the index could not be read to its end; empty when it could.
-    const std::string& error() const;
+    // `row` must not be smaller than in the previous call. Fails when the index cannot be read
+    // back; it is not asked again then.
+    util::Result<std::optional<long long>> first_row_of(long long row);
 
 private:
     util::SortedPairs m_pairs;  // (repeat row, first row), by repeat row

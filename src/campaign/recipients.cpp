@@ -33,7 +33,6 @@ struct RecipientStream::Impl {
     CsvReader reader;
     PhoneNormalizer phones;
     DuplicateRows duplicates;
-    std::string failure;      // RecipientStream::error()
     std::string reader_name;  // the CSV's path, for messages
     MessageType type = MessageType::text;
     bool dedupe = true;
@@ -102,8 +101,9 @@ struct RecipientStream::Impl {
     }
 
     // Reads the next row into `out`, without looking for duplicates; false at the end.
-    bool read(Recipient& out) {
-        if (!reader.next(record)) {
+    util::Result<bool> read(Recipient& out) {
+        TRY_ASSIGN(const bool found, reader.next(record));
+        if (!found) {
             return false;
         }
         out.row = record.row;
@@ -212,7 +212,11 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const Dup
         TRY_ASSIGN(auto scan, make_impl(c, checks));
         DuplicateFinder finder(options);
         Recipient r;
-        while (scan->read(r)) {
+        for (;;) {
+            TRY_ASSIGN(const bool found, scan->read(r));
+            if (!found) {
+                break;
+            }
             if (r.verdict == Verdict::ok) {
                 if (auto added = finder.add(r.message.wa_id, r.row); !added) {
                     return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + added.error().message);
@@ -237,29 +241,25 @@ const std::vector<std::string>& RecipientStream::header() const {
     return m_impl->reader.header();
 }
 
-bool RecipientStream::next(Recipient& out) {
+util::Result<bool> RecipientStream::next(Recipient& out) {
     Impl& impl = *m_impl;
-    if (!impl.failure.empty() || !impl.read(out)) {
+    TRY_ASSIGN(const bool found, impl.read(out));
+    if (!found) {
         return false;
     }
     if (impl.dedupe && out.verdict == Verdict::ok) {
         auto first = impl.duplicates.first_row_of(out.row);
-        if (const std::string& error = impl.duplicates.error(); !error.empty()) {
+        if (!first) {
             // This row and every later one may be a repeat: none of them is handed out.
-            impl.failure = fmt::format("{}: stopped at row {} (line {}): the index of repeated numbers: {}",
-                                       impl.reader_name, out.row, out.line, error);
-            return false;
+            return util::fail(fmt::format("{}: stopped at row {} (line {}): the index of repeated numbers: {}",
+                                          impl.reader_name, out.row, out.line, first.error().message));
         }
-        if (first) {
+        if (*first) {
             out.verdict = Verdict::duplicate;
-            out.reason = fmt::format("duplicate of row {}", *first);
+            out.reason = fmt::format("duplicate of row {}", **first);
         }
     }
     return true;
-}
-
-const std::string& RecipientStream::error() const {
-    return m_impl->failure;
 }
 
 }  // namespace campaign

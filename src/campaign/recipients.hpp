@@ -49,14 +49,10 @@ public:
     RecipientStream& operator=(RecipientStream&&) noexcept;
     ~RecipientStream();
 
-    // Reads the next row into `out`; false at the end of the CSV, or when the stream
-    // failed (see error()).
-    bool next(Recipient& out);
-
-    // Why the stream stopped before the end of the CSV: the index of repeated numbers could
-    // not be read back, so no later row can be told a first from a repeat. Empty otherwise.
-    // Whoever reads the stream must stop there and say so, not take the end for the last row.
-    const std::string& error() const;
+    // Reads the next row into `out`: true, or false at the end of the CSV. Fails when the CSV
+    // cannot be read on, or when the index of repeated numbers cannot be read back (no later
+    // row can be told a first from a repeat); whoever reads must stop there and say so.
+    util::Result<bool> next(Recipient& out);
 
     // The CSV's column names.
     const std::vector<std::string>& header() const;

@@ -49,7 +49,8 @@ int validate(const ValidateOptions& opts) {
     std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
     campaign::Recipient r;
     std::string out;
-    while (stream->next(r)) {
+    auto more = stream->next(r);
+    for (; more && *more; more = stream->next(r)) {
         ++rows;
         switch (r.verdict) {
         case campaign::Verdict::ok: ++ok; break;
@@ -67,9 +68,9 @@ int validate(const ValidateOptions& opts) {
             out.clear();
         }
     }
-    if (!stream->error().empty()) {
+    if (!more) {
         print_out(redactor, out);
-        print_err(redactor.apply(stream->error()) + "\n");
+        print_err(redactor.apply(more.error().message) + "\n");
         print_error(redactor, path + " could not be checked to the end");
         return k_exit_bad_input;
     }

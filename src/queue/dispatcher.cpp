@@ -17,12 +17,31 @@ bool Dispatcher::source_exhausted() {
         return m_exhausted && !m_peeked;
     }
     Job job;
-    if (m_source.next(job)) {
+    auto more = m_source.next(job);
+    if (more && *more) {
         m_peeked = std::move(job);
         return false;
     }
+    if (!more) {
+        m_source_error = more.error();
+    }
     m_exhausted = true;
     return true;
+}
+
+void Dispatcher::note_source_error() {
+    if (!m_source_error) {
+        return;
+    }
+    // A log the source could not write stops the run whatever else did; input that could not
+    // be read on only a run that would have completed.
+    if (m_source_error->kind == util::ErrorKind::write) {
+        m_result.reason = StopReason::log_error;
+        m_result.message = m_source_error->message;
+    } else if (m_result.reason == StopReason::completed) {
+        m_result.reason = StopReason::input_error;
+        m_result.message = m_source_error->message;
+    }
 }
 
 bool Dispatcher::take(Steady now, Job& out) {
@@ -246,6 +265,7 @@ DispatchResult Dispatcher::run() {
         m_result.reason = StopReason::log_error;
         m_result.message = flushed.error().message;
     }
+    note_source_error();
     report_progress(m_parts.clock->steady_now());
     return m_result;
 }

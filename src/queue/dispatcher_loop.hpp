@@ -66,6 +66,8 @@ private:
     // longer than max_throttled (a Retry-After pause counts: no answer comes meanwhile).
     void check_throttled(Steady now);
     bool source_exhausted();
+    // Turns an Error of the source into the stop reason (see JobSource::next).
+    void note_source_error();
     void report_progress(Steady now);
     bool cap_blocked(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
     bool gate_closed(std::chrono::system_clock::time_point wall, std::optional<Steady>& wake, Steady now);
@@ -79,6 +81,7 @@ private:
     std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
     std::optional<Job> m_peeked;
     bool m_exhausted = false;
+    std::optional<util::Error> m_source_error;  // why the source ended early
     long long m_taken = 0;
     std::uint64_t m_next_id = 1;
     std::uint64_t m_seq = 0;

@@ -24,8 +24,10 @@ struct Job {
 class JobSource {
 public:
     virtual ~JobSource() = default;
-    // Fills `out` with the next job; false when there are no more.
-    virtual bool next(Job& out) = 0;
+    // Fills `out` with the next job: true, or false when there are no more. An Error ends the
+    // jobs early: the dispatch finishes what it started, then stops with input_error, or with
+    // log_error when the Error's kind is util::ErrorKind::write (a row could not be logged).
+    virtual util::Result<bool> next(Job& out) = 0;
 };
 
 // What became of one request.

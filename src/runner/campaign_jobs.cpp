@@ -6,8 +6,12 @@
 
 namespace runner {
 
-bool CampaignJobs::next(queue::Job& out) {
-    while (m_stream.next(m_recipient)) {
+util::Result<bool> CampaignJobs::next(queue::Job& out) {
+    for (;;) {
+        TRY_ASSIGN(const bool found, m_stream.next(m_recipient));
+        if (!found) {
+            return false;
+        }
         const auto& r = m_recipient;
         const RowFacts facts = facts_of(r, m_state);
         const results::RowState& state = facts.state;
@@ -25,26 +29,21 @@ bool CampaignJobs::next(queue::Job& out) {
         case Decision::hold_unknown: ++held_unknown; break;
         case Decision::hold_rejected: ++held_rejected; break;
         case Decision::record_invalid:
-            record(results::Status::invalid, results::Cause::invalid, r.reason, state);
+            TRY(record(results::Status::invalid, results::Cause::invalid, r.reason, state));
             break;
         case Decision::record_duplicate:
-            record(results::Status::skipped, results::Cause::duplicate, r.reason, state);
+            TRY(record(results::Status::skipped, results::Cause::duplicate, r.reason, state));
             break;
         case Decision::record_already_sent:
-            record(results::Status::skipped, results::Cause::duplicate, "already sent to this number in an earlier run",
-                   state);
+            TRY(record(results::Status::skipped, results::Cause::duplicate,
+                       "already sent to this number in an earlier run", state));
             break;
         }
-        if (!error.empty()) {
-            return false;
-        }
     }
-    input_error = m_stream.error();
-    return false;
 }
 
-void CampaignJobs::record(results::Status status, results::Cause cause, const std::string& reason,
-                          const results::RowState& before) {
+util::Result<void> CampaignJobs::record(results::Status status, results::Cause cause, const std::string& reason,
+                                        const results::RowState& before) {
     results::ResultRecord rec;
     rec.row = m_recipient.row;
     rec.wa_id = m_recipient.message.wa_id;
@@ -55,12 +54,12 @@ void CampaignJobs::record(results::Status status, results::Cause cause, const st
     rec.attempts = before.attempts;
     rec.at = m_clock.wall_now();
     mask_record(rec, m_secrets);
-    if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
-        error = written.error().message;
-    } else {
-        m_tally.record(rec.row, before, status);
-    }
     ++records_written;
+    if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
+        return util::Error{written.error().message, util::ErrorKind::write};
+    }
+    m_tally.record(rec.row, before, status);
+    return {};
 }
 
 }  // namespace runner

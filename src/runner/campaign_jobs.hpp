@@ -2,7 +2,6 @@
 // The campaign's rows as the dispatcher's job source.
 
 #include <cstdint>
-#include <string>
 
 #include "campaign/recipients.hpp"
 #include "queue/job.hpp"
@@ -31,19 +30,17 @@ public:
           m_secrets(secrets) {}
 
     // The next row to send; rows that need only a log line are recorded on the way. False at
-    // the end of the list, or when the log could not be written (error) or the list could not
-    // be read to its end (input_error).
-    bool next(queue::Job& out) override;
+    // the end of the list. Fails when the list cannot be read on, or when the log cannot be
+    // written (an Error of kind util::ErrorKind::write).
+    util::Result<bool> next(queue::Job& out) override;
 
     std::int64_t held_unknown = 0;
     std::int64_t held_rejected = 0;
     std::int64_t records_written = 0;
-    std::string error;        // the log could not be written
-    std::string input_error;  // the recipient list could not be read to its end
 
 private:
-    void record(results::Status status, results::Cause cause, const std::string& reason,
-                const results::RowState& before);
+    util::Result<void> record(results::Status status, results::Cause cause, const std::string& reason,
+                              const results::RowState& before);
 
     campaign::RecipientStream& m_stream;
     const results::LogState* m_state;

@@ -124,7 +124,8 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
     d.summary.ran = true;
     Batch batch;
     campaign::Recipient r;
-    while (stream->next(r)) {
+    auto more = stream->next(r);
+    for (; more && *more; more = stream->next(r)) {
         if (r.user_id.empty() || state->was_deleted(r.user_id)) {
             continue;
         }
@@ -139,8 +140,8 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             return d.summary;
         }
     }
-    if (flush(d, batch) && !stream->error().empty()) {
-        d.summary.error = stream->error();
+    if (flush(d, batch) && !more) {
+        d.summary.error = more.error().message;
     }
     return d.summary;
 }

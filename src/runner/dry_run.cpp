@@ -93,17 +93,18 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
 
     campaign::Recipient r;
     results::ResultRecord rec;
-    while (stream.next(r)) {
+    auto more = stream.next(r);
+    for (; more && *more; more = stream.next(r)) {
         rec.at = clock.wall_now();
         note_row(c, r, sample_count, rec, report);
         mask_record(rec, secrets);
         ++report.counts[rec.status];
         TRY(log.append_batched(results::to_line(rec)));
     }
-    if (!stream.error().empty()) {
+    if (!more) {
         // The rows read so far stay logged; the rest of the list was not previewed.
         TRY(log.flush());
-        return util::fail(stream.error());
+        return more.error();
     }
     results::EndRecord end{"completed", report.counts, clock.wall_now()};
     TRY(log.append(results::to_line(end)));

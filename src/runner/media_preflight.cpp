@@ -19,7 +19,11 @@ util::Result<std::vector<std::string>> image_urls(const campaign::Campaign& c, c
                                                   const results::LogState* state, const SendOptions& options) {
     std::unordered_set<std::string> seen;
     campaign::Recipient r;
-    while (stream.next(r)) {
+    for (;;) {
+        TRY_ASSIGN(const bool found, stream.next(r));
+        if (!found) {
+            break;
+        }
         if (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown) != Decision::send) {
             continue;
         }
@@ -27,9 +31,6 @@ util::Result<std::vector<std::string>> image_urls(const campaign::Campaign& c, c
             return util::fail(fmt::format("{}: more than {} distinct image URLs to check; split the campaign",
                                           c.recipients.file, k_max_media_urls));
         }
-    }
-    if (!stream.error().empty()) {
-        return util::fail(stream.error());
     }
     std::vector<std::string> urls;
     urls.reserve(seen.size());
@@ -49,24 +50,21 @@ util::Result<MediaReport> check_media(const campaign::Campaign& c, campaign::Rec
     if (c.message.type != campaign::MessageType::image) {
         return report;
     }
-    auto urls = image_urls(c, stream, state, options);
-    if (!urls) {
-        return urls.error();
-    }
-    auto verdicts = service::check_images(parts.transport, *urls,
+    TRY_ASSIGN(auto urls, image_urls(c, stream, state, options));
+    auto verdicts = service::check_images(parts.transport, urls,
                                           {.timeout = c.service.timeout, .stop_requests = parts.stop_requests});
     if (!verdicts) {
         report.stopped = true;
         return report;
     }
-    report.checked = urls->size();
-    for (std::size_t i = 0; i < urls->size(); ++i) {
+    report.checked = urls.size();
+    for (std::size_t i = 0; i < urls.size(); ++i) {
         auto& verdict = (*verdicts)[i];
         if (!verdict.refusal.empty()) {
-            report.verdicts.refuse(std::move((*urls)[i]), std::move(verdict.refusal));
+            report.verdicts.refuse(std::move(urls[i]), std::move(verdict.refusal));
         } else if (!verdict.warning.empty()) {
             if (++report.unknown_size <= k_max_warnings) {
-                report.warnings.push_back(fmt::format("image {}: {}", util::printable((*urls)[i]), verdict.warning));
+                report.warnings.push_back(fmt::format("image {}: {}", util::printable(urls[i]), verdict.warning));
             }
         }
     }

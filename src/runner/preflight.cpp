@@ -55,7 +55,11 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
     p.concurrency = c.rate.concurrency ? std::to_string(*c.rate.concurrency)
                                        : fmt::format("auto (up to {})", c.rate.max_concurrency);
     campaign::Recipient r;
-    while (stream.next(r)) {
+    for (;;) {
+        TRY_ASSIGN(const bool found, stream.next(r));
+        if (!found) {
+            break;
+        }
         ++p.rows;
         switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown)) {
         case Decision::send:
@@ -75,9 +79,6 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         case Decision::hold_rejected: ++p.already_done; break;
         }
     }
-    if (!stream.error().empty()) {
-        return util::fail(stream.error());
-    }
     return p;
 }
 
@@ -88,7 +89,7 @@ std::int64_t estimate_jobs(const campaign::Campaign& c, const results::LogState*
     }
     std::int64_t rows = 0;
     campaign::CsvRecord record;
-    while (reader->next(record)) {
+    for (auto more = reader->next(record); more && *more; more = reader->next(record)) {
         ++rows;
     }
     if (state != nullptr) {

@@ -43,13 +43,6 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     SendReport& report = run.report;
     report.reason = result.reason;
     report.message = run.secrets.apply(result.message);
-    if (!jobs.error.empty()) {
-        report.reason = queue::StopReason::log_error;
-        report.message = jobs.error;
-    } else if (!jobs.input_error.empty() && report.reason == queue::StopReason::completed) {
-        report.reason = queue::StopReason::input_error;
-        report.message = jobs.input_error;
-    }
     report.sent_this_run = result.progress.sent;
     report.throttled_this_run = observer.throttled();
     report.rate_in_force = result.progress.rate_in_force;

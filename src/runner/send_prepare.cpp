@@ -86,30 +86,23 @@ bool wait_for_start(const SendRun& run) {
 util::Result<Next> check_images(SendRun& run) {
     service::HttpTransport& transport =
         run.parts.media_transport != nullptr ? *run.parts.media_transport : run.parts.transport;
-    auto checked = check_media(run.campaign, *run.stream, run.existing(), run.options,
-                               {.transport = transport, .stop_requests = &run.parts.stop_requests});
-    if (!checked) {
-        return checked.error();
-    }
-    if (checked->stopped) {
+    TRY_ASSIGN(auto checked, check_media(run.campaign, *run.stream, run.existing(), run.options,
+                                         {.transport = transport, .stop_requests = &run.parts.stop_requests}));
+    if (checked.stopped) {
         run.report.reason = queue::StopReason::interrupted;
         run.report.message = "interrupted while checking the images";
         return Next::stop;
     }
-    for (const auto& warning : checked->warnings) {
+    for (const auto& warning : checked.warnings) {
         run.parts.ui.warning(warning);
     }
-    if (checked->verdicts.refused() > 0) {
-        run.parts.ui.warning(media_summary(*checked));
+    if (checked.verdicts.refused() > 0) {
+        run.parts.ui.warning(media_summary(checked));
     } else {
-        run.parts.ui.notice(media_summary(*checked));
+        run.parts.ui.notice(media_summary(checked));
     }
-    run.media = std::move(checked->verdicts);
-    auto stream = campaign::RecipientStream::open(run.campaign, {}, {.media = run.refused_media()});
-    if (!stream) {
-        return stream.error();
-    }
-    run.stream = std::move(*stream);
+    run.media = std::move(checked.verdicts);
+    TRY_ASSIGN(run.stream, campaign::RecipientStream::open(run.campaign, {}, {.media = run.refused_media()}));
     return Next::go_on;
 }
 

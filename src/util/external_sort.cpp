@@ -21,7 +21,6 @@ struct SortedPairs::Impl {
     std::size_t pos = 0;
     TempFile file;
     std::unique_ptr<RunMerger> merger;
-    std::string error;
 };
 
 struct ExternalSorter::Impl {
@@ -62,7 +61,6 @@ struct ExternalSorter::Impl {
                 RunMerger merger(file, group, chunk_pairs(fan_in));
                 TRY(merger.start());
                 Run merged;
-                std::string error;
                 SortPair pair;
                 bool first_chunk = true;
                 const auto flush = [&]() -> Result<void> {
@@ -75,14 +73,15 @@ struct ExternalSorter::Impl {
                     out.clear();
                     return {};
                 };
-                while (merger.next(pair, error)) {
+                for (;;) {
+                    TRY_ASSIGN(const bool found, merger.next(pair));
+                    if (!found) {
+                        break;
+                    }
                     out.push_back(pair);
                     if (out.size() == out.capacity()) {
                         TRY(flush());
                     }
-                }
-                if (!error.empty()) {
-                    return fail(error);
                 }
                 TRY(flush());
                 next_runs.push_back(merged);
@@ -139,20 +138,16 @@ SortedPairs::SortedPairs(SortedPairs&&) noexcept = default;
 SortedPairs& SortedPairs::operator=(SortedPairs&&) noexcept = default;
 SortedPairs::~SortedPairs() = default;
 
-bool SortedPairs::next(SortPair& out) {
+Result<bool> SortedPairs::next(SortPair& out) {
     Impl& impl = *m_impl;
     if (impl.merger) {
-        return impl.merger->next(out, impl.error);
+        return impl.merger->next(out);
     }
     if (impl.pos < impl.memory.size()) {
         out = impl.memory[impl.pos++];
         return true;
     }
     return false;
-}
-
-const std::string& SortedPairs::error() const {
-    return m_impl->error;
 }
 
 }  // namespace util

@@ -58,11 +58,9 @@ public:
     SortedPairs& operator=(SortedPairs&&) noexcept;
     ~SortedPairs();
 
-    // Reads the next pair into `out`; false at the end or on a read error (see error()).
-    bool next(SortPair& out);
-
-    // Why reading stopped early; empty when it did not.
-    const std::string& error() const;
+    // Reads the next pair into `out`: true, or false at the end. Fails when the temporary file
+    // cannot be read back.
+    Result<bool> next(SortPair& out);
 
     struct Impl;
 

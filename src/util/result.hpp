@@ -14,8 +14,15 @@
 
 namespace util {
 
+// What failed, where a caller must tell failures apart (most need not).
+enum class ErrorKind {
+    general,
+    write,  // something could not be written (a log), as against input that could not be read
+};
+
 struct Error {
     std::string message;
+    ErrorKind kind = ErrorKind::general;
 };
 
 template <typename T>
@@ -59,7 +66,7 @@ private:
 
 // Shorthand for returning a failure: `return util::fail("…")`.
 inline Error fail(std::string message) {
-    return Error{std::move(message)};
+    return Error{std::move(message), ErrorKind::general};
 }
 
 }  // namespace util

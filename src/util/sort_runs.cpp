@@ -120,25 +120,28 @@ Result<void> RunMerger::start() {
     return {};
 }
 
-bool RunMerger::next(SortPair& out, std::string& error) {
+Result<bool> RunMerger::next(SortPair& out) {
+    // The run of the pair returned last moves on only now, so that a read error comes with the
+    // call that needs what it was reading.
+    if (m_taken) {
+        const std::size_t index = *m_taken;
+        m_taken.reset();
+        Cursor& c = m_cursors[index];
+        ++c.pos;
+        if (c.pos == c.chunk.size()) {
+            TRY(refill(c));
+        }
+        if (!c.empty()) {
+            m_heap.push({c.front(), index});
+        }
+    }
     if (m_heap.empty()) {
         return false;
     }
-    auto [pair, index] = m_heap.top();
+    const auto [pair, index] = m_heap.top();
     m_heap.pop();
     out = pair;
-    Cursor& c = m_cursors[index];
-    ++c.pos;
-    if (c.pos == c.chunk.size()) {
-        if (auto filled = refill(c); !filled) {
-            error = filled.error().message;
-            m_heap = {};
-            return true;  // `out` is still good; the next call ends
-        }
-    }
-    if (!c.empty()) {
-        m_heap.push({c.front(), index});
-    }
+    m_taken = index;
     return true;
 }
 

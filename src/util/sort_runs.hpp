@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <queue>
 #include <string>
 #include <utility>
@@ -55,9 +56,9 @@ public:
     // Reads the first chunk of every run; call once before next().
     Result<void> start();
 
-    // The next pair in order into `out`; false at the end. A read error ends the pairs after
-    // the one it returns with, and is put in `error`.
-    bool next(SortPair& out, std::string& error);
+    // The next pair in order into `out`: true, or false at the end. Fails when a run cannot be
+    // read back.
+    Result<bool> next(SortPair& out);
 
 private:
     struct Cursor {
@@ -76,6 +77,7 @@ private:
     std::vector<Cursor> m_cursors;
     std::size_t m_chunk_pairs;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> m_heap;
+    std::optional<std::size_t> m_taken;  // the cursor of the pair returned last: it moves on next time
 };
 
 }  // namespace util::detail

@@ -114,7 +114,7 @@ void check_rows(const TempDir& dir, const ProcessResult& validate, const Sandbox
     const auto delivered_to = delivered(sandbox);
     int expected_sends = 0;
     campaign::CsvRecord record;
-    while (reader->next(record)) {
+    while (*reader->next(record)) {
         const std::string& want = record.fields[*expect];
         INFO("row ", record.row, " expects \"", want, "\"");
         REQUIRE(sent.count(record.row) == 1);

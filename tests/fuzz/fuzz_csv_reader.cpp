@@ -31,7 +31,7 @@ Reading read_all(const std::string& text, const campaign::CsvOptions& options) {
     }
     out.header = reader->header();
     campaign::CsvRecord record;
-    while (out.records.size() < k_max_records && reader->next(record)) {
+    while (out.records.size() < k_max_records && *reader->next(record)) {
         if (record.fields.size() != out.header.size()) {
             __builtin_trap();  // the contract: one field per header column
         }

@@ -33,8 +33,11 @@ public:
             m_jobs.push_back(job);
         }
     }
-    bool next(queue::Job& out) override {
+    util::Result<bool> next(queue::Job& out) override {
         if (m_jobs.empty()) {
+            if (failure) {
+                return *failure;
+            }
             return false;
         }
         out = m_jobs.front();
@@ -43,6 +46,7 @@ public:
         return true;
     }
     int taken = 0;
+    std::optional<util::Error> failure;  // what next() returns after the last job; none: the end
 
 private:
     std::deque<queue::Job> m_jobs;

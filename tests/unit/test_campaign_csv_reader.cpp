@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <memory>
+#include <stdexcept>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -28,7 +32,12 @@ CsvOptions options(std::size_t chunk, char delimiter = ',') {
 std::vector<CsvRecord> read_all(CsvReader& reader) {
     std::vector<CsvRecord> rows;
     CsvRecord record;
-    while (reader.next(record)) {
+    for (;;) {
+        auto more = reader.next(record);
+        REQUIRE(more);
+        if (!*more) {
+            break;
+        }
         rows.push_back(record);
     }
     return rows;
@@ -55,6 +64,28 @@ std::vector<CsvRecord> parse(const std::string& text, char delimiter = ',') {
     }
     return first;
 }
+
+// A stream that gives `text`, then fails as a failing disk would (the stream goes bad).
+class FailingBuf final : public std::streambuf {
+public:
+    explicit FailingBuf(std::string text) : m_text(std::move(text)) {
+        setg(m_text.data(), m_text.data(), m_text.data() + m_text.size());
+    }
+
+protected:
+    int_type underflow() override { throw std::runtime_error("EIO"); }
+
+private:
+    std::string m_text;
+};
+
+class FailingStream final : public std::istream {
+public:
+    explicit FailingStream(std::string text) : std::istream(nullptr), m_buf(std::move(text)) { rdbuf(&m_buf); }
+
+private:
+    FailingBuf m_buf;
+};
 
 std::string header_error(const std::string& text) {
     auto reader = CsvReader::from_string(text, options(3), "r.csv");
@@ -161,7 +192,9 @@ TEST_SUITE("campaign::CsvReader") {
         auto reader = CsvReader::from_string("name,phone\r\n", options(2));
         REQUIRE(reader.ok());
         CsvRecord record;
-        CHECK_FALSE(reader->next(record));
+        auto more = reader->next(record);
+        REQUIRE(more);
+        CHECK_FALSE(*more);
     }
     TEST_CASE("ragged rows are problems, padded or cut to the header, and reading goes on") {
         const auto rows = parse("a,b,c\n1,2\n1,2,3,4,5\n1,2,3\n");
@@ -251,9 +284,9 @@ TEST_SUITE("campaign::CsvReader") {
         auto reader = CsvReader::from_string("a,b\nfirst-long-value-here,1\nshort,2\n", options(64));
         REQUIRE(reader.ok());
         CsvRecord record;
-        REQUIRE(reader->next(record));
+        REQUIRE(*reader->next(record));
         const char* buffer = record.fields[0].data();
-        REQUIRE(reader->next(record));
+        REQUIRE(*reader->next(record));
         CHECK(record.fields[0] == "short");
         CHECK(record.fields[0].data() == buffer);
     }
@@ -274,5 +307,30 @@ TEST_SUITE("campaign::CsvReader") {
         auto reader = CsvReader::open("/nonexistent/recipients.csv", ',');
         REQUIRE_FALSE(reader.ok());
         CHECK(reader.error().message == "/nonexistent/recipients.csv: cannot open: No such file or directory");
+    }
+    TEST_CASE("a read error is an error from next(), not a row; the end is false") {
+        auto reader = CsvReader::from_stream(std::make_unique<FailingStream>("name,phone\nAsha,98123\nRavi,9"),
+                                             options(8), "r.csv");
+        REQUIRE(reader.ok());
+        CsvRecord record;
+        auto first = reader->next(record);
+        REQUIRE(first);
+        CHECK(*first);
+        CHECK(record.fields == Fields{"Asha", "98123"});
+        auto failed = reader->next(record);  // Ravi's row is cut short by the error
+        REQUIRE_FALSE(failed);
+        CHECK(failed.error().message == "r.csv: the file could not be read past line 3");
+
+        auto whole = CsvReader::from_string("name,phone\nAsha,98123\n", options(8));
+        REQUIRE(whole.ok());
+        REQUIRE(*whole->next(record));
+        auto end = whole->next(record);
+        REQUIRE(end);
+        CHECK_FALSE(*end);
+    }
+    TEST_CASE("a read error in the header fails the open") {
+        auto reader = CsvReader::from_stream(std::make_unique<FailingStream>("name,pho"), options(64), "r.csv");
+        REQUIRE_FALSE(reader.ok());
+        CHECK(reader.error().message == "r.csv: the file could not be read past line 1");
     }
 }

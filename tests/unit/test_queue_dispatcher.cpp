@@ -357,4 +357,29 @@ TEST_SUITE("queue::dispatch") {
         REQUIRE(rig.recorder.last_pause);
         CHECK(rig.recorder.last_pause->paused_until == utc(2026, 3, 9, 3, 30));
     }
+    TEST_CASE("a source that cannot be read on ends the jobs: what was taken is sent, then input_error") {
+        Rig rig(ok);
+        ListSource source(5);
+        source.failure = util::fail("r.csv: the file could not be read past line 7");
+        auto result = rig.run(source);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 5);
+        CHECK(result.reason == queue::StopReason::input_error);
+        CHECK(result.message == "r.csv: the file could not be read past line 7");
+    }
+    TEST_CASE("a source that cannot write the log ends the jobs with log_error") {
+        Rig rig(ok);
+        ListSource source(5);
+        source.failure = util::Error{"results.jsonl: disk full", util::ErrorKind::write};
+        auto result = rig.run(source);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 5);
+        CHECK(result.reason == queue::StopReason::log_error);
+        CHECK(result.message == "results.jsonl: disk full");
+    }
+    TEST_CASE("a source's end is no error") {
+        Rig rig(ok);
+        ListSource source(0);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(result.message.empty());
+    }
 }

@@ -142,4 +142,37 @@ TEST_SUITE("util::TRY_ASSIGN") {
         REQUIRE_FALSE(r);
         CHECK(r.error().message == "cannot read on");
     }
+
+    TEST_CASE("evaluates its expression once, whether it holds a value or an error") {
+        int calls = 0;
+        const auto counted = [&calls](bool good) -> util::Result<int> {
+            ++calls;
+            return number(good);
+        };
+        const auto twice = [&counted](bool good) -> util::Result<int> {
+            TRY_ASSIGN(const int n, counted(good));
+            return n * 2;
+        };
+        CHECK(*twice(true) == 14);
+        CHECK(calls == 1);
+        CHECK(twice(false).error().message == "no number");
+        CHECK(calls == 2);
+    }
+}
+
+TEST_SUITE("util::Error") {
+    TEST_CASE("is of the general kind unless it says otherwise; TRY keeps the kind") {
+        CHECK(util::fail("x").kind == util::ErrorKind::general);
+        const auto write_failed = []() -> util::Result<void> {
+            return util::Error{"disk full", util::ErrorKind::write};
+        };
+        const auto passed_on = [&write_failed]() -> util::Result<int> {
+            TRY(write_failed());
+            return 1;
+        };
+        const auto r = passed_on();
+        REQUIRE_FALSE(r);
+        CHECK(r.error().kind == util::ErrorKind::write);
+        CHECK(r.error().message == "disk full");
+    }
 }
