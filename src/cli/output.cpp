@@ -4,8 +4,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "results/timestamp.hpp"
 #include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace cli {
 
@@ -59,7 +59,7 @@ void Output::add_secret(const std::string& secret) {
 }
 
 void Output::json_line(std::FILE* stream, Level level, std::string_view event, const nlohmann::ordered_json& fields) {
-    nlohmann::ordered_json line = {{"time", results::format_timestamp(std::chrono::system_clock::now())},
+    nlohmann::ordered_json line = {{"time", util::format_timestamp(std::chrono::system_clock::now())},
                                    {"level", name_of(level)},
                                    {"event", event}};
     if (fields.is_object()) {

@@ -3,8 +3,8 @@
 #include <array>
 
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
 #include "util/json_scan.hpp"
+#include "util/time.hpp"
 
 namespace results {
 
@@ -213,7 +213,7 @@ std::optional<util::Error> require(const Fields& f, std::initializer_list<Key> k
 }
 
 util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
-    auto t = parse_timestamp(f.str(key));
+    auto t = util::parse_timestamp(f.str(key), util::TimestampSyntax::rfc3339);
     if (!t) {
         return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: {}", k_key_names[static_cast<std::size_t>(key)],
                                       quoted(f.str(key))));

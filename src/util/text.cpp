@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "util/utf8.hpp"
 
@@ -33,6 +34,12 @@ std::string ascii_lower(std::string_view text) {
         }
     }
     return out;
+}
+
+bool starts_with_nocase(std::string_view text, std::string_view prefix) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return text.size() >= prefix.size() &&
+           std::equal(prefix.begin(), prefix.end(), text.begin(), [&](char a, char b) { return lower(a) == lower(b); });
 }
 
 std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {

@@ -50,6 +50,23 @@ TEST_SUITE("util::ascii_lower") {
     }
 }
 
+TEST_SUITE("util::starts_with_nocase") {
+    TEST_CASE("compares ASCII letters without regard to case") {
+        CHECK(util::starts_with_nocase("HTTPS://example.com", "https://"));
+        CHECK(util::starts_with_nocase("Bearer abc", "bearer "));
+        CHECK(util::starts_with_nocase("application/JSON", "Application/json"));
+        CHECK(util::starts_with_nocase("abc", ""));
+        CHECK(util::starts_with_nocase("abc", "abc"));
+    }
+    TEST_CASE("needs the whole prefix, and equal bytes beyond ASCII letters") {
+        CHECK_FALSE(util::starts_with_nocase("http", "https://"));
+        CHECK_FALSE(util::starts_with_nocase("", "a"));
+        CHECK_FALSE(util::starts_with_nocase("ftp://x", "http://"));
+        CHECK_FALSE(util::starts_with_nocase("École", "école"));  // not ASCII: bytes differ
+        CHECK_FALSE(util::starts_with_nocase("a[b", "a{b"));      // '[' and '{' differ by 0x20 too
+    }
+}
+
 TEST_SUITE("util::hex_digits") {
     TEST_CASE("gives the two digits of a byte, high first, in the case asked") {
         CHECK(util::hex_digits(0x0a) == std::array<char, 2>{'0', 'a'});
