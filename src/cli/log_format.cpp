@@ -120,7 +120,7 @@ std::string json_line(std::chrono::system_clock::time_point time, Level level, s
     }
     redact(line, redactor);
     // Bytes that are not UTF-8 (a hand-edited CSV) are replaced rather than thrown on.
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return util::json_safe(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace cli

@@ -8,13 +8,14 @@
 #include "cli/log_entry.hpp"
 #include "cli/logger.hpp"
 #include "cli/stream.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
 namespace {
 
 std::string fields_text(const nlohmann::ordered_json& fields) {
-    return fields.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return util::json_safe(fields.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 }  // namespace

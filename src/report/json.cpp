@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/format.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace report {
@@ -132,7 +133,7 @@ std::string format_json(const Summary& s) {
         {"warning_count", s.warning_count},
     };
     // A hand-edited log may hold bytes that are not UTF-8; replace rather than throw.
-    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return util::json_safe(out.dump(2, ' ', false, json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace report

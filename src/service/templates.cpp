@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text.hpp"
+
 namespace service {
 
 namespace {
@@ -55,7 +57,7 @@ util::Result<std::string> templates_json(const std::string& body) {
     if (!data) {
         return data.error();
     }
-    return data->dump(2, ' ', false, json::error_handler_t::replace);
+    return util::json_safe(data->dump(2, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace service

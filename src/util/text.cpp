@@ -17,6 +17,34 @@ bool hidden_on_terminal(char32_t cp) {
 
 }  // namespace
 
+std::string json_safe(std::string json) {
+    const auto is_plain = [](unsigned char c) { return c < 0x7F; };
+    if (std::all_of(json.begin(), json.end(), is_plain)) {
+        return json;  // ASCII without DEL: nothing to do
+    }
+    std::string out;
+    out.reserve(json.size() + 16);
+    std::string_view rest(json);
+    while (!rest.empty()) {
+        const auto c = static_cast<unsigned char>(rest[0]);
+        if (c < 0x7F) {
+            out.push_back(rest[0]);
+            rest.remove_prefix(1);
+            continue;
+        }
+        const auto [n, cp] = decode_utf8(rest);
+        if (n == 0 || !hidden_on_terminal(cp)) {      // DEL (0x7F) counts as hidden
+            const std::size_t take = n == 0 ? 1 : n;  // an invalid byte is kept: the input is the caller's
+            out.append(rest.substr(0, take));
+            rest.remove_prefix(take);
+            continue;
+        }
+        out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+        rest.remove_prefix(n);
+    }
+    return out;
+}
+
 std::string_view trim(std::string_view text) {
     constexpr std::string_view k_space = " \t\r\n";
     const std::size_t first = text.find_first_not_of(k_space);

@@ -19,6 +19,12 @@ enum class LineBreaks {
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
+// Returns `json` (a serialised JSON document, valid UTF-8) with what a terminal would act on
+// or reorder written as escapes: DEL, C1 controls and bidirectional overrides and isolates as
+// "\u007f", "\u009b", "\u202e". They can only be inside strings, so the document means the
+// same. (JSON serialisers escape C0 controls themselves.)
+std::string json_safe(std::string json);
+
 // Returns `text` without the spaces, tabs and line breaks around it.
 std::string_view trim(std::string_view text);
 

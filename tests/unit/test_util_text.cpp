@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "util/text.hpp"
 
@@ -72,5 +73,17 @@ TEST_SUITE("util::hex_digits") {
         CHECK(util::hex_digits(0x0a) == std::array<char, 2>{'0', 'a'});
         CHECK(util::hex_digits(0xff) == std::array<char, 2>{'f', 'f'});
         CHECK(util::hex_digits(0xab, util::HexCase::upper) == std::array<char, 2>{'A', 'B'});
+    }
+}
+
+TEST_SUITE("util::json_safe") {
+    TEST_CASE("escapes DEL, C1 controls and bidi overrides; leaves other text and the meaning alone") {
+        CHECK(util::json_safe(R"({"a":"plain"})") == R"({"a":"plain"})");
+        CHECK(util::json_safe("{\"a\":\"x\x7f\xc2\x9b\xe2\x80\xae\xe2\x81\xa6y\"}") ==
+              R"({"a":"x\u007f\u009b\u202e\u2066y"})");
+        CHECK(util::json_safe("{\"a\":\"caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\"}") ==
+              "{\"a\":\"caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\"}");
+        const std::string doc = "[\"\xe2\x80\xae\", \"\xc2\x85\"]";
+        CHECK(nlohmann::json::parse(util::json_safe(doc)) == nlohmann::json::parse(doc));
     }
 }
