@@ -7,6 +7,7 @@
 
 #include "campaign/campaign_file_sections.hpp"
 #include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace campaign::detail {
 
@@ -18,105 +19,6 @@ constexpr std::string_view k_window_keys[] = {"timezone", "days", "from", "to"};
 constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 constexpr std::string_view k_full_day_names[] = {"sunday",   "monday", "tuesday", "wednesday",
                                                  "thursday", "friday", "saturday"};
-
-// Reads fixed-width fields left to right; every read fails once one has.
-class Cursor {
-public:
-    explicit Cursor(std::string_view text) : m_text(text) {}
-    // Reads exactly `count` digits.
-    int digits(size_t count) {
-        int value = 0;
-        for (size_t i = 0; i < count; ++i) {
-            if (m_pos >= m_text.size() || !std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) {
-                m_ok = false;
-                return 0;
-            }
-            value = value * 10 + (m_text[m_pos++] - '0');
-        }
-        return value;
-    }
-    // Consumes `c` when it comes next.
-    bool skip(char c) {
-        if (m_pos < m_text.size() && m_text[m_pos] == c) {
-            ++m_pos;
-            return true;
-        }
-        return false;
-    }
-    char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
-    void expect(char c) { m_ok = skip(c) && m_ok; }
-    bool ok() const { return m_ok; }
-    bool done() const { return m_pos == m_text.size(); }
-
-private:
-    std::string_view m_text;
-    size_t m_pos = 0;
-    bool m_ok = true;
-};
-
-// Parses "2026-12-01T09:00:00+05:30" (seconds, fraction optional; offset "Z", "±HH:MM",
-// "±HHMM" or "±HH"). Returns an error message on failure.
-util::Result<std::chrono::system_clock::time_point> parse_timestamp(std::string_view text) {
-    using namespace std::chrono;
-    Cursor c(text);
-    const int y = c.digits(4);
-    c.expect('-');
-    const int mo = c.digits(2);
-    c.expect('-');
-    const int d = c.digits(2);
-    if (!(c.skip('T') || c.skip('t') || c.skip(' '))) {
-        return util::fail("is not a date and time like 2026-12-01T09:00:00+05:30");
-    }
-    const int h = c.digits(2);
-    c.expect(':');
-    const int mi = c.digits(2);
-    int s = 0;
-    long long ms = 0;
-    if (c.skip(':')) {
-        s = c.digits(2);
-        if (c.skip('.')) {
-            // Milliseconds are enough; further digits are read and dropped.
-            for (int scale = 100; std::isdigit(static_cast<unsigned char>(c.peek())); scale /= 10) {
-                ms += scale * c.digits(1);
-            }
-        }
-    }
-    int offset_minutes = 0;
-    if (c.ok() && !(c.skip('Z') || c.skip('z'))) {
-        const char sign = c.peek();
-        if (sign != '+' && sign != '-') {
-            return util::fail("has no UTC offset: add Z or one like +05:30");
-        }
-        c.skip(sign);
-        const int oh = c.digits(2);
-        const int om = (c.skip(':') || !c.done()) ? c.digits(2) : 0;
-        offset_minutes = (sign == '-' ? -1 : 1) * (oh * 60 + om);
-        if (oh > 23 || om > 59) {
-            return util::fail("has an impossible UTC offset");
-        }
-    }
-    const year_month_day date{year(y), month(static_cast<unsigned>(mo)), day(static_cast<unsigned>(d))};
-    if (!c.ok() || !c.done() || !date.ok() || h > 23 || mi > 59 || s > 59) {
-        return util::fail("is not a date and time like 2026-12-01T09:00:00+05:30");
-    }
-    return system_clock::time_point(sys_days(date) + hours(h) + minutes(mi) + seconds(s) + milliseconds(ms) -
-                                    minutes(offset_minutes));
-}
-
-// Parses "HH:MM" (or "H:MM", or "24:00" for the end of the day) into minutes after midnight.
-std::optional<int> parse_clock(std::string_view text) {
-    Cursor c(text);
-    int h = c.digits(1);
-    if (std::isdigit(static_cast<unsigned char>(c.peek()))) {
-        h = h * 10 + c.digits(1);
-    }
-    c.expect(':');
-    const int m = c.digits(2);
-    if (!c.ok() || !c.done() || m > 59 || h > 24 || (h == 24 && m != 0)) {
-        return std::nullopt;
-    }
-    return h * 60 + m;
-}
 
 // A zone is known when tzdata has a file for it; the name cannot climb out of the folder.
 bool known_timezone(const std::string& name) {
@@ -167,8 +69,8 @@ void read_window(const Section& s, Schedule& out) {
     constexpr int k_bad = -1;
     auto from_text = w.text("from");
     auto to_text = w.text("to");
-    const int from = from_text ? parse_clock(*from_text).value_or(k_bad) : window.from_minute;
-    const int to = to_text ? parse_clock(*to_text).value_or(k_bad) : window.to_minute;
+    const int from = from_text ? util::parse_time_of_day(*from_text).value_or(k_bad) : window.from_minute;
+    const int to = to_text ? util::parse_time_of_day(*to_text).value_or(k_bad) : window.to_minute;
     const bool from_ok = from != k_bad && from != 24 * 60;
     if (!from_ok) {
         w.problem("from", "expected a time of day like 09:00, got " + in_quotes(from_text.value_or("")));
@@ -196,7 +98,7 @@ void read_schedule(const Section& root, Schedule& out) {
         return;
     }
     if (auto text = section->text("start_at")) {
-        auto at = parse_timestamp(*text);
+        auto at = util::parse_timestamp(*text, util::TimestampSyntax::relaxed);
         if (at) {
             out.start_at = *at;
         } else {

@@ -7,10 +7,12 @@
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
+#include "cli/stream.hpp"
 
 namespace cli {
 
 int run(int argc, char** argv) {
+    keep_standard_streams_open();
     CLI::App app{"wacamp " WACAMP_VERSION " — batch campaigns for the WhatsApp messaging automation service", "wacamp"};
     app.set_version_flag("--version", "wacamp " WACAMP_VERSION);
     app.require_subcommand(1);

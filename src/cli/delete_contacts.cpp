@@ -34,10 +34,9 @@ int exit_code_of(const runner::CleanupSummary& summary) {
     if (summary.batches_failed == 0) {
         return k_exit_done;
     }
-    return summary.refused || summary.error.find("HTTP 401") != std::string::npos ||
-                   summary.error.find("HTTP 403") != std::string::npos
-               ? k_exit_stopped
-               : k_exit_failures;
+    // Refused credentials (401, 403, Meta's auth codes) or a failed certificate: the batch
+    // cause, never the words of the answer, which the service writes.
+    return summary.refused ? k_exit_stopped : k_exit_failures;
 }
 
 void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& summary, const std::string& path,

@@ -1,30 +1,29 @@
 #pragma once
-// Printing to the user, with secrets masked. Only cli/ prints. run, resume and delete-contacts
-// print through one Output, which writes either text for people or JSON Lines for log
-// collectors (--log-format); the other commands use the print_* functions (text).
+// Printing to the user, with secrets masked. Only cli/ prints. Diagnostics (errors, warnings,
+// notices, progress lines) go through Output's spdlog logger, whose sinks write text for
+// people or JSON Lines for log collectors (--log-format); Output itself writes what is not a
+// log line: the command's result on stdout, the question and the live progress line.
 
-#include <fmt/core.h>
+#include <spdlog/fwd.h>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
 #include "cli/exit_code.hpp"
+#include "cli/log_format.hpp"
 #include "util/redact.hpp"
 
 namespace cli {
 
-enum class LogFormat { text, json };
-enum class Level { info, warning, error };
+class Stream;
 
 // Where an Output writes: the process's stdout and stderr, or files in tests.
 struct Streams {
     std::FILE* out = stdout;
     std::FILE* err = stderr;
 };
-
-// The format named `name`: "json", else text.
-LogFormat log_format_of(std::string_view name);
 
 // Every line a command writes. Text is what people read ("wacamp: warning: …"); json is one
 // object per line, {"time", "level", "event", "message", …}, secrets masked in every string.
@@ -36,13 +35,15 @@ public:
 
     // The format chosen with --log-format.
     LogFormat format() const { return m_format; }
-    // Registers `secret` to be masked in everything printed, in every form util::Redactor
-    // knows (JSON-escaped inside a rendered message body, URL-encoded, …).
+    // Registers `secret` to be masked in everything printed or logged, in every form
+    // util::Redactor knows (JSON-escaped inside a rendered message body, URL-encoded, …).
     void add_secret(const std::string& secret);
-    // The secrets registered so far, for text printed without an Output (validate).
-    const util::Redactor& redactor() const { return m_redactor; }
+    // The secrets registered so far, for results printed without an Output (validate).
+    const util::Redactor& redactor() const { return *m_redactor; }
     // Whether progress may be drawn as a live line redrawn in place: text, stderr a terminal.
     bool live_lines() const { return m_live; }
+    // The logger the diagnostics below go through, for code that reports as it works.
+    spdlog::logger& logger() { return *m_logger; }
 
     // An error that ends the command with `code`: "wacamp: error: MESSAGE", or an error object
     // with `exit_code`.
@@ -54,6 +55,8 @@ public:
     void warning(std::string_view message);
     // "wacamp: MESSAGE" ("continuing from …"), or a notice object.
     void notice(std::string_view message);
+    // The same, with its own text form (the sandbox's lines say "sandbox: …").
+    void notice(std::string_view message, std::string_view text);
     // One progress report: `line` as a live line (live_lines()) or "wacamp: progress: LINE";
     // json: a progress object with `line` as its message and `fields`.
     void progress(std::string_view line, const nlohmann::ordered_json& fields);
@@ -66,34 +69,19 @@ public:
     void clear_line();
 
 private:
-    // Returns `text` as text output shows it: secrets masked, control characters and escape
-    // sequences (from the service, the CSV) escaped, line breaks kept.
-    std::string shown(std::string_view text) const;
-    // Writes `text` on `stream` unless it failed before; marks it failed when the write fails.
-    void put(std::FILE* stream, std::string_view text);
-    // Writes `fields` as one JSON line on `stream`, after "time", "level" and "event".
-    void json_line(std::FILE* stream, Level level, std::string_view event, const nlohmann::ordered_json& fields);
-
     LogFormat m_format;
-    Streams m_streams;
-    util::Redactor m_redactor;
+    std::shared_ptr<util::Redactor> m_redactor;  // shared with the logger's formatters
+    std::shared_ptr<Stream> m_out;
+    std::shared_ptr<Stream> m_err;  // shared with the logger's sink, which clears the live line
+    std::shared_ptr<spdlog::logger> m_logger;
     bool m_live;
-    bool m_line_showing = false;
-    bool m_out_broken = false;
-    bool m_err_broken = false;
 };
 
-// Prints "wacamp: error: MESSAGE" on stderr, secrets masked, control characters escaped
-// (line breaks kept). These print_* functions never throw: a failed write is ignored.
+// Prints "wacamp: error: MESSAGE" on stderr through a text logger, secrets masked, control
+// characters escaped (line breaks kept). Never throws: a failed write is ignored.
 void print_error(const util::Redactor& redactor, std::string_view message);
-
-// Prints "wacamp: warning: MESSAGE" on stderr, like print_error.
-void print_warning(const util::Redactor& redactor, std::string_view message);
 
 // Prints `text` on stdout, secrets masked. Returns false when stdout failed (errno says why).
 bool print_out(const util::Redactor& redactor, std::string_view text);
-
-// Prints `text` on stderr as it is.
-void print_err(std::string_view text);
 
 }  // namespace cli

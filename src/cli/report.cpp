@@ -1,5 +1,6 @@
 // wacamp report: summaries and exports of a result log.
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
@@ -33,86 +34,85 @@ bool is_the_log(const ReportOptions& opts) {
 }
 
 // Says that `file` cannot be written, with the OS reason; returns the exit code.
-int cannot_write(const util::Redactor& redactor, const std::string& file) {
-    print_error(redactor, fmt::format("cannot write {}: {}", file, std::strerror(errno)));
+int cannot_write(Output& out, const std::string& file) {
+    out.error(fmt::format("cannot write {}: {}", file, std::strerror(errno)), k_exit_bad_input);
     return k_exit_bad_input;
 }
 
 // Writes `text` to --output, or to stdout without it.
-int emit(const ReportOptions& opts, const std::string& text, const util::Redactor& redactor) {
+int emit(const ReportOptions& opts, const std::string& text, Output& out) {
     if (opts.output.empty()) {
-        return print_out(redactor, text) ? k_exit_done : cannot_write(redactor, "standard output");
+        return print_out(out.redactor(), text) ? k_exit_done : cannot_write(out, "standard output");
     }
     std::ofstream file(opts.output, std::ios::binary | std::ios::trunc);
     if (!file) {
-        return cannot_write(redactor, opts.output);
+        return cannot_write(out, opts.output);
     }
     file << text;
     if (!file.flush()) {
-        return cannot_write(redactor, opts.output);
+        return cannot_write(out, opts.output);
     }
     return k_exit_done;
 }
 
-int emit_csv(const ReportOptions& opts, const util::Redactor& redactor) {
+int emit_csv(const ReportOptions& opts, Output& diagnostics) {
     auto index = report::index_log(opts.results);
     if (!index) {
-        print_error(redactor, index.error().message);
+        diagnostics.error(index.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
     // The CSV has no place for warnings: they go to stderr.
     for (const auto& w : index->warnings) {
-        print_warning(redactor, w);
+        diagnostics.warning(w);
     }
     const auto shown = static_cast<std::int64_t>(index->warnings.size());
     if (index->warning_count > shown) {
-        print_warning(redactor, fmt::format("{} more warnings not shown", index->warning_count - shown));
+        diagnostics.warning(fmt::format("{} more warnings not shown", index->warning_count - shown));
     }
     std::ofstream file;
     if (!opts.output.empty()) {
         file.open(opts.output, std::ios::binary | std::ios::trunc);
         if (!file) {
-            return cannot_write(redactor, opts.output);
+            return cannot_write(diagnostics, opts.output);
         }
     }
     std::ostream& out = opts.output.empty() ? std::cout : file;
     auto written = report::write_csv(*index, out);
     if (!written) {
         if (out) {
-            print_error(redactor, written.error().message);  // the log, not the output
+            diagnostics.error(written.error().message, k_exit_bad_input);  // the log, not the output
             return k_exit_bad_input;
         }
-        return cannot_write(redactor, opts.output.empty() ? "standard output" : opts.output);
+        return cannot_write(diagnostics, opts.output.empty() ? "standard output" : opts.output);
     }
     return k_exit_done;
 }
 
 int run_report(const ReportOptions& opts) {
-    util::Redactor redactor;  // a result log holds no secrets; kept for the one way to print
+    Output out(LogFormat::text);  // a result log holds no secrets; masked all the same
     if (is_the_log(opts)) {
-        print_error(redactor, fmt::format("--output {} is the result log itself; choose another "
-                                          "file",
-                                          opts.output));
+        out.error(fmt::format("--output {} is the result log itself; choose another file", opts.output),
+                  k_exit_bad_input);
         return k_exit_bad_input;
     }
     if (opts.format == "csv") {
-        return emit_csv(opts, redactor);
+        return emit_csv(opts, out);
     }
     auto summary = report::summarize(opts.results);
     if (!summary) {
-        print_error(redactor, summary.error().message);
+        out.error(summary.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
     if (opts.format == "html") {
         auto page = report::format_html(*summary);
         if (!page) {
-            print_error(redactor, page.error().message);
+            out.error(page.error().message, k_exit_bad_input);
             return k_exit_bad_input;
         }
-        return emit(opts, *page, redactor);
+        return emit(opts, *page, out);
     }
     const bool json = opts.format == "json";
-    return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary), redactor);
+    return emit(opts, json ? report::format_json(*summary) : report::format_text(*summary), out);
 }
 
 }  // namespace

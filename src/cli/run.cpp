@@ -14,7 +14,7 @@
 #include "runner/dry_run.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
-#include "util/duration.hpp"
+#include "util/time.hpp"
 
 namespace cli {
 
@@ -88,9 +88,9 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  invalid: {}\n", p);
     }
     const auto& n = report->counts;
-    text +=
-        fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n", n[Status::dry_run],
-                    n[Status::invalid], n[Status::skipped], n.total(), util::format_duration(report->duration));
+    text += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
+                        n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
+                        util::format_duration(report->duration, util::DurationStyle::compact));
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
                {{"message", headline},

@@ -3,14 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
-#include <cstdio>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/output.hpp"
 #include "sandbox/options.hpp"
 #include "sandbox/server.hpp"
 #include "sandbox/validation.hpp"
@@ -65,8 +66,9 @@ std::string summary(const std::array<long, sandbox::k_outcome_count>& counts) {
 enum class SeedNote { quiet, print };
 
 // Serves until SIGINT or SIGTERM. The signals are blocked in every thread and taken by one
-// waiter with sigwait, so stopping happens outside a signal handler.
-int serve(SandboxCommand& cmd, SeedNote seed_note) {
+// waiter with sigwait, so stopping happens outside a signal handler. Every line goes through
+// `out`, so a closed stdout or stderr is harmless.
+int serve(SandboxCommand& cmd, SeedNote seed_note, Output& out) {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
@@ -75,13 +77,15 @@ int serve(SandboxCommand& cmd, SeedNote seed_note) {
 
     auto server = sandbox::Server::bind(cmd.options);
     if (!server) {
-        fmt::print(stderr, "wacamp: error: {}\n", server.error().message);
+        out.error(server.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
-    fmt::print("listening on http://127.0.0.1:{}\n", (*server)->port());
-    std::fflush(stdout);
+    const int port = (*server)->port();
+    const auto listening = fmt::format("listening on http://127.0.0.1:{}", port);
+    out.result(Level::info, "listening", listening + "\n", {{"message", listening}, {"port", port}});
     if (seed_note == SeedNote::print) {
-        fmt::print(stderr, "sandbox: seed {} (pass --seed to repeat a run)\n", cmd.options.faults.seed);
+        const auto note = fmt::format("sandbox: seed {} (pass --seed to repeat a run)", cmd.options.faults.seed);
+        out.notice(note, note + "\n");
     }
 
     std::atomic<bool> signalled{false};
@@ -97,55 +101,52 @@ int serve(SandboxCommand& cmd, SeedNote seed_note) {
     }
     waiter.join();
 
-    fmt::print(stderr, "{}\n", summary((*server)->counts()));
+    const auto counts = summary((*server)->counts());
+    out.notice(counts, counts + "\n");
     if (!served) {
-        fmt::print(stderr, "wacamp: error: {}\n", served.error().message);
+        out.error(served.error().message, k_exit_stopped);
         return k_exit_stopped;
     }
     if (auto error = (*server)->journal_error()) {
-        fmt::print(stderr, "wacamp: error: {}\n", *error);
+        out.error(*error, k_exit_failures);
         return k_exit_failures;
     }
     return k_exit_done;
 }
 
-}  // namespace
-
-Action add_sandbox(CLI::App& app) {
-    auto cmd = std::make_shared<SandboxCommand>();
-    auto& opts = cmd->options;
-    auto& faults = opts.faults;
-    auto* sub = app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
-    sub->footer(
-        "The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
-        "Runs until SIGINT or SIGTERM.");
-
-    sub->add_option("--port", opts.port, "Port on 127.0.0.1 (0: a free one)")
+// Adds where and how the sandbox listens, and what it accepts.
+void add_server_options(CLI::App& sub, SandboxCommand& cmd) {
+    auto& opts = cmd.options;
+    sub.add_option("--port", opts.port, "Port on 127.0.0.1 (0: a free one)")
         ->check(CLI::Range(0, 65535))
         ->capture_default_str();
-    sub->add_option("--journal", opts.journal_path, "Append one JSON line per request to this file");
-    sub->add_option("--templates", opts.templates_path,
-                    "Serve these template records (a JSON array, or {\"data\": [...]})");
-    sub->add_option("--api-key", opts.api_key, "The API key to accept")
+    sub.add_option("--journal", opts.journal_path, "Append one JSON line per request to this file");
+    sub.add_option("--templates", opts.templates_path,
+                   "Serve these template records (a JSON array, or {\"data\": [...]})");
+    sub.add_option("--api-key", opts.api_key, "The API key to accept")
         ->envname("WACAMP_SANDBOX_API_KEY")
         ->capture_default_str();
-    sub->add_option("--access-token", opts.access_token, "The Bearer token to accept")
+    sub.add_option("--access-token", opts.access_token, "The Bearer token to accept")
         ->envname("WACAMP_SANDBOX_ACCESS_TOKEN")
         ->capture_default_str();
-    sub->add_option("--require-key-in", cmd->key_in,
-                    "Where the API key must be (default either: one place, any present right)")
+    sub.add_option("--require-key-in", cmd.key_in,
+                   "Where the API key must be (default either: one place, any present right)")
         ->check(CLI::IsMember({"either", "header", "query", "both"}).description(""))
         ->option_text("either|header|query|both");
-    sub->add_option("--threads", opts.threads, "Worker threads (one per open connection)")
+    sub.add_option("--threads", opts.threads, "Worker threads (one per open connection)")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
-    cmd->seed = sub->add_option("--seed", faults.seed, "Seed of every random fault decision");
+    cmd.seed = sub.add_option("--seed", opts.faults.seed, "Seed of every random fault decision");
+}
 
-    auto* group = sub->add_option_group("faults", "Fault injection (send-message only unless said)");
+// Adds the fault-injection options, in their own group of the help.
+void add_fault_options(CLI::App& sub, SandboxCommand& cmd) {
+    auto& faults = cmd.options.faults;
+    auto* group = sub.add_option_group("faults", "Fault injection (send-message only unless said)");
     group->add_option("--rate-limit", faults.rate_limit, "Throttle sends beyond N in any sliding second")
         ->check(CLI::NonNegativeNumber);
     group
-        ->add_option("--rate-limit-style", cmd->rate_limit_style,
+        ->add_option("--rate-limit-style", cmd.rate_limit_style,
                      "HTTP 429 (default) or 400 for a throttled send; code 130429 either way")
         ->check(CLI::IsMember({"http429", "meta400"}).description(""))
         ->option_text("http429|meta400");
@@ -163,48 +164,68 @@ Action add_sandbox(CLI::App& app) {
                      "Share of sends on a reused kept-alive connection that are delivered and then "
                      "get no answer (the connection is closed)")
         ->check(CLI::Range(0.0, 1.0));
-    group->add_option("--latency", cmd->latency_ms, "Milliseconds added before answering any request")
+    group->add_option("--latency", cmd.latency_ms, "Milliseconds added before answering any request")
         ->check(CLI::Range(0LL, 600'000LL));
-    group->add_option("--latency-jitter", cmd->jitter_ms, "Plus up to this many milliseconds, uniformly")
+    group->add_option("--latency-jitter", cmd.jitter_ms, "Plus up to this many milliseconds, uniformly")
         ->check(CLI::Range(0LL, 600'000LL));
     group
         ->add_option("--reject-number", faults.reject_numbers,
                      "This wa_id is always answered 400, code 131026 (repeatable)")
         ->allow_extra_args(false);
     group
-        ->add_option("--auth-fail-after", cmd->auth_fail_after,
+        ->add_option("--auth-fail-after", cmd.auth_fail_after,
                      "After N accepted sends every request gets 401, code 190")
         ->check(CLI::NonNegativeNumber);
-    group->add_option("--spam-limit-after", cmd->spam_limit_after, "After N accepted sends, sends get 400, code 131048")
+    group->add_option("--spam-limit-after", cmd.spam_limit_after, "After N accepted sends, sends get 400, code 131048")
         ->check(CLI::NonNegativeNumber);
+}
 
-    return [cmd] {
-        const std::map<std::string, sandbox::KeyIn> key_in{{"either", sandbox::KeyIn::either},
-                                                           {"header", sandbox::KeyIn::header},
-                                                           {"query", sandbox::KeyIn::query},
-                                                           {"both", sandbox::KeyIn::both}};
-        cmd->options.require_key_in = key_in.at(cmd->key_in);
-        auto& f = cmd->options.faults;
-        f.rate_limit_style =
-            cmd->rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400 : sandbox::RateLimitStyle::http429;
-        f.latency = std::chrono::milliseconds(cmd->latency_ms);
-        f.latency_jitter = std::chrono::milliseconds(cmd->jitter_ms);
-        if (cmd->auth_fail_after >= 0) {
-            f.auth_fail_after = cmd->auth_fail_after;
-        }
-        if (cmd->spam_limit_after >= 0) {
-            f.spam_limit_after = cmd->spam_limit_after;
-        }
-        if (auto problem = check(*cmd)) {
-            fmt::print(stderr, "wacamp: error: {}\n", *problem);
-            return static_cast<int>(k_exit_bad_input);
-        }
-        const bool random_seed = cmd->seed->count() == 0;
-        if (random_seed) {
-            f.seed = std::random_device{}();
-        }
-        return serve(*cmd, random_seed ? SeedNote::print : SeedNote::quiet);
-    };
+// Turns the parsed option strings and numbers into the sandbox's options.
+void apply_parsed(SandboxCommand& cmd) {
+    const std::map<std::string, sandbox::KeyIn> key_in{{"either", sandbox::KeyIn::either},
+                                                       {"header", sandbox::KeyIn::header},
+                                                       {"query", sandbox::KeyIn::query},
+                                                       {"both", sandbox::KeyIn::both}};
+    cmd.options.require_key_in = key_in.at(cmd.key_in);
+    auto& f = cmd.options.faults;
+    f.rate_limit_style =
+        cmd.rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400 : sandbox::RateLimitStyle::http429;
+    f.latency = std::chrono::milliseconds(cmd.latency_ms);
+    f.latency_jitter = std::chrono::milliseconds(cmd.jitter_ms);
+    if (cmd.auth_fail_after >= 0) {
+        f.auth_fail_after = cmd.auth_fail_after;
+    }
+    if (cmd.spam_limit_after >= 0) {
+        f.spam_limit_after = cmd.spam_limit_after;
+    }
+}
+
+// Checks the options, draws a seed when none was given, and serves.
+int run_sandbox(SandboxCommand& cmd) {
+    Output out(LogFormat::text);
+    apply_parsed(cmd);
+    if (auto problem = check(cmd)) {
+        out.error(*problem, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    const bool random_seed = cmd.seed->count() == 0;
+    if (random_seed) {
+        cmd.options.faults.seed = std::random_device{}();
+    }
+    return serve(cmd, random_seed ? SeedNote::print : SeedNote::quiet, out);
+}
+
+}  // namespace
+
+Action add_sandbox(CLI::App& app) {
+    auto cmd = std::make_shared<SandboxCommand>();
+    auto* sub = app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
+    sub->footer(
+        "The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
+        "Runs until SIGINT or SIGTERM.");
+    add_server_options(*sub, *cmd);
+    add_fault_options(*sub, *cmd);
+    return [cmd] { return run_sandbox(*cmd); };
 }
 
 }  // namespace cli

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "util/duration.hpp"
 #include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace cli {
 
@@ -86,8 +86,8 @@ std::string headline(const campaign::Campaign& c, const runner::SendReport& r) {
     std::string how = r.reason == queue::StopReason::completed ? "completed"
                       : r.reason == queue::StopReason::limit   ? "stopped at --limit"
                                                                : "STOPPED";
-    return fmt::format("{}: {} in {} ({} sent this run)", c.name, how, util::format_duration(r.duration),
-                       r.sent_this_run);
+    return fmt::format("{}: {} in {} ({} sent this run)", c.name, how,
+                       util::format_duration(r.duration, util::DurationStyle::compact), r.sent_this_run);
 }
 
 // Why it stopped early; empty when it did not.

@@ -1,5 +1,6 @@
 // wacamp templates: list the account's message templates.
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
@@ -88,19 +89,19 @@ void print_table(const std::vector<service::TemplateInfo>& rows, const util::Red
 }
 
 int list_templates(const TemplatesOptions& opts) {
-    util::Redactor redactor;
+    Output out(LogFormat::text);
     auto config = service_config(opts);
     if (!config) {
-        print_error(redactor, config.error().message);
+        out.error(config.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
-    redactor.add(config->api_key);
-    redactor.add(config->access_token);
+    out.add_secret(config->api_key);
+    out.add_secret(config->access_token);
     for (const auto& [name, value] : config->headers) {
-        redactor.add(value);  // extra headers may carry tokens too
+        out.add_secret(value);  // extra headers may carry tokens too
     }
     if (service::insecure_http(config->base_url)) {
-        print_warning(redactor, service::insecure_http_warning(config->base_url));
+        out.warning(service::insecure_http_warning(config->base_url));
     }
 
     service::CurlTransport transport({.ca_file = config->ca_file, .max_connections = 2});
@@ -121,41 +122,42 @@ int list_templates(const TemplatesOptions& opts) {
 
     const std::string where = service::redacted_url(config->base_url);
     if (outcome.cause == service::Cause::auth) {
-        print_error(redactor, fmt::format("the service at {} refused the credentials ({}); check "
-                                          "the API key",
-                                          where, outcome.error));
+        out.error(
+            fmt::format("the service at {} refused the credentials ({}); check the API key", where, outcome.error),
+            k_exit_stopped);
         return k_exit_stopped;
     }
     if (outcome.cause == service::Cause::tls) {
-        print_error(redactor, fmt::format("{}: {}; trust its CA with service.ca_file, or fix the server's "
-                                          "certificate",
-                                          where, outcome.error));
+        out.error(fmt::format("{}: {}; trust its CA with service.ca_file, or fix the server's certificate", where,
+                              outcome.error),
+                  k_exit_stopped);
         return k_exit_stopped;
     }
     if (!outcome.sent()) {
-        print_error(redactor, fmt::format("could not list templates from {} ({} attempt{}): {}", where, attempts,
-                                          attempts == 1 ? "" : "s", outcome.error));
+        out.error(fmt::format("could not list templates from {} ({} attempt{}): {}", where, attempts,
+                              attempts == 1 ? "" : "s", outcome.error),
+                  k_exit_failures);
         return k_exit_failures;
     }
     const std::string& body = std::get<service::HttpResponse>(completion.result).body;
     if (opts.json) {
         auto text = service::templates_json(body);
         if (!text) {
-            print_error(redactor, text.error().message);
+            out.error(text.error().message, k_exit_failures);
             return k_exit_failures;
         }
-        print_out(redactor, *text + "\n");
+        print_out(out.redactor(), *text + "\n");
         return k_exit_done;
     }
     auto rows = service::parse_templates(body);
     if (!rows) {
-        print_error(redactor, rows.error().message);
+        out.error(rows.error().message, k_exit_failures);
         return k_exit_failures;
     }
     if (!opts.status.empty()) {
         std::erase_if(*rows, [&](const auto& t) { return t.status != opts.status; });
     }
-    print_table(*rows, redactor);
+    print_table(*rows, out.redactor());
     return k_exit_done;
 }
 

@@ -8,9 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "results/timestamp.hpp"
-#include "util/duration.hpp"
-#include "util/time_text.hpp"
+#include "util/time.hpp"
 
 namespace cli {
 
@@ -42,7 +40,7 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
     if (f.remaining) {
         line += fmt::format(" · remaining {}", *f.remaining);
         if (f.eta) {
-            line += " · ETA " + util::format_duration(*f.eta);
+            line += " · ETA " + util::format_duration(*f.eta, util::DurationStyle::compact);
         }
     }
     // "in flight 97/125": the requests out and the most the queue allows now (auto's window).
@@ -60,7 +58,7 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
             line += " until " + util::format_wall_time(*p.paused_until, std::chrono::system_clock::now());
         }
     }
-    return line + " · " + util::format_duration(f.elapsed);
+    return line + " · " + util::format_duration(f.elapsed, util::DurationStyle::compact);
 }
 
 nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& f) {
@@ -80,7 +78,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& 
             {"paused", !p.pause_reason.empty()},
             {"pause_reason", p.pause_reason.empty() ? ordered_json() : ordered_json(p.pause_reason)},
             {"paused_until", p.paused_until && !p.pause_reason.empty()
-                                 ? ordered_json(results::format_timestamp(*p.paused_until))
+                                 ? ordered_json(util::format_timestamp(*p.paused_until))
                                  : ordered_json()},
             {"elapsed_ms", f.elapsed.count()}};
 }

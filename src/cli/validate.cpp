@@ -30,8 +30,8 @@ int validate(const ValidateOptions& opts) {
     const auto& redactor = text.redactor();
     auto stream = campaign::RecipientStream::open(*c);
     if (!stream) {
-        print_err(redactor.apply(stream.error().message) + "\n");
-        print_error(redactor, path + " is not usable");
+        const auto& problem = stream.error().message;
+        text.error(problem, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable\n", problem, path));
         return k_exit_bad_input;
     }
     std::optional<runner::MediaReport> media;
@@ -42,7 +42,8 @@ int validate(const ValidateOptions& opts) {
         }
         stream = campaign::RecipientStream::open(*c, {}, {.media = &media->verdicts});
         if (!stream) {
-            print_err(redactor.apply(stream.error().message) + "\n");
+            const auto& problem = stream.error().message;
+            text.error(problem, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable\n", problem, path));
             return k_exit_bad_input;
         }
     }
@@ -70,8 +71,9 @@ int validate(const ValidateOptions& opts) {
     }
     if (!more) {
         print_out(redactor, out);
-        print_err(redactor.apply(more.error().message) + "\n");
-        print_error(redactor, path + " could not be checked to the end");
+        const auto& problem = more.error().message;
+        text.error(problem, k_exit_bad_input,
+                   fmt::format("{}\nwacamp: error: {} could not be checked to the end\n", problem, path));
         return k_exit_bad_input;
     }
     out += fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}\n", path, rows, ok, invalid, duplicates,

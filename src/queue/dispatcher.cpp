@@ -6,7 +6,7 @@
 #include "queue/daily_cap.hpp"
 #include "queue/retry_policy.hpp"
 #include "service/requests.hpp"
-#include "util/duration.hpp"
+#include "util/time.hpp"
 
 namespace queue {
 
@@ -177,7 +177,8 @@ void Dispatcher::check_throttled(Steady now) {
         return;
     }
     std::string message = "the service has throttled every request for " +
-                          util::format_duration(std::chrono::duration_cast<milliseconds>(now - *m_throttled_since)) +
+                          util::format_duration(std::chrono::duration_cast<milliseconds>(now - *m_throttled_since),
+                                                util::DurationStyle::compact) +
                           " (abort.max_throttled)";
     if (!m_last_throttle.empty()) {
         message += "; last answer: " + m_last_throttle;

@@ -8,8 +8,8 @@
 
 #include "report/open_log.hpp"
 #include "results/replay.hpp"
-#include "results/timestamp.hpp"
 #include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace report {
 
@@ -89,7 +89,7 @@ void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a, CsvCo
     append_field(out, a.wa_id);
     fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,", a.attempt);
     append_field(out, k_in_flight_error);
-    fmt::format_to(std::back_inserter(out), ",{}", results::format_timestamp(a.at));
+    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(a.at));
     append_content(out, content, nullptr);
     out.push_back('\n');
 }
@@ -111,7 +111,7 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
     }
     out.push_back(',');
     append_field(out, r.error);
-    fmt::format_to(std::back_inserter(out), ",{}", results::format_timestamp(r.at));
+    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(r.at));
     append_content(out, content, &r);
     out.push_back('\n');
 }

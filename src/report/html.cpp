@@ -6,6 +6,7 @@
 #include "report/html_chart.hpp"
 #include "report/html_sections.hpp"
 #include "report/text_cells.hpp"
+#include "util/time.hpp"
 
 namespace report {
 
@@ -107,7 +108,8 @@ void add_figures(std::string& out, const Summary& s) {
         shares.push_back({std::string(html_status_label(status)), html_status_class(status), n});
     }
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
-    add_tile(out, "", "Duration", format_duration(span), fmt::format("{} of sending", format_duration(s.sending_span)));
+    add_tile(out, "", "Duration", util::format_duration(span, util::DurationStyle::report),
+             fmt::format("{} of sending", util::format_duration(s.sending_span, util::DurationStyle::report)));
     add_tile(out, "", "Send rate", s.send_rate ? fmt::format("{:.2f}/s", *s.send_rate) : "–",
              fmt::format("{} sent results", group_digits(s.sent_results)));
     add_tile(out, "", "Requests", group_digits(s.attempts),

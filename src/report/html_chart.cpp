@@ -7,6 +7,7 @@
 
 #include "report/html.hpp"
 #include "report/text_cells.hpp"
+#include "util/time.hpp"
 
 namespace report {
 
@@ -101,7 +102,7 @@ void add_x_axis(std::string& out, util::Millis span) {
         out += fmt::format(R"(<line class="tick" x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}"/>)", x, k_plot_bottom,
                            k_plot_bottom + 4);
         out += fmt::format(R"(<text class="axis" x="{:.1f}" y="{}" text-anchor="middle">{}</text>)", x,
-                           k_plot_bottom + 18, elapsed_label(t));
+                           k_plot_bottom + 18, util::format_duration(t, util::DurationStyle::axis));
     }
 }
 
@@ -153,27 +154,6 @@ void add_lines(std::string& out, const Chart& chart, double top, std::size_t n) 
 }
 
 }  // namespace
-
-std::string elapsed_label(util::Millis elapsed) {
-    auto ms = std::max<std::int64_t>(elapsed.count(), 0);
-    if (ms == 0) {
-        return "0";
-    }
-    if (ms < 1000) {
-        return fmt::format("{}ms", ms);
-    }
-    const std::int64_t s = ms / 1000;
-    const std::array<std::pair<std::int64_t, char>, 4> units = {
-        {{s / 86400, 'd'}, {s / 3600 % 24, 'h'}, {s / 60 % 60, 'm'}, {s % 60, 's'}}};
-    std::string out;
-    for (const auto& [value, unit] : units) {
-        if (value == 0) {
-            continue;
-        }
-        out += out.empty() || unit == 'h' ? fmt::format("{}{}", value, unit) : fmt::format("{:02}{}", value, unit);
-    }
-    return out;
-}
 
 std::string svg_chart(const Chart& chart) {
     const std::size_t n = chart.series.empty() ? 0 : chart.series.front().values.size();

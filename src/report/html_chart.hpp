@@ -42,7 +42,4 @@ struct Share {
 // part with a tooltip "label: count (percent)"; an empty bar when all are zero.
 std::string svg_share_bar(const std::string& id, const std::vector<Share>& shares);
 
-// Returns `elapsed` as a compact axis label: "0", "45s", "2m", "1m30s", "1h05m", "2d3h".
-std::string elapsed_label(util::Millis elapsed);
-
 }  // namespace report

@@ -5,7 +5,7 @@
 #include "report/html_chart.hpp"
 #include "report/html_sections.hpp"
 #include "report/text_cells.hpp"
-#include "results/timestamp.hpp"
+#include "util/time.hpp"
 
 namespace report {
 
@@ -97,7 +97,7 @@ std::string html_status_class(Status status) {
 }
 
 std::string html_time(util::TimePoint t) {
-    std::string text = results::format_timestamp(t);  // "2026-11-21T09:30:00.123Z"
+    std::string text = util::format_timestamp(t);  // "2026-11-21T09:30:00.123Z"
     text[10] = ' ';
     return text.substr(0, 19) + " UTC";
 }
@@ -116,7 +116,7 @@ void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
         return;
     }
     const std::string since = html_time(t.origin());
-    const std::string width = elapsed_label(t.width());
+    const std::string width = util::format_duration(t.width(), util::DurationStyle::axis);
     out += R"(<section id="throughput"><h2>Sends per second</h2>)" + svg_chart(rate_chart(t));
     out += fmt::format(R"(<p class="note">Time since {}; each bar is {}: request outcomes )"
                        "recorded in it, per second.</p></section>\n",

@@ -31,7 +31,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/format.hpp"
-#include "results/timestamp.hpp"
+#include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace report {
 
@@ -48,7 +49,7 @@ json campaign_json(const results::CampaignHeader& h) {
     return {{"name", h.name},
             {"mode", results::to_string(h.mode)},
             {"version", h.version},
-            {"started_at", results::format_timestamp(h.started_at)},
+            {"started_at", util::format_timestamp(h.started_at)},
             {"campaign_file", h.campaign_file},
             {"campaign_sha256", h.campaign_sha256},
             {"recipients_file", h.recipients_file},
@@ -117,8 +118,8 @@ std::string format_json(const Summary& s) {
         {"counts", counts},
         {"in_flight", s.in_flight},
         {"errors", errors_json(s.errors)},
-        {"first_at", results::format_timestamp(s.first_at)},
-        {"last_at", results::format_timestamp(s.last_at)},
+        {"first_at", util::format_timestamp(s.first_at)},
+        {"last_at", util::format_timestamp(s.last_at)},
         {"duration_s", seconds(std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at))},
         {"attempts", s.attempts},
         {"sent_results", s.sent_results},
@@ -132,7 +133,7 @@ std::string format_json(const Summary& s) {
         {"warning_count", s.warning_count},
     };
     // A hand-edited log may hold bytes that are not UTF-8; replace rather than throw.
-    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return util::json_safe(out.dump(2, ' ', false, json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace report

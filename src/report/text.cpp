@@ -7,8 +7,8 @@
 
 #include "report/format.hpp"
 #include "report/text_cells.hpp"
-#include "results/timestamp.hpp"
 #include "util/text.hpp"
+#include "util/time.hpp"
 #include "util/utf8.hpp"
 
 namespace report {
@@ -38,12 +38,12 @@ void add_header(std::string& out, const Summary& s) {
     const bool dry = s.header.mode == results::Mode::dry_run;
     out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, one_line(s.header.name), dry ? " (dry run)" : "");
     out += fmt::format("{:<{}}{}\n", "Log", k_label_width, one_line(s.log_path));
-    out += fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width,
-                       results::format_timestamp(s.header.started_at), one_line(s.header.version),
-                       s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
+    out +=
+        fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width, util::format_timestamp(s.header.started_at),
+                    one_line(s.header.version), s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
     std::string last;
     if (s.ended && s.last_end) {
-        last = fmt::format("{} at {}", one_line(s.last_end->reason), results::format_timestamp(s.last_end->at));
+        last = fmt::format("{} at {}", one_line(s.last_end->reason), util::format_timestamp(s.last_end->at));
     } else {
         last = "no end record: the run is still going, or stopped abruptly";
     }
@@ -94,8 +94,8 @@ void add_timing(std::string& out, const Summary& s) {
     out += "\nTiming\n";
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
     line(out, "duration",
-         fmt::format("{}  ({} to {})", format_duration(span), results::format_timestamp(s.first_at),
-                     results::format_timestamp(s.last_at)));
+         fmt::format("{}  ({} to {})", util::format_duration(span, util::DurationStyle::report),
+                     util::format_timestamp(s.first_at), util::format_timestamp(s.last_at)));
     if (s.attempts == 0 && s.latency.count == 0) {
         line(out, "requests", "none");
         return;
@@ -103,7 +103,7 @@ void add_timing(std::string& out, const Summary& s) {
     std::string rate = s.send_rate ? fmt::format("{:.2f} sent/s", *s.send_rate) : "-";
     line(out, "send rate",
          fmt::format("{}  ({} sent in {} of sending)", rate, group_digits(s.sent_results),
-                     format_duration(s.sending_span)));
+                     util::format_duration(s.sending_span, util::DurationStyle::report)));
     line(out, "requests", fmt::format("{}, {} rate limited", group_digits(s.attempts), group_digits(s.rate_limited)));
     if (s.latency.count > 0) {
         line(out, "latency",

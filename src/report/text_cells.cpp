@@ -17,24 +17,6 @@ std::string group_digits(std::int64_t n) {
     return n < 0 ? "-" + out : out;
 }
 
-std::string format_duration(util::Millis d) {
-    const std::int64_t ms = std::max<std::int64_t>(d.count(), 0);
-    if (ms < 1'000) {
-        return fmt::format("{} ms", ms);
-    }
-    if (ms < 60'000) {
-        return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000.0);
-    }
-    const std::int64_t s = ms / 1000;
-    if (s < 3600) {
-        return fmt::format("{}m {:02}s", s / 60, s % 60);
-    }
-    if (s < 86'400) {
-        return fmt::format("{}h {:02}m {:02}s", s / 3600, s / 60 % 60, s % 60);
-    }
-    return fmt::format("{}d {:02}h {:02}m", s / 86'400, s / 3600 % 24, s / 60 % 60);
-}
-
 std::string table(const std::vector<std::array<std::string, 5>>& rows, std::initializer_list<Align> align) {
     std::array<std::size_t, 5> width{};
     for (const auto& row : rows) {

@@ -1,5 +1,6 @@
 #pragma once
-// Small text helpers for the text report: numbers, durations, cells, aligned tables.
+// Small text helpers for the text report: numbers, cells, aligned tables (durations are
+// util::format_duration's, DurationStyle::report).
 
 #include <array>
 #include <cstdint>
@@ -8,16 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "util/clock.hpp"
-
 namespace report {
 
 // Returns `n` with thousands separators: 1234567 → "1,234,567".
 std::string group_digits(std::int64_t n);
-
-// Returns `d` for a person: "350 ms", "4.2 s", "12m 03s", "2h 03m 04s", "3d 02h 10m".
-// Negative durations read as 0.
-std::string format_duration(util::Millis d);
 
 enum class Align { left, right };
 

@@ -1,7 +1,7 @@
 #include "results/json_line.hpp"
 
-#include "results/timestamp.hpp"
 #include "util/json_string.hpp"
+#include "util/time.hpp"
 
 namespace results {
 
@@ -41,10 +41,10 @@ void LineBuilder::add_int(std::string_view key, std::int64_t value) {
 
 void LineBuilder::add_time(std::string_view key, util::TimePoint value) {
     add_key(key);
-    char text[k_timestamp_length];
-    write_timestamp(value, text);
+    char text[util::k_timestamp_length];
+    util::write_timestamp(value, text);
     m_out.push_back('"');
-    m_out.append(text, text + k_timestamp_length);
+    m_out.append(text, text + util::k_timestamp_length);
     m_out.push_back('"');
 }
 

@@ -2,184 +2,20 @@
 #include <fmt/format.h>
 #include <array>
 
+#include "results/record_fields.hpp"
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
 #include "util/json_scan.hpp"
+#include "util/time.hpp"
 
 namespace results {
 
 namespace {
 
+using detail::Fields;
+using detail::k_key_names;
+using detail::Key;
+using detail::read_member;
 using util::JsonScanner;
-
-// Every field any record kind has. The hot ones come first: lookup is a linear scan.
-enum class Key : std::uint8_t {
-    event,
-    row,
-    wa_id,
-    at,
-    attempt,
-    status,
-    user_name,
-    attempts,
-    http_status,
-    latency_ms,
-    error,
-    cause,
-    message_id,
-    batch,
-    ids,
-    subscriber_ids,
-    reason,
-    counts,
-    name,
-    campaign_file,
-    campaign_sha256,
-    recipients_file,
-    recipients_sha256,
-    started_at,
-    version,
-    mode,
-    message,
-    defaults,
-    count_
-};
-constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
-constexpr std::array<std::string_view, k_key_count> k_key_names = {"event",
-                                                                   "row",
-                                                                   "wa_id",
-                                                                   "at",
-                                                                   "attempt",
-                                                                   "status",
-                                                                   "user_name",
-                                                                   "attempts",
-                                                                   "http_status",
-                                                                   "latency_ms",
-                                                                   "error",
-                                                                   "cause",
-                                                                   "message_id",
-                                                                   "batch",
-                                                                   "ids",
-                                                                   "subscriber_ids",
-                                                                   "reason",
-                                                                   "counts",
-                                                                   "name",
-                                                                   "campaign_file",
-                                                                   "campaign_sha256",
-                                                                   "recipients_file",
-                                                                   "recipients_sha256",
-                                                                   "started_at",
-                                                                   "version",
-                                                                   "mode",
-                                                                   "message",
-                                                                   "defaults"};
-
-std::optional<Key> find_key(std::string_view name) {
-    for (std::size_t i = 0; i < k_key_count; ++i) {
-        if (k_key_names[i] == name) {
-            return static_cast<Key>(i);
-        }
-    }
-    return std::nullopt;
-}
-
-enum class Kind : std::uint8_t { string, integer, strings, counts, message };
-
-Kind kind_of(Key key) {
-    switch (key) {
-    case Key::row:
-    case Key::attempt:
-    case Key::attempts:
-    case Key::http_status:
-    case Key::latency_ms:
-    case Key::batch: return Kind::integer;
-    case Key::ids:
-    case Key::subscriber_ids:
-    case Key::defaults: return Kind::strings;
-    case Key::message: return Kind::message;
-    case Key::counts: return Kind::counts;
-    default: return Kind::string;
-    }
-}
-
-// The members of one line, by key; `null` counts as absent.
-struct Fields {
-    std::array<bool, k_key_count> present{};
-    std::array<std::string_view, k_key_count> text;  // into the line, or into `decoded`
-    std::array<std::string, k_key_count> decoded;    // strings that had escapes
-    std::array<std::int64_t, k_key_count> number{};
-    std::vector<std::string> ids;
-    std::vector<std::string> subscriber_ids;
-    std::vector<std::string> defaults;
-    std::optional<MessageContent> message;
-    StatusCounts counts;
-    std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
-
-    bool has(Key k) const { return present[static_cast<std::size_t>(k)]; }
-    std::string_view str(Key k) const { return text[static_cast<std::size_t>(k)]; }
-    std::int64_t num(Key k) const { return number[static_cast<std::size_t>(k)]; }
-};
-
-bool read_counts(JsonScanner& in, StatusCounts& counts) {
-    std::int64_t n = 0;
-    return in.read_object([&](std::string_view key) {
-        const auto status = parse_status(key);
-        if (!status) {
-            return in.skip_value();  // e.g. a "pending" count from a later version
-        }
-        if (!in.read_int(n)) {
-            return false;
-        }
-        counts[*status] = n;
-        return true;
-    });
-}
-
-// Reads a dry run's `message` object; members it does not know are skipped.
-bool read_message(JsonScanner& in, std::optional<MessageContent>& out) {
-    MessageContent& m = out.emplace();
-    return in.read_object([&](std::string_view key) {
-        std::string* target = key == "text" ? &m.text : key == "source" ? &m.source : nullptr;
-        if (key == "label") {
-            target = &m.label.emplace();
-        }
-        if (target == nullptr) {
-            return in.skip_value();
-        }
-        m.image = m.image || target != &m.text;
-        return in.peek() == '"' && in.read_string(*target);
-    });
-}
-
-bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
-    const auto key = find_key(name);
-    if (!key) {
-        return in.skip_value();
-    }
-    if (in.read_null()) {
-        return true;
-    }
-    const auto i = static_cast<std::size_t>(*key);
-    f.present[i] = true;
-    const char first = in.peek();
-    const auto wrong = [&](std::string_view type) {
-        f.mistyped = fmt::format("\"{}\" must be {}", name, type);
-        return false;
-    };
-    switch (kind_of(*key)) {
-    case Kind::string: return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
-    case Kind::integer:
-        return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
-    case Kind::strings: {
-        auto& list = *key == Key::ids ? f.ids : *key == Key::defaults ? f.defaults : f.subscriber_ids;
-        return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })
-                            : wrong("an array of strings");
-    }
-    case Kind::counts: return first == '{' ? read_counts(in, f.counts) : wrong("an object");
-    case Kind::message: return first == '{' ? read_message(in, f.message) : wrong("an object");
-    }
-    return false;
-}
 
 // Returns `text` in quotes for a message, cut short, with control characters and bytes
 // beyond ASCII escaped: a log line is not to be trusted to print.
@@ -213,7 +49,7 @@ util::Result<void> require(const Fields& f, std::initializer_list<Key> keys) {
 }
 
 util::Result<util::TimePoint> time_field(const Fields& f, Key key) {
-    auto t = parse_timestamp(f.str(key));
+    auto t = util::parse_timestamp(f.str(key), util::TimestampSyntax::rfc3339);
     if (!t) {
         return util::fail(fmt::format("\"{}\" is not an ISO 8601 time: {}", k_key_names[static_cast<std::size_t>(key)],
                                       quoted(f.str(key))));

@@ -4,7 +4,7 @@
 
 #include "results/records.hpp"
 #include "runner/secrets.hpp"
-#include "util/time_text.hpp"
+#include "util/time.hpp"
 
 namespace runner {
 

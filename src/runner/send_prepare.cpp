@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <filesystem>
 
-#include "results/timestamp.hpp"
 #include "runner/campaign_header.hpp"
 #include "runner/log_start.hpp"
 #include "runner/media_preflight.hpp"
 #include "runner/preflight.hpp"
 #include "runner/send_steps.hpp"
+#include "util/time.hpp"
 
 namespace runner {
 
@@ -71,7 +71,7 @@ bool wait_for_start(const SendRun& run) {
         return true;
     }
     run.parts.ui.notice(
-        fmt::format("waiting until {} to start (schedule.start_at)", results::format_timestamp(*start_at)));
+        fmt::format("waiting until {} to start (schedule.start_at)", util::format_timestamp(*start_at)));
     while (clock.wall_now() < *start_at) {
         if (run.parts.stop_requests.load() > 0) {
             return false;

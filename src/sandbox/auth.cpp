@@ -1,6 +1,6 @@
 #include "sandbox/auth.hpp"
 
-#include <cctype>
+#include "util/text.hpp"
 
 namespace sandbox {
 
@@ -59,11 +59,7 @@ std::optional<std::string> check_bearer(const std::optional<std::string>& author
     }
     std::string_view value(*authorization);
     constexpr std::string_view scheme = "bearer ";
-    bool is_bearer = value.size() > scheme.size();
-    for (size_t i = 0; is_bearer && i < scheme.size(); ++i) {
-        is_bearer = std::tolower(static_cast<unsigned char>(value[i])) == scheme[i];
-    }
-    if (!is_bearer) {
+    if (value.size() <= scheme.size() || !util::starts_with_nocase(value, scheme)) {
         return std::string("the Authorization header is not \"Bearer TOKEN\"");
     }
     value.remove_prefix(scheme.size());

@@ -3,29 +3,11 @@
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "util/time.hpp"
+
 namespace sandbox {
-
-namespace {
-
-std::string format_utc_ms(util::TimePoint at) {
-    using namespace std::chrono;
-    auto ms = duration_cast<milliseconds>(at.time_since_epoch()).count();
-    auto seconds = static_cast<std::time_t>(ms / 1000);
-    auto millis = ms % 1000;
-    if (millis < 0) {
-        seconds -= 1;
-        millis += 1000;
-    }
-    std::tm tm{};
-    gmtime_r(&seconds, &tm);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                       tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-}
-
-}  // namespace
 
 std::string_view outcome_name(Outcome outcome) {
     switch (outcome) {
@@ -43,7 +25,7 @@ std::string_view outcome_name(Outcome outcome) {
 
 std::string format_journal_line(const JournalEntry& entry) {
     nlohmann::ordered_json line;
-    line["at"] = format_utc_ms(entry.at);
+    line["at"] = util::format_timestamp(entry.at);
     line["method"] = entry.method;
     line["path"] = entry.path;
     line["status"] = entry.status ? nlohmann::ordered_json(*entry.status) : nlohmann::ordered_json();

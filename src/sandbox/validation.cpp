@@ -1,8 +1,9 @@
 #include "sandbox/validation.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <nlohmann/json.hpp>
+
+#include "util/text.hpp"
 
 namespace sandbox {
 
@@ -45,18 +46,11 @@ size_t utf8_length(std::string_view text) {
         std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-// `prefix` is lower case.
-bool starts_with_ci(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(),
-                      [](char lower, char c) { return std::tolower(static_cast<unsigned char>(c)) == lower; });
-}
-
 bool is_http_url(std::string_view url) {
     size_t rest = 0;
-    if (starts_with_ci(url, "https://")) {
+    if (util::starts_with_nocase(url, "https://")) {
         rest = 8;
-    } else if (starts_with_ci(url, "http://")) {
+    } else if (util::starts_with_nocase(url, "http://")) {
         rest = 7;
     } else {
         return false;
@@ -179,7 +173,7 @@ bool is_json_content_type(std::string_view content_type) {
     while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) {
         media.remove_prefix(1);
     }
-    return media.size() == 16 && starts_with_ci(media, "application/json");
+    return media.size() == 16 && util::starts_with_nocase(media, "application/json");
 }
 
 }  // namespace sandbox

@@ -1,7 +1,6 @@
 #include "service/base_url.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 
 #include "util/text.hpp"
@@ -10,18 +9,12 @@ namespace service {
 
 namespace {
 
-bool starts_with_nocase(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-           });
-}
-
 // The length of the scheme and "://" of `url` (7 or 8), or 0 when it is neither http nor https.
 size_t scheme_length(std::string_view url) {
-    if (starts_with_nocase(url, "http://")) {
+    if (util::starts_with_nocase(url, "http://")) {
         return 7;
     }
-    return starts_with_nocase(url, "https://") ? 8 : 0;
+    return util::starts_with_nocase(url, "https://") ? 8 : 0;
 }
 
 // The authority of `url` (what stands between "scheme://" and the path).

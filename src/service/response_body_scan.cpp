@@ -6,109 +6,152 @@
 
 namespace service {
 
+namespace {
+
+// One pass over an answer's body: the members that matter are read, the rest skipped. Each
+// reader returns false when the body is not JSON as expected (scan_body then gives up).
+class BodyScan {
+public:
+    explicit BodyScan(std::string_view body) : m_in(body) {}
+
+    std::optional<BodyFacts> run() {
+        if (m_in.peek() != '{') {
+            return std::nullopt;
+        }
+        m_facts.is_json = true;
+        if (!m_in.read_object([this](std::string_view key) { return member(key); }) || !m_in.finish()) {
+            return std::nullopt;
+        }
+        return facts();
+    }
+
+private:
+    // A string member into `out`; any other value skipped.
+    bool string_or_skip(std::string& out) { return m_in.peek() == '"' ? m_in.read_string(out) : m_in.skip_value(); }
+
+    // A top-level member.
+    bool member(std::string_view key) {
+        if (key == "success") {
+            return success();
+        }
+        if (key == "error") {
+            return error();
+        }
+        if (key == "message") {
+            return string_or_skip(m_top_message);
+        }
+        if (key == "messageId") {
+            return string_or_skip(m_top_message_id);
+        }
+        if (key == "id") {
+            return string_or_skip(m_top_id);
+        }
+        if (key == "data" && m_in.peek() == '{') {
+            return m_in.read_object([this](std::string_view k) {
+                return k == "messageId" ? string_or_skip(m_data_message_id) : m_in.skip_value();
+            });
+        }
+        if (key == "messages" && m_in.peek() == '[') {
+            return messages();
+        }
+        return m_in.skip_value();
+    }
+
+    // "success": only a boolean counts.
+    bool success() {
+        if (m_in.peek() != 't' && m_in.peek() != 'f') {
+            return m_in.skip_value();
+        }
+        bool value = true;
+        if (!m_in.read_bool(value)) {
+            return false;
+        }
+        m_facts.success_false = !value;
+        return true;
+    }
+
+    // "error": a string, or Meta's object with code, message and error_data.details.
+    bool error() {
+        if (m_in.peek() == '"') {
+            return m_in.read_string(m_error_message);
+        }
+        if (m_in.peek() != '{') {
+            return m_in.skip_value();
+        }
+        return m_in.read_object([this](std::string_view key) {
+            if (key == "code") {
+                return code();
+            }
+            if (key == "message") {
+                return string_or_skip(m_error_message);
+            }
+            if (key == "error_data" && m_in.peek() == '{') {
+                return m_in.read_object([this](std::string_view k) {
+                    return k == "details" ? string_or_skip(m_details) : m_in.skip_value();
+                });
+            }
+            return m_in.skip_value();
+        });
+    }
+
+    // "error.code": an integer; anything else is skipped, a fraction or an exponent refused.
+    bool code() {
+        const char c = m_in.peek();
+        if (c != '-' && (c < '0' || c > '9')) {
+            return m_in.skip_value();
+        }
+        std::int64_t code = 0;
+        if (!m_in.read_int(code)) {
+            return false;
+        }
+        m_facts.error_code = code;
+        return true;
+    }
+
+    // "messages": the first element's "id" (Meta's answer).
+    bool messages() {
+        bool first = true;
+        return m_in.read_array([this, &first]() {
+            if (std::exchange(first, false) && m_in.peek() == '{') {
+                return m_in.read_object([this](std::string_view k) {
+                    return k == "id" ? string_or_skip(m_first_message_id) : m_in.skip_value();
+                });
+            }
+            return m_in.skip_value();
+        });
+    }
+
+    // The facts, once the whole body was read: the error text from its parts, the first id found.
+    BodyFacts facts() {
+        m_facts.error_text = m_error_message;
+        if (!m_details.empty()) {
+            m_facts.error_text += m_facts.error_text.empty() ? m_details : " — " + m_details;
+        }
+        if (m_facts.error_text.empty()) {
+            m_facts.error_text = m_top_message;
+        }
+        m_facts.error_text = clip_error_text(m_facts.error_text);
+        for (const std::string* id : {&m_data_message_id, &m_top_message_id, &m_top_id, &m_first_message_id}) {
+            if (!id->empty()) {
+                m_facts.message_id = *id;
+                break;
+            }
+        }
+        return std::move(m_facts);
+    }
+
+    util::JsonScanner m_in;
+    BodyFacts m_facts;
+    std::string m_error_message, m_details, m_top_message;
+    std::string m_data_message_id, m_top_message_id, m_top_id, m_first_message_id;
+};
+
+}  // namespace
+
 // Reads the members that matter, skipping the rest: an answer a message costs a DOM
 // otherwise (a fifth of the send path's instructions).
 std::optional<BodyFacts> scan_body(std::string_view body) {
-    util::JsonScanner in(body);
-    if (in.peek() != '{') {
-        return std::nullopt;
-    }
-    BodyFacts facts;
-    facts.is_json = true;
-    std::string error_message, details, top_message, data_message_id, top_message_id, top_id, first_message_id;
-    const auto string_or_skip = [&in](std::string& out) {
-        return in.peek() == '"' ? in.read_string(out) : in.skip_value();
-    };
-    const auto read_error = [&]() {
-        if (in.peek() == '"') {
-            return in.read_string(error_message);
-        }
-        if (in.peek() != '{') {
-            return in.skip_value();
-        }
-        return in.read_object([&](std::string_view key) {
-            if (key == "code") {
-                const char c = in.peek();
-                if (c != '-' && (c < '0' || c > '9')) {
-                    return in.skip_value();
-                }
-                std::int64_t code = 0;
-                if (!in.read_int(code)) {
-                    return false;  // a fraction or an exponent: not an integer code
-                }
-                facts.error_code = code;
-                return true;
-            }
-            if (key == "message") {
-                return string_or_skip(error_message);
-            }
-            if (key == "error_data" && in.peek() == '{') {
-                return in.read_object(
-                    [&](std::string_view k) { return k == "details" ? string_or_skip(details) : in.skip_value(); });
-            }
-            return in.skip_value();
-        });
-    };
-    const bool read = in.read_object([&](std::string_view key) {
-        if (key == "success") {
-            if (in.peek() == 't' || in.peek() == 'f') {
-                bool value = true;
-                if (!in.read_bool(value)) {
-                    return false;
-                }
-                facts.success_false = !value;
-                return true;
-            }
-            return in.skip_value();
-        }
-        if (key == "error") {
-            return read_error();
-        }
-        if (key == "message") {
-            return string_or_skip(top_message);
-        }
-        if (key == "messageId") {
-            return string_or_skip(top_message_id);
-        }
-        if (key == "id") {
-            return string_or_skip(top_id);
-        }
-        if (key == "data" && in.peek() == '{') {
-            return in.read_object([&](std::string_view k) {
-                return k == "messageId" ? string_or_skip(data_message_id) : in.skip_value();
-            });
-        }
-        if (key == "messages" && in.peek() == '[') {
-            bool first = true;
-            return in.read_array([&]() {
-                if (std::exchange(first, false) && in.peek() == '{') {
-                    return in.read_object([&](std::string_view k) {
-                        return k == "id" ? string_or_skip(first_message_id) : in.skip_value();
-                    });
-                }
-                return in.skip_value();
-            });
-        }
-        return in.skip_value();
-    });
-    if (!read || !in.finish()) {
-        return std::nullopt;
-    }
-    facts.error_text = error_message;
-    if (!details.empty()) {
-        facts.error_text += facts.error_text.empty() ? details : " — " + details;
-    }
-    if (facts.error_text.empty()) {
-        facts.error_text = top_message;
-    }
-    facts.error_text = clip_error_text(facts.error_text);
-    for (const std::string* id : {&data_message_id, &top_message_id, &top_id, &first_message_id}) {
-        if (!id->empty()) {
-            facts.message_id = *id;
-            break;
-        }
-    }
-    return facts;
+    return BodyScan(body).run();
 }
 
 }  // namespace service

@@ -4,10 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 
 #include "util/text.hpp"
+#include "util/time.hpp"
 
 namespace service {
 
@@ -27,18 +27,15 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
         seconds = std::min(seconds, 86'400.0);  // a day at most: beyond that it's a broken header
         return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000)));
     }
-    // HTTP date, IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
-    std::tm tm{};
-    std::string text(value);
-    const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    if (end == nullptr || *end != '\0') {
+    // An HTTP date (RFC 9110 §5.6.7).
+    const auto at = util::parse_http_date(value, now);
+    if (!at) {
         return std::nullopt;
     }
-    auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-    if (at <= now) {
+    if (*at <= now) {
         return std::chrono::milliseconds(0);
     }
-    auto delta = std::chrono::duration_cast<std::chrono::milliseconds>(at - now);
+    auto delta = std::chrono::duration_cast<std::chrono::milliseconds>(*at - now);
     return std::min(delta, std::chrono::milliseconds(86'400'000));
 }
 

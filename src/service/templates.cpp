@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text.hpp"
+
 namespace service {
 
 namespace {
@@ -49,7 +51,7 @@ util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body)
 
 util::Result<std::string> templates_json(const std::string& body) {
     TRY_ASSIGN(const json data, data_array(body));
-    return data.dump(2, ' ', false, json::error_handler_t::replace);
+    return util::json_safe(data.dump(2, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace service

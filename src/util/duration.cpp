@@ -66,25 +66,4 @@ Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
     return std::chrono::milliseconds(static_cast<long long>(std::llround(total)));
 }
 
-std::string format_duration(std::chrono::milliseconds d) {
-    long long ms = d.count();
-    if (ms < 0) {
-        return "-" + format_duration(std::chrono::milliseconds(-ms));
-    }
-    if (ms < 1000) {
-        return fmt::format("{}ms", ms);
-    }
-    if (ms < 60'000) {
-        return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
-    }
-    long long s = ms / 1000;
-    if (s < 3600) {
-        return fmt::format("{}m{:02}s", s / 60, s % 60);
-    }
-    if (s < 86'400) {
-        return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
-    }
-    return fmt::format("{}d{:02}h", s / 86'400, (s % 86'400) / 3600);
-}
-
 }  // namespace util

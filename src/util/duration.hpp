@@ -3,7 +3,6 @@
 // number of seconds.
 
 #include <chrono>
-#include <string>
 #include <string_view>
 
 #include "util/result.hpp"
@@ -13,8 +12,5 @@ namespace util {
 // Parses `text` ("1.5s", "500ms", "2m", "1h30m", "10"): fails on anything else, on
 // negative values and on values over 365 days.
 Result<std::chrono::milliseconds> parse_duration(std::string_view text);
-
-// Formats `d` compactly for people: "850ms", "12.3s", "4m05s", "2h10m".
-std::string format_duration(std::chrono::milliseconds d);
 
 }  // namespace util

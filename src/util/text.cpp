@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "util/utf8.hpp"
 
@@ -15,6 +16,34 @@ bool hidden_on_terminal(char32_t cp) {
 }
 
 }  // namespace
+
+std::string json_safe(std::string json) {
+    const auto is_plain = [](unsigned char c) { return c < 0x7F; };
+    if (std::all_of(json.begin(), json.end(), is_plain)) {
+        return json;  // ASCII without DEL: nothing to do
+    }
+    std::string out;
+    out.reserve(json.size() + 16);
+    std::string_view rest(json);
+    while (!rest.empty()) {
+        const auto c = static_cast<unsigned char>(rest[0]);
+        if (c < 0x7F) {
+            out.push_back(rest[0]);
+            rest.remove_prefix(1);
+            continue;
+        }
+        const auto [n, cp] = decode_utf8(rest);
+        if (n == 0 || !hidden_on_terminal(cp)) {      // DEL (0x7F) counts as hidden
+            const std::size_t take = n == 0 ? 1 : n;  // an invalid byte is kept: the input is the caller's
+            out.append(rest.substr(0, take));
+            rest.remove_prefix(take);
+            continue;
+        }
+        out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+        rest.remove_prefix(n);
+    }
+    return out;
+}
 
 std::string_view trim(std::string_view text) {
     constexpr std::string_view k_space = " \t\r\n";
@@ -33,6 +62,12 @@ std::string ascii_lower(std::string_view text) {
         }
     }
     return out;
+}
+
+bool starts_with_nocase(std::string_view text, std::string_view prefix) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return text.size() >= prefix.size() &&
+           std::equal(prefix.begin(), prefix.end(), text.begin(), [&](char a, char b) { return lower(a) == lower(b); });
 }
 
 std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {

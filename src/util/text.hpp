@@ -19,11 +19,21 @@ enum class LineBreaks {
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
+// Returns `json` (a serialised JSON document, valid UTF-8) with what a terminal would act on
+// or reorder written as escapes: DEL, C1 controls and bidirectional overrides and isolates as
+// "\u007f", "\u009b", "\u202e". They can only be inside strings, so the document means the
+// same. (JSON serialisers escape C0 controls themselves.)
+std::string json_safe(std::string json);
+
 // Returns `text` without the spaces, tabs and line breaks around it.
 std::string_view trim(std::string_view text);
 
 // Returns `text` with ASCII letters in lower case; other bytes, UTF-8 included, unchanged.
 std::string ascii_lower(std::string_view text);
+
+// Returns whether `text` begins with `prefix`, ASCII letters compared without regard to case
+// (other bytes, UTF-8 included, must be equal).
+bool starts_with_nocase(std::string_view text, std::string_view prefix);
 
 enum class HexCase { lower, upper };
 

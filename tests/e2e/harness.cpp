@@ -64,7 +64,11 @@ pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int 
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
     posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+    if (err_fd >= 0) {
+        posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+    } else {
+        posix_spawn_file_actions_addclose(&actions, 2);
+    }
     auto envs = child_environment(env);
     auto argp = pointers(argv);
     auto envp = pointers(envs);
@@ -124,18 +128,21 @@ ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverride
     return result;
 }
 
-Background::Background(const std::vector<std::string>& args, const EnvOverrides& env) {
+Background::Background(const std::vector<std::string>& args, const EnvOverrides& env, Stderr err) {
     m_dir = std::filesystem::temp_directory_path() / ("wacamp-bg-" + std::to_string(std::random_device{}()));
     std::filesystem::create_directories(m_dir);
     std::vector<std::string> argv{WACAMP_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out_fd = open((m_dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int err_fd = open((m_dir / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err_fd =
+        err == Stderr::file ? open((m_dir / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     m_pid = spawn_process(argv, env, devnull, out_fd, err_fd);
     close(devnull);
     close(out_fd);
-    close(err_fd);
+    if (err_fd >= 0) {
+        close(err_fd);
+    }
 }
 
 Background::~Background() {

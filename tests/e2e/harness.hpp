@@ -22,7 +22,8 @@ using EnvOverrides = std::map<std::string, std::string>;
 inline const std::string k_unset = "\x01unset";
 
 // Starts `argv` (argv[0] a path) with the parent's environment plus `env`, and the given
-// descriptors as stdin, stdout and stderr. Throws std::runtime_error if it cannot start.
+// descriptors as stdin, stdout and stderr (-1: that one closed, as `2>&-` leaves it). Throws
+// std::runtime_error if it cannot start.
 pid_t spawn_process(std::vector<std::string> argv, const EnvOverrides& env, int in_fd, int out_fd, int err_fd);
 
 // After poll(): appends what is ready on each open pipe of `fds` to the matching sink; a pipe
@@ -33,10 +34,13 @@ void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds)
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env = {},
                          const std::string& input = {});
 
+// Where a background process's stderr goes: a file (err()), or nowhere, closed.
+enum class Stderr { file, closed };
+
 // A wacamp process running in the background (for kill tests).
 class Background {
 public:
-    Background(const std::vector<std::string>& args, const EnvOverrides& env = {});
+    Background(const std::vector<std::string>& args, const EnvOverrides& env = {}, Stderr err = Stderr::file);
     ~Background();
     Background(const Background&) = delete;
     Background& operator=(const Background&) = delete;

@@ -2,6 +2,7 @@
 #include <csignal>
 #include <thread>
 
+#include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
 
 using namespace e2e;
@@ -47,13 +48,31 @@ TEST_SUITE("e2e: cleanup") {
         auto r = f.wacamp({"run", f.campaign.string()});
         CHECK(r.exit_code == 1);
         CHECK(r.out.find("failed") != std::string::npos);
+        // Asked again with the same wrong token: refused credentials stop it, exit 3.
+        CHECK(f.wacamp({"delete-contacts", f.log.string()}).exit_code == 3);
         f.env["WACAMP_ACCESS_TOKEN"] = "another-token-123";
         auto finished = f.wacamp({"delete-contacts", f.log.string()});
         CHECK(finished.exit_code == 0);
         auto puts = status_updates(wrong);
-        REQUIRE(puts.size() == 2);
-        CHECK(puts[1]["status"] == 200);
-        CHECK(puts[1]["body"]["ids"].size() == 3);
+        REQUIRE(puts.size() == 3);
+        CHECK(puts[1]["status"] == 401);
+        CHECK(puts[2]["status"] == 200);
+        CHECK(puts[2]["body"]["ids"].size() == 3);
+    }
+    TEST_CASE("a batch the service rejects is a failure (exit 1) whatever its text says") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--limit", "2"}).exit_code == 0);  // no cleanup after --limit
+        // The text names an HTTP 403 it passed on; the answer itself is a 400, not a refusal.
+        test_support::ScriptedServer server([](const test_support::ReceivedRequest&) {
+            return test_support::answer(400, R"({"success":false,"message":"upstream said HTTP 403"})");
+        });
+        f.env["WACAMP_BASE_URL"] = server.url();
+        auto r = f.wacamp({"delete-contacts", f.log.string()});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(contains(r.out + r.err, "upstream said HTTP 403"));
+        CHECK(r.exit_code == 1);
     }
     TEST_CASE("an interrupted delete-contacts exits 3 and says how to finish; a second call does") {
         Sandbox sandbox({"--latency", "300"});

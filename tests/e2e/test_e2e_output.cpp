@@ -228,7 +228,7 @@ TEST_SUITE("e2e: output") {
     TEST_CASE("escape sequences from the service are shown escaped, never sent to the terminal") {
         const std::string evil =
             "\x1b]0;evil\x07\x1b[2J\xc2\x9b"
-            "31m";
+            "31m\x7f\xe2\x80\xae";
         ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
             if (path_of(req) == "/whatsapp-automation/wa/templates") {
                 nlohmann::json record = {
@@ -243,7 +243,8 @@ TEST_SUITE("e2e: output") {
         CampaignFixture f(unused, numbers_csv(2));
         f.env["WACAMP_BASE_URL"] = server.url();
         const auto clean = [](const std::string& text) {
-            return !contains(text, "\x1b") && !contains(text, "\x07") && !contains(text, "\xc2\x9b");
+            return !contains(text, "\x1b") && !contains(text, "\x07") && !contains(text, "\xc2\x9b") &&
+                   !contains(text, "\x7f") && !contains(text, "\xe2\x80\xae");
         };
         auto run = f.wacamp({"run", f.campaign.string()});
         CHECK(run.exit_code == 3);
@@ -256,6 +257,17 @@ TEST_SUITE("e2e: output") {
         CHECK(contains(templates.out, "offer\\x1b]0;evil"));
         CHECK(clean(templates.out));
         CHECK(clean(templates.err));
+        // --json too: still JSON, and what the service sent, escaped where a terminal would act.
+        auto raw = f.wacamp({"templates", "--base-url", server.url(), "--json"});
+        CHECK(raw.exit_code == 0);
+        CHECK(clean(raw.out));
+        CHECK(contains(raw.out, R"(\u009b31m\u007f\u202e)"));
+        const auto parsed = nlohmann::json::parse(raw.out);
+        CHECK(parsed[0]["configuration"]["name"] == "offer" + evil);
+        // And a run's JSON lines.
+        auto json_run = f.wacamp({"run", f.campaign.string(), "--log-format", "json"});
+        CHECK(clean(json_run.out));
+        CHECK(clean(json_run.err));
     }
 
     TEST_CASE("templates counts the requests it made: an answer of success false is not retried") {

@@ -31,7 +31,15 @@ Reading read_all(const std::string& text, const campaign::CsvOptions& options) {
     }
     out.header = reader->header();
     campaign::CsvRecord record;
-    while (out.records.size() < k_max_records && *reader->next(record)) {
+    while (out.records.size() < k_max_records) {
+        const auto more = reader->next(record);
+        if (!more) {
+            out.error = more.error().message;  // an in-memory text has no I/O to fail
+            break;
+        }
+        if (!*more) {
+            break;
+        }
         if (record.fields.size() != out.header.size()) {
             __builtin_trap();  // the contract: one field per header column
         }

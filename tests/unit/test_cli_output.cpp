@@ -1,47 +1,22 @@
 #include <doctest/doctest.h>
 
 #include <fmt/chrono.h>
+#include <pty.h>
+#include <termios.h>
+#include <unistd.h>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
+#include "capture.hpp"
 #include "cli/output.hpp"
 #include "cli/terminal_ui.hpp"
 
 namespace {
 
-// A temporary file standing in for stdout or stderr; text() reads back what was written.
-class Capture {
-public:
-    Capture() : m_file(std::tmpfile(), &std::fclose) { REQUIRE(m_file != nullptr); }
-    std::FILE* file() const { return m_file.get(); }
-    std::string text() const {
-        std::fflush(m_file.get());
-        std::rewind(m_file.get());
-        std::string out;
-        char buffer[4096];
-        while (size_t n = std::fread(buffer, 1, sizeof buffer, m_file.get())) {
-            out.append(buffer, n);
-        }
-        return out;
-    }
-    // Each line parsed as JSON; a line that is not valid JSON fails the test.
-    std::vector<nlohmann::json> objects() const {
-        std::vector<nlohmann::json> out;
-        std::istringstream lines(text());
-        for (std::string line; std::getline(lines, line);) {
-            auto parsed = nlohmann::json::parse(line, nullptr, false);
-            CHECK_MESSAGE(parsed.is_object(), line);
-            out.push_back(parsed);
-        }
-        return out;
-    }
-
-private:
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> m_file;
-};
+using test_support::Capture;
 
 struct Fixture {
     Capture out;
@@ -149,6 +124,36 @@ TEST_SUITE("cli::Output") {
         CHECK_NOTHROW(json.notice("continuing"));
         CHECK_NOTHROW(json.result(cli::Level::info, "summary", "", {{"message", "done"}}));
         CHECK(out.text() == "done\n");  // the other stream still works
+    }
+    TEST_CASE("on a terminal, the live line is erased before a warning and before the result") {
+        int terminal = -1;
+        int side = -1;
+        REQUIRE(openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
+        termios mode{};
+        tcgetattr(side, &mode);
+        cfmakeraw(&mode);  // "\n" stays "\n"
+        tcsetattr(side, TCSANOW, &mode);
+        std::FILE* err = fdopen(side, "w");
+        REQUIRE(err != nullptr);
+        std::setvbuf(err, nullptr, _IONBF, 0);
+        Capture out;
+        {
+            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err});
+            REQUIRE(text.live_lines());
+            text.progress("sent 1", {});
+            text.warning("careful");
+            text.progress("sent 2", {});
+            text.result(cli::Level::info, "summary", "done\n", {});
+        }
+        std::fclose(err);
+        std::string shown;
+        char buffer[4096];
+        for (ssize_t n; (n = read(terminal, buffer, sizeof buffer)) > 0;) {
+            shown.append(buffer, static_cast<size_t>(n));
+        }
+        close(terminal);
+        CHECK(shown == "\r\x1b[Ksent 1\r\x1b[Kwacamp: warning: careful\n\r\x1b[Ksent 2\r\x1b[K");
+        CHECK(out.text() == "done\n");
     }
     TEST_CASE("json: a prompt prints nothing") {
         Fixture f;

@@ -142,14 +142,6 @@ TEST_SUITE("report::text_cells") {
         CHECK(report::group_digits(-1'000) == "-1,000");
     }
 
-    TEST_CASE("writes durations for a person") {
-        CHECK(report::format_duration(350ms) == "350 ms");
-        CHECK(report::format_duration(4'250ms) == "4.2 s");
-        CHECK(report::format_duration(723s) == "12m 03s");
-        CHECK(report::format_duration(7384s) == "2h 03m 04s");
-        CHECK(report::format_duration(-5ms) == "0 ms");
-    }
-
     TEST_CASE("keeps a value on one line") {
         CHECK(util::printable("a\nb\tc", util::LineBreaks::space) == "a b c");
     }

@@ -302,13 +302,4 @@ TEST_SUITE("report::svg_chart") {
         CHECK(contains(svg, R"(class="axis-line")"));
         CHECK_FALSE(contains(svg, "<path"));
     }
-
-    TEST_CASE("elapsed times read as compact axis labels") {
-        CHECK(report::elapsed_label(0ms) == "0");
-        CHECK(report::elapsed_label(45s) == "45s");
-        CHECK(report::elapsed_label(90s) == "1m30s");
-        CHECK(report::elapsed_label(2min) == "2m");
-        CHECK(report::elapsed_label(65min) == "1h05m");
-        CHECK(report::elapsed_label(51h) == "2d3h");
-    }
 }

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
+#include "util/time.hpp"
 
 namespace report_test {
 
@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 
 // 09:00:00 plus `offset` on the day of the sample campaign.
 inline util::TimePoint at(std::chrono::milliseconds offset) {
-    return *results::parse_timestamp("2026-11-21T09:00:00.000Z") + offset;
+    return *util::parse_timestamp("2026-11-21T09:00:00.000Z", util::TimestampSyntax::rfc3339) + offset;
 }
 
 inline std::string header(results::Mode mode = results::Mode::send) {

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "results/records.hpp"
-#include "results/timestamp.hpp"
 
 using namespace std::chrono_literals;
 
@@ -59,30 +58,6 @@ TEST_SUITE("results::Status") {
         CHECK_FALSE(results::parse_status("Sent").has_value());
         CHECK_FALSE(results::parse_cause("").has_value());
         CHECK_FALSE(results::parse_mode("live").has_value());
-    }
-}
-
-TEST_SUITE("results::timestamp") {
-    TEST_CASE("formats UTC with milliseconds") {
-        CHECK(results::format_timestamp(k_t0) == "2026-11-21T09:30:00.123Z");
-        CHECK(results::format_timestamp(util::TimePoint{}) == "1970-01-01T00:00:00.000Z");
-        CHECK(results::format_timestamp(util::TimePoint(-1ms)) == "1969-12-31T23:59:59.999Z");
-        CHECK(results::format_timestamp(k_t0 + 999us) == "2026-11-21T09:30:00.123Z");
-    }
-    TEST_CASE("parses what it formats, and other zones") {
-        CHECK(results::parse_timestamp("2026-11-21T09:30:00.123Z") == k_t0);
-        CHECK(results::parse_timestamp("2026-11-21T15:00:00.123+05:30") == k_t0);
-        CHECK(results::parse_timestamp("2026-11-21T09:30:00Z") == k_t0 - 123ms);
-        CHECK(results::parse_timestamp("2024-02-29T00:00:00.5Z").has_value());
-    }
-    TEST_CASE("rejects malformed times") {
-        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:30:00").has_value());  // no zone
-        CHECK_FALSE(results::parse_timestamp("2026-11-21 09:30:00Z").has_value());
-        CHECK_FALSE(results::parse_timestamp("2025-02-29T00:00:00Z").has_value());
-        CHECK_FALSE(results::parse_timestamp("2026-13-01T00:00:00Z").has_value());
-        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:30:00.Z").has_value());
-        CHECK_FALSE(results::parse_timestamp("2026-11-21T09:3").has_value());
-        CHECK_FALSE(results::parse_timestamp("").has_value());
     }
 }
 

@@ -6,7 +6,7 @@
 #include "fakes.hpp"
 #include "results/log_reader.hpp"
 #include "results/replay.hpp"
-#include "results/timestamp.hpp"
+#include "util/time.hpp"
 
 using namespace std::chrono_literals;
 using results::Status;
@@ -171,13 +171,13 @@ TEST_SUITE("results::replay") {
         auto state =
             f.replay(k_header + old + result(3, "sent", 1, "11:00:00.000") + result(2, "sent", 1, "10:00:00.000") +
                          result(4, "failed", 1, "10:30:00.000", "rejected"),
-                     {*results::parse_timestamp("2026-11-21T12:00:00Z")});
+                     {*util::parse_timestamp("2026-11-21T12:00:00Z", util::TimestampSyntax::rfc3339)});
         REQUIRE(state.ok());
         REQUIRE(state->recent_sent.size() == 2);
-        CHECK(state->recent_sent[0] == *results::parse_timestamp("2026-11-21T10:00:00Z"));
-        CHECK(state->recent_sent[1] == *results::parse_timestamp("2026-11-21T11:00:00Z"));
-        CHECK(state->first_at == *results::parse_timestamp("2026-11-20T09:00:00Z"));
-        CHECK(state->last_at == *results::parse_timestamp("2026-11-21T11:00:00Z"));
+        CHECK(state->recent_sent[0] == *util::parse_timestamp("2026-11-21T10:00:00Z", util::TimestampSyntax::rfc3339));
+        CHECK(state->recent_sent[1] == *util::parse_timestamp("2026-11-21T11:00:00Z", util::TimestampSyntax::rfc3339));
+        CHECK(state->first_at == *util::parse_timestamp("2026-11-20T09:00:00Z", util::TimestampSyntax::rfc3339));
+        CHECK(state->last_at == *util::parse_timestamp("2026-11-21T11:00:00Z", util::TimestampSyntax::rfc3339));
         auto no_now = f.replay(k_header + result(2, "sent", 1));
         REQUIRE(no_now.ok());
         CHECK(no_now->recent_sent.empty());

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "util/text.hpp"
 
@@ -50,10 +51,39 @@ TEST_SUITE("util::ascii_lower") {
     }
 }
 
+TEST_SUITE("util::starts_with_nocase") {
+    TEST_CASE("compares ASCII letters without regard to case") {
+        CHECK(util::starts_with_nocase("HTTPS://example.com", "https://"));
+        CHECK(util::starts_with_nocase("Bearer abc", "bearer "));
+        CHECK(util::starts_with_nocase("application/JSON", "Application/json"));
+        CHECK(util::starts_with_nocase("abc", ""));
+        CHECK(util::starts_with_nocase("abc", "abc"));
+    }
+    TEST_CASE("needs the whole prefix, and equal bytes beyond ASCII letters") {
+        CHECK_FALSE(util::starts_with_nocase("http", "https://"));
+        CHECK_FALSE(util::starts_with_nocase("", "a"));
+        CHECK_FALSE(util::starts_with_nocase("ftp://x", "http://"));
+        CHECK_FALSE(util::starts_with_nocase("École", "école"));  // not ASCII: bytes differ
+        CHECK_FALSE(util::starts_with_nocase("a[b", "a{b"));      // '[' and '{' differ by 0x20 too
+    }
+}
+
 TEST_SUITE("util::hex_digits") {
     TEST_CASE("gives the two digits of a byte, high first, in the case asked") {
         CHECK(util::hex_digits(0x0a) == std::array<char, 2>{'0', 'a'});
         CHECK(util::hex_digits(0xff) == std::array<char, 2>{'f', 'f'});
         CHECK(util::hex_digits(0xab, util::HexCase::upper) == std::array<char, 2>{'A', 'B'});
+    }
+}
+
+TEST_SUITE("util::json_safe") {
+    TEST_CASE("escapes DEL, C1 controls and bidi overrides; leaves other text and the meaning alone") {
+        CHECK(util::json_safe(R"({"a":"plain"})") == R"({"a":"plain"})");
+        CHECK(util::json_safe("{\"a\":\"x\x7f\xc2\x9b\xe2\x80\xae\xe2\x81\xa6y\"}") ==
+              R"({"a":"x\u007f\u009b\u202e\u2066y"})");
+        CHECK(util::json_safe("{\"a\":\"caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\"}") ==
+              "{\"a\":\"caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\"}");
+        const std::string doc = "[\"\xe2\x80\xae\", \"\xc2\x85\"]";
+        CHECK(nlohmann::json::parse(util::json_safe(doc)) == nlohmann::json::parse(doc));
     }
 }

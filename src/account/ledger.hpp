@@ -1,0 +1,76 @@
+#pragma once
+// The account's ledger: what outlives one campaign (the suppression list, the sends per number,
+// the 131026 counts, the 131049 holds, how far each campaign's log has been folded in). Backends
+// (SQLite now, a server later) hide their storage behind this interface; every call takes a
+// batch and is one transaction, so a server backend costs one round trip per call, not per row.
+// Time is always given (`now`, `at`): the ledger never reads a clock.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "account/types.hpp"
+#include "util/result.hpp"
+
+namespace account {
+
+class Ledger {
+public:
+    virtual ~Ledger() = default;
+
+    // Adds `entries` to the suppression list. A number already on it keeps its first reason,
+    // time and source, so importing the same list again changes nothing. Returns how many were
+    // new; fails with the storage's reason.
+    virtual util::Result<std::size_t> suppress(const std::vector<Suppression>& entries) = 0;
+
+    // Takes `wa_ids` off the suppression list and forgets their 131026 counts (a number put back
+    // by hand starts afresh). Returns how many were on it.
+    virtual util::Result<std::size_t> unsuppress(const std::vector<std::string>& wa_ids) = 0;
+
+    // Returns the entries of those of `wa_ids` that are suppressed, in no particular order.
+    virtual util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) = 0;
+
+    // Calls `each` for every entry of the suppression list, ordered by number, without holding
+    // the list in memory. `each` must not call the ledger.
+    virtual util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) = 0;
+
+    // Reserves the sends of `request`, in order: each is granted (and counts as a send at
+    // `request.now` at once, for every process sharing the ledger) or refused with its cause.
+    // The whole batch is decided in one exclusive transaction, so runners sharing the ledger can
+    // never together exceed a limit. With Apply::preview nothing is written. Returns one
+    // Reservation per send, in the order given.
+    virtual util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) = 0;
+
+    // Applies what one batch of answers (or of an old log being folded in) says, and moves the
+    // campaign's fold mark, in one transaction. Returns the numbers it newly suppressed.
+    virtual util::Result<Recorded> record(const ResultBatch& batch) = 0;
+
+    // Returns those of `wa_ids` held at `now` by an earlier 131049 answer, with the hold's end.
+    virtual util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) = 0;
+
+    // Returns how much of `campaign`'s log has been folded in (the value of its last fold mark;
+    // 0 when none).
+    virtual util::Result<std::uint64_t> folded(const std::string& campaign) = 0;
+
+    // Deletes sends made before `before` and holds that ended before it. Returns how many sends
+    // went. Callers pass now minus the longest window any campaign of the account counts in.
+    virtual util::Result<std::size_t> prune(util::TimePoint before) = 0;
+};
+
+enum class Access { read_write, read_only };
+
+struct OpenOptions {
+    // read_only: for dry runs and validate; a missing ledger reads as an empty one, and every
+    // write fails.
+    Access access = Access::read_write;
+};
+
+// Opens the ledger at `path_or_url`: a file path opens (creating it, and its folder, when
+// missing) a SQLite ledger; "postgresql://…" fails, not built yet. Fails with a message naming
+// the path: a symbolic link, not a SQLite database, a newer schema, the OS's reason.
+util::Result<std::unique_ptr<Ledger>> open_ledger(const std::string& path_or_url, const OpenOptions& options);
+
+}  // namespace account

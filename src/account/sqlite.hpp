@@ -1,0 +1,85 @@
+#pragma once
+// Thin RAII over the sqlite3 C API for the SQLite ledger: a connection, prepared statements and
+// a transaction guard. Failures throw sqlite::Failure, which the ledger's public calls catch
+// and return as util::Error; nothing outside account/ sees either.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace account::sqlite {
+
+struct Failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Database {
+public:
+    // Opens `path` (SQLITE_OPEN_NOFOLLOW: a symbolic link is refused) for reading and writing
+    // (creating it when missing), read-only, or a fresh database in memory (`path` unused).
+    // Throws Failure with SQLite's reason.
+    enum class Mode { read_write, read_only, memory };
+    Database(const std::string& path, Mode mode);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    // Runs `sql` (one or more statements without parameters).
+    void exec(const char* sql);
+    // Makes a call wait up to `ms` for another connection's lock before failing as busy.
+    void busy_timeout(int ms);
+    // Returns the number of rows the last statement changed.
+    std::int64_t changes() const;
+    sqlite3* handle() const { return m_db; }
+
+private:
+    sqlite3* m_db = nullptr;
+};
+
+class Statement {
+public:
+    Statement(Database& db, const char* sql);
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    // Binds the parameters in order from 1; returns *this for chaining.
+    Statement& bind(int index, std::int64_t value);
+    Statement& bind(int index, std::string_view value);
+    // Steps once: true while a row is there to read, false when done. Throws on failure.
+    bool step();
+    // Steps until done (for statements that return no rows), then resets for the next use.
+    void run();
+    // Resets for the next use, keeping nothing bound.
+    void reset();
+
+    std::int64_t integer(int column) const;
+    std::string text(int column) const;
+    bool is_null(int column) const;
+
+private:
+    Database& m_db;
+    sqlite3_stmt* m_stmt = nullptr;
+};
+
+// BEGIN IMMEDIATE (the write lock at once, waiting up to the busy timeout) or a deferred BEGIN
+// for reads; rolled back unless commit() was called.
+class Transaction {
+public:
+    enum class Kind { write, read };
+    Transaction(Database& db, Kind kind);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit();
+
+private:
+    Database& m_db;
+    bool m_open = true;
+};
+
+}  // namespace account::sqlite

@@ -1,0 +1,147 @@
+#include "account/sqlite_ledger.hpp"
+
+#include "account/ledger_file.hpp"
+
+namespace account {
+
+namespace {
+
+// Version 1. Times are milliseconds since the epoch; no foreign keys (each table stands alone).
+constexpr const char* k_schema_v1 = R"(
+CREATE TABLE suppressions (
+    wa_id  TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    since  INTEGER NOT NULL,
+    source TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE sends (
+    campaign TEXT NOT NULL,
+    csv_row  INTEGER NOT NULL,
+    wa_id    TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
+    PRIMARY KEY (campaign, csv_row)
+);
+CREATE INDEX sends_by_number ON sends (wa_id, at);
+CREATE INDEX sends_by_time ON sends (at, wa_id);
+CREATE TABLE undeliverable (
+    wa_id   TEXT PRIMARY KEY,
+    answers INTEGER NOT NULL,
+    last_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE marketing_holds (
+    wa_id TEXT PRIMARY KEY,
+    until INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE folds (
+    campaign TEXT PRIMARY KEY,
+    covered  INTEGER NOT NULL
+) WITHOUT ROWID;
+)";
+
+std::int64_t user_version(sqlite::Database& db) {
+    sqlite::Statement version(db, "PRAGMA user_version");
+    return version.step() ? version.integer(0) : 0;
+}
+
+}  // namespace
+
+util::Result<std::unique_ptr<SqliteLedger>> SqliteLedger::open(const std::string& path, const OpenOptions& options) {
+    const Create create = options.access == Access::read_write ? Create::yes : Create::no;
+    auto file = prepare_ledger_file(path, create);
+    if (!file) {
+        return file.error();
+    }
+    using Mode = sqlite::Database::Mode;
+    Mode mode = options.access == Access::read_write ? Mode::read_write : Mode::read_only;
+    if (options.access == Access::read_only && *file != FileState::present) {
+        mode = Mode::memory;  // nothing recorded yet: an empty ledger that refuses writes
+    }
+    try {
+        auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, mode));
+        ledger->configure(options.access);
+        ledger->migrate(mode == Mode::memory ? Access::read_write : options.access);
+        if (mode == Mode::memory) {
+            ledger->m_db.exec("PRAGMA query_only = ON");
+        }
+        return ledger;
+    } catch (const sqlite::Failure& e) {
+        return util::fail("ledger " + path + ": " + e.what());
+    }
+}
+
+void SqliteLedger::configure(Access access) {
+    m_db.busy_timeout(k_busy_timeout_ms);
+    if (access == Access::read_write) {
+        // WAL: readers never wait for a writer; FULL: a committed reservation survives a power
+        // loss, so no runner can later send past a cap it did not see.
+        m_db.exec("PRAGMA journal_mode = WAL");
+        m_db.exec("PRAGMA synchronous = FULL");
+    }
+    m_db.exec("PRAGMA foreign_keys = OFF");
+}
+
+void SqliteLedger::migrate(Access access) {
+    // Under the write lock, so that two processes opening a new file migrate it once.
+    const auto kind = access == Access::read_write ? sqlite::Transaction::Kind::write : sqlite::Transaction::Kind::read;
+    sqlite::Transaction transaction(m_db, kind);
+    const std::int64_t version = user_version(m_db);
+    if (version > k_schema_version) {
+        throw sqlite::Failure("schema version " + std::to_string(version) + " is newer than this wacamp knows (" +
+                              std::to_string(k_schema_version) + "); use a newer wacamp");
+    }
+    if (version == k_schema_version) {
+        transaction.commit();
+        return;
+    }
+    if (access == Access::read_only) {
+        throw sqlite::Failure("schema version " + std::to_string(version) +
+                              " is older than this wacamp's; open it once for writing to migrate it");
+    }
+    if (version < 1) {
+        m_db.exec(k_schema_v1);
+    }
+    // Later versions: `if (version < 2) { … }`, each step from the one before.
+    m_db.exec(("PRAGMA user_version = " + std::to_string(k_schema_version)).c_str());
+    transaction.commit();
+}
+
+util::Result<std::vector<Hold>> SqliteLedger::held(const std::vector<std::string>& wa_ids, util::TimePoint now) {
+    return guarded<std::vector<Hold>>("reading marketing holds", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::read);
+        sqlite::Statement query(m_db, "SELECT until FROM marketing_holds WHERE wa_id = ?1 AND until > ?2");
+        std::vector<Hold> holds;
+        for (const auto& wa_id : wa_ids) {
+            query.bind(1, wa_id).bind(2, to_millis(now));
+            if (query.step()) {
+                holds.push_back(Hold{wa_id, from_millis(query.integer(0))});
+            }
+            query.reset();
+        }
+        transaction.commit();
+        return holds;
+    });
+}
+
+util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
+    return guarded<std::uint64_t>("reading the fold mark", [&] {
+        sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE campaign = ?1");
+        query.bind(1, campaign);
+        return query.step() ? static_cast<std::uint64_t>(query.integer(0)) : 0;
+    });
+}
+
+util::Result<std::size_t> SqliteLedger::prune(util::TimePoint before) {
+    return guarded<std::size_t>("pruning", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
+        sqlite::Statement sends(m_db, "DELETE FROM sends WHERE at < ?1");
+        sends.bind(1, to_millis(before)).run();
+        const auto pruned = static_cast<std::size_t>(m_db.changes());
+        sqlite::Statement holds(m_db, "DELETE FROM marketing_holds WHERE until < ?1");
+        holds.bind(1, to_millis(before)).run();
+        transaction.commit();
+        return pruned;
+    });
+}
+
+}  // namespace account

@@ -1,0 +1,65 @@
+#pragma once
+// The ledger in a SQLite file (docs/ledger.md): WAL, a busy timeout, the schema versioned by
+// PRAGMA user_version, one transaction per call (BEGIN IMMEDIATE for writes).
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "account/ledger.hpp"
+#include "account/sqlite.hpp"
+
+namespace account {
+
+class SqliteLedger final : public Ledger {
+public:
+    // The schema this build writes; an older file is migrated when opened for writing.
+    static constexpr std::int64_t k_schema_version = 1;
+    // How long a call waits for another process's write transaction before failing.
+    static constexpr int k_busy_timeout_ms = 5000;
+
+    // Opens (read_write: creating, folder 0700 and file 0600) the ledger at `path`. Fails with
+    // a message naming `path`: a symbolic link, not a regular file, not a SQLite database, a
+    // schema newer than k_schema_version, the OS's or SQLite's reason.
+    static util::Result<std::unique_ptr<SqliteLedger>> open(const std::string& path, const OpenOptions& options);
+
+    util::Result<std::size_t> suppress(const std::vector<Suppression>& entries) override;
+    util::Result<std::size_t> unsuppress(const std::vector<std::string>& wa_ids) override;
+    util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) override;
+    util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) override;
+    util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) override;
+    util::Result<Recorded> record(const ResultBatch& batch) override;
+    util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override;
+    util::Result<std::uint64_t> folded(const std::string& campaign) override;
+    util::Result<std::size_t> prune(util::TimePoint before) override;
+
+private:
+    // Throws sqlite::Failure; open() configures and migrates what it makes.
+    SqliteLedger(const std::string& path, sqlite::Database::Mode mode) : m_path(path), m_db(path, mode) {}
+
+    // Runs `body`, turning a sqlite::Failure into "ledger PATH: WHAT: reason".
+    template <typename T, typename F>
+    util::Result<T> guarded(const char* what, F&& body) {
+        try {
+            return body();
+        } catch (const sqlite::Failure& e) {
+            return util::fail("ledger " + m_path + ": " + what + ": " + e.what());
+        }
+    }
+    void configure(Access access);
+    void migrate(Access access);
+    std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
+
+    std::string m_path;
+    sqlite::Database m_db;
+};
+
+// Times are kept as milliseconds since the Unix epoch (UTC).
+inline std::int64_t to_millis(util::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+inline util::TimePoint from_millis(std::int64_t ms) {
+    return util::TimePoint(std::chrono::duration_cast<util::TimePoint::duration>(std::chrono::milliseconds(ms)));
+}
+
+}  // namespace account

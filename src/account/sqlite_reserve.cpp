@@ -1,0 +1,191 @@
+// The SQLite ledger's reservations and the answers that confirm or release them.
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "account/sqlite_ledger.hpp"
+
+namespace account {
+
+namespace {
+
+constexpr std::chrono::hours k_day{24};
+
+// The decisions of one reservation batch. The batch's own grants are counted here, not read
+// back from the table, so a preview decides exactly as a commit would.
+class Reserver {
+public:
+    Reserver(sqlite::Database& db, const ReservationRequest& request)
+        : m_db(db),
+          m_request(request),
+          m_sends_of_number(db,
+                            "SELECT at FROM sends WHERE wa_id = ?1 AND at > ?2 "
+                            "AND NOT (campaign = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
+          m_in_day(db, "SELECT 1 FROM sends WHERE wa_id = ?1 AND at > ?2 LIMIT 1") {
+        if (request.limits.per_day) {
+            sqlite::Statement distinct(db, "SELECT COUNT(DISTINCT wa_id) FROM sends WHERE at > ?1");
+            distinct.bind(1, to_millis(request.now - k_day));
+            m_day_numbers_before = distinct.step() ? distinct.integer(0) : 0;
+        }
+    }
+
+    Reservation decide(const Send& send) {
+        if (m_request.limits.per_recipient) {
+            if (auto room = frequency_room(send, *m_request.limits.per_recipient)) {
+                return Reservation{Refusal::frequency_cap, room};
+            }
+        }
+        bool new_today = false;
+        if (m_request.limits.per_day) {
+            new_today = !m_today.contains(send.wa_id) && !counted_today(send.wa_id);
+            const std::int64_t numbers = m_day_numbers_before + m_new_today;
+            if (new_today && numbers >= *m_request.limits.per_day) {
+                return Reservation{Refusal::per_day, day_room(numbers)};
+            }
+        }
+        m_new_today += new_today ? 1 : 0;
+        m_today.insert(send.wa_id);
+        ++m_granted[send.wa_id];
+        return Reservation{Refusal::none, std::nullopt};
+    }
+
+private:
+    // When the number may be messaged again, or nullopt when it may be now.
+    std::optional<util::TimePoint> frequency_room(const Send& send, const PerRecipient& limit) {
+        const util::TimePoint since = m_request.now - limit.per;
+        auto bind = [&](std::int64_t offset) {
+            m_sends_of_number.bind(1, send.wa_id).bind(2, to_millis(since)).bind(3, send.campaign);
+            m_sends_of_number.bind(4, send.row).bind(5, offset);
+        };
+        std::int64_t stored = 0;  // this row's own earlier reservation does not count against it
+        bind(0);
+        while (m_sends_of_number.step()) {
+            ++stored;
+        }
+        m_sends_of_number.reset();
+        const std::int64_t total = stored + m_granted[send.wa_id];
+        if (total < limit.max) {
+            return std::nullopt;
+        }
+        // Room opens when the (total - max + 1)th oldest send ages out of the window.
+        const std::int64_t offset = total - std::max<std::int64_t>(limit.max, 0);
+        if (offset >= stored) {
+            return m_request.now + limit.per;
+        }
+        bind(offset);
+        const util::TimePoint oldest = m_sends_of_number.step() ? from_millis(m_sends_of_number.integer(0)) : since;
+        m_sends_of_number.reset();
+        return oldest + limit.per;
+    }
+
+    bool counted_today(const std::string& wa_id) {
+        m_in_day.bind(1, wa_id).bind(2, to_millis(m_request.now - k_day));
+        const bool found = m_in_day.step();
+        m_in_day.reset();
+        return found;
+    }
+
+    // When the count of numbers messaged in the trailing 24 h drops below the cap: when the
+    // (numbers - cap + 1)th number, by its latest send, ages out.
+    util::TimePoint day_room(std::int64_t numbers) {
+        const std::int64_t offset = numbers - std::max<std::int64_t>(*m_request.limits.per_day, 0);
+        if (offset >= m_day_numbers_before) {
+            return m_request.now + k_day;
+        }
+        sqlite::Statement oldest(m_db,
+                                 "SELECT MAX(at) AS last FROM sends WHERE at > ?1 GROUP BY wa_id "
+                                 "ORDER BY last LIMIT 1 OFFSET ?2");
+        oldest.bind(1, to_millis(m_request.now - k_day)).bind(2, offset);
+        return (oldest.step() ? from_millis(oldest.integer(0)) : m_request.now) + k_day;
+    }
+
+    sqlite::Database& m_db;
+    const ReservationRequest& m_request;
+    sqlite::Statement m_sends_of_number;
+    sqlite::Statement m_in_day;
+    std::int64_t m_day_numbers_before = 0;  // numbers messaged in the trailing 24 h, before this batch
+    std::int64_t m_new_today = 0;           // numbers this batch adds to them
+    std::unordered_set<std::string> m_today;
+    std::unordered_map<std::string, std::int64_t> m_granted;
+};
+
+}  // namespace
+
+util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRequest& request) {
+    return guarded<std::vector<Reservation>>("reserving sends", [&] {
+        const bool commit = request.apply == Apply::commit;
+        // The write lock from the start: two runners deciding at once could each see room for
+        // the last slot.
+        sqlite::Transaction transaction(m_db,
+                                        commit ? sqlite::Transaction::Kind::write : sqlite::Transaction::Kind::read);
+        Reserver reserver(m_db, request);
+        sqlite::Statement insert(m_db,
+                                 "INSERT INTO sends (campaign, csv_row, wa_id, at, state) "
+                                 "VALUES (?1, ?2, ?3, ?4, 'reserved') ON CONFLICT (campaign, csv_row) "
+                                 "DO UPDATE SET wa_id = excluded.wa_id, at = excluded.at, state = 'reserved'");
+        std::vector<Reservation> answers;
+        answers.reserve(request.sends.size());
+        for (const auto& send : request.sends) {
+            answers.push_back(reserver.decide(send));
+            if (commit && answers.back().granted()) {
+                insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(request.now));
+                insert.run();
+            }
+        }
+        if (commit) {
+            transaction.commit();
+        }
+        return answers;
+    });
+}
+
+util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
+    return guarded<Recorded>("recording answers", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
+        Recorded recorded;
+        sqlite::Statement confirm(m_db,
+                                  "INSERT INTO sends (campaign, csv_row, wa_id, at, state) "
+                                  "VALUES (?1, ?2, ?3, ?4, 'sent') ON CONFLICT (campaign, csv_row) "
+                                  "DO UPDATE SET wa_id = excluded.wa_id, state = 'sent'");
+        for (const auto& send : batch.delivered) {
+            confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(batch.now)).run();
+        }
+        // A send once confirmed is never given back.
+        sqlite::Statement release(m_db,
+                                  "DELETE FROM sends WHERE campaign = ?1 AND csv_row = ?2 AND state = 'reserved'");
+        for (const auto& send : batch.not_delivered) {
+            release.bind(1, send.campaign).bind(2, send.row).run();
+        }
+        sqlite::Statement count(m_db,
+                                "INSERT INTO undeliverable (wa_id, answers, last_at) VALUES (?1, 1, ?2) "
+                                "ON CONFLICT (wa_id) DO UPDATE SET answers = answers + 1, last_at = excluded.last_at "
+                                "RETURNING answers");
+        std::vector<Suppression> past_threshold;
+        for (const auto& answer : batch.undeliverable) {
+            count.bind(1, answer.wa_id).bind(2, to_millis(answer.at));
+            const std::int64_t answers = count.step() ? count.integer(0) : 0;
+            count.run();
+            if (answers >= batch.undeliverable_after) {
+                past_threshold.push_back(Suppression{answer.wa_id, "undeliverable", answer.at, batch.source});
+            }
+        }
+        add_suppressions(past_threshold, &recorded.suppressed);
+        add_suppressions(batch.suppress, &recorded.suppressed);
+        sqlite::Statement hold(m_db,
+                               "INSERT INTO marketing_holds (wa_id, until) VALUES (?1, ?2) "
+                               "ON CONFLICT (wa_id) DO UPDATE SET until = MAX(until, excluded.until)");
+        for (const auto& answer : batch.marketing_limited) {
+            hold.bind(1, answer.wa_id).bind(2, to_millis(answer.at + k_day)).run();
+        }
+        if (batch.fold) {
+            sqlite::Statement fold(m_db,
+                                   "INSERT INTO folds (campaign, covered) VALUES (?1, ?2) "
+                                   "ON CONFLICT (campaign) DO UPDATE SET covered = excluded.covered");
+            fold.bind(1, batch.fold->campaign).bind(2, static_cast<std::int64_t>(batch.fold->value)).run();
+        }
+        transaction.commit();
+        return recorded;
+    });
+}
+
+}  // namespace account

@@ -1,0 +1,99 @@
+#pragma once
+// The plain values the ledger takes and returns (ledger.hpp has the interface).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/clock.hpp"
+
+namespace account {
+
+// One number on the account's suppression list.
+struct Suppression {
+    std::string wa_id;
+    std::string reason;  // listed, opted_out, undeliverable, manual, or a person's text
+    util::TimePoint since;
+    std::string source;  // file:NAME, campaign:NAME, manual
+};
+
+// One message to one number: a campaign's row. `campaign` is a key stable across resumes of one
+// campaign (its name and the log's started_at, say); a row has one send at a time.
+struct Send {
+    std::string wa_id;
+    std::string campaign;
+    std::int64_t row = 0;
+};
+
+// `rate.per_recipient`: at most `max` sends to one number within `per`.
+struct PerRecipient {
+    std::int64_t max = 0;
+    std::chrono::milliseconds per{0};
+};
+
+// The account's limits as one campaign file sets them; a send is counted whether or not limits
+// are set, so that campaigns with limits see the sends of those without.
+struct Limits {
+    std::optional<PerRecipient> per_recipient;
+    std::optional<std::int64_t> per_day;  // unique numbers messaged in the trailing 24 h
+};
+
+enum class Apply { commit, preview };
+
+struct ReservationRequest {
+    std::vector<Send> sends;
+    Limits limits;
+    util::TimePoint now;
+    Apply apply = Apply::commit;
+};
+
+enum class Refusal { none, frequency_cap, per_day };
+
+// The answer for one send: granted (refusal none) or refused, and then from when the same send
+// would be granted (`room_at`: when the oldest send in the way ages out of its window).
+struct Reservation {
+    Refusal refusal = Refusal::none;
+    std::optional<util::TimePoint> room_at;
+
+    bool granted() const { return refusal == Refusal::none; }
+};
+
+// A number's answer at a time: a 131026 or 131049 answer.
+struct Answer {
+    std::string wa_id;
+    util::TimePoint at;
+};
+
+// "The campaign's log has been folded in up to `value`" (a byte offset, say), written in the
+// same transaction as the batch that the log's lines up to there gave.
+struct FoldMark {
+    std::string campaign;
+    std::uint64_t value = 0;
+};
+
+// What one batch of answers tells the ledger.
+struct ResultBatch {
+    std::vector<Send> delivered;            // sent: confirms the reservation (records it when missing)
+    std::vector<Send> not_delivered;        // the answer says it never reached the number: released
+    std::vector<Answer> undeliverable;      // 131026: counted; suppressed at `undeliverable_after`
+    std::vector<Answer> marketing_limited;  // 131049: held 24 h from the answer
+    std::vector<Suppression> suppress;      // 131050 (reason opted_out) and the like
+    std::optional<FoldMark> fold;
+    std::int64_t undeliverable_after = 2;
+    std::string source;  // the source of the suppressions it makes: campaign:NAME
+    util::TimePoint now;
+};
+
+struct Recorded {
+    std::vector<std::string> suppressed;  // numbers this batch put on the suppression list
+};
+
+// A number held by a 131049 answer until `until`.
+struct Hold {
+    std::string wa_id;
+    util::TimePoint until;
+};
+
+}  // namespace account

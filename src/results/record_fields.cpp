@@ -1,0 +1,102 @@
+#include "results/record_fields.hpp"
+
+#include <fmt/format.h>
+
+namespace results::detail {
+
+namespace {
+
+using util::JsonScanner;
+
+std::optional<Key> find_key(std::string_view name) {
+    for (std::size_t i = 0; i < k_key_count; ++i) {
+        if (k_key_names[i] == name) {
+            return static_cast<Key>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+enum class Kind : std::uint8_t { string, integer, strings, counts, message };
+
+Kind kind_of(Key key) {
+    switch (key) {
+    case Key::row:
+    case Key::attempt:
+    case Key::attempts:
+    case Key::http_status:
+    case Key::latency_ms:
+    case Key::batch: return Kind::integer;
+    case Key::ids:
+    case Key::subscriber_ids:
+    case Key::defaults: return Kind::strings;
+    case Key::message: return Kind::message;
+    case Key::counts: return Kind::counts;
+    default: return Kind::string;
+    }
+}
+
+bool read_counts(JsonScanner& in, StatusCounts& counts) {
+    std::int64_t n = 0;
+    return in.read_object([&](std::string_view key) {
+        const auto status = parse_status(key);
+        if (!status) {
+            return in.skip_value();  // e.g. a "pending" count from a later version
+        }
+        if (!in.read_int(n)) {
+            return false;
+        }
+        counts[*status] = n;
+        return true;
+    });
+}
+
+// Reads a dry run's `message` object; members it does not know are skipped.
+bool read_message(JsonScanner& in, std::optional<MessageContent>& out) {
+    MessageContent& m = out.emplace();
+    return in.read_object([&](std::string_view key) {
+        std::string* target = key == "text" ? &m.text : key == "source" ? &m.source : nullptr;
+        if (key == "label") {
+            target = &m.label.emplace();
+        }
+        if (target == nullptr) {
+            return in.skip_value();
+        }
+        m.image = m.image || target != &m.text;
+        return in.peek() == '"' && in.read_string(*target);
+    });
+}
+
+}  // namespace
+
+bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
+    const auto key = find_key(name);
+    if (!key) {
+        return in.skip_value();
+    }
+    if (in.read_null()) {
+        return true;
+    }
+    const auto i = static_cast<std::size_t>(*key);
+    f.present[i] = true;
+    const char first = in.peek();
+    const auto wrong = [&](std::string_view type) {
+        f.mistyped = fmt::format("\"{}\" must be {}", name, type);
+        return false;
+    };
+    switch (kind_of(*key)) {
+    case Kind::string: return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
+    case Kind::integer:
+        return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
+    case Kind::strings: {
+        auto& list = *key == Key::ids ? f.ids : *key == Key::defaults ? f.defaults : f.subscriber_ids;
+        return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })
+                            : wrong("an array of strings");
+    }
+    case Kind::counts: return first == '{' ? read_counts(in, f.counts) : wrong("an object");
+    case Kind::message: return first == '{' ? read_message(in, f.message) : wrong("an object");
+    }
+    return false;
+}
+
+}  // namespace results::detail

@@ -1,0 +1,185 @@
+#include <doctest/doctest.h>
+
+#include "account_ledger_fixture.hpp"
+
+namespace {
+
+using namespace account_fixture;
+using account::Refusal;
+using account::Suppression;
+using fakes::TempDir;
+
+std::vector<Suppression> listed(account::Ledger& book) {
+    std::vector<Suppression> out;
+    auto done = book.list_suppressed([&](const Suppression& s) { out.push_back(s); });
+    REQUIRE(done.ok());
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("account::SqliteLedger") {
+    TEST_CASE("suppression: added, looked up, listed in order, removed") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        auto added = book->suppress({Suppression{"4915112345678", "listed", k_t0, "file:dnc.csv"},
+                                     Suppression{"14155550100", "manual", k_t0 + 1s, "manual"}});
+        REQUIRE(added.ok());
+        CHECK(*added == 2);
+        auto found = book->suppressed({"14155550100", "447700900123"});
+        REQUIRE(found.ok());
+        REQUIRE(found->size() == 1);
+        CHECK(found->at(0).wa_id == "14155550100");
+        CHECK(found->at(0).reason == "manual");
+        CHECK(found->at(0).since == k_t0 + 1s);
+        CHECK(found->at(0).source == "manual");
+        const auto all = listed(*book);
+        REQUIRE(all.size() == 2);
+        CHECK(all[0].wa_id == "14155550100");
+        CHECK(all[1].wa_id == "4915112345678");
+        auto removed = book->unsuppress({"14155550100", "447700900123"});
+        REQUIRE(removed.ok());
+        CHECK(*removed == 1);
+        CHECK(listed(*book).size() == 1);
+    }
+    TEST_CASE("suppression: adding again changes nothing, the first entry stands") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        REQUIRE(book->suppress({Suppression{"14155550100", "listed", k_t0, "file:dnc.csv"}}).ok());
+        auto again = book->suppress({Suppression{"14155550100", "manual", k_t0 + 1h, "manual"}});
+        REQUIRE(again.ok());
+        CHECK(*again == 0);
+        const auto all = listed(*book);
+        REQUIRE(all.size() == 1);
+        CHECK(all[0].reason == "listed");
+        CHECK(all[0].since == k_t0);
+    }
+    TEST_CASE("per_recipient: a second send within the window is refused, allowed once it has passed") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        const auto limits = per_recipient(1, std::chrono::days(7));
+        auto first = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0));
+        REQUIRE(first.ok());
+        CHECK(first->at(0).granted());
+        // Another campaign, a day later: the number was messaged within 7 days.
+        auto second = book->reserve(request(sends("summer", {"14155550100"}), limits, k_t0 + 24h));
+        REQUIRE(second.ok());
+        CHECK(second->at(0).refusal == Refusal::frequency_cap);
+        CHECK(second->at(0).room_at == k_t0 + std::chrono::days(7));
+        auto later = book->reserve(request(sends("summer", {"14155550100"}), limits, k_t0 + std::chrono::days(7) + 1s));
+        REQUIRE(later.ok());
+        CHECK(later->at(0).granted());
+    }
+    TEST_CASE("per_recipient: a number twice in one batch is granted once") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        auto answers = book->reserve(request(sends("spring", {"1", "1", "2"}), per_recipient(1, 24h), k_t0));
+        REQUIRE(answers.ok());
+        CHECK(granted(*answers) == std::vector<bool>{true, false, true});
+    }
+    TEST_CASE("per_recipient: reserving a row again (a retry) does not count it twice") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        const auto limits = per_recipient(1, std::chrono::days(7));
+        REQUIRE(book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0)).ok());
+        auto retry = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0 + 1min));
+        REQUIRE(retry.ok());
+        CHECK(retry->at(0).granted());
+    }
+    TEST_CASE("per_day counts unique numbers and says when room opens") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        REQUIRE(book->reserve(request(sends("spring", {"1", "2"}), per_day(3), k_t0)).ok());
+        // A number already messaged today costs nothing; a third new one fits, a fourth not.
+        auto answers = book->reserve(request(sends("summer", {"1", "3", "4"}), per_day(3), k_t0 + 1h));
+        REQUIRE(answers.ok());
+        CHECK(granted(*answers) == std::vector<bool>{true, true, false});
+        CHECK(answers->at(2).refusal == Refusal::per_day);
+        // "2" is the number whose latest send is oldest: room opens when it ages out.
+        CHECK(answers->at(2).room_at == k_t0 + 24h);
+        auto next_day = book->reserve(request(sends("summer", {"4"}, 10), per_day(3), k_t0 + 24h + 1s));
+        REQUIRE(next_day.ok());
+        CHECK(next_day->at(0).granted());
+    }
+    TEST_CASE("a preview decides as a commit would and writes nothing") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        const auto preview = account::Apply::preview;
+        auto seen = book->reserve(request(sends("spring", {"1", "2", "3"}), per_day(2), k_t0, preview));
+        REQUIRE(seen.ok());
+        CHECK(granted(*seen) == std::vector<bool>{true, true, false});
+        auto real = book->reserve(request(sends("spring", {"3", "4"}), per_day(2), k_t0));
+        REQUIRE(real.ok());
+        CHECK(granted(*real) == std::vector<bool>{true, true});
+    }
+    TEST_CASE("a release gives the slot back; a confirmed send is never released") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        REQUIRE(book->reserve(request(sends("spring", {"1", "2"}), per_day(2), k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        results.delivered = sends("spring", {"1"});
+        results.not_delivered = sends("spring", {"1", "2"});  // "1" was delivered: it stays
+        REQUIRE(book->record(results).ok());
+        auto answers = book->reserve(request(sends("summer", {"3", "4"}), per_day(2), k_t0 + 2s));
+        REQUIRE(answers.ok());
+        CHECK(granted(*answers) == std::vector<bool>{true, false});
+    }
+    TEST_CASE("131026: the number is suppressed once the threshold is reached") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        auto once = batch_at(k_t0);
+        once.undeliverable = {account::Answer{"14155550100", k_t0}};
+        auto first = book->record(once);
+        REQUIRE(first.ok());
+        CHECK(first->suppressed.empty());
+        once.undeliverable[0].at = k_t0 + 1h;
+        auto second = book->record(once);
+        REQUIRE(second.ok());
+        CHECK(second->suppressed == std::vector<std::string>{"14155550100"});
+        const auto all = listed(*book);
+        REQUIRE(all.size() == 1);
+        CHECK(all[0].reason == "undeliverable");
+        CHECK(all[0].source == "campaign:spring");
+        CHECK(all[0].since == k_t0 + 1h);
+    }
+    TEST_CASE("131049 holds the number 24 h from the answer") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        auto results = batch_at(k_t0 + 1min);
+        results.marketing_limited = {account::Answer{"14155550100", k_t0}};
+        REQUIRE(book->record(results).ok());
+        auto holds = book->held({"14155550100", "2"}, k_t0 + 23h);
+        REQUIRE(holds.ok());
+        REQUIRE(holds->size() == 1);
+        CHECK(holds->at(0).until == k_t0 + 24h);
+        auto after = book->held({"14155550100"}, k_t0 + 24h);
+        REQUIRE(after.ok());
+        CHECK(after->empty());
+    }
+    TEST_CASE("the fold mark moves with its batch and survives reopening") {
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        {
+            auto book = open_at(path);
+            auto none = book->folded("spring@2025-03-01T00:00:00Z");
+            REQUIRE(none.ok());
+            CHECK(*none == 0);
+            auto results = batch_at(k_t0);
+            results.fold = account::FoldMark{"spring@2025-03-01T00:00:00Z", 4096};
+            REQUIRE(book->record(results).ok());
+        }
+        auto book = open_at(path);
+        auto mark = book->folded("spring@2025-03-01T00:00:00Z");
+        REQUIRE(mark.ok());
+        CHECK(*mark == 4096);
+    }
+    TEST_CASE("pruning removes sends older than the given time") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        REQUIRE(book->reserve(request(sends("spring", {"1"}), per_day(1), k_t0)).ok());
+        REQUIRE(book->reserve(request(sends("summer", {"2"}), account::Limits{}, k_t0 + 1h)).ok());
+        auto pruned = book->prune(k_t0 + 1s);
+        REQUIRE(pruned.ok());
+        CHECK(*pruned == 1);
+    }
+}
