@@ -63,6 +63,9 @@ public:
 enum class Access { read_write, read_only };
 
 struct OpenOptions {
+    // The account whose entries the calls read and write: one file may hold several accounts'
+    // (account.name: host[:port] of the service by default). Must not be empty.
+    std::string account;
     // read_only: for dry runs and validate; a missing ledger reads as an empty one, and every
     // write fails.
     Access access = Access::read_write;

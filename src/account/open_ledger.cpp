@@ -14,6 +14,9 @@ util::Result<std::unique_ptr<Ledger>> open_ledger(const std::string& path_or_url
     if (text.empty()) {
         return util::fail("ledger: no path given");
     }
+    if (options.account.empty()) {
+        return util::fail("ledger " + path_or_url + ": no account given");
+    }
     auto ledger = SqliteLedger::open(path_or_url, options);
     if (!ledger) {
         return ledger.error();

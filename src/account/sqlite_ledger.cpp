@@ -9,33 +9,42 @@ namespace {
 // Version 1. Times are milliseconds since the epoch; no foreign keys (each table stands alone).
 constexpr const char* k_schema_v1 = R"(
 CREATE TABLE suppressions (
-    wa_id  TEXT PRIMARY KEY,
-    reason TEXT NOT NULL,
-    since  INTEGER NOT NULL,
-    source TEXT NOT NULL
+    account TEXT NOT NULL,
+    wa_id   TEXT NOT NULL,
+    reason  TEXT NOT NULL,
+    since   INTEGER NOT NULL,
+    source  TEXT NOT NULL,
+    PRIMARY KEY (account, wa_id)
 ) WITHOUT ROWID;
 CREATE TABLE sends (
+    account  TEXT NOT NULL,
     campaign TEXT NOT NULL,
     csv_row  INTEGER NOT NULL,
     wa_id    TEXT NOT NULL,
     at       INTEGER NOT NULL,
     state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
-    PRIMARY KEY (campaign, csv_row)
+    PRIMARY KEY (account, campaign, csv_row)
 );
-CREATE INDEX sends_by_number ON sends (wa_id, at);
-CREATE INDEX sends_by_time ON sends (at, wa_id);
+CREATE INDEX sends_by_number ON sends (account, wa_id, at);
+CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 CREATE TABLE undeliverable (
-    wa_id   TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    wa_id   TEXT NOT NULL,
     answers INTEGER NOT NULL,
-    last_at INTEGER NOT NULL
+    last_at INTEGER NOT NULL,
+    PRIMARY KEY (account, wa_id)
 ) WITHOUT ROWID;
 CREATE TABLE marketing_holds (
-    wa_id TEXT PRIMARY KEY,
-    until INTEGER NOT NULL
+    account TEXT NOT NULL,
+    wa_id   TEXT NOT NULL,
+    until   INTEGER NOT NULL,
+    PRIMARY KEY (account, wa_id)
 ) WITHOUT ROWID;
 CREATE TABLE folds (
-    campaign TEXT PRIMARY KEY,
-    covered  INTEGER NOT NULL
+    account  TEXT NOT NULL,
+    campaign TEXT NOT NULL,
+    covered  INTEGER NOT NULL,
+    PRIMARY KEY (account, campaign)
 ) WITHOUT ROWID;
 )";
 
@@ -58,7 +67,7 @@ util::Result<std::unique_ptr<SqliteLedger>> SqliteLedger::open(const std::string
         mode = Mode::memory;  // nothing recorded yet: an empty ledger that refuses writes
     }
     try {
-        auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, mode));
+        auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, options.account, mode));
         ledger->configure(options.access);
         ledger->migrate(mode == Mode::memory ? Access::read_write : options.access);
         if (mode == Mode::memory) {
@@ -109,10 +118,11 @@ void SqliteLedger::migrate(Access access) {
 util::Result<std::vector<Hold>> SqliteLedger::held(const std::vector<std::string>& wa_ids, util::TimePoint now) {
     return guarded<std::vector<Hold>>("reading marketing holds", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::read);
-        sqlite::Statement query(m_db, "SELECT until FROM marketing_holds WHERE wa_id = ?1 AND until > ?2");
+        sqlite::Statement query(m_db,
+                                "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2");
         std::vector<Hold> holds;
         for (const auto& wa_id : wa_ids) {
-            query.bind(1, wa_id).bind(2, to_millis(now));
+            query.bind(1, wa_id).bind(2, to_millis(now)).bind(k_account, m_account);
             if (query.step()) {
                 holds.push_back(Hold{wa_id, from_millis(query.integer(0))});
             }
@@ -125,8 +135,8 @@ util::Result<std::vector<Hold>> SqliteLedger::held(const std::vector<std::string
 
 util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
     return guarded<std::uint64_t>("reading the fold mark", [&] {
-        sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE campaign = ?1");
-        query.bind(1, campaign);
+        sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE account = ?9 AND campaign = ?1");
+        query.bind(1, campaign).bind(k_account, m_account);
         return query.step() ? static_cast<std::uint64_t>(query.integer(0)) : 0;
     });
 }
@@ -134,11 +144,11 @@ util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
 util::Result<std::size_t> SqliteLedger::prune(util::TimePoint before) {
     return guarded<std::size_t>("pruning", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
-        sqlite::Statement sends(m_db, "DELETE FROM sends WHERE at < ?1");
-        sends.bind(1, to_millis(before)).run();
+        sqlite::Statement sends(m_db, "DELETE FROM sends WHERE account = ?9 AND at < ?1");
+        sends.bind(1, to_millis(before)).bind(k_account, m_account).run();
         const auto pruned = static_cast<std::size_t>(m_db.changes());
-        sqlite::Statement holds(m_db, "DELETE FROM marketing_holds WHERE until < ?1");
-        holds.bind(1, to_millis(before)).run();
+        sqlite::Statement holds(m_db, "DELETE FROM marketing_holds WHERE account = ?9 AND until < ?1");
+        holds.bind(1, to_millis(before)).bind(k_account, m_account).run();
         transaction.commit();
         return pruned;
     });

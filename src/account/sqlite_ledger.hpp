@@ -35,7 +35,8 @@ public:
 
 private:
     // Throws sqlite::Failure; open() configures and migrates what it makes.
-    SqliteLedger(const std::string& path, sqlite::Database::Mode mode) : m_path(path), m_db(path, mode) {}
+    SqliteLedger(const std::string& path, std::string account, sqlite::Database::Mode mode)
+        : m_path(path), m_account(std::move(account)), m_db(path, mode) {}
 
     // Runs `body`, turning a sqlite::Failure into "ledger PATH: WHAT: reason".
     template <typename T, typename F>
@@ -51,8 +52,13 @@ private:
     std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
 
     std::string m_path;
+    std::string m_account;  // every row read or written is this account's
     sqlite::Database m_db;
 };
+
+// The parameter every statement binds the account to: `?9` in its SQL (a number of its own, so
+// that a statement's other parameters keep theirs).
+constexpr int k_account = 9;
 
 // Times are kept as milliseconds since the Unix epoch (UTC).
 inline std::int64_t to_millis(util::TimePoint t) {

@@ -15,16 +15,17 @@ constexpr std::chrono::hours k_day{24};
 // back from the table, so a preview decides exactly as a commit would.
 class Reserver {
 public:
-    Reserver(sqlite::Database& db, const ReservationRequest& request)
+    Reserver(sqlite::Database& db, const std::string& account, const ReservationRequest& request)
         : m_db(db),
+          m_account(account),
           m_request(request),
           m_sends_of_number(db,
-                            "SELECT at FROM sends WHERE wa_id = ?1 AND at > ?2 "
+                            "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
                             "AND NOT (campaign = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
-          m_in_day(db, "SELECT 1 FROM sends WHERE wa_id = ?1 AND at > ?2 LIMIT 1") {
+          m_in_day(db, "SELECT 1 FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 LIMIT 1") {
         if (request.limits.per_day) {
-            sqlite::Statement distinct(db, "SELECT COUNT(DISTINCT wa_id) FROM sends WHERE at > ?1");
-            distinct.bind(1, to_millis(request.now - k_day));
+            sqlite::Statement distinct(db, "SELECT COUNT(DISTINCT wa_id) FROM sends WHERE account = ?9 AND at > ?1");
+            distinct.bind(1, to_millis(request.now - k_day)).bind(k_account, account);
             m_day_numbers_before = distinct.step() ? distinct.integer(0) : 0;
         }
     }
@@ -55,7 +56,7 @@ private:
         const util::TimePoint since = m_request.now - limit.per;
         auto bind = [&](std::int64_t offset) {
             m_sends_of_number.bind(1, send.wa_id).bind(2, to_millis(since)).bind(3, send.campaign);
-            m_sends_of_number.bind(4, send.row).bind(5, offset);
+            m_sends_of_number.bind(4, send.row).bind(5, offset).bind(k_account, m_account);
         };
         std::int64_t stored = 0;  // this row's own earlier reservation does not count against it
         bind(0);
@@ -79,7 +80,7 @@ private:
     }
 
     bool counted_today(const std::string& wa_id) {
-        m_in_day.bind(1, wa_id).bind(2, to_millis(m_request.now - k_day));
+        m_in_day.bind(1, wa_id).bind(2, to_millis(m_request.now - k_day)).bind(k_account, m_account);
         const bool found = m_in_day.step();
         m_in_day.reset();
         return found;
@@ -93,13 +94,14 @@ private:
             return m_request.now + k_day;
         }
         sqlite::Statement oldest(m_db,
-                                 "SELECT MAX(at) AS last FROM sends WHERE at > ?1 GROUP BY wa_id "
+                                 "SELECT MAX(at) AS last FROM sends WHERE account = ?9 AND at > ?1 GROUP BY wa_id "
                                  "ORDER BY last LIMIT 1 OFFSET ?2");
-        oldest.bind(1, to_millis(m_request.now - k_day)).bind(2, offset);
+        oldest.bind(1, to_millis(m_request.now - k_day)).bind(2, offset).bind(k_account, m_account);
         return (oldest.step() ? from_millis(oldest.integer(0)) : m_request.now) + k_day;
     }
 
     sqlite::Database& m_db;
+    const std::string& m_account;
     const ReservationRequest& m_request;
     sqlite::Statement m_sends_of_number;
     sqlite::Statement m_in_day;
@@ -118,10 +120,10 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         // the last slot.
         sqlite::Transaction transaction(m_db,
                                         commit ? sqlite::Transaction::Kind::write : sqlite::Transaction::Kind::read);
-        Reserver reserver(m_db, request);
+        Reserver reserver(m_db, m_account, request);
         sqlite::Statement insert(m_db,
-                                 "INSERT INTO sends (campaign, csv_row, wa_id, at, state) "
-                                 "VALUES (?1, ?2, ?3, ?4, 'reserved') ON CONFLICT (campaign, csv_row) "
+                                 "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
+                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') ON CONFLICT (account, campaign, csv_row) "
                                  "DO UPDATE SET wa_id = excluded.wa_id, at = excluded.at, state = 'reserved'");
         std::vector<Reservation> answers;
         answers.reserve(request.sends.size());
@@ -129,7 +131,7 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
             answers.push_back(reserver.decide(send));
             if (commit && answers.back().granted()) {
                 insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(request.now));
-                insert.run();
+                insert.bind(k_account, m_account).run();
             }
         }
         if (commit) {
@@ -144,25 +146,30 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
         Recorded recorded;
         sqlite::Statement confirm(m_db,
-                                  "INSERT INTO sends (campaign, csv_row, wa_id, at, state) "
-                                  "VALUES (?1, ?2, ?3, ?4, 'sent') ON CONFLICT (campaign, csv_row) "
+                                  "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
+                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row) "
                                   "DO UPDATE SET wa_id = excluded.wa_id, state = 'sent'");
         for (const auto& send : batch.delivered) {
-            confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(batch.now)).run();
+            confirm.bind(1, send.campaign)
+                .bind(2, send.row)
+                .bind(3, send.wa_id)
+                .bind(4, to_millis(send.at.value_or(batch.now)));
+            confirm.bind(k_account, m_account).run();
         }
         // A send once confirmed is never given back.
-        sqlite::Statement release(m_db,
-                                  "DELETE FROM sends WHERE campaign = ?1 AND csv_row = ?2 AND state = 'reserved'");
+        sqlite::Statement release(
+            m_db, "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 AND state = 'reserved'");
         for (const auto& send : batch.not_delivered) {
-            release.bind(1, send.campaign).bind(2, send.row).run();
+            release.bind(1, send.campaign).bind(2, send.row).bind(k_account, m_account).run();
         }
-        sqlite::Statement count(m_db,
-                                "INSERT INTO undeliverable (wa_id, answers, last_at) VALUES (?1, 1, ?2) "
-                                "ON CONFLICT (wa_id) DO UPDATE SET answers = answers + 1, last_at = excluded.last_at "
-                                "RETURNING answers");
+        sqlite::Statement count(
+            m_db,
+            "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, 1, ?2) "
+            "ON CONFLICT (account, wa_id) DO UPDATE SET answers = answers + 1, last_at = excluded.last_at "
+            "RETURNING answers");
         std::vector<Suppression> past_threshold;
         for (const auto& answer : batch.undeliverable) {
-            count.bind(1, answer.wa_id).bind(2, to_millis(answer.at));
+            count.bind(1, answer.wa_id).bind(2, to_millis(answer.at)).bind(k_account, m_account);
             const std::int64_t answers = count.step() ? count.integer(0) : 0;
             count.run();
             if (answers >= batch.undeliverable_after) {
@@ -172,16 +179,17 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         add_suppressions(past_threshold, &recorded.suppressed);
         add_suppressions(batch.suppress, &recorded.suppressed);
         sqlite::Statement hold(m_db,
-                               "INSERT INTO marketing_holds (wa_id, until) VALUES (?1, ?2) "
-                               "ON CONFLICT (wa_id) DO UPDATE SET until = MAX(until, excluded.until)");
+                               "INSERT INTO marketing_holds (account, wa_id, until) VALUES (?9, ?1, ?2) "
+                               "ON CONFLICT (account, wa_id) DO UPDATE SET until = MAX(until, excluded.until)");
         for (const auto& answer : batch.marketing_limited) {
-            hold.bind(1, answer.wa_id).bind(2, to_millis(answer.at + k_day)).run();
+            hold.bind(1, answer.wa_id).bind(2, to_millis(answer.at + k_day)).bind(k_account, m_account).run();
         }
         if (batch.fold) {
             sqlite::Statement fold(m_db,
-                                   "INSERT INTO folds (campaign, covered) VALUES (?1, ?2) "
-                                   "ON CONFLICT (campaign) DO UPDATE SET covered = excluded.covered");
-            fold.bind(1, batch.fold->campaign).bind(2, static_cast<std::int64_t>(batch.fold->value)).run();
+                                   "INSERT INTO folds (account, campaign, covered) VALUES (?9, ?1, ?2) "
+                                   "ON CONFLICT (account, campaign) DO UPDATE SET covered = excluded.covered");
+            fold.bind(1, batch.fold->campaign).bind(2, static_cast<std::int64_t>(batch.fold->value));
+            fold.bind(k_account, m_account).run();
         }
         transaction.commit();
         return recorded;

@@ -25,6 +25,9 @@ struct Send {
     std::string wa_id;
     std::string campaign;
     std::int64_t row = 0;
+    // When it was sent, for a delivered send the ledger missed (a log being folded in);
+    // nullopt: the batch's `now`.
+    std::optional<util::TimePoint> at;
 };
 
 // `rate.per_recipient`: at most `max` sends to one number within `per`.

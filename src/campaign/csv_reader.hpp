@@ -65,6 +65,8 @@ public:
 
 private:
     static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+    // Where the RFC 4180 state machine is within a record.
+    enum class ScanState { field_start, unquoted, quoted, quote_in_quoted };
     // What one pass over a record found: the first field index with each kind of problem.
     struct Parsed {
         long long line = 0;
@@ -76,6 +78,9 @@ private:
         std::size_t nul = k_none;
         std::size_t bad_utf8 = k_none;
         std::size_t after_quote = k_none;
+        ScanState state = ScanState::field_start;
+        std::vector<std::string>* fields = nullptr;  // where kept fields go
+        std::size_t keep = 0;                        // how many fields to keep
     };
     enum class Labels { by_position, by_name };
 
@@ -85,9 +90,15 @@ private:
     bool fill();
     bool skip_blank_lines();
     bool parse_record(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed);
+    // One step of the state machine over the buffered bytes; each returns true when the
+    // record ended.
+    bool scan(Parsed& parsed);
+    bool scan_unquoted(Parsed& parsed);
+    void scan_quoted(Parsed& parsed);
+    bool scan_after_quote(Parsed& parsed);
     void append(Parsed& parsed, const char* data, std::size_t size) const;
     void end_field(Parsed& parsed) const;
-    static void start_field(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed);
+    static void start_field(Parsed& parsed);
     std::string describe(const Parsed& parsed, std::string_view subject, Labels labels) const;
 
     std::unique_ptr<std::istream> m_in;

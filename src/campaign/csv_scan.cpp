@@ -10,7 +10,6 @@ namespace campaign {
 
 namespace {
 
-enum class State { field_start, unquoted, quoted, quote_in_quoted };
 enum class TextCheck { ok, nul, bad_utf8 };
 
 // Says whether `text` holds a NUL or bytes that are not UTF-8, whichever comes first.
@@ -76,8 +75,9 @@ void CsvReader::append(Parsed& parsed, const char* data, std::size_t size) const
     parsed.current->append(data, size);
 }
 
-void CsvReader::start_field(std::vector<std::string>& fields, std::size_t keep, Parsed& parsed) {
-    if (parsed.count >= keep) {
+void CsvReader::start_field(Parsed& parsed) {
+    std::vector<std::string>& fields = *parsed.fields;
+    if (parsed.count >= parsed.keep) {
         parsed.current = nullptr;  // an extra field of a ragged row: counted, not kept
         return;
     }
@@ -105,90 +105,102 @@ bool CsvReader::parse_record(std::vector<std::string>& fields, std::size_t keep,
         return false;
     }
     parsed.line = m_line;
-    start_field(fields, keep, parsed);
-    const char delimiter = m_options.delimiter;
-    State state = State::field_start;
+    parsed.fields = &fields;
+    parsed.keep = keep;
+    start_field(parsed);
     for (;;) {
         if (m_pos == m_end && !fill()) {
-            if (state == State::quoted) {
-                parsed.unterminated = true;
-            }
+            parsed.unterminated = parsed.state == ScanState::quoted;
             end_field(parsed);
             return true;
         }
-        const char* b = m_buf.data();
-        switch (state) {
-        case State::field_start:
-            if (b[m_pos] == '"') {
-                ++m_pos;
-                parsed.quote_line = m_line;
-                state = State::quoted;
-                break;
-            }
-            state = State::unquoted;
-            [[fallthrough]];
-        case State::unquoted: {
-            // A quote inside an unquoted field is kept as text (5'11" is common).
-            std::size_t i = m_pos;
-            while (i < m_end && b[i] != delimiter && b[i] != '\n' && b[i] != '\r') {
-                ++i;
-            }
-            append(parsed, b + m_pos, i - m_pos);
-            m_pos = i;
-            if (i == m_end) {
-                break;
-            }
-            ++m_pos;
-            end_field(parsed);
-            if (b[i] == delimiter) {
-                start_field(fields, keep, parsed);
-                state = State::field_start;
-                break;
-            }
-            ++m_line;
+        if (scan(parsed)) {
             return true;
-        }
-        case State::quoted: {
-            std::size_t i = m_pos;
-            for (; i < m_end && b[i] != '"'; ++i) {
-                if (b[i] == '\r' || (b[i] == '\n' && !(i > 0 ? b[i - 1] == '\r' : m_after_cr))) {
-                    ++m_line;
-                }
-            }
-            append(parsed, b + m_pos, i - m_pos);
-            m_pos = i;
-            if (i < m_end) {
-                ++m_pos;
-                state = State::quote_in_quoted;
-            }
-            break;
-        }
-        case State::quote_in_quoted: {
-            const char c = b[m_pos];
-            if (c == '"') {
-                append(parsed, "\"", 1);  // a doubled quote stands for one
-                ++m_pos;
-                state = State::quoted;
-            } else if (c == delimiter) {
-                ++m_pos;
-                end_field(parsed);
-                start_field(fields, keep, parsed);
-                state = State::field_start;
-            } else if (c == '\n' || c == '\r') {
-                ++m_pos;
-                ++m_line;
-                end_field(parsed);
-                return true;
-            } else {
-                if (parsed.after_quote == k_none) {
-                    parsed.after_quote = parsed.count;
-                }
-                state = State::unquoted;
-            }
-            break;
-        }
         }
     }
+}
+
+bool CsvReader::scan(Parsed& parsed) {
+    switch (parsed.state) {
+    case ScanState::field_start:
+        if (m_buf[m_pos] == '"') {
+            ++m_pos;
+            parsed.quote_line = m_line;
+            parsed.state = ScanState::quoted;
+            return false;
+        }
+        parsed.state = ScanState::unquoted;
+        return scan_unquoted(parsed);
+    case ScanState::unquoted: return scan_unquoted(parsed);
+    case ScanState::quoted: scan_quoted(parsed); return false;
+    case ScanState::quote_in_quoted: return scan_after_quote(parsed);
+    }
+    return false;
+}
+
+bool CsvReader::scan_unquoted(Parsed& parsed) {
+    // A quote inside an unquoted field is kept as text (5'11" is common).
+    const char* b = m_buf.data();
+    const char delimiter = m_options.delimiter;
+    std::size_t i = m_pos;
+    while (i < m_end && b[i] != delimiter && b[i] != '\n' && b[i] != '\r') {
+        ++i;
+    }
+    append(parsed, b + m_pos, i - m_pos);
+    m_pos = i;
+    if (i == m_end) {
+        return false;
+    }
+    ++m_pos;
+    end_field(parsed);
+    if (b[i] == delimiter) {
+        start_field(parsed);
+        parsed.state = ScanState::field_start;
+        return false;
+    }
+    ++m_line;
+    return true;
+}
+
+void CsvReader::scan_quoted(Parsed& parsed) {
+    const char* b = m_buf.data();
+    std::size_t i = m_pos;
+    for (; i < m_end && b[i] != '"'; ++i) {
+        if (b[i] == '\r' || (b[i] == '\n' && !(i > 0 ? b[i - 1] == '\r' : m_after_cr))) {
+            ++m_line;
+        }
+    }
+    append(parsed, b + m_pos, i - m_pos);
+    m_pos = i;
+    if (i < m_end) {
+        ++m_pos;
+        parsed.state = ScanState::quote_in_quoted;
+    }
+}
+
+bool CsvReader::scan_after_quote(Parsed& parsed) {
+    const char c = m_buf[m_pos];
+    if (c == '"') {
+        append(parsed, "\"", 1);  // a doubled quote stands for one
+        ++m_pos;
+        parsed.state = ScanState::quoted;
+    } else if (c == m_options.delimiter) {
+        ++m_pos;
+        end_field(parsed);
+        start_field(parsed);
+        parsed.state = ScanState::field_start;
+    } else if (c == '\n' || c == '\r') {
+        ++m_pos;
+        ++m_line;
+        end_field(parsed);
+        return true;
+    } else {
+        if (parsed.after_quote == k_none) {
+            parsed.after_quote = parsed.count;
+        }
+        parsed.state = ScanState::unquoted;
+    }
+    return false;
 }
 
 }  // namespace campaign

@@ -20,7 +20,7 @@ inline const util::TimePoint k_t0 = util::TimePoint(std::chrono::seconds(1740787
 
 inline std::unique_ptr<account::Ledger> open_at(const std::string& path,
                                                 account::Access access = account::Access::read_write) {
-    auto opened = account::open_ledger(path, account::OpenOptions{access});
+    auto opened = account::open_ledger(path, account::OpenOptions{.account = "acme", .access = access});
     REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
     return std::move(opened.value());
 }
@@ -29,7 +29,7 @@ inline std::vector<account::Send> sends(const std::string& campaign, const std::
                                         std::int64_t first_row = 1) {
     std::vector<account::Send> out;
     for (const auto& wa_id : wa_ids) {
-        out.push_back(account::Send{wa_id, campaign, first_row++});
+        out.push_back(account::Send{wa_id, campaign, first_row++, std::nullopt});
     }
     return out;
 }

@@ -173,6 +173,21 @@ TEST_SUITE("account::SqliteLedger") {
         REQUIRE(mark.ok());
         CHECK(*mark == 4096);
     }
+    TEST_CASE("a delivered send the ledger missed is counted at its own time") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        auto folded = batch_at(k_t0 + 30h);
+        folded.delivered.push_back(account::Send{"1", "spring", 1, k_t0});
+        REQUIRE(book->record(folded).ok());
+        // Sent at k_t0, so 30 h later it no longer counts against a day's cap of 1...
+        auto later = book->reserve(request(sends("summer", {"2"}), per_day(1), k_t0 + 30h, account::Apply::preview));
+        REQUIRE(later.ok());
+        CHECK(granted(*later) == std::vector<bool>{true});
+        // ...but did within the day it was sent.
+        auto then = book->reserve(request(sends("summer", {"2"}), per_day(1), k_t0 + 1h, account::Apply::preview));
+        REQUIRE(then.ok());
+        CHECK(granted(*then) == std::vector<bool>{false});
+    }
     TEST_CASE("pruning removes sends older than the given time") {
         TempDir dir;
         auto book = open_at(dir.file("ledger.sqlite"));

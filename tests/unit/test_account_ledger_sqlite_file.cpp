@@ -17,7 +17,7 @@ using namespace account_fixture;
 using fakes::TempDir;
 
 std::string error_opening(const std::string& path, account::Access access = account::Access::read_write) {
-    auto opened = account::open_ledger(path, account::OpenOptions{access});
+    auto opened = account::open_ledger(path, account::OpenOptions{.account = "acme", .access = access});
     REQUIRE_FALSE(opened.ok());
     return opened.error().message;
 }
@@ -52,6 +52,35 @@ TEST_SUITE("account::SqliteLedger file") {
         file.read(header.data(), 100);
         // The user_version is the big-endian integer at byte 60 of the header.
         CHECK(header.substr(60, 4) == std::string("\0\0\0\1", 4));
+    }
+    TEST_CASE("accounts sharing one file see only their own entries") {
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        auto open_for = [&](const std::string& name) {
+            auto opened = account::open_ledger(path, account::OpenOptions{.account = name});
+            REQUIRE(opened.ok());
+            return std::move(opened.value());
+        };
+        auto acme = open_for("acme");
+        auto beta = open_for("beta");
+        REQUIRE(acme->suppress({account::Suppression{"1", "manual", k_t0, "manual"}}).ok());
+        REQUIRE(acme->reserve(request(sends("spring", {"2"}), per_day(1), k_t0)).ok());
+        auto found = beta->suppressed({"1"});
+        REQUIRE(found.ok());
+        CHECK(found->empty());
+        // acme's one send fills acme's day, not beta's.
+        auto answers = beta->reserve(request(sends("spring", {"3"}), per_day(1), k_t0));
+        REQUIRE(answers.ok());
+        CHECK(granted(*answers) == std::vector<bool>{true});
+        auto acme_answers = acme->reserve(request(sends("summer", {"3"}), per_day(1), k_t0));
+        REQUIRE(acme_answers.ok());
+        CHECK(granted(*acme_answers) == std::vector<bool>{false});
+    }
+    TEST_CASE("an empty account name is refused") {
+        TempDir dir;
+        auto opened = account::open_ledger(dir.file("ledger.sqlite"), account::OpenOptions{});
+        REQUIRE_FALSE(opened.ok());
+        CHECK(opened.error().message.find("no account") != std::string::npos);
     }
     TEST_CASE("an empty file is migrated to the current schema") {
         TempDir dir;
@@ -112,7 +141,7 @@ namespace {
 // One runner: 200 reservations in batches of 10 over numbers 0..119, starting at `offset`,
 // writing each granted number to `out`. Exits 0, or 1 on any failure.
 [[noreturn]] void run_runner(const std::string& path, const std::string& campaign, int offset, int out) {
-    auto opened = account::open_ledger(path, account::OpenOptions{});
+    auto opened = account::open_ledger(path, account::OpenOptions{.account = "acme"});
     if (!opened) {
         ::_exit(1);
     }
@@ -120,7 +149,7 @@ namespace {
     for (int first = 0; first < 200; first += 10) {
         std::vector<account::Send> batch;
         for (int i = first; i < first + 10; ++i) {
-            batch.push_back(account::Send{std::to_string(1000 + (offset + i) % 120), campaign, i});
+            batch.push_back(account::Send{std::to_string(1000 + (offset + i) % 120), campaign, i, std::nullopt});
         }
         auto answers = (*opened)->reserve(request(batch, limits, k_t0));
         if (!answers || answers->size() != batch.size()) {
@@ -179,7 +208,7 @@ TEST_SUITE("account::SqliteLedger concurrency") {
         auto book = open_at(path);
         std::vector<account::Send> all;
         for (int i = 0; i < 120; ++i) {
-            all.push_back(account::Send{std::to_string(1000 + i), "check", i});
+            all.push_back(account::Send{std::to_string(1000 + i), "check", i, std::nullopt});
         }
         const account::Limits limits{account::PerRecipient{1, std::chrono::days(7)}, 50};
         auto answers = book->reserve(request(all, limits, k_t0 + 1s, account::Apply::preview));
