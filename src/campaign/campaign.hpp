@@ -45,6 +45,13 @@ struct TemplateCheck {
     std::string name;  // must exist with status APPROVED
 };
 
+// `rate.per_recipient`: at most `max` messages to one number within `per`, over every campaign
+// sharing the account's ledger.
+struct PerRecipient {
+    long long max = 1;
+    std::chrono::milliseconds per{7LL * 24 * 3600 * 1000};
+};
+
 struct Rate {
     // `per_second: unlimited`: no pacing, only the in-flight limit holds the queue back.
     // Infinity rather than an optional so that the rate stays one number for every reader.
@@ -52,9 +59,10 @@ struct Rate {
 
     double per_second = 10;  // requests started per second, or k_unlimited
     int burst = 1;
-    std::optional<int> concurrency;  // requests in flight; nullopt: `auto` (Little's law)
-    int max_concurrency = 256;       // the most `auto` may keep in flight
-    std::optional<long long> per_day;
+    std::optional<int> concurrency;    // requests in flight; nullopt: `auto` (Little's law)
+    int max_concurrency = 256;         // the most `auto` may keep in flight
+    std::optional<long long> per_day;  // with a ledger: unique numbers the account messaged in 24 h
+    std::optional<PerRecipient> per_recipient;
 
     // True for `per_second: unlimited`.
     bool unlimited() const { return per_second == k_unlimited; }
@@ -86,6 +94,18 @@ struct Schedule {
     std::optional<Window> window;
 };
 
+// `account`: whose limits and lists a campaign shares (docs/ledger.md).
+struct Account {
+    std::string name;                   // default: host[:port] of service.base_url
+    std::optional<std::string> ledger;  // resolved path; nullopt: `ledger: off`
+};
+
+// `suppression`: numbers never to message.
+struct SuppressionLists {
+    std::vector<std::string> files;  // resolved paths of do-not-contact CSVs
+    long long undeliverable_after = 2;
+};
+
 struct Cleanup {
     bool delete_contacts = false;
     CleanupScope only = CleanupScope::sent;
@@ -104,6 +124,8 @@ struct Campaign {
     Abort abort;
     Schedule schedule;
     Cleanup cleanup;
+    Account account;
+    SuppressionLists suppression;
     std::string results;               // resolved path; default results/NAME.jsonl
     std::map<std::string, int> lines;  // "message.text" → 1-based line in the file, for errors
 };

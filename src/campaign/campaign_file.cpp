@@ -24,8 +24,9 @@ namespace {
 
 using detail::Need;
 
-constexpr std::string_view k_top_keys[] = {"name",  "service", "recipients", "message", "template", "rate",
-                                           "retry", "abort",   "schedule",   "cleanup", "results"};
+constexpr std::string_view k_top_keys[] = {"name",    "service", "recipients", "message",  "template",
+                                           "rate",    "retry",   "abort",      "schedule", "cleanup",
+                                           "results", "account", "suppression"};
 // A campaign file is a page of settings; anything this big is a mistake (or an attack).
 constexpr size_t k_max_file_size = 1 << 20;
 constexpr size_t k_max_name_length = 100;
@@ -247,6 +248,7 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         refuse_secrets_in_message(ctx, campaign);
         detail::read_pacing(root, campaign);
         detail::read_schedule(root, campaign.schedule);
+        detail::read_account(root, campaign.service.base_url, campaign);
         read_results(root, campaign);
     } catch (const YAML::Exception& e) {
         // Reading checks each node's type first; this is a last guard, not a path we expect.

@@ -11,7 +11,9 @@ namespace {
 constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label", "check_media"};
 constexpr std::string_view k_message_types[] = {"text", "image"};
 constexpr std::string_view k_template_keys[] = {"name"};
-constexpr std::string_view k_rate_keys[] = {"per_second", "burst", "concurrency", "max_concurrency", "per_day"};
+constexpr std::string_view k_rate_keys[] = {"per_second",      "burst",   "concurrency",
+                                            "max_concurrency", "per_day", "per_recipient"};
+constexpr std::string_view k_per_recipient_keys[] = {"max", "per"};
 constexpr std::string_view k_retry_keys[] = {"max_attempts", "initial_backoff", "max_backoff", "ambiguous"};
 constexpr std::string_view k_ambiguous[] = {"retry", "hold"};
 constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures", "max_throttled"};
@@ -87,6 +89,14 @@ void read_rate(const Section& rate, Rate& out) {
     }
     if (auto per_day = rate.integer("per_day", 1, k_max_per_day)) {
         out.per_day = *per_day;
+    }
+    if (auto per_recipient = rate.section("per_recipient", Need::optional, k_per_recipient_keys)) {
+        using std::chrono::hours, std::chrono::minutes;
+        PerRecipient limit;
+        limit.max = per_recipient->integer("max", 1, k_max_per_day).value_or(limit.max);
+        limit.per =
+            per_recipient->duration("per", {minutes(1), hours(24 * 366), "between 1m and 366d"}).value_or(limit.per);
+        out.per_recipient = limit;
     }
 }
 

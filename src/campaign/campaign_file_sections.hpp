@@ -24,6 +24,9 @@ void read_pacing(const Section& root, Campaign& out);
 // `cleanup`.
 void read_cleanup(const Section& root, Cleanup& out);
 
+// `account` and `suppression`, after `service` (the account's default name is its host).
+void read_account(const Section& root, const std::string& base_url, Campaign& out);
+
 // `schedule`: start time and sending window.
 void read_schedule(const Section& root, Schedule& out);
 

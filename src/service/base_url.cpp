@@ -108,4 +108,18 @@ util::Result<std::string> check_base_url(std::string_view url, InsecureHttp inse
     return trimmed;
 }
 
+std::string account_of(std::string_view url) {
+    const bool https = util::starts_with_nocase(url, "https://");
+    const std::string authority = util::ascii_lower(authority_of(url));
+    const size_t host_end = authority.starts_with('[') ? authority.find(']') + 1 : authority.find(':');
+    if (host_end == std::string::npos || host_end >= authority.size()) {
+        return authority;
+    }
+    const std::string_view port = std::string_view(authority).substr(host_end + 1);
+    if (port == (https ? "443" : "80")) {
+        return authority.substr(0, host_end);
+    }
+    return authority;
+}
+
 }  // namespace service

@@ -24,4 +24,9 @@ std::string insecure_http_warning(std::string_view url);
 // wrong; the message never repeats a user name or password found in `url`.
 util::Result<std::string> check_base_url(std::string_view url, InsecureHttp insecure);
 
+// The account a checked base URL stands for when the campaign names none: its host in lower
+// case, with ":PORT" when the port is not the scheme's default ("api.example.com",
+// "127.0.0.1:8080", "[::1]:8080").
+std::string account_of(std::string_view url);
+
 }  // namespace service

@@ -78,7 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     write_file(ws.campaign(), data, size);
     const util::MapEnvironment env({{"WACAMP_BASE_URL", "http://127.0.0.1:9"},
                                     {"WACAMP_API_KEY", "fuzz-key"},
-                                    {"WACAMP_ACCESS_TOKEN", "fuzz-token"}});
+                                    {"WACAMP_ACCESS_TOKEN", "fuzz-token"},
+                                    {"HOME", "/nonexistent"}});
     for (const auto policy : {campaign::SecretsPolicy::required, campaign::SecretsPolicy::optional}) {
         auto loaded = campaign::load_campaign(ws.campaign(), env, campaign::LoadOptions{policy});
         if (!loaded) {

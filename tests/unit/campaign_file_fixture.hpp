@@ -21,7 +21,8 @@ using campaign::LoadOptions;
 inline const util::MapEnvironment k_env({{"WACAMP_API_KEY", "key-0123456789"},
                                          {"WACAMP_ACCESS_TOKEN", "token-0123456789"},
                                          {"HOST", "api.example.com"},
-                                         {"RATE", "2.5"}});
+                                         {"RATE", "2.5"},
+                                         {"HOME", "/home/tester"}});
 
 // The smallest valid campaign: ten lines, so tests that append start on line 11.
 inline const std::string k_minimal = R"(name: spring

@@ -1,0 +1,120 @@
+#include <doctest/doctest.h>
+
+#include "campaign_file_fixture.hpp"
+
+using namespace campaign_file_test;
+
+namespace {
+
+campaign::Campaign load_with(const Folder& folder, const std::string& yaml, const util::Environment& env) {
+    folder.put("campaign.yaml", yaml);
+    auto c = campaign::load_campaign(folder.campaign_path(), env);
+    REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+    return std::move(c.value());
+}
+
+}  // namespace
+
+// Checks that `problems` has a line starting with `start` ("12: rate.burst:").
+#define CHECK_PROBLEM_START(problems, start) \
+    CHECK_MESSAGE((problems).find("\n" + std::string(start)) != std::string::npos, problems)
+
+TEST_SUITE("campaign::load_campaign account") {
+    TEST_CASE("the account defaults to the service's host, the ledger to ~/.local/state") {
+        Folder folder;
+        auto c = folder.load(k_minimal);
+        REQUIRE(c);
+        CHECK(c->account.name == "api.example.com");
+        CHECK(c->account.ledger == "/home/tester/.local/state/wacamp/ledger.sqlite");
+        CHECK(c->suppression.files.empty());
+        CHECK(c->suppression.undeliverable_after == 2);
+        CHECK_FALSE(c->rate.per_recipient.has_value());
+    }
+
+    TEST_CASE("XDG_STATE_HOME places the default ledger; a relative one is ignored") {
+        Folder folder;
+        const util::MapEnvironment xdg(
+            {{"WACAMP_API_KEY", "key-0123456789"}, {"HOME", "/home/tester"}, {"XDG_STATE_HOME", "/var/state"}});
+        CHECK(load_with(folder, k_minimal, xdg).account.ledger == "/var/state/wacamp/ledger.sqlite");
+        const util::MapEnvironment relative(
+            {{"WACAMP_API_KEY", "key-0123456789"}, {"HOME", "/home/tester"}, {"XDG_STATE_HOME", "state"}});
+        CHECK(load_with(folder, k_minimal, relative).account.ledger ==
+              "/home/tester/.local/state/wacamp/ledger.sqlite");
+    }
+
+    TEST_CASE("without HOME or XDG_STATE_HOME the ledger needs a path or off") {
+        Folder folder;
+        const util::MapEnvironment bare(std::map<std::string, std::string>{{"WACAMP_API_KEY", "key-0123456789"}});
+        folder.put("campaign.yaml", k_minimal);
+        auto c = campaign::load_campaign(folder.campaign_path(), bare);
+        REQUIRE_FALSE(c.ok());
+        CHECK(c.error().message.find("account.ledger: neither XDG_STATE_HOME nor HOME is set") != std::string::npos);
+        CHECK_FALSE(load_with(folder, k_minimal + "account: {ledger: off}\n", bare).account.ledger.has_value());
+    }
+
+    TEST_CASE("the account name keeps a port that is not the scheme's default") {
+        Folder folder;
+        std::string yaml = k_minimal;
+        yaml.replace(yaml.find("https://api.example.com"), 23, "http://127.0.0.1:8080/v1");
+        auto c = folder.load(yaml);
+        REQUIRE(c);
+        CHECK(c->account.name == "127.0.0.1:8080");
+        yaml = k_minimal;
+        yaml.replace(yaml.find("https://api.example.com"), 23, "https://API.Example.com:443");
+        auto d = folder.load(yaml);
+        REQUIRE(d);
+        CHECK(d->account.name == "api.example.com");
+    }
+
+    TEST_CASE("account name and ledger path as written; the path is relative to the campaign file") {
+        Folder folder;
+        auto c = folder.load(k_minimal + "account: {name: acme, ledger: ../state/ledger.sqlite}\n");
+        REQUIRE(c);
+        CHECK(c->account.name == "acme");
+        CHECK(c->account.ledger == folder.str("../state/ledger.sqlite"));
+    }
+
+    TEST_CASE("bad account keys name their line") {
+        Folder folder;
+        CHECK_PROBLEM(folder.problems(k_minimal + "account: {nmae: acme}\n"),
+                      "11: unknown key \"account.nmae\" (did you mean \"name\"?)");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  ledger: postgresql://db/wacamp\n"),
+                            "12: account.ledger: a PostgreSQL ledger is not built into this wacamp yet");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  name: \"a\\tb\"\n"),
+                            "12: account.name: expected a name of 1 to 200 printable characters");
+    }
+
+    TEST_CASE("suppression: files resolved and checked, undeliverable_after bounded") {
+        Folder folder;
+        folder.put("lists/dnc.csv", "phone\n+919812345678\n");
+        auto c = folder.load(k_minimal + "suppression:\n  files: [lists/dnc.csv]\n  undeliverable_after: 3\n");
+        REQUIRE(c);
+        REQUIRE(c->suppression.files.size() == 1);
+        CHECK(c->suppression.files[0] == folder.str("lists/dnc.csv"));
+        CHECK(c->suppression.undeliverable_after == 3);
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "suppression:\n  files:\n    - lists/missing.csv\n"),
+                            "13: suppression.files: \"lists/missing.csv\" is not a readable file");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "suppression: {undeliverable_after: 0}\n"),
+                            "11: suppression.undeliverable_after:");
+    }
+
+    TEST_CASE("rate.per_recipient: max and per, with defaults and bounds") {
+        Folder folder;
+        auto c = folder.load(k_minimal + "rate:\n  per_recipient: {max: 2, per: 3d}\n");
+        REQUIRE(c);
+        REQUIRE(c->rate.per_recipient.has_value());
+        CHECK(c->rate.per_recipient->max == 2);
+        CHECK(c->rate.per_recipient->per == std::chrono::hours(72));
+        auto d = folder.load(k_minimal + "rate:\n  per_recipient: {}\n");
+        REQUIRE(d);
+        REQUIRE(d->rate.per_recipient.has_value());
+        CHECK(d->rate.per_recipient->max == 1);
+        CHECK(d->rate.per_recipient->per == std::chrono::hours(24 * 7));
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "rate:\n  per_recipient: {max: 0}\n"),
+                            "12: rate.per_recipient.max:");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "rate:\n  per_recipient: {per: 1s}\n"),
+                            "12: rate.per_recipient.per:");
+        CHECK_PROBLEM(folder.problems(k_minimal + "rate:\n  per_recipient: {mx: 1}\n"),
+                      "12: unknown key \"rate.per_recipient.mx\" (did you mean \"max\"?)");
+    }
+}
