@@ -34,6 +34,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::log_error:
         return "the result log could not be written: fix the cause shown above (disk space, the log file), then "
                "continue";
+    case queue::StopReason::ledger_error:
+        return "the account's ledger could not be read or written: fix the cause shown above (disk space, the "
+               "file, another process holding it), then continue";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";

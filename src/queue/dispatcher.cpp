@@ -35,8 +35,9 @@ void Dispatcher::note_source_error() {
     }
     // A log the source could not write stops the run whatever else did; input that could not
     // be read on only a run that would have completed.
-    if (m_source_error->kind == util::ErrorKind::write) {
-        m_result.reason = StopReason::log_error;
+    if (m_source_error->kind == util::ErrorKind::write || m_source_error->kind == util::ErrorKind::ledger) {
+        m_result.reason =
+            m_source_error->kind == util::ErrorKind::write ? StopReason::log_error : StopReason::ledger_error;
         m_result.message = m_source_error->message;
     } else if (m_result.reason == StopReason::completed) {
         m_result.reason = StopReason::input_error;
@@ -50,6 +51,11 @@ bool Dispatcher::take(Steady now, Job& out) {
         m_waiting.pop();
         return true;
     }
+    if (!m_deferred.empty()) {
+        out = std::move(m_deferred.front());
+        m_deferred.pop_front();
+        return true;
+    }
     if ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted()) {
         return false;
     }
@@ -59,15 +65,72 @@ bool Dispatcher::take(Steady now, Job& out) {
     return true;
 }
 
-bool Dispatcher::start_one(Steady now) {
+bool Dispatcher::start_batch(Steady now) {
+    // One reservation call per turn: at most what the in-flight limit has room for.
+    constexpr std::size_t k_max_batch = 256;
+    std::vector<Job> batch;
     std::optional<Steady> wake;
-    if (!startable_now(now, wake) || !m_parts.limiter->try_acquire(now)) {
+    while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
+        Job job;
+        if (!take(now, job)) {
+            break;
+        }
+        batch.push_back(std::move(job));
+        ++m_starting;
+    }
+    m_starting = 0;
+    if (batch.empty()) {
         return false;
     }
-    Job job;
-    if (!take(now, job)) {
+    if (m_parts.reserver == nullptr) {
+        for (auto& job : batch) {
+            if (!launch(std::move(job), now)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    std::vector<const Job*> jobs;
+    for (const auto& job : batch) {
+        jobs.push_back(&job);
+    }
+    auto answers = m_parts.reserver->reserve(jobs);
+    if (!answers) {
+        // Nothing of the batch left; its rows stay as they were.
+        stop(StopReason::ledger_error, answers.error().message);
         return false;
     }
+    admit(batch, *answers, now);
+    return !m_stopping;
+}
+
+void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now) {
+    for (std::size_t i = 0; i < batch.size() && !m_stopping; ++i) {
+        const Reservation& answer = i < answers.size() ? answers[i] : Reservation{};
+        switch (answer.verdict) {
+        case Reservation::Verdict::granted: launch(std::move(batch[i]), now); break;
+        case Reservation::Verdict::refused:
+            if (auto logged = m_parts.observer->on_refused(batch[i], answer.reason); !logged) {
+                stop(StopReason::log_error, logged.error().message);
+            }
+            break;
+        case Reservation::Verdict::later:
+            m_deferred.push_back(std::move(batch[i]));
+            m_account_until = answer.until;
+            m_account_reason = answer.reason;
+            // Ask again when room opens, and meanwhile every few seconds: another runner may
+            // give a slot back.
+            m_account_retry = now + std::chrono::seconds(5);
+            if (answer.until) {
+                const auto left = *answer.until - m_parts.clock->wall_now();
+                m_account_retry = std::min(m_account_retry, now + std::chrono::duration_cast<Steady::duration>(left));
+            }
+            break;
+        }
+    }
+}
+
+bool Dispatcher::launch(Job job, Steady now) {
     ++job.requests;
     ++job.attempts;
     if (auto logged = m_parts.observer->on_attempt(job); !logged) {
@@ -229,9 +292,9 @@ DispatchResult Dispatcher::run() {
             break;
         }
         if (!m_stopping) {
-            while (start_one(now)) {
+            while (start_batch(now)) {
             }
-            if (m_in_flight.empty() && m_waiting.empty() &&
+            if (m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() &&
                 ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted())) {
                 m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
                 break;
@@ -285,6 +348,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::input_error: return "input_error";
     case StopReason::throttled: return "throttled";
     case StopReason::tls: return "tls";
+    case StopReason::ledger_error: return "ledger_error";
     }
     return "completed";
 }

@@ -33,7 +33,8 @@ enum class StopReason {
     log_error,
     input_error,
     throttled,
-    tls
+    tls,
+    ledger_error,  // the account's ledger could not be read or written
 };
 
 // The log's name of `reason`: "completed", "limit", "auth", …
@@ -61,6 +62,7 @@ struct DispatchParts {
     const Gate* gate = nullptr;     // may be null: always open (e.g. a SendWindow)
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
+    Reserver* reserver = nullptr;                     // may be null: no account limits beyond daily_cap
 };
 
 struct DispatchResult {

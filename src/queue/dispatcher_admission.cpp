@@ -11,7 +11,7 @@ bool Dispatcher::cap_blocked(std::chrono::system_clock::time_point wall, std::op
     if (cap == nullptr) {
         return false;
     }
-    long long used = cap->sent_in_window(wall) + static_cast<long long>(m_in_flight.size());
+    long long used = cap->sent_in_window(wall) + static_cast<long long>(busy());
     if (used < cap->per_day()) {
         return false;
     }
@@ -47,6 +47,17 @@ bool Dispatcher::gate_closed(std::chrono::system_clock::time_point wall, std::op
     return true;
 }
 
+bool Dispatcher::account_blocked(std::optional<Steady>& wake, Steady now) {
+    if (m_deferred.empty() || now >= m_account_retry) {
+        return false;
+    }
+    m_pause_reason = m_account_reason;
+    m_paused_until = m_account_until;
+    announce_pause();
+    wake = m_account_retry;
+    return true;
+}
+
 // Tells the observer once per wait (the checks above repeat while it lasts).
 void Dispatcher::announce_pause() {
     if (m_announced && m_announced->first == m_pause_reason && m_announced->second == m_paused_until) {
@@ -76,25 +87,26 @@ std::size_t Dispatcher::in_flight_limit() const {
 // k_hold_answers (the answers of the last batch wait unread until the next).
 int Dispatcher::gather_count() const {
     const std::size_t limit = in_flight_limit();
-    const auto room = static_cast<long long>(limit > m_in_flight.size() ? limit - m_in_flight.size() : 1);
+    const auto room = static_cast<long long>(limit > busy() ? limit - busy() : 1);
     const long long fit = std::max<long long>(1, k_hold_answers / m_parts.limiter->interval());
     return static_cast<int>(std::clamp<long long>(1 + m_parts.limiter->burst() / 2, 1, std::min(room, fit)));
 }
 
 // Whether a job could start now; otherwise `wake` says when it might.
 bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
-    if (m_in_flight.size() >= in_flight_limit()) {
+    if (busy() >= in_flight_limit()) {
         return false;
     }
     bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
-    bool fresh = !(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted();
+    bool fresh = !m_deferred.empty() || (!(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted());
     if (!retry_due && !fresh) {
         if (!m_waiting.empty()) {
             wake = m_waiting.top().due;
         }
         return false;
     }
-    if (gate_closed(m_parts.clock->wall_now(), wake, now) || cap_blocked(m_parts.clock->wall_now(), wake, now)) {
+    if (gate_closed(m_parts.clock->wall_now(), wake, now) || cap_blocked(m_parts.clock->wall_now(), wake, now) ||
+        account_blocked(wake, now)) {
         return false;
     }
     Steady allowed = m_parts.limiter->next_allowed(now);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <queue>
 #include <string>
@@ -57,7 +58,17 @@ private:
     int gather_count() const;
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
-    bool start_one(Steady now);
+    // Takes the jobs that may start now, reserves them with the account (one call) and
+    // starts those granted. Returns false when none started.
+    bool start_batch(Steady now);
+    // Writes the job's attempt line and hands its request to the transport.
+    bool launch(Job job, Steady now);
+    // Applies the account's answers to `batch`, launching the granted jobs.
+    void admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now);
+    // Whether a send the account deferred (Reservation::later) holds the queue back now.
+    bool account_blocked(std::optional<Steady>& wake, Steady now);
+    // Requests in flight plus those being started this turn.
+    std::size_t busy() const { return m_in_flight.size() + m_starting; }
     void handle(service::Completion completion, Steady now);
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
@@ -80,6 +91,11 @@ private:
     std::unordered_map<std::uint64_t, InFlight> m_in_flight;
     std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
     std::optional<Job> m_peeked;
+    std::deque<Job> m_deferred;  // granted no slot by the account yet: they go first
+    std::optional<std::chrono::system_clock::time_point> m_account_until;  // when room opens
+    Steady m_account_retry{};                                              // when to ask the account again
+    std::string m_account_reason;
+    std::size_t m_starting = 0;
     bool m_exhausted = false;
     std::optional<util::Error> m_source_error;  // why the source ended early
     long long m_taken = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "service/classify.hpp"
 #include "util/result.hpp"
@@ -65,6 +66,28 @@ public:
     virtual std::string reason() const = 0;
 };
 
+// What the account's shared limits say of one send about to start (see Reserver).
+struct Reservation {
+    enum class Verdict {
+        granted,  // reserved: the request may leave
+        refused,  // never, in this run (on_refused records it)
+        later,    // not before `until`: the queue pauses and asks again
+    };
+    Verdict verdict = Verdict::granted;
+    std::optional<std::chrono::system_clock::time_point> until;  // later: when room opens
+    std::string reason;                                          // refused, later: why, for people
+};
+
+// The account's limits as every runner of the account sees them (its ledger): each send is
+// reserved before its request leaves, in one call per turn of the send loop.
+class Reserver {
+public:
+    virtual ~Reserver() = default;
+    // Returns one Reservation per job, in order. A failure (the ledger cannot be written)
+    // stops the dispatch before any of `jobs` leaves.
+    virtual util::Result<std::vector<Reservation>> reserve(const std::vector<const Job*>& jobs) = 0;
+};
+
 // The dispatcher's reports; the runner writes them to the result log and the screen.
 class DispatchObserver {
 public:
@@ -76,6 +99,9 @@ public:
     // whether that is final. A failure to record it stops the dispatch.
     virtual util::Result<void> on_result(const Job& job, JobStatus status, const service::Outcome& outcome,
                                          std::chrono::milliseconds latency) = 0;
+    // The account's limits refused `job` for good (Reservation::Verdict::refused): no request
+    // left. A failure to record it stops the dispatch.
+    virtual util::Result<void> on_refused(const Job&, const std::string& /*reason*/) { return {}; }
     // Called about once a second with the state of the queue.
     virtual void on_progress(const Progress& progress) = 0;
     // Called once when the queue starts to wait for the gate (send window) or the daily cap,

@@ -30,6 +30,14 @@ util::Result<LogReader> LogReader::open(const std::string& path) {
     return LogReader(fd, path);
 }
 
+util::Result<LogReader> LogReader::open_at(const std::string& path, std::int64_t start) {
+    TRY_ASSIGN(LogReader reader, open(path));
+    if (::lseek(reader.m_fd, static_cast<off_t>(start), SEEK_SET) < 0) {
+        return util::fail(fmt::format("cannot read result log {}: {}", path, std::strerror(errno)));
+    }
+    return reader;
+}
+
 LogReader::LogReader(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {
     m_buffer.resize(k_initial_buffer);
 }

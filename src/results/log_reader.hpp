@@ -17,6 +17,9 @@ public:
 
     // Opens the log at `path`; fails, naming it and the OS reason, if it cannot be opened.
     static util::Result<LogReader> open(const std::string& path);
+    // Opens the log at `path` to read from byte `start` on, which must be where a line starts
+    // (line numbers then count from there). Fails as open() does.
+    static util::Result<LogReader> open_at(const std::string& path, std::int64_t start);
 
     LogReader(LogReader&& other) noexcept;
     LogReader& operator=(LogReader&& other) noexcept;

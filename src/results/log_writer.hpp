@@ -71,6 +71,9 @@ public:
 
     // Returns where the log is written (after a restore, where it was restored to).
     const std::string& path() const { return m_path; }
+    // Returns the bytes the log holds once the batch is written: after flush(), the offset where
+    // the next line starts (the ledger's fold mark).
+    std::int64_t size() const { return m_written + static_cast<std::int64_t>(m_batch.size()); }
     // Returns how many times the file was synced (for tests and statistics).
     std::int64_t sync_count() const { return m_sync_count; }
 

@@ -13,7 +13,24 @@ enum class Status : std::uint8_t { sent, failed, invalid, skipped, dry_run, unkn
 inline constexpr std::size_t k_status_count = 6;
 
 // Why a recipient did not end `sent`; `none` when it did (or nothing went wrong).
-enum class Cause : std::uint8_t { none, rate_limited, transient, auth, spam_limit, rejected, invalid, duplicate };
+enum class Cause : std::uint8_t {
+    none,
+    rate_limited,
+    transient,
+    auth,
+    spam_limit,
+    rejected,
+    invalid,
+    duplicate,
+    pair_rate,        // Meta 131056: too many messages to this one user
+    marketing_limit,  // Meta 131049: held 24 h
+    opted_out,        // Meta 131050: the user stopped marketing messages
+    undeliverable,    // Meta 131026
+    outside_window,   // Meta 131047: needs a template message
+    account,          // the account is locked, unpaid, unregistered: the run stopped
+    suppressed,       // on the account's suppression list: never messaged
+    frequency_cap,    // the account messaged the number rate.per_recipient.max times within `per`
+};
 
 // Whether the log belongs to a real run or a dry run ("send" / "dry_run").
 enum class Mode : std::uint8_t { send, dry_run };

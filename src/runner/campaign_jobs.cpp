@@ -1,53 +1,110 @@
 #include "runner/campaign_jobs.hpp"
 
-#include "runner/decide.hpp"
 #include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
 namespace runner {
 
+namespace {
+
+// Rows read ahead at a time: one ledger query each, and a bounded amount of memory.
+constexpr std::size_t k_read_ahead = 256;
+
+}  // namespace
+
+util::Result<void> CampaignJobs::read_ahead() {
+    m_ahead.resize(k_read_ahead);
+    m_ahead_count = 0;
+    m_ahead_next = 0;
+    std::vector<account::Send> sends;
+    std::vector<std::size_t> screened;  // their indexes in m_ahead
+    while (!m_stream_done && m_ahead_count < (m_book != nullptr ? k_read_ahead : 1)) {
+        Ahead& row = m_ahead[m_ahead_count];
+        TRY_ASSIGN(const bool found, m_stream.next(row.recipient));
+        if (!found) {
+            m_stream_done = true;
+            break;
+        }
+        row.facts = facts_of(row.recipient, m_state);
+        row.decision = decide(row.facts, m_options.retry_rejected, m_options.resend_unknown);
+        row.screening = Screening{};
+        if (row.decision == Decision::send && m_book != nullptr) {
+            sends.push_back(
+                account::Send{row.recipient.message.wa_id, m_campaign_key, row.recipient.row, std::nullopt});
+            screened.push_back(m_ahead_count);
+        }
+        ++m_ahead_count;
+    }
+    if (sends.empty()) {
+        return {};
+    }
+    auto screenings = m_book->screen(sends, m_clock.wall_now());
+    if (!screenings) {
+        return util::Error{screenings.error().message, util::ErrorKind::ledger};
+    }
+    for (std::size_t i = 0; i < screened.size() && i < screenings->size(); ++i) {
+        m_ahead[screened[i]].screening = std::move((*screenings)[i]);
+    }
+    return {};
+}
+
 util::Result<bool> CampaignJobs::next(queue::Job& out) {
     for (;;) {
-        TRY_ASSIGN(const bool found, m_stream.next(m_recipient));
-        if (!found) {
-            return false;
+        if (m_ahead_next == m_ahead_count) {
+            TRY(read_ahead());
+            if (m_ahead_count == 0) {
+                return false;
+            }
         }
-        const auto& r = m_recipient;
-        const RowFacts facts = facts_of(r, m_state);
-        const results::RowState& state = facts.state;
-        switch (decide(facts, m_options.retry_rejected, m_options.resend_unknown)) {
-        case Decision::send:
-            out.row = r.row;
-            out.wa_id = r.message.wa_id;
-            out.user_name = r.message.user_name;
-            out.body = service::send_message_body(r.message);
-            out.requests = state.attempts;
-            out.attempts = 0;
-            m_tally.dispatch(r.row, state);
+        TRY_ASSIGN(const bool send, take(m_ahead[m_ahead_next++], out));
+        if (send) {
             return true;
-        case Decision::done: break;
-        case Decision::hold_unknown: ++held_unknown; break;
-        case Decision::hold_rejected: ++held_rejected; break;
-        case Decision::record_invalid:
-            TRY(record(results::Status::invalid, results::Cause::invalid, r.reason, state));
-            break;
-        case Decision::record_duplicate:
-            TRY(record(results::Status::skipped, results::Cause::duplicate, r.reason, state));
-            break;
-        case Decision::record_already_sent:
-            TRY(record(results::Status::skipped, results::Cause::duplicate,
-                       "already sent to this number in an earlier run", state));
-            break;
         }
     }
 }
 
-util::Result<void> CampaignJobs::record(results::Status status, results::Cause cause, const std::string& reason,
-                                        const results::RowState& before) {
+util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
+    const auto& r = row.recipient;
+    const results::RowState& state = row.facts.state;
+    switch (row.decision) {
+    case Decision::send:
+        if (row.screening.cause != results::Cause::none) {
+            const auto status = row.screening.cause == results::Cause::marketing_limit ? results::Status::failed
+                                                                                       : results::Status::skipped;
+            TRY(record(r, status, row.screening.cause, row.screening.why, state));
+            return false;
+        }
+        out.row = r.row;
+        out.wa_id = r.message.wa_id;
+        out.user_name = r.message.user_name;
+        out.body = service::send_message_body(r.message);
+        out.requests = state.attempts;
+        out.attempts = 0;
+        m_tally.dispatch(r.row, state);
+        return true;
+    case Decision::done: break;
+    case Decision::hold_unknown: ++held_unknown; break;
+    case Decision::hold_rejected: ++held_rejected; break;
+    case Decision::record_invalid:
+        TRY(record(r, results::Status::invalid, results::Cause::invalid, r.reason, state));
+        break;
+    case Decision::record_duplicate:
+        TRY(record(r, results::Status::skipped, results::Cause::duplicate, r.reason, state));
+        break;
+    case Decision::record_already_sent:
+        TRY(record(r, results::Status::skipped, results::Cause::duplicate,
+                   "already sent to this number in an earlier run", state));
+        break;
+    }
+    return false;
+}
+
+util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::Status status, results::Cause cause,
+                                        const std::string& reason, const results::RowState& before) {
     results::ResultRecord rec;
-    rec.row = m_recipient.row;
-    rec.wa_id = m_recipient.message.wa_id;
-    rec.user_name = m_recipient.message.user_name;
+    rec.row = r.row;
+    rec.wa_id = r.message.wa_id;
+    rec.user_name = r.message.user_name;
     rec.status = status;
     rec.cause = cause;
     rec.error = reason;

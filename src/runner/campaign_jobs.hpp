@@ -2,12 +2,16 @@
 // The campaign's rows as the dispatcher's job source.
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "campaign/recipients.hpp"
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
+#include "runner/account_book.hpp"
+#include "runner/decide.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
@@ -16,12 +20,15 @@
 namespace runner {
 
 // Feeds the dispatcher the rows that need sending, recording on the way the rows that need
-// only a log line (invalid, duplicate).
+// only a log line (invalid, duplicate, and what the account's ledger holds back: suppressed,
+// frequency_cap, marketing_limit). Rows are read ahead in batches so that the ledger is asked
+// once a batch.
 class CampaignJobs final : public queue::JobSource {
 public:
     CampaignJobs(campaign::RecipientStream& stream, const results::LogState* state, results::LogWriter& log,
                  RowTally& tally, const util::Clock& clock, const SendOptions& options, const util::Redactor& secrets)
         : m_stream(stream),
+          m_book(nullptr),
           m_state(state),
           m_log(log),
           m_tally(tally),
@@ -34,22 +41,44 @@ public:
     // written (an Error of kind util::ErrorKind::write).
     util::Result<bool> next(queue::Job& out) override;
 
+    // Has rows screened by `book`'s ledger under `campaign_key` before they are dispatched.
+    void screen_with(AccountBook& book, std::string campaign_key) {
+        m_book = &book;
+        m_campaign_key = std::move(campaign_key);
+    }
+
     std::int64_t held_unknown = 0;
     std::int64_t held_rejected = 0;
     std::int64_t records_written = 0;
 
 private:
-    util::Result<void> record(results::Status status, results::Cause cause, const std::string& reason,
-                              const results::RowState& before);
+    // A row read ahead, with what the log and the ledger say of it.
+    struct Ahead {
+        campaign::Recipient recipient;
+        RowFacts facts;
+        Decision decision = Decision::done;
+        Screening screening;
+    };
+    // Reads the next batch of rows ahead and screens those to be sent.
+    util::Result<void> read_ahead();
+    // Acts on one row read ahead: true (with `out` filled) when it is to be sent.
+    util::Result<bool> take(Ahead& row, queue::Job& out);
+    util::Result<void> record(const campaign::Recipient& r, results::Status status, results::Cause cause,
+                              const std::string& reason, const results::RowState& before);
 
     campaign::RecipientStream& m_stream;
+    AccountBook* m_book;
+    std::string m_campaign_key;
+    std::vector<Ahead> m_ahead;
+    std::size_t m_ahead_count = 0;  // rows in m_ahead read by the last batch
+    std::size_t m_ahead_next = 0;   // the next of them to act on
+    bool m_stream_done = false;
     const results::LogState* m_state;
     results::LogWriter& m_log;
     RowTally& m_tally;
     const util::Clock& m_clock;
     const SendOptions& m_options;
     const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
-    campaign::Recipient m_recipient;
 };
 
 }  // namespace runner

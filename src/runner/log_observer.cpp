@@ -72,6 +72,24 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     return written;
 }
 
+util::Result<void> LogObserver::on_refused(const queue::Job& job, const std::string& reason) {
+    results::ResultRecord record;
+    record.row = job.row;
+    record.wa_id = job.wa_id;
+    record.user_name = job.user_name;
+    record.attempts = job.requests;
+    record.status = results::Status::skipped;
+    record.cause = results::Cause::frequency_cap;
+    record.error = reason;
+    record.at = m_clock.wall_now();
+    mask_record(record, m_secrets);
+    auto written = m_log.append_batched(results::to_line(record));
+    if (written) {
+        m_tally.result(job.row, record.status, true);
+    }
+    return written;
+}
+
 void LogObserver::on_progress(const queue::Progress& progress) {
     m_ui.progress(progress, m_total);
 }

@@ -5,6 +5,7 @@
 #include "queue/daily_cap.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
+#include "runner/account_keeper.hpp"
 #include "runner/campaign_jobs.hpp"
 #include "runner/cleanup.hpp"
 #include "runner/log_observer.hpp"
@@ -26,7 +27,8 @@ void note_log_error(SendReport& report, const util::Error& error) {
 // The daily cap, counting the sends the existing log records within its day.
 std::optional<queue::DailyCap> daily_cap_for(const SendRun& run) {
     std::optional<queue::DailyCap> cap;
-    if (run.campaign.rate.per_day) {
+    // With a ledger, the ledger counts per_day over the whole account.
+    if (run.campaign.rate.per_day && !run.book) {
         cap.emplace(*run.campaign.rate.per_day);
         if (run.state) {
             for (auto at : run.state->recent_sent) {
@@ -63,6 +65,11 @@ void send(SendRun& run) {
     RowTally tally(run.state ? run.state->counts : results::StatusCounts{});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
+    std::optional<AccountKeeper> keeper;
+    if (run.book) {
+        jobs.screen_with(*run.book, run.campaign_key);
+        keeper.emplace(*run.book, observer, *run.log, run.campaign_key, clock);
+    }
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,
@@ -76,8 +83,9 @@ void send(SendRun& run) {
                                .retry = &retry,
                                .daily_cap = cap ? &*cap : nullptr,
                                .gate = run.window ? &*run.window : nullptr,
-                               .observer = &observer,
-                               .stop_requests = &run.parts.stop_requests};
+                               .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
+                               .stop_requests = &run.parts.stop_requests,
+                               .reserver = keeper ? &*keeper : nullptr};
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);

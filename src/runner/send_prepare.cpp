@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <filesystem>
 
+#include "runner/account_keeper.hpp"
 #include "runner/campaign_header.hpp"
 #include "runner/log_start.hpp"
 #include "runner/media_preflight.hpp"
@@ -81,6 +82,39 @@ bool wait_for_start(const SendRun& run) {
     return true;
 }
 
+// Opens the account's ledger, takes suppression.files in and prunes sends older than any
+// window a campaign may count in (rate.per_recipient.per is at most 366 days).
+util::Result<void> open_account(SendRun& run) {
+    TRY_ASSIGN(run.book, AccountBook::open(run.campaign, account::Access::read_write));
+    if (!run.book) {
+        return {};
+    }
+    const auto now = run.parts.clock.wall_now();
+    TRY_ASSIGN(const std::int64_t listed,
+               run.book->take_lists(now, [&](const std::string& warning) { run.parts.ui.warning(warning); }));
+    if (listed > 0) {
+        run.parts.ui.notice(fmt::format("suppression.files: {} numbers on the account's suppression list", listed));
+    }
+    TRY(run.book->ledger().prune(now - std::chrono::days(367)));
+    return {};
+}
+
+// Folds into the ledger what of the campaign's log it missed (a crash between the two).
+util::Result<void> fold_into_ledger(SendRun& run) {
+    if (!run.book) {
+        return {};
+    }
+    run.campaign_key =
+        campaign_key(run.campaign.name, run.state ? run.state->header.started_at : run.header.started_at);
+    TRY_ASSIGN(const std::int64_t folded,
+               fold_log(*run.book, run.log->path(), run.log->size(), run.campaign_key, run.parts.clock.wall_now()));
+    if (folded > 0) {
+        run.parts.ui.notice(fmt::format("ledger {}: brought up to date with {} result{} of the log", run.book->path(),
+                                        folded, folded == 1 ? "" : "s"));
+    }
+    return {};
+}
+
 // Checks the images of the rows to send, and opens the stream again with the verdicts; warnings
 // and a summary go to the UI. Next::stop when a stop request came first.
 util::Result<Next> check_images(SendRun& run) {
@@ -132,7 +166,8 @@ util::Result<void> prepare(SendRun& run) {
     TRY_ASSIGN(run.stream, campaign::RecipientStream::open(c));
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
     TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
-    return read_existing_log(run);
+    TRY(read_existing_log(run));
+    return open_account(run);
 }
 
 util::Result<Next> confirm_and_wait(SendRun& run) {
@@ -186,7 +221,7 @@ util::Result<void> open_log(SendRun& run) {
         run.parts.ui.log_read(*run.state);
         run.parts.ui.notice(fmt::format("continuing from {} ({} recorded)", path, run.state->counts.total()));
     }
-    return {};
+    return fold_into_ledger(run);
 }
 
 }  // namespace runner

@@ -10,6 +10,7 @@
 #include "results/records.hpp"
 #include "results/replay.hpp"
 #include "results/run_lock.hpp"
+#include "runner/account_book.hpp"
 #include "runner/secrets.hpp"
 #include "runner/send.hpp"
 #include "util/redact.hpp"
@@ -33,8 +34,10 @@ struct SendRun {
     std::optional<results::RunLock> lock;
     std::optional<results::LogState> state;  // the existing log's, when there is one
     std::optional<results::LogWriter> log;
-    std::int64_t expected_jobs = 0;  // for progress: remaining and ETA
-    bool wrote = false;              // this run added to the log: it gets an end record
+    std::unique_ptr<AccountBook> book;  // the account's ledger; null with account.ledger: off
+    std::string campaign_key;           // the campaign's sends in the ledger
+    std::int64_t expected_jobs = 0;     // for progress: remaining and ETA
+    bool wrote = false;                 // this run added to the log: it gets an end record
 
     // Returns the existing log's state, or null for a new log.
     const results::LogState* existing() const { return state ? &*state : nullptr; }

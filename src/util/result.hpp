@@ -17,7 +17,8 @@ namespace util {
 // What failed, where a caller must tell failures apart (most need not).
 enum class ErrorKind {
     general,
-    write,  // something could not be written (a log), as against input that could not be read
+    write,   // something could not be written (a log), as against input that could not be read
+    ledger,  // the account's ledger could not be read or written
 };
 
 struct Error {

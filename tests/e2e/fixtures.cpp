@@ -46,7 +46,11 @@ CampaignFixture::CampaignFixture(const Sandbox& sandbox, const std::string& csv_
         "  default_country: IN\n" +
         message_yaml + "results: results/e2e.jsonl\n" + extra_yaml;
     campaign = dir.write("campaign.yaml", yaml);
-    env = {{"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", k_api_key}, {"WACAMP_ACCESS_TOKEN", k_access_token}};
+    // A ledger of the test's own: tests share a sandbox (one account), not its history.
+    env = {{"WACAMP_BASE_URL", sandbox.url()},
+           {"WACAMP_API_KEY", k_api_key},
+           {"WACAMP_ACCESS_TOKEN", k_access_token},
+           {"XDG_STATE_HOME", (dir.path() / "state").string()}};
 }
 
 ProcessResult CampaignFixture::wacamp(const std::vector<std::string>& args) const {

@@ -1,0 +1,130 @@
+#include "runner/account_book.hpp"
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <unordered_map>
+
+#include "runner/suppression_list.hpp"
+#include "util/time.hpp"
+
+namespace runner {
+
+namespace {
+
+// Suppressions are added in batches of this many: one transaction each.
+constexpr std::size_t k_import_batch = 10'000;
+
+std::string suppressed_why(const account::Suppression& s) {
+    return fmt::format("on the account's suppression list ({}, since {}, {})", s.reason,
+                       util::format_timestamp(s.since), s.source);
+}
+
+}  // namespace
+
+std::string campaign_key(const std::string& name, util::TimePoint started_at) {
+    return name + "@" + util::format_timestamp(started_at);
+}
+
+util::Result<std::unique_ptr<AccountBook>> AccountBook::open(const campaign::Campaign& c, account::Access access) {
+    if (!c.account.ledger) {
+        return std::unique_ptr<AccountBook>();
+    }
+    TRY_ASSIGN(auto ledger, account::open_ledger(*c.account.ledger, {.account = c.account.name, .access = access}));
+    return std::unique_ptr<AccountBook>(new AccountBook(c, std::move(ledger), access));
+}
+
+account::Limits AccountBook::limits() const {
+    account::Limits limits;
+    if (const auto& per = m_campaign.rate.per_recipient) {
+        limits.per_recipient = account::PerRecipient{per->max, per->per};
+    }
+    limits.per_day = m_campaign.rate.per_day;
+    return limits;
+}
+
+util::Result<std::int64_t> AccountBook::take_lists(util::TimePoint now,
+                                                   const std::function<void(const std::string&)>& warn) {
+    if (m_campaign.suppression.files.empty()) {
+        return std::int64_t{0};
+    }
+    TRY_ASSIGN(const auto phones, campaign::PhoneNormalizer::create(m_campaign.recipients.default_country));
+    std::int64_t total = 0;
+    for (const auto& file : m_campaign.suppression.files) {
+        const std::string source = "file:" + std::filesystem::path(file).filename().string();
+        std::vector<account::Suppression> batch;
+        auto flush = [&]() -> util::Result<void> {
+            if (!batch.empty() && m_access == account::Access::read_write) {
+                TRY(m_ledger->suppress(batch));
+            }
+            batch.clear();
+            return {};
+        };
+        auto each = [&](std::string wa_id) -> util::Result<void> {
+            if (m_access == account::Access::read_only) {
+                m_listed.insert(std::move(wa_id));
+                return {};
+            }
+            batch.push_back(account::Suppression{std::move(wa_id), "listed", now, source});
+            return batch.size() >= k_import_batch ? flush() : util::Result<void>{};
+        };
+        TRY_ASSIGN(const ListReading reading, read_suppression_list(file, phones, each));
+        TRY(flush());
+        total += reading.numbers;
+        if (reading.problems > 0) {
+            warn(fmt::format("suppression.files: {} row{} of {} hold no usable number (first: {})", reading.problems,
+                             reading.problems == 1 ? "" : "s", file, reading.examples.front()));
+        }
+    }
+    return total;
+}
+
+util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<account::Send>& sends, util::TimePoint now) {
+    std::vector<Screening> out(sends.size());
+    if (sends.empty()) {
+        return out;
+    }
+    std::vector<std::string> wa_ids;
+    wa_ids.reserve(sends.size());
+    for (const auto& send : sends) {
+        wa_ids.push_back(send.wa_id);
+    }
+    TRY_ASSIGN(const auto suppressed, m_ledger->suppressed(wa_ids));
+    TRY_ASSIGN(const auto holds, m_ledger->held(wa_ids, now));
+    std::unordered_map<std::string, const account::Suppression*> by_number;
+    for (const auto& s : suppressed) {
+        by_number.emplace(s.wa_id, &s);
+    }
+    std::unordered_map<std::string, util::TimePoint> held_until;
+    for (const auto& h : holds) {
+        held_until.emplace(h.wa_id, h.until);
+    }
+    std::vector<account::Reservation> frequency;
+    if (const auto& per = m_campaign.rate.per_recipient) {
+        account::ReservationRequest preview{
+            sends, {account::PerRecipient{per->max, per->per}, std::nullopt}, now, account::Apply::preview};
+        TRY_ASSIGN(frequency, m_ledger->reserve(preview));
+    }
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+        const std::string& wa_id = sends[i].wa_id;
+        if (auto s = by_number.find(wa_id); s != by_number.end()) {
+            out[i] = {results::Cause::suppressed, suppressed_why(*s->second)};
+        } else if (m_listed.contains(wa_id)) {
+            out[i] = {results::Cause::suppressed, "listed in suppression.files"};
+        } else if (auto h = held_until.find(wa_id); h != held_until.end()) {
+            out[i] = {results::Cause::marketing_limit,
+                      fmt::format("held until {}: the number answered 131049 (marketing limit) within the last 24 h",
+                                  util::format_timestamp(h->second))};
+        } else if (i < frequency.size() && !frequency[i].granted()) {
+            const auto& per = *m_campaign.rate.per_recipient;
+            out[i] = {results::Cause::frequency_cap,
+                      fmt::format("the account messaged this number {} time{} within {} (rate.per_recipient); "
+                                  "next possible at {}",
+                                  per.max, per.max == 1 ? "" : "s",
+                                  util::format_duration(per.per, util::DurationStyle::compact),
+                                  frequency[i].room_at ? util::format_timestamp(*frequency[i].room_at) : "?")};
+        }
+    }
+    return out;
+}
+
+}  // namespace runner

@@ -1,0 +1,67 @@
+#pragma once
+// The account's ledger as one campaign uses it (docs/ledger.md): opened from the campaign's
+// `account` keys, fed the suppression lists, asked which rows it would hold back.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "account/ledger.hpp"
+#include "campaign/campaign.hpp"
+#include "results/status.hpp"
+#include "util/clock.hpp"
+#include "util/result.hpp"
+
+namespace runner {
+
+// What the ledger says of a row before it is dispatched.
+struct Screening {
+    results::Cause cause = results::Cause::none;  // none, suppressed, frequency_cap or marketing_limit
+    std::string why;                              // for the log's `error`
+};
+
+class AccountBook {
+public:
+    // Opens the ledger `campaign` names (read_write for a run; read_only for a dry run and
+    // validate, which never write it). Null when account.ledger is off. Fails naming the
+    // ledger's path.
+    static util::Result<std::unique_ptr<AccountBook>> open(const campaign::Campaign& campaign, account::Access access);
+
+    // Takes suppression.files in: read_write adds their numbers to the list (reason listed,
+    // source file:NAME; idempotent); read_only keeps them in memory, so that screening counts
+    // them as a run would. `warn` hears of the rows that hold no number. Returns how many
+    // numbers the files held. Fails on a file that cannot be read, or the ledger.
+    util::Result<std::int64_t> take_lists(util::TimePoint now, const std::function<void(const std::string&)>& warn);
+
+    // Screens `sends` (rows about to be dispatched) at `now`, in three queries whatever their
+    // number: the suppression list, 131049 holds, and rate.per_recipient (previewed, nothing
+    // written). One Screening per send, in order.
+    util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now);
+
+    account::Ledger& ledger() { return *m_ledger; }
+    const std::string& path() const { return *m_campaign.account.ledger; }
+    const std::string& account() const { return m_campaign.account.name; }
+    // The campaign's limits, as the ledger takes them.
+    account::Limits limits() const;
+    // The source of the suppressions this campaign's answers make: "campaign:NAME".
+    std::string source() const { return "campaign:" + m_campaign.name; }
+    std::int64_t undeliverable_after() const { return m_campaign.suppression.undeliverable_after; }
+
+private:
+    AccountBook(const campaign::Campaign& c, std::unique_ptr<account::Ledger> ledger, account::Access access)
+        : m_campaign(c), m_ledger(std::move(ledger)), m_access(access) {}
+
+    const campaign::Campaign& m_campaign;
+    std::unique_ptr<account::Ledger> m_ledger;
+    account::Access m_access;
+    std::unordered_set<std::string> m_listed;  // read_only: suppression.files' numbers
+};
+
+// The key of one campaign's sends in the ledger: stable across its resumes, different for a
+// campaign started afresh ("NAME@STARTED_AT").
+std::string campaign_key(const std::string& name, util::TimePoint started_at);
+
+}  // namespace runner

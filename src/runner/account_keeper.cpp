@@ -1,0 +1,173 @@
+#include "runner/account_keeper.hpp"
+
+#include <fmt/format.h>
+
+#include "results/log_reader.hpp"
+#include "util/time.hpp"
+
+namespace runner {
+
+namespace {
+
+constexpr long long k_opted_out = 131050;
+constexpr long long k_undeliverable = 131026;
+constexpr long long k_marketing_limit = 131049;
+constexpr std::size_t k_fold_batch = 10'000;
+
+std::optional<long long> code_of(results::Cause cause) {
+    switch (cause) {
+    case results::Cause::opted_out: return k_opted_out;
+    case results::Cause::undeliverable: return k_undeliverable;
+    case results::Cause::marketing_limit: return k_marketing_limit;
+    default: return std::nullopt;
+    }
+}
+
+std::size_t size_of(const account::ResultBatch& b) {
+    return b.delivered.size() + b.not_delivered.size() + b.undeliverable.size() + b.marketing_limited.size() +
+           b.suppress.size();
+}
+
+}  // namespace
+
+void add_answer(account::ResultBatch& batch, const account::Send& send, const AnswerFacts& facts) {
+    if (facts.sent) {
+        batch.delivered.push_back(send);
+        batch.delivered.back().at = facts.at;
+        return;
+    }
+    if (facts.not_delivered) {
+        batch.not_delivered.push_back(send);
+    }
+    if (!facts.code) {
+        return;
+    }
+    switch (*facts.code) {
+    case k_opted_out:
+        batch.suppress.push_back(account::Suppression{send.wa_id, "opted_out", facts.at, batch.source});
+        break;
+    case k_undeliverable: batch.undeliverable.push_back(account::Answer{send.wa_id, facts.at}); break;
+    case k_marketing_limit: batch.marketing_limited.push_back(account::Answer{send.wa_id, facts.at}); break;
+    default: break;
+    }
+}
+
+void AccountKeeper::clear() {
+    m_batch = account::ResultBatch{};
+    m_batch.undeliverable_after = m_book.undeliverable_after();
+    m_batch.source = m_book.source();
+    m_pending = false;
+}
+
+util::Result<std::vector<queue::Reservation>> AccountKeeper::reserve(const std::vector<const queue::Job*>& jobs) {
+    account::ReservationRequest request;
+    request.limits = m_book.limits();
+    request.now = m_clock.wall_now();
+    for (const auto* job : jobs) {
+        request.sends.push_back(send_of(*job));
+    }
+    TRY_ASSIGN(const auto answers, m_book.ledger().reserve(request));
+    std::vector<queue::Reservation> out(answers.size());
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        const auto& a = answers[i];
+        switch (a.refusal) {
+        case account::Refusal::none: break;
+        case account::Refusal::frequency_cap:
+            out[i] = {queue::Reservation::Verdict::refused, a.room_at,
+                      fmt::format("another campaign of the account messaged this number meanwhile "
+                                  "(rate.per_recipient); next possible at {}",
+                                  a.room_at ? util::format_timestamp(*a.room_at) : "?")};
+            break;
+        case account::Refusal::per_day:
+            out[i] = {queue::Reservation::Verdict::later, a.room_at,
+                      fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
+                                  request.limits.per_day.value_or(0))};
+            break;
+        }
+    }
+    return out;
+}
+
+util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobStatus status,
+                                            const service::Outcome& outcome, std::chrono::milliseconds latency) {
+    TRY(m_inner.on_result(job, status, outcome, latency));
+    AnswerFacts facts;
+    facts.sent = status == queue::JobStatus::sent;
+    // An answer that says the request failed releases its slot; none (a timeout, a dropped
+    // connection) leaves it counting: the message may have been delivered. A certificate that
+    // failed verification means the request never left.
+    facts.not_delivered =
+        status == queue::JobStatus::failed &&
+        ((outcome.http_status.has_value() && !outcome.ambiguous) || outcome.cause == service::Cause::tls);
+    facts.code = outcome.error_code;
+    facts.at = m_clock.wall_now();
+    add_answer(m_batch, send_of(job), facts);
+    m_pending = m_pending || size_of(m_batch) > 0;
+    return {};
+}
+
+util::Result<void> AccountKeeper::flush() {
+    TRY(m_inner.flush());
+    if (!m_pending) {
+        return {};
+    }
+    // The log holds every line of this batch now: the mark says so, in the same transaction.
+    m_batch.fold = account::FoldMark{m_campaign, static_cast<std::uint64_t>(m_log.size())};
+    m_batch.now = m_clock.wall_now();
+    auto recorded = m_book.ledger().record(m_batch);
+    if (!recorded) {
+        return util::Error{recorded.error().message, util::ErrorKind::ledger};
+    }
+    clear();
+    return {};
+}
+
+util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, std::int64_t size,
+                                    const std::string& campaign, util::TimePoint now) {
+    TRY_ASSIGN(const std::uint64_t mark, book.ledger().folded(campaign));
+    // A mark past the end: the log was replaced by an older copy. Read it all (sends are
+    // keyed by row, so they count once).
+    const auto start = mark <= static_cast<std::uint64_t>(size) ? static_cast<std::int64_t>(mark) : 0;
+    if (start == size) {
+        return std::int64_t{0};
+    }
+    TRY_ASSIGN(auto reader, results::LogReader::open_at(path, start));
+    account::ResultBatch batch;
+    auto fresh = [&] {
+        batch = account::ResultBatch{};
+        batch.undeliverable_after = book.undeliverable_after();
+        batch.source = book.source();
+        batch.now = now;
+    };
+    fresh();
+    std::int64_t folded = 0;
+    results::Record record;
+    for (;;) {
+        TRY_ASSIGN(const bool more, reader.next(record));
+        if (!more) {
+            break;
+        }
+        const auto* result = std::get_if<results::ResultRecord>(&record);
+        if (result == nullptr ||
+            (result->status != results::Status::sent && result->status != results::Status::failed)) {
+            continue;
+        }
+        // Only an answer of the service says something of the number (a row held back by the
+        // ledger itself carries a cause, and no http_status).
+        const bool answered = result->http_status.has_value();
+        AnswerFacts facts{result->status == results::Status::sent,
+                          result->status == results::Status::failed && answered,
+                          answered ? code_of(result->cause) : std::nullopt, result->at};
+        add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt}, facts);
+        ++folded;
+        if (size_of(batch) >= k_fold_batch) {
+            TRY(book.ledger().record(batch));
+            fresh();
+        }
+    }
+    batch.fold = account::FoldMark{campaign, static_cast<std::uint64_t>(size)};
+    TRY(book.ledger().record(batch));
+    return folded;
+}
+
+}  // namespace runner

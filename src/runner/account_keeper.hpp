@@ -1,0 +1,71 @@
+#pragma once
+// Keeps the account's ledger up to date during a run (docs/ledger.md): reserves each send
+// before its request leaves (queue::Reserver), and passes the dispatcher's reports on to the
+// log first and then, once a turn, records what the answers say in the ledger, with the log's
+// fold mark in the same transaction.
+
+#include <string>
+
+#include "account/types.hpp"
+#include "queue/job.hpp"
+#include "results/log_writer.hpp"
+#include "runner/account_book.hpp"
+#include "util/clock.hpp"
+
+namespace runner {
+
+class AccountKeeper final : public queue::Reserver, public queue::DispatchObserver {
+public:
+    // `log` is the campaign's log, which `inner` writes; `campaign` the campaign's key.
+    AccountKeeper(AccountBook& book, queue::DispatchObserver& inner, const results::LogWriter& log,
+                  std::string campaign, const util::Clock& clock)
+        : m_book(book), m_inner(inner), m_log(log), m_campaign(std::move(campaign)), m_clock(clock) {
+        clear();
+    }
+
+    util::Result<std::vector<queue::Reservation>> reserve(const std::vector<const queue::Job*>& jobs) override;
+
+    util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
+    util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
+                                 std::chrono::milliseconds latency) override;
+    util::Result<void> on_refused(const queue::Job& job, const std::string& reason) override {
+        return m_inner.on_refused(job, reason);
+    }
+    void on_progress(const queue::Progress& progress) override { m_inner.on_progress(progress); }
+    void on_pause(const queue::Progress& progress) override { m_inner.on_pause(progress); }
+    // Writes the log (the inner observer), then the answers since the last turn to the ledger.
+    util::Result<void> flush() override;
+
+private:
+    void clear();
+    account::Send send_of(const queue::Job& job) const {
+        return account::Send{job.wa_id, m_campaign, job.row, std::nullopt};
+    }
+
+    AccountBook& m_book;
+    queue::DispatchObserver& m_inner;
+    const results::LogWriter& m_log;
+    std::string m_campaign;
+    const util::Clock& m_clock;
+    account::ResultBatch m_batch;
+    bool m_pending = false;  // m_batch holds something
+};
+
+// What one logged or reported answer tells the ledger, added to `batch`: `sent`, whether the
+// answer says the message never reached the number (`not_delivered`), Meta's `code`.
+struct AnswerFacts {
+    bool sent = false;
+    bool not_delivered = false;
+    std::optional<long long> code;
+    util::TimePoint at;
+};
+void add_answer(account::ResultBatch& batch, const account::Send& send, const AnswerFacts& facts);
+
+// Folds into the ledger the results of the campaign's log at `path` after the ledger's fold
+// mark for `campaign` (what a crash between the log and the ledger left out), in batches,
+// moving the mark to `size` (the log's size now) with the last. Returns how many results it
+// folded in.
+util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, std::int64_t size,
+                                    const std::string& campaign, util::TimePoint now);
+
+}  // namespace runner
