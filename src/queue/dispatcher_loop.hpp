@@ -1,7 +1,8 @@
 #pragma once
 // The dispatcher's loop as a class, internal to queue/: dispatcher.cpp runs it (taking jobs,
-// starting them, handling answers, stopping), dispatcher_admission.cpp decides whether and when
-// the next request may start (the in-flight limit, the send window, the daily cap, the rate).
+// starting them, stopping), dispatcher_answers.cpp handles the answers, dispatcher_admission.cpp
+// decides whether and when the next request may start (the in-flight limit, the send window,
+// the daily cap, the rate).
 
 #include <chrono>
 #include <cstdint>
@@ -58,7 +59,12 @@ private:
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
     bool start_one(Steady now);
+    // Answers (dispatcher_answers.cpp): what each cause does to the row and to the queue.
     void handle(service::Completion completion, Steady now);
+    void note_throttle(const service::Outcome& outcome, Steady now);
+    void on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();

@@ -1,5 +1,7 @@
 #include "runner/campaign_jobs.hpp"
 
+#include <algorithm>
+
 #include "runner/decide.hpp"
 #include "runner/secrets.hpp"
 #include "service/messages.hpp"
@@ -15,7 +17,7 @@ util::Result<bool> CampaignJobs::next(queue::Job& out) {
         const auto& r = m_recipient;
         const RowFacts facts = facts_of(r, m_state);
         const results::RowState& state = facts.state;
-        switch (decide(facts, m_options.retry_rejected, m_options.resend_unknown)) {
+        switch (decide(facts, m_options.retry_rejected, m_options.resend_unknown, m_clock.wall_now())) {
         case Decision::send:
             out.row = r.row;
             out.wa_id = r.message.wa_id;
@@ -28,6 +30,7 @@ util::Result<bool> CampaignJobs::next(queue::Job& out) {
         case Decision::done: break;
         case Decision::hold_unknown: ++held_unknown; break;
         case Decision::hold_rejected: ++held_rejected; break;
+        case Decision::hold_marketing_limit: hold_marketing_limit(*facts.marketing_limited_at); break;
         case Decision::record_invalid:
             TRY(record(results::Status::invalid, results::Cause::invalid, r.reason, state));
             break;
@@ -40,6 +43,12 @@ util::Result<bool> CampaignJobs::next(queue::Job& out) {
             break;
         }
     }
+}
+
+void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
+    ++held_marketing_limit;
+    const auto until = refused_at + k_marketing_limit_hold;
+    marketing_limit_until = marketing_limit_until ? std::max(*marketing_limit_until, until) : until;
 }
 
 util::Result<void> CampaignJobs::record(results::Status status, results::Cause cause, const std::string& reason,
@@ -58,7 +67,7 @@ util::Result<void> CampaignJobs::record(results::Status status, results::Cause c
     if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
         return util::Error{written.error().message, util::ErrorKind::write};
     }
-    m_tally.record(rec.row, before, status);
+    m_tally.record(rec.row, before, status, cause);
     return {};
 }
 
