@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
@@ -11,6 +13,8 @@
 #include "cli/signals.hpp"
 #include "cli/terminal_ui.hpp"
 #include "results/replay.hpp"
+#include "runner/decide.hpp"
+#include "util/time.hpp"
 
 namespace cli {
 
@@ -25,9 +29,37 @@ struct ResumeOptions {
     std::string log_format = "text";
 };
 
-// What the log holds, in one line.
-std::string describe_log(const results::LogState& state) {
-    std::int64_t sent = 0, retryable = 0, rejected = 0, unknown = 0, done = 0;
+// The failed rows of a log, by what a resume does with them at a given time.
+struct LogFailures {
+    std::int64_t retryable = 0;
+    std::int64_t when_asked = 0;  // only with --retry-failed
+    std::int64_t never = 0;       // opted out or suppressed
+    std::int64_t marketing_held = 0;
+    std::optional<util::TimePoint> marketing_until;  // when the last of those may go
+};
+
+void add_failed(LogFailures& f, const results::LogState& state, std::int64_t row, util::TimePoint now) {
+    const auto cause = state.row(row).cause;
+    const auto at = state.marketing_limited_at(row);
+    switch (runner::retry_rule(cause)) {
+    case runner::RetryRule::always: ++f.retryable; return;
+    case runner::RetryRule::when_asked: ++f.when_asked; return;
+    case runner::RetryRule::never: ++f.never; return;
+    case runner::RetryRule::after_a_day:
+        if (!at || now >= *at + runner::k_marketing_limit_hold) {
+            ++f.retryable;
+            return;
+        }
+        ++f.marketing_held;
+        f.marketing_until = std::max(f.marketing_until.value_or(*at), *at + runner::k_marketing_limit_hold);
+        return;
+    }
+}
+
+// What the log holds at `now`, in one line.
+std::string describe_log(const results::LogState& state, util::TimePoint now) {
+    std::int64_t sent = 0, unknown = 0, done = 0;
+    LogFailures failed;
     for (std::int64_t row = 1; row <= state.max_row(); ++row) {
         auto s = state.row(row);
         if (s.pending()) {
@@ -38,15 +70,23 @@ std::string describe_log(const results::LogState& state) {
         } else if (s.in_flight() || s.status == results::Status::unknown) {
             ++unknown;
         } else if (s.status == results::Status::failed) {
-            (s.cause == results::Cause::rejected ? rejected : retryable) += 1;
+            add_failed(failed, state, row, now);
         } else {
             ++done;
         }
     }
+    std::string held;
+    if (failed.marketing_held > 0) {
+        held += fmt::format(", {} held for WhatsApp's marketing limit until {}", failed.marketing_held,
+                            util::format_wall_time(*failed.marketing_until, now));
+    }
+    if (failed.never > 0) {
+        held += fmt::format(", {} opted out or suppressed (never sent again)", failed.never);
+    }
     return fmt::format(
         "the log holds {} sent, {} failed and retryable, {} rejected (retried only with "
-        "--retry-failed), {} unknown (resent only with --resend-unknown), {} invalid or skipped",
-        sent, retryable, rejected, unknown, done);
+        "--retry-failed){}, {} unknown (resent only with --resend-unknown), {} invalid or skipped",
+        sent, failed.retryable, failed.when_asked, held, unknown, done);
 }
 
 // Says what the log holds before anything is sent, from the state the run reads under its lock
@@ -54,7 +94,9 @@ std::string describe_log(const results::LogState& state) {
 class ResumeUi final : public TerminalUi {
 public:
     using TerminalUi::TerminalUi;
-    void log_read(const results::LogState& state) override { notice(describe_log(state)); }
+    void log_read(const results::LogState& state) override {
+        notice(describe_log(state, std::chrono::system_clock::now()));
+    }
 };
 
 int resume(const ResumeOptions& opts, Output& out) {

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
+#include "sandbox/meta_errors.hpp"
 #include "sandbox/options.hpp"
 #include "sandbox/server.hpp"
 #include "sandbox/validation.hpp"
@@ -28,6 +29,7 @@ struct SandboxCommand {
     long spam_limit_after = -1;
     std::string key_in = "either";
     std::string rate_limit_style = "http429";
+    std::vector<std::string> meta_errors;  // WA_ID=CODE[xN], read by read_meta_errors
     CLI::Option* seed = nullptr;
 };
 
@@ -45,6 +47,25 @@ std::optional<std::string> check(const SandboxCommand& cmd) {
         if (!sandbox::is_wa_id(number)) {
             return "--reject-number " + number + ": not a wa_id (8 to 15 digits, no '+')";
         }
+    }
+    return std::nullopt;
+}
+
+// Reads every --meta-error into the fault options; returns what is wrong with the first bad
+// one, or nothing.
+std::optional<std::string> read_meta_errors(SandboxCommand& cmd) {
+    auto& rules = cmd.options.faults.meta_errors;
+    for (const auto& text : cmd.meta_errors) {
+        auto rule = sandbox::parse_meta_error(text);
+        if (!rule) {
+            return rule.error().message;
+        }
+        for (const auto& earlier : rules) {
+            if (earlier.wa_id == rule->wa_id) {
+                return "--meta-error " + text + ": " + rule->wa_id + " is given twice";
+            }
+        }
+        rules.push_back(std::move(*rule));
     }
     return std::nullopt;
 }
@@ -173,6 +194,12 @@ void add_fault_options(CLI::App& sub, SandboxCommand& cmd) {
                      "This wa_id is always answered 400, code 131026 (repeatable)")
         ->allow_extra_args(false);
     group
+        ->add_option("--meta-error", cmd.meta_errors,
+                     "Answer sends to this wa_id with Meta's error CODE (HTTP 429 for 131056, else 400): the first "
+                     "N times, then normally; always without xN (repeatable)")
+        ->option_text("WA_ID=CODE[xN]")
+        ->allow_extra_args(false);
+    group
         ->add_option("--auth-fail-after", cmd.auth_fail_after,
                      "After N accepted sends every request gets 401, code 190")
         ->check(CLI::NonNegativeNumber);
@@ -204,7 +231,7 @@ void apply_parsed(SandboxCommand& cmd) {
 int run_sandbox(SandboxCommand& cmd) {
     Output out(LogFormat::text);
     apply_parsed(cmd);
-    if (auto problem = check(cmd)) {
+    if (auto problem = check(cmd); problem || (problem = read_meta_errors(cmd))) {
         out.error(*problem, k_exit_bad_input);
         return k_exit_bad_input;
     }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/send_causes.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -23,6 +24,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
         return "the service refused the credentials: fix service.api_key (or the account), then continue";
     case queue::StopReason::spam_limit:
         return "the sending number hit WhatsApp's spam limit: wait for it to lift (hours), then continue";
+    case queue::StopReason::account:
+        return "WhatsApp refused the account (locked, a payment problem, the number not registered, or marketing "
+               "messages disabled): fix it with Meta, then continue";
     case queue::StopReason::tls:
         return "the service's TLS certificate failed verification: fix the server's certificate, or name its CA "
                "in service.ca_file, then continue";
@@ -48,6 +52,7 @@ std::string_view what_to_fix(queue::StopReason reason) {
 struct NextSteps {
     bool log_started = false;
     std::int64_t unknown = 0;      // rows held or made unknown: resent only when asked
+    std::int64_t refused = 0;      // failed rows a resume retries only with --retry-failed
     std::string continue_command;  // empty: nothing to continue
     std::string resend_unknown_command;
     std::string retry_failed_command;
@@ -73,10 +78,13 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     if (s.unknown > 0) {
         s.resend_unknown_command = fmt::format("wacamp resume {} --resend-unknown", r.results_path);
     }
-    if (r.held_rejected > 0) {
+    // What a later resume would do with the failed rows: retry them, only when asked, or never.
+    const auto failed = failed_rows(r.causes);
+    s.refused = std::max(r.held_rejected, failed.when_asked);
+    if (s.refused > 0) {
         s.retry_failed_command = fmt::format("wacamp resume {} --retry-failed", r.results_path);
     }
-    if (left || r.counts[Status::failed] > 0) {
+    if (left || failed.retried > 0) {
         s.continue_command = "wacamp resume " + r.results_path;
     }
     return s;
@@ -112,6 +120,7 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     const auto& n = r.counts;
     out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}\n", n[Status::sent],
                        n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
+    out += cause_lines(r, std::chrono::system_clock::now());
     if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
@@ -143,9 +152,11 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
             "to send them again: {}\n",
             s.unknown, s.resend_unknown_command);
     }
-    if (r.held_rejected > 0) {
-        out += fmt::format("  {} recipient(s) were rejected by the service earlier; to try them again: {}\n",
-                           r.held_rejected, s.retry_failed_command);
+    if (s.refused > 0) {
+        out += fmt::format(
+            "  {} recipient(s) were refused by the service for good (rejected, undeliverable or outside_window); "
+            "to try them again: {}\n",
+            s.refused, s.retry_failed_command);
     }
     if (!s.continue_command.empty()) {
         out += fmt::format("  {}: {}\n", first, s.continue_command);
@@ -179,6 +190,10 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"skipped", n[Status::skipped]},
             {"held_unknown", r.held_unknown},
             {"held_rejected", r.held_rejected},
+            {"held_marketing_limit", r.held_marketing_limit},
+            {"marketing_limit_until",
+             r.marketing_limit_until ? ordered_json(util::format_timestamp(*r.marketing_limit_until)) : ordered_json()},
+            {"causes", cause_counts_json(r.causes)},
             {"sent_this_run", r.sent_this_run},
             {"throttled", r.throttled_this_run},
             {"rate_in_force", std::round(r.rate_in_force * 10) / 10},
@@ -210,13 +225,22 @@ std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exi
         return fmt::format("stopped early: {}{}", because.empty() ? queue::to_string(r.reason) : because, next);
     }
     const auto& n = r.counts;
-    std::string line = fmt::format("{} recipient(s) failed, {} unknown", n[Status::failed], n[Status::unknown]);
+    const auto causes = failed_causes(r.causes);
+    std::string line = fmt::format("{} recipient(s) failed{}, {} unknown", n[Status::failed],
+                                   causes.empty() ? "" : " (" + causes + ")", n[Status::unknown]);
+    if (auto held = marketing_hold_note(r, std::chrono::system_clock::now()); !held.empty()) {
+        line += "; " + held;
+    }
     if (r.cleanup.batches_failed > 0) {
         line += fmt::format(", {} deletion batch(es) failed", r.cleanup.batches_failed);
     }
-    return line + (next.empty() && !s.resend_unknown_command.empty()
-                       ? "; to send them again: " + s.resend_unknown_command
-                       : next);
+    if (!next.empty()) {
+        return line + next;
+    }
+    if (!s.resend_unknown_command.empty()) {
+        return line + "; to send them again: " + s.resend_unknown_command;
+    }
+    return s.retry_failed_command.empty() ? line : line + "; to try them again: " + s.retry_failed_command;
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "queue/daily_cap.hpp"
-#include "queue/retry_policy.hpp"
 #include "service/requests.hpp"
 #include "util/time.hpp"
 
@@ -143,19 +141,6 @@ bool Dispatcher::launch(Job job, Steady now) {
     return true;
 }
 
-void Dispatcher::finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency) {
-    if (status == JobStatus::sent) {
-        ++m_result.progress.sent;
-    } else if (status == JobStatus::failed) {
-        ++m_result.progress.failed;
-    } else if (status == JobStatus::unknown) {
-        ++m_result.progress.unknown;
-    }
-    if (auto logged = m_parts.observer->on_result(job, status, outcome, latency); !logged) {
-        stop(StopReason::log_error, logged.error().message);
-    }
-}
-
 void Dispatcher::stop(StopReason reason, std::string message) {
     if (m_stopping) {
         return;
@@ -164,75 +149,6 @@ void Dispatcher::stop(StopReason reason, std::string message) {
     m_stop_deadline = m_parts.clock->steady_now() + m_settings.stop_grace;
     m_result.reason = reason;
     m_result.message = std::move(message);
-}
-
-void Dispatcher::handle(service::Completion completion, Steady now) {
-    auto it = m_in_flight.find(completion.id);
-    if (it == m_in_flight.end()) {
-        return;
-    }
-    InFlight flight = std::move(it->second);
-    m_in_flight.erase(it);
-    m_window.on_answer(completion.latency);
-    Job& job = flight.job;
-    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
-    const milliseconds latency = completion.latency;
-    if (outcome.cause == service::Cause::rate_limited) {
-        if (!m_throttled_since) {
-            m_throttled_since = now;
-        }
-        m_last_throttle = outcome.error;
-    } else {
-        m_throttled_since.reset();
-    }
-
-    switch (outcome.cause) {
-    case service::Cause::none:
-        m_parts.limiter->on_success(now);
-        m_consecutive_failures = 0;
-        m_send_rate.add(now);
-        if (m_parts.daily_cap != nullptr) {
-            m_parts.daily_cap->record(m_parts.clock->wall_now());
-        }
-        finish(job, JobStatus::sent, outcome, latency);
-        return;
-    case service::Cause::rate_limited:
-        // Not processed by the service: it goes again, and does not count as an attempt.
-        m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
-        --job.attempts;
-        finish(job, JobStatus::retrying, outcome, latency);
-        m_waiting.push({now, m_seq++, std::move(job)});
-        return;
-    case service::Cause::auth:
-    case service::Cause::spam_limit:
-        finish(job, JobStatus::failed, outcome, latency);
-        stop(outcome.cause == service::Cause::auth ? StopReason::auth : StopReason::spam_limit, outcome.error);
-        return;
-    case service::Cause::tls:
-        // The request never left; resume sends it once the certificate is fixed or trusted.
-        finish(job, JobStatus::failed, outcome, latency);
-        stop(StopReason::tls, outcome.error);
-        return;
-    case service::Cause::transient:
-        ++m_consecutive_failures;
-        if (outcome.ambiguous && m_settings.ambiguous == campaign::Ambiguous::hold) {
-            finish(job, JobStatus::unknown, outcome, latency);
-        } else if (m_parts.retry->may_retry(job.attempts) && !m_stopping) {
-            finish(job, JobStatus::retrying, outcome, latency);
-            m_waiting.push({now + m_parts.retry->backoff(job.attempts), m_seq++, std::move(job)});
-        } else {
-            finish(job, JobStatus::failed, outcome, latency);
-        }
-        break;
-    case service::Cause::rejected:
-        ++m_consecutive_failures;
-        finish(job, JobStatus::failed, outcome, latency);
-        break;
-    }
-    if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {
-        stop(StopReason::failure_threshold,
-             "the last " + std::to_string(m_consecutive_failures) + " requests failed; last error: " + outcome.error);
-    }
 }
 
 void Dispatcher::check_throttled(Steady now) {
@@ -342,6 +258,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::limit: return "limit";
     case StopReason::auth: return "auth";
     case StopReason::spam_limit: return "spam_limit";
+    case StopReason::account: return "account";
     case StopReason::failure_threshold: return "failure_threshold";
     case StopReason::interrupted: return "interrupted";
     case StopReason::log_error: return "log_error";

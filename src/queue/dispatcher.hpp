@@ -28,6 +28,7 @@ enum class StopReason {
     limit,
     auth,
     spam_limit,
+    account,  // Meta said the account cannot send (locked, payment, not registered, …)
     failure_threshold,
     interrupted,
     log_error,

@@ -1,7 +1,8 @@
 #pragma once
 // The dispatcher's loop as a class, internal to queue/: dispatcher.cpp runs it (taking jobs,
-// starting them, handling answers, stopping), dispatcher_admission.cpp decides whether and when
-// the next request may start (the in-flight limit, the send window, the daily cap, the rate).
+// starting them, stopping), dispatcher_answers.cpp handles the answers, dispatcher_admission.cpp
+// decides whether and when the next request may start (the in-flight limit, the send window,
+// the daily cap, the rate).
 
 #include <chrono>
 #include <cstdint>
@@ -69,7 +70,12 @@ private:
     bool account_blocked(std::optional<Steady>& wake, Steady now);
     // Requests in flight plus those being started this turn.
     std::size_t busy() const { return m_in_flight.size() + m_starting; }
+    // Answers (dispatcher_answers.cpp): what each cause does to the row and to the queue.
     void handle(service::Completion completion, Steady now);
+    void note_throttle(const service::Outcome& outcome, Steady now);
+    void on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();

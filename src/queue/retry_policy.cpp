@@ -20,6 +20,16 @@ std::uint64_t random_seed() {
 
 }  // namespace
 
+milliseconds pair_rate_wait(int answers) {
+    constexpr milliseconds k_floor{6'000};
+    constexpr milliseconds k_ceiling{24LL * 3600 * 1000};  // far beyond k_pair_rate_max_answers: no overflow
+    milliseconds wait{1'000};
+    for (int n = 0; n < std::max(answers, 1) && wait < k_ceiling; ++n) {
+        wait *= 4;
+    }
+    return std::clamp(wait, k_floor, k_ceiling);
+}
+
 RandomSource make_random_source(std::uint64_t seed) {
     // Shared so that copies of the RandomSource draw from one sequence.
     auto engine = std::make_shared<std::mt19937_64>(seed);

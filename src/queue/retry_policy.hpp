@@ -10,6 +10,13 @@
 
 namespace queue {
 
+// Meta's pair rate (code 131056): the answers one row may get in a run before it ends failed.
+inline constexpr int k_pair_rate_max_answers = 5;
+
+// How long a row waits after its `answers`-th pair-rate answer in this run (values below 1 count
+// as 1): max(6 s, 4^answers s), as Meta advises. Only that row waits; the queue goes on.
+std::chrono::milliseconds pair_rate_wait(int answers);
+
 // A source of uniform random numbers in [0, 1).
 using RandomSource = std::function<double()>;
 

@@ -87,7 +87,7 @@ void append_content(fmt::memory_buffer& out, CsvContent content, const results::
 void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a, CsvContent content) {
     fmt::format_to(std::back_inserter(out), "{},", a.row);
     append_field(out, a.wa_id);
-    fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,", a.attempt);
+    fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,,", a.attempt);
     append_field(out, k_in_flight_error);
     fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(a.at));
     append_content(out, content, nullptr);
@@ -108,6 +108,10 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
     out.push_back(',');
     if (r.cause != results::Cause::none) {
         out.append(results::to_string(r.cause));
+    }
+    out.push_back(',');
+    if (r.error_code) {
+        fmt::format_to(std::back_inserter(out), "{}", *r.error_code);
     }
     out.push_back(',');
     append_field(out, r.error);

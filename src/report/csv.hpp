@@ -15,7 +15,7 @@ namespace report {
 
 // The CSV's header line (without its '\n').
 inline constexpr std::string_view k_csv_header =
-    "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at";
+    "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at";
 
 // The rendered content a dry run's log adds to each line: `text`, or `caption` and `source`,
 // then `defaults` (the placeholders that took their default, separated by spaces).

@@ -135,12 +135,13 @@ void add_html_errors(std::string& out, const Summary& s) {
             "</section>\n";
         return;
     }
-    out += table_head({"#Count", "Status", "Cause", "#HTTP", "Sample message"});
+    out += table_head({"#Count", "Status", "Cause", "#HTTP", "#Code", "Sample message"});
     for (const auto& g : s.errors) {
         out += table_row({{group_digits(g.count), "num"},
                           status_cell(g.status),
                           {cause_cell(g.cause)},
                           {http_cell(g.http_status), "num"},
+                          {g.error_code ? std::to_string(*g.error_code) : "–", "num"},
                           {html_escape(g.sample), "msg"}});
     }
     out += "</tbody></table></section>\n";

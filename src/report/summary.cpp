@@ -93,7 +93,8 @@ public:
     void finish();
 
 private:
-    using GroupKey = std::tuple<Status, Cause, int>;  // http_status, or -1 for none
+    // http_status, or -1 for none; error_code, or nothing
+    using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>>;
 
     void note_time(util::TimePoint t) {
         m_summary.first_at = std::min(m_summary.first_at, t);
@@ -116,7 +117,7 @@ private:
         }
         // Only plausible statuses make keys, which bounds the groups far below k_no_group.
         const bool plausible = r.http_status && *r.http_status >= 100 && *r.http_status <= 999;
-        const GroupKey key{r.status, r.cause, plausible ? *r.http_status : -1};
+        const GroupKey key{r.status, r.cause, plausible ? *r.http_status : -1, r.error_code};
         auto [it, inserted] = m_group_index.try_emplace(key, m_groups.size());
         if (inserted) {
             ErrorGroup group;
@@ -125,6 +126,7 @@ private:
             if (plausible) {
                 group.http_status = r.http_status;
             }
+            group.error_code = r.error_code;
             group.sample = util::clip_utf8(r.error, k_sample_limit);
             m_groups.push_back(std::move(group));
         } else if (m_groups[it->second].sample.empty()) {

@@ -14,11 +14,12 @@
 
 namespace report {
 
-// Rows whose final result shares a status, a cause and an HTTP status.
+// Rows whose final result shares a status, a cause, an HTTP status and a Meta error code.
 struct ErrorGroup {
     results::Status status = results::Status::failed;
     results::Cause cause = results::Cause::none;
     std::optional<int> http_status;
+    std::optional<std::int64_t> error_code;
     std::int64_t count = 0;
     std::string sample;  // the first error text seen for the group (at most ~300 bytes)
 };

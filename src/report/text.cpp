@@ -75,6 +75,15 @@ void add_counts(std::string& out, const Summary& s) {
     }
 }
 
+// "HTTP 400", "HTTP 400 #131050" with Meta's error code, "#131050" or "-".
+std::string http_and_code(const ErrorGroup& g) {
+    std::string cell = g.http_status ? fmt::format("HTTP {}", *g.http_status) : "";
+    if (g.error_code) {
+        cell += fmt::format("{}#{}", cell.empty() ? "" : " ", *g.error_code);
+    }
+    return cell.empty() ? "-" : cell;
+}
+
 void add_errors(std::string& out, const Summary& s) {
     if (s.errors.empty()) {
         return;
@@ -84,8 +93,7 @@ void add_errors(std::string& out, const Summary& s) {
     for (const auto& g : s.errors) {
         cells.push_back({group_digits(g.count), std::string(results::to_string(g.status)),
                          g.cause == results::Cause::none ? "-" : std::string(results::to_string(g.cause)),
-                         g.http_status ? fmt::format("HTTP {}", *g.http_status) : "-",
-                         util::clip_utf8(one_line(g.sample), k_sample_width)});
+                         http_and_code(g), util::clip_utf8(one_line(g.sample), k_sample_width)});
     }
     out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
 }

@@ -25,6 +25,7 @@ Kind kind_of(Key key) {
     case Key::attempt:
     case Key::attempts:
     case Key::http_status:
+    case Key::error_code:
     case Key::latency_ms:
     case Key::batch: return Kind::integer;
     case Key::ids:

@@ -105,6 +105,7 @@ util::Result<Record> build_result(Fields& f) {
     r.status = *status;
     r.attempts = static_cast<int>(f.num(Key::attempts));
     r.http_status = optional_int<int>(f, Key::http_status);
+    r.error_code = optional_int<std::int64_t>(f, Key::error_code);
     if (f.has(Key::message_id)) {
         r.message_id = f.str(Key::message_id);
     }

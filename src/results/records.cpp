@@ -54,6 +54,9 @@ std::string to_line(const ResultRecord& record) {
     if (record.http_status) {
         line.add_int("http_status", *record.http_status);
     }
+    if (record.error_code) {
+        line.add_int("error_code", *record.error_code);
+    }
     if (record.message_id) {
         line.add_string("message_id", *record.message_id);
     }

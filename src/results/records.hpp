@@ -54,6 +54,7 @@ struct ResultRecord {
     Status status = Status::unknown;
     int attempts = 0;
     std::optional<int> http_status;          // when there was a response
+    std::optional<std::int64_t> error_code;  // Meta's error code, when the answer carried one
     std::optional<std::string> message_id;   // when the service gave one
     std::string error;                       // written only when not sent / dry_run
     Cause cause = Cause::none;               // written only when not sent / dry_run
@@ -79,7 +80,7 @@ struct DeleteRecord {
 };
 
 // `event: "end"`: a run ended; `reason` is "completed", "interrupted", "auth",
-// "spam_limit", "failure_threshold", "limit", …
+// "spam_limit", "account", "failure_threshold", "limit", …
 struct EndRecord {
     std::string reason;
     StatusCounts counts;

@@ -40,6 +40,7 @@ struct Folder {
             }
             unknown_rows.clear();
             state.rows.clear();
+            state.marketing_limited.clear();
         }
         state.latest_header = std::move(h);
     }
@@ -66,6 +67,11 @@ struct Folder {
             if (sent_after && r.at > *sent_after) {
                 state.recent_sent.push_back(r.at);
             }
+        }
+        if (r.status == Status::failed && r.cause == Cause::marketing_limit) {
+            state.marketing_limited[r.row] = r.at;
+        } else if (!state.marketing_limited.empty()) {
+            state.marketing_limited.erase(r.row);
         }
         if (RowState* row = row_for(r.row)) {
             row->status = r.status;
@@ -117,8 +123,12 @@ struct Folder {
 
 void finish(LogState& state, const LogReader& reader, Folder& folder) {
     for (std::size_t i = 1; i < state.rows.size(); ++i) {
-        if (!state.rows[i].pending()) {
-            ++state.counts[state.rows[i].status];
+        const RowState& row = state.rows[i];
+        if (!row.pending()) {
+            ++state.counts[row.status];
+        }
+        if (!row.in_flight() && counts_cause(row.status)) {
+            ++state.causes[row.cause];
         }
     }
     std::sort(state.recent_sent.begin(), state.recent_sent.end());
@@ -151,6 +161,11 @@ RowState LogState::row(std::int64_t row) const {
 
 std::int64_t LogState::max_row() const {
     return rows.empty() ? 0 : static_cast<std::int64_t>(rows.size()) - 1;
+}
+
+std::optional<util::TimePoint> LogState::marketing_limited_at(std::int64_t row) const {
+    const auto it = marketing_limited.find(row);
+    return it == marketing_limited.end() ? std::nullopt : std::optional(it->second);
 }
 
 bool LogState::was_deleted(std::string_view id) const {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "results/records.hpp"
@@ -45,12 +46,15 @@ struct LogState {
     int runs = 1;                              // `campaign` records in the log
     std::vector<RowState> rows;                // by row number; [0] is unused
     StatusCounts counts;                       // rows per status; pending rows are not counted
+    CauseCounts causes;                        // failed and skipped rows per cause
     std::optional<util::TimePoint> first_at;   // earliest time any record carries
     std::optional<util::TimePoint> last_at;    // latest time any record carries
     std::vector<util::TimePoint> recent_sent;  // see ReplayOptions::now; oldest first
     WaIdSet sent_wa_ids;                       // every wa_id a `sent` result names
     WaIdSet unknown_wa_ids;                    // numbers of unknown outcome under an earlier recipient list
     std::vector<std::string> deleted_ids;      // ids of `deleted` batches, sorted, distinct
+    // When each row whose latest result is `failed` with cause marketing_limit got that answer.
+    std::unordered_map<std::int64_t, util::TimePoint> marketing_limited;
     int delete_batches = 0;
     int delete_batches_failed = 0;
     std::optional<EndRecord> last_end;  // the latest `end` record
@@ -62,6 +66,9 @@ struct LogState {
     RowState row(std::int64_t row) const;
     // Returns the highest row number the log names (0 when none).
     std::int64_t max_row() const;
+    // Returns when `row` was last refused for Meta's marketing limit, or nothing when its latest
+    // result is not such a refusal.
+    std::optional<util::TimePoint> marketing_limited_at(std::int64_t row) const;
     // Returns whether a `deleted` batch included `id`.
     bool was_deleted(std::string_view id) const;
 };

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::array<std::string_view, k_status_count> k_status_names = {"sent",    "failed",  "invalid",
                                                                          "skipped", "dry_run", "unknown"};
-constexpr std::array<std::string_view, 16> k_cause_names = {
+constexpr std::array<std::string_view, k_cause_count> k_cause_names = {
     "none",       "rate_limited", "transient",       "auth",      "spam_limit",    "rejected",       "invalid",
     "duplicate",  "pair_rate",    "marketing_limit", "opted_out", "undeliverable", "outside_window", "account",
     "suppressed", "frequency_cap"};

@@ -12,7 +12,9 @@ namespace results {
 enum class Status : std::uint8_t { sent, failed, invalid, skipped, dry_run, unknown };
 inline constexpr std::size_t k_status_count = 6;
 
-// Why a recipient did not end `sent`; `none` when it did (or nothing went wrong).
+// Why a recipient did not end `sent`; `none` when it did (or nothing went wrong). The causes
+// after `duplicate` name Meta's answers about one recipient (docs/result-log.md) and what the
+// account's ledger skips (`suppressed`, `frequency_cap`).
 enum class Cause : std::uint8_t {
     none,
     rate_limited,
@@ -22,15 +24,16 @@ enum class Cause : std::uint8_t {
     rejected,
     invalid,
     duplicate,
-    pair_rate,        // Meta 131056: too many messages to this one user
-    marketing_limit,  // Meta 131049: held 24 h
-    opted_out,        // Meta 131050: the user stopped marketing messages
-    undeliverable,    // Meta 131026
-    outside_window,   // Meta 131047: needs a template message
-    account,          // the account is locked, unpaid, unregistered: the run stopped
-    suppressed,       // on the account's suppression list: never messaged
-    frequency_cap,    // the account messaged the number rate.per_recipient.max times within `per`
+    pair_rate,        // Meta 131056: too many messages to this one user just now
+    marketing_limit,  // Meta 131049: the user's marketing limit; retried once 24 h have passed
+    opted_out,        // Meta 131050: the user stopped marketing messages; never retried
+    undeliverable,    // Meta 131026: not on WhatsApp, an old app, terms not accepted
+    outside_window,   // Meta 131047: more than 24 h since the user last wrote
+    account,          // Meta 131031, 131042, 131045, 133010, 131064: the account cannot send
+    suppressed,       // on the account's suppression list
+    frequency_cap,    // messaged as often as rate.per_recipient allows
 };
+inline constexpr std::size_t k_cause_count = 16;
 
 // Whether the log belongs to a real run or a dry run ("send" / "dry_run").
 enum class Mode : std::uint8_t { send, dry_run };
@@ -59,6 +62,20 @@ struct StatusCounts {
     std::int64_t total() const;
     bool operator==(const StatusCounts&) const = default;
 };
+
+// How many recipients ended `failed` or `skipped` for each cause.
+struct CauseCounts {
+    std::array<std::int64_t, k_cause_count> by_cause{};
+
+    std::int64_t& operator[](Cause c) { return by_cause[static_cast<std::size_t>(c)]; }
+    std::int64_t operator[](Cause c) const { return by_cause[static_cast<std::size_t>(c)]; }
+    bool operator==(const CauseCounts&) const = default;
+};
+
+// Whether a row in `status` is counted in CauseCounts under its cause.
+constexpr bool counts_cause(Status status) {
+    return status == Status::failed || status == Status::skipped;
+}
 
 // Every status, in declaration order, for loops over counts.
 inline constexpr std::array<Status, k_status_count> k_all_statuses = {

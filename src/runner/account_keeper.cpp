@@ -14,8 +14,12 @@ constexpr long long k_undeliverable = 131026;
 constexpr long long k_marketing_limit = 131049;
 constexpr std::size_t k_fold_batch = 10'000;
 
-std::optional<long long> code_of(results::Cause cause) {
-    switch (cause) {
+// Meta's code of a logged answer: its error_code, or the one its cause stands for.
+std::optional<long long> code_of(const results::ResultRecord& result) {
+    if (result.error_code) {
+        return *result.error_code;
+    }
+    switch (result.cause) {
     case results::Cause::opted_out: return k_opted_out;
     case results::Cause::undeliverable: return k_undeliverable;
     case results::Cause::marketing_limit: return k_marketing_limit;
@@ -157,7 +161,7 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         const bool answered = result->http_status.has_value();
         AnswerFacts facts{result->status == results::Status::sent,
                           result->status == results::Status::failed && answered,
-                          answered ? code_of(result->cause) : std::nullopt, result->at};
+                          answered ? code_of(*result) : std::nullopt, result->at};
         add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt}, facts);
         ++folded;
         if (size_of(batch) >= k_fold_batch) {

@@ -1,5 +1,7 @@
 #include "runner/campaign_jobs.hpp"
 
+#include <algorithm>
+
 #include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
@@ -26,7 +28,7 @@ util::Result<void> CampaignJobs::read_ahead() {
             break;
         }
         row.facts = facts_of(row.recipient, m_state);
-        row.decision = decide(row.facts, m_options.retry_rejected, m_options.resend_unknown);
+        row.decision = decide(row.facts, m_options.retry_rejected, m_options.resend_unknown, m_clock.wall_now());
         row.screening = Screening{};
         if (row.decision == Decision::send && m_book != nullptr) {
             sends.push_back(
@@ -85,6 +87,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
     case Decision::done: break;
     case Decision::hold_unknown: ++held_unknown; break;
     case Decision::hold_rejected: ++held_rejected; break;
+    case Decision::hold_marketing_limit: hold_marketing_limit(*row.facts.marketing_limited_at); break;
     case Decision::record_invalid:
         TRY(record(r, results::Status::invalid, results::Cause::invalid, r.reason, state));
         break;
@@ -97,6 +100,12 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         break;
     }
     return false;
+}
+
+void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
+    ++held_marketing_limit;
+    const auto until = refused_at + k_marketing_limit_hold;
+    marketing_limit_until = marketing_limit_until ? std::max(*marketing_limit_until, until) : until;
 }
 
 util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::Status status, results::Cause cause,
@@ -115,7 +124,7 @@ util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::S
     if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
         return util::Error{written.error().message, util::ErrorKind::write};
     }
-    m_tally.record(rec.row, before, status);
+    m_tally.record(rec.row, before, status, cause);
     return {};
 }
 

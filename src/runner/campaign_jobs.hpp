@@ -2,6 +2,7 @@
 // The campaign's rows as the dispatcher's job source.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ public:
 
     std::int64_t held_unknown = 0;
     std::int64_t held_rejected = 0;
+    std::int64_t held_marketing_limit = 0;                 // refused for the marketing limit < 24 h ago
+    std::optional<util::TimePoint> marketing_limit_until;  // when the last of those may go again
     std::int64_t records_written = 0;
 
 private:
@@ -63,6 +66,7 @@ private:
     util::Result<void> read_ahead();
     // Acts on one row read ahead: true (with `out` filled) when it is to be sent.
     util::Result<bool> take(Ahead& row, queue::Job& out);
+    void hold_marketing_limit(util::TimePoint refused_at);
     util::Result<void> record(const campaign::Recipient& r, results::Status status, results::Cause cause,
                               const std::string& reason, const results::RowState& before);
 

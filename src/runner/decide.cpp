@@ -23,7 +23,51 @@ Decision fresh(const RowFacts& facts, ResendUnknown resend_unknown) {
     return Decision::send;
 }
 
+// What the rule of a failed row's cause says now.
+Decision failed(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown,
+                util::TimePoint now) {
+    switch (retry_rule(facts.state.cause)) {
+    case RetryRule::always: break;
+    case RetryRule::after_a_day:
+        if (facts.marketing_limited_at && now < *facts.marketing_limited_at + k_marketing_limit_hold) {
+            return Decision::hold_marketing_limit;
+        }
+        break;
+    case RetryRule::when_asked:
+        if (retry_rejected == RetryRejected::no) {
+            return Decision::hold_rejected;
+        }
+        break;
+    case RetryRule::never: return Decision::done;
+    }
+    return fresh(facts, resend_unknown);
+}
+
 }  // namespace
+
+RetryRule retry_rule(results::Cause cause) {
+    switch (cause) {
+    case Cause::marketing_limit: return RetryRule::after_a_day;
+    case Cause::rejected:
+    case Cause::undeliverable:
+    case Cause::outside_window: return RetryRule::when_asked;
+    case Cause::opted_out:
+    case Cause::suppressed: return RetryRule::never;
+    // A failed row never has these, but an edited log might: a fresh look at the row decides.
+    case Cause::none:
+    case Cause::invalid:
+    case Cause::duplicate:
+    case Cause::frequency_cap:
+    // Not refused for this recipient (the account or the pace was the trouble), or not processed.
+    case Cause::rate_limited:
+    case Cause::transient:
+    case Cause::auth:
+    case Cause::spam_limit:
+    case Cause::pair_rate:
+    case Cause::account: return RetryRule::always;
+    }
+    return RetryRule::always;
+}
 
 RowFacts facts_of(const campaign::Recipient& r, const results::LogState* state) {
     RowFacts facts;
@@ -34,11 +78,13 @@ RowFacts facts_of(const campaign::Recipient& r, const results::LogState* state) 
             facts.number_sent = state->sent_wa_ids.contains(r.message.wa_id);
             facts.number_unknown = state->unknown_wa_ids.contains(r.message.wa_id);
         }
+        facts.marketing_limited_at = state->marketing_limited_at(r.row);
     }
     return facts;
 }
 
-Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown) {
+Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown,
+                util::TimePoint now) {
     const results::RowState& state = facts.state;
     if (state.pending()) {
         return fresh(facts, resend_unknown);
@@ -58,11 +104,7 @@ Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnkno
     case Status::invalid:
     case Status::skipped: return Decision::done;
     case Status::dry_run: return fresh(facts, resend_unknown);
-    case Status::failed:
-        if (state.cause == Cause::rejected && retry_rejected == RetryRejected::no) {
-            return Decision::hold_rejected;
-        }
-        return fresh(facts, resend_unknown);
+    case Status::failed: return failed(facts, retry_rejected, resend_unknown, now);
     case Status::unknown: break;
     }
     return Decision::hold_unknown;

@@ -2,34 +2,54 @@
 // What a run does with one CSV row, given what the result log already says about it: the
 // rule that makes `run` idempotent and `resume` safe.
 
+#include <chrono>
+#include <optional>
+
 #include "campaign/recipients.hpp"
 #include "results/replay.hpp"
 #include "runner/send.hpp"
+#include "util/clock.hpp"
 
 namespace runner {
 
 enum class Decision {
-    send,                 // dispatch it now
-    done,                 // already sent, invalid or skipped: nothing to do, ever
-    hold_unknown,         // may have been delivered: only --resend-unknown sends it
-    hold_rejected,        // the service refused it for good: only --retry-failed sends it
-    record_invalid,       // never dispatched, and the row is unusable: record it invalid
-    record_duplicate,     // never dispatched, and a repeat of an earlier row: record it skipped
-    record_already_sent,  // its number was sent from another row of an earlier CSV: skip it
+    send,                  // dispatch it now
+    done,                  // already sent, invalid or skipped, or opted out: nothing to do, ever
+    hold_unknown,          // may have been delivered: only --resend-unknown sends it
+    hold_rejected,         // the service refused it for good: only --retry-failed sends it
+    hold_marketing_limit,  // Meta's marketing limit refused it less than 24 h ago: a later run sends it
+    record_invalid,        // never dispatched, and the row is unusable: record it invalid
+    record_duplicate,      // never dispatched, and a repeat of an earlier row: record it skipped
+    record_already_sent,   // its number was sent from another row of an earlier CSV: skip it
 };
+
+// Whether a later run sends a row again that failed with a given cause (docs/result-log.md).
+enum class RetryRule {
+    always,       // pair_rate, transient, rate_limited, auth, spam_limit, account
+    after_a_day,  // marketing_limit: once k_marketing_limit_hold has passed since the answer
+    when_asked,   // rejected, undeliverable, outside_window: only with --retry-failed
+    never,        // opted_out, suppressed, and what is not a failure to retry (invalid, duplicate)
+};
+
+// How long Meta's marketing limit (131049) holds a row back.
+inline constexpr std::chrono::hours k_marketing_limit_hold{24};
+
+// Returns the rule for a row that failed with `cause`.
+RetryRule retry_rule(results::Cause cause);
 
 // What is known of one row.
 struct RowFacts {
     results::RowState state;  // the log's state for its row number
     campaign::Verdict verdict = campaign::Verdict::ok;
-    bool number_sent = false;     // the log has a `sent` result for its wa_id
-    bool number_unknown = false;  // its wa_id had an unknown outcome under an earlier CSV
+    bool number_sent = false;                             // the log has a `sent` result for its wa_id
+    bool number_unknown = false;                          // its wa_id had an unknown outcome under an earlier CSV
+    std::optional<util::TimePoint> marketing_limited_at;  // its latest result: refused for the marketing limit
 };
 
 // Returns the facts about `recipient` in `state` (the existing log's, or null).
 RowFacts facts_of(const campaign::Recipient& recipient, const results::LogState* state);
 
-// Decides what to do with a row.
-Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown);
+// Decides what to do with a row at `now` (which only a marketing-limit refusal depends on).
+Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown, util::TimePoint now);
 
 }  // namespace runner

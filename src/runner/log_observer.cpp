@@ -17,6 +17,12 @@ results::Cause to_log_cause(service::Cause cause) {
     case service::Cause::spam_limit: return results::Cause::spam_limit;
     case service::Cause::rejected: return results::Cause::rejected;
     case service::Cause::tls: return results::Cause::transient;  // never left: resume retries it
+    case service::Cause::pair_rate: return results::Cause::pair_rate;
+    case service::Cause::marketing_limit: return results::Cause::marketing_limit;
+    case service::Cause::opted_out: return results::Cause::opted_out;
+    case service::Cause::undeliverable: return results::Cause::undeliverable;
+    case service::Cause::outside_window: return results::Cause::outside_window;
+    case service::Cause::account: return results::Cause::account;
     }
     return results::Cause::none;
 }
@@ -53,6 +59,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     } else if (latency.count() > 0) {
         record.latency_ms = latency.count();
     }
+    record.error_code = outcome.error_code;
     if (!outcome.message_id.empty()) {
         record.message_id = outcome.message_id;
     }
@@ -67,7 +74,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
-        m_tally.result(job.row, record.status, status != queue::JobStatus::retrying);
+        m_tally.result(job.row, record.status, record.cause, status != queue::JobStatus::retrying);
     }
     return written;
 }
@@ -85,7 +92,7 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const std::str
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
-        m_tally.result(job.row, record.status, true);
+        m_tally.result(job.row, record.status, record.cause, true);
     }
     return written;
 }

@@ -16,7 +16,8 @@ constexpr std::size_t k_max_warnings = 20;  // the rest are counted in the summa
 
 // The distinct image URLs of the rows of `stream` that a run would send, sorted.
 util::Result<std::vector<std::string>> image_urls(const campaign::Campaign& c, campaign::RecipientStream& stream,
-                                                  const results::LogState* state, const SendOptions& options) {
+                                                  const results::LogState* state, const SendOptions& options,
+                                                  util::TimePoint now) {
     std::unordered_set<std::string> seen;
     campaign::Recipient r;
     for (;;) {
@@ -24,7 +25,7 @@ util::Result<std::vector<std::string>> image_urls(const campaign::Campaign& c, c
         if (!found) {
             break;
         }
-        if (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown) != Decision::send) {
+        if (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown, now) != Decision::send) {
             continue;
         }
         if (seen.insert(r.message.source).second && seen.size() > k_max_media_urls) {
@@ -50,7 +51,7 @@ util::Result<MediaReport> check_media(const campaign::Campaign& c, campaign::Rec
     if (c.message.type != campaign::MessageType::image) {
         return report;
     }
-    TRY_ASSIGN(auto urls, image_urls(c, stream, state, options));
+    TRY_ASSIGN(auto urls, image_urls(c, stream, state, options, parts.now));
     auto verdicts = service::check_images(parts.transport, urls,
                                           {.timeout = c.service.timeout, .stop_requests = parts.stop_requests});
     if (!verdicts) {

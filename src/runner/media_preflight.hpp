@@ -14,6 +14,7 @@
 #include "results/replay.hpp"
 #include "runner/send.hpp"
 #include "service/http.hpp"
+#include "util/clock.hpp"
 #include "util/result.hpp"
 
 namespace runner {
@@ -33,6 +34,7 @@ struct MediaReport {
 struct MediaCheckParts {
     service::HttpTransport& transport;                // otherwise idle
     const std::atomic<int>* stop_requests = nullptr;  // counts SIGINT/SIGTERM; may be null
+    util::TimePoint now{};                            // when the rows to send are judged (runner::decide)
 };
 
 // Reads `stream` (just opened, with no media verdicts) to its end for the distinct image URLs

@@ -24,6 +24,10 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
     if (outcome.cause == service::Cause::tls) {
         return TemplateCheckResult{queue::StopReason::tls, outcome.error};
     }
+    if (outcome.cause == service::Cause::account) {
+        return TemplateCheckResult{queue::StopReason::account,
+                                   "the service refused the account while listing templates (" + outcome.error + ")"};
+    }
     if (!outcome.sent()) {
         return util::fail(
             fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name, outcome.error));
@@ -45,7 +49,7 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
 }
 
 util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path,
+                                   const SendOptions& options, const std::string& results_path, util::TimePoint now,
                                    const campaign::MediaVerdicts* media) {
     TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = media}));
     Preview p;
@@ -61,7 +65,7 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
             break;
         }
         ++p.rows;
-        switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown)) {
+        switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown, now)) {
         case Decision::send:
             if (options.limit > 0 && p.to_send >= options.limit) {
                 break;
@@ -76,7 +80,8 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         case Decision::record_already_sent: ++p.duplicates; break;
         case Decision::done:
         case Decision::hold_unknown:
-        case Decision::hold_rejected: ++p.already_done; break;
+        case Decision::hold_rejected:
+        case Decision::hold_marketing_limit: ++p.already_done; break;
         }
     }
     return p;

@@ -16,20 +16,20 @@
 namespace runner {
 
 struct TemplateCheckResult {
-    std::optional<queue::StopReason> stop;  // auth (a refused key) or tls: stop the run (exit 3)
+    std::optional<queue::StopReason> stop;  // auth (a refused key), account or tls: stop the run (exit 3)
     std::string message;
 };
 
 // Asks the service for its templates and checks that `campaign.template_check` names one with
 // status APPROVED. Fails (for exit 2) when it does not, or the list cannot be had; a refused
-// key or a certificate that failed verification comes back as `stop`.
+// key or account, or a certificate that failed verification, comes back as `stop`.
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
-// Counts what a run would do with every row (one pass over the CSV) and renders the first
-// message to be sent. `state` is the existing log's, or null; `media`, the images refused by a
-// check before sending, or null.
+// Counts what a run would do with every row at `now` (one pass over the CSV) and renders the
+// first message to be sent. `state` is the existing log's, or null; `media`, the images refused
+// by a check before sending, or null.
 util::Result<Preview> make_preview(const campaign::Campaign& campaign, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path,
+                                   const SendOptions& options, const std::string& results_path, util::TimePoint now,
                                    const campaign::MediaVerdicts* media = nullptr);
 
 // Estimates, cheaply (the CSV is read but not validated), how many rows a run will send: the

@@ -2,35 +2,51 @@
 
 namespace runner {
 
-void RowTally::record(std::int64_t row, const results::RowState& before, results::Status status) {
+namespace {
+
+// What a row in `state` counts as (replay counts no cause for a row in flight).
+results::Cause counted_cause(const results::RowState& state) {
+    return state.in_flight() ? results::Cause::none : state.cause;
+}
+
+}  // namespace
+
+void RowTally::record(std::int64_t row, const results::RowState& before, results::Status status, results::Cause cause) {
     if (!before.pending()) {
-        --m_counts[before.status];
+        add({before.status, counted_cause(before)}, -1);
     }
-    ++m_counts[status];
+    add({status, cause}, +1);
     m_live.erase(row);
 }
 
 void RowTally::dispatch(std::int64_t row, const results::RowState& before) {
-    m_live[row] = Live{!before.pending(), before.status};
+    m_live[row] = Live{!before.pending(), {before.status, counted_cause(before)}};
 }
 
 void RowTally::attempt(std::int64_t row) {
-    move(row, results::Status::unknown);
+    move(row, {results::Status::unknown, results::Cause::none});
 }
 
-void RowTally::result(std::int64_t row, results::Status status, bool final) {
-    move(row, status);
+void RowTally::result(std::int64_t row, results::Status status, results::Cause cause, bool final) {
+    move(row, {status, cause});
     if (final) {
         m_live.erase(row);
     }
 }
 
-void RowTally::move(std::int64_t row, results::Status to) {
+void RowTally::add(const Counted& c, int sign) {
+    m_counts[c.status] += sign;
+    if (results::counts_cause(c.status)) {
+        m_causes[c.cause] += sign;
+    }
+}
+
+void RowTally::move(std::int64_t row, const Counted& to) {
     Live& live = m_live[row];  // a row never dispatched is taken as pending
     if (live.counted) {
-        --m_counts[live.status];
+        add(live.as, -1);
     }
-    ++m_counts[to];
+    add(to, +1);
     live = Live{true, to};
 }
 

@@ -50,6 +50,8 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.rate_in_force = result.progress.rate_in_force;
     report.held_unknown = jobs.held_unknown;
     report.held_rejected = jobs.held_rejected;
+    report.held_marketing_limit = jobs.held_marketing_limit;
+    report.marketing_limit_until = jobs.marketing_limit_until;
     run.wrote = result.progress.started > 0 || jobs.records_written > 0 || !run.state;
     report.already_complete = run.state && !run.wrote && report.reason == queue::StopReason::completed;
 }
@@ -62,7 +64,7 @@ void send(SendRun& run) {
     queue::RateLimiter limiter(c.rate.per_second, c.rate.burst);
     queue::RetryPolicy retry(c.retry);
     std::optional<queue::DailyCap> cap = daily_cap_for(run);
-    RowTally tally(run.state ? run.state->counts : results::StatusCounts{});
+    RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     std::optional<AccountKeeper> keeper;
@@ -91,6 +93,7 @@ void send(SendRun& run) {
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     report_dispatch(run, result, jobs, observer);
     run.report.counts = tally.counts();
+    run.report.causes = tally.causes();
 }
 
 void finish(SendRun& run) {

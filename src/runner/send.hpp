@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "campaign/campaign.hpp"
@@ -44,10 +45,13 @@ struct CleanupSummary {
 
 struct SendReport {
     queue::StopReason reason = queue::StopReason::completed;
-    std::string message;             // what stopped it, when it stopped early
-    results::StatusCounts counts;    // final state of every row recorded in the log
-    std::int64_t held_unknown = 0;   // unknown rows left alone (no --resend-unknown)
-    std::int64_t held_rejected = 0;  // rejected rows left alone (no --retry-failed)
+    std::string message;                                   // what stopped it, when it stopped early
+    results::StatusCounts counts;                          // final state of every row recorded in the log
+    std::int64_t held_unknown = 0;                         // unknown rows left alone (no --resend-unknown)
+    std::int64_t held_rejected = 0;                        // rejected rows left alone (no --retry-failed)
+    std::int64_t held_marketing_limit = 0;                 // refused for the marketing limit < 24 h ago
+    std::optional<util::TimePoint> marketing_limit_until;  // when a later run may send the last of them
+    results::CauseCounts causes;                           // failed and skipped rows per cause
     std::int64_t sent_this_run = 0;
     std::int64_t throttled_this_run = 0;  // requests the service answered "rate limited"
     double rate_in_force = 0;             // requests/s the queue allowed itself at the end

@@ -121,7 +121,9 @@ util::Result<Next> check_images(SendRun& run) {
     service::HttpTransport& transport =
         run.parts.media_transport != nullptr ? *run.parts.media_transport : run.parts.transport;
     TRY_ASSIGN(auto checked, check_media(run.campaign, *run.stream, run.existing(), run.options,
-                                         {.transport = transport, .stop_requests = &run.parts.stop_requests}));
+                                         {.transport = transport,
+                                          .stop_requests = &run.parts.stop_requests,
+                                          .now = run.parts.clock.wall_now()}));
     if (checked.stopped) {
         run.report.reason = queue::StopReason::interrupted;
         run.report.message = "interrupted while checking the images";
@@ -146,8 +148,8 @@ util::Result<Next> confirm(SendRun& run) {
         run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
         return Next::go_on;
     }
-    TRY_ASSIGN(const Preview preview,
-               make_preview(run.campaign, run.existing(), run.options, run.report.results_path, run.refused_media()));
+    TRY_ASSIGN(const Preview preview, make_preview(run.campaign, run.existing(), run.options, run.report.results_path,
+                                                   run.parts.clock.wall_now(), run.refused_media()));
     if (preview.to_send > 0 && !run.parts.ui.confirm(preview)) {
         run.report.declined = true;
         return Next::stop;

@@ -166,19 +166,19 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
         return invalid(*problem);
     }
     const auto& wa_id = (*body)["wa_id"].get_ref<const std::string&>();
-    SendVerdict verdict;
+    SendDecision decision;
     int error_status = 500;
     bool lose_answer = false;
     {
         std::lock_guard<std::mutex> lock(m_faults_mutex);
-        verdict = m_faults.decide_send(wa_id, now);
-        if (verdict == SendVerdict::error) {
+        decision = m_faults.decide_send(wa_id, now);
+        if (decision.verdict == SendVerdict::error) {
             error_status = m_faults.draw_error_status();
         }
-        lose_answer = verdict == SendVerdict::accept && m_faults.lose_answer(request.connection);
+        lose_answer = decision.verdict == SendVerdict::accept && m_faults.lose_answer(request.connection);
     }
     Reply reply;
-    switch (verdict) {
+    switch (decision.verdict) {
     case SendVerdict::accept:
         reply.message_id = m_ids.next_message_id();
         reply.answer.body = send_ok_body(reply.message_id);
@@ -198,6 +198,7 @@ FakeService::Reply FakeService::send_message(const Incoming& request, const Json
         reply.answer.status = 400;
         reply.answer.body = meta_error_body(k_spam_limit, m_ids.next_trace_id());
         return reply;
+    case SendVerdict::meta_error: return meta_error(decision.meta_code);
     case SendVerdict::rejected:
         reply.outcome = Outcome::rejected;
         reply.answer.status = 400;
@@ -256,6 +257,14 @@ FakeService::Reply FakeService::unauthorized(std::string_view details) {
     reply.outcome = Outcome::unauthorized;
     reply.answer.status = 401;
     reply.answer.body = meta_error_body(k_invalid_token, m_ids.next_trace_id(), {}, details);
+    return reply;
+}
+
+FakeService::Reply FakeService::meta_error(int code) {
+    Reply reply;
+    reply.outcome = Outcome::meta_error;
+    reply.answer.status = meta_error_status(code);
+    reply.answer.body = meta_error_body(meta_error_for(code), m_ids.next_trace_id());
     return reply;
 }
 

@@ -65,6 +65,7 @@ private:
     Reply status_update(const Incoming& request, const nlohmann::json* body, std::string_view body_error);
     Reply unauthorized(std::string_view details);
     Reply invalid(std::string_view what);
+    Reply meta_error(int code);
     std::optional<Reply> check_json_request(const Incoming& request, const nlohmann::json* body,
                                             std::string_view body_error);
     bool key_revoked();

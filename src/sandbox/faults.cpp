@@ -23,6 +23,7 @@ bool RateWindow::admit(SteadyTime now) {
 FaultInjector::FaultInjector(const FaultOptions& options)
     : m_options(options),
       m_reject(options.reject_numbers.begin(), options.reject_numbers.end()),
+      m_meta_errors(options.meta_errors),
       m_window(options.rate_limit, std::chrono::seconds(1)),
       m_rng(options.seed) {}
 
@@ -30,31 +31,34 @@ bool FaultInjector::key_revoked() const {
     return m_options.auth_fail_after && m_accepted >= *m_options.auth_fail_after;
 }
 
-SendVerdict FaultInjector::decide_send(std::string_view wa_id, SteadyTime now) {
+SendDecision FaultInjector::decide_send(std::string_view wa_id, SteadyTime now) {
     if (key_revoked()) {
-        return SendVerdict::revoked;
+        return {SendVerdict::revoked};
     }
     if (!m_window.admit(now)) {
-        return SendVerdict::rate_limited;
+        return {SendVerdict::rate_limited};
     }
     if (m_options.spam_limit_after && m_accepted >= *m_options.spam_limit_after) {
-        return SendVerdict::spam_limit;
+        return {SendVerdict::spam_limit};
+    }
+    if (const int code = m_meta_errors.next(wa_id); code != 0) {
+        return {SendVerdict::meta_error, code};
     }
     if (m_reject.count(std::string(wa_id)) > 0) {
-        return SendVerdict::rejected;
+        return {SendVerdict::rejected};
     }
     if (m_options.error_rate > 0.0 || m_options.drop_rate > 0.0) {
         // One draw for both, so the two shares never overlap.
         double u = draw_unit();
         if (u < m_options.error_rate) {
-            return SendVerdict::error;
+            return {SendVerdict::error};
         }
         if (u < m_options.error_rate + m_options.drop_rate) {
-            return SendVerdict::dropped;
+            return {SendVerdict::dropped};
         }
     }
     ++m_accepted;
-    return SendVerdict::accept;
+    return {SendVerdict::accept};
 }
 
 bool FaultInjector::lose_answer(ConnectionUse use) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "sandbox/meta_errors.hpp"
 #include "sandbox/options.hpp"
 
 namespace sandbox {
@@ -34,7 +35,12 @@ private:
 enum class ConnectionUse { first, reused };
 
 // What happens to a valid, authorised send.
-enum class SendVerdict { accept, revoked, rate_limited, spam_limit, rejected, error, dropped };
+enum class SendVerdict { accept, revoked, rate_limited, spam_limit, meta_error, rejected, error, dropped };
+
+struct SendDecision {
+    SendVerdict verdict = SendVerdict::accept;
+    int meta_code = 0;  // for meta_error: the Meta error code to answer
+};
 
 class FaultInjector {
 public:
@@ -43,9 +49,9 @@ public:
     // Returns true once `auth_fail_after` sends have been accepted: every request gets 401.
     bool key_revoked() const;
     // Decides the fate of a send to `wa_id` at `now`, checking in this order: revoked key,
-    // rate limit, spam limit, rejected number, then one draw for error or drop. Counts it
-    // when the verdict is `accept`.
-    SendVerdict decide_send(std::string_view wa_id, SteadyTime now);
+    // rate limit, spam limit, a Meta error asked for that number (using up one of its answers),
+    // rejected number, then one draw for error or drop. Counts it when the verdict is `accept`.
+    SendDecision decide_send(std::string_view wa_id, SteadyTime now);
     // Returns true when an accepted send that came on a connection used `use` is to be
     // delivered without an answer (the `lost_answer_rate` share of the reused ones).
     bool lose_answer(ConnectionUse use);
@@ -61,6 +67,7 @@ private:
 
     FaultOptions m_options;
     std::unordered_set<std::string> m_reject;
+    MetaErrors m_meta_errors;
     RateWindow m_window;
     std::mt19937_64 m_rng;
     long m_accepted = 0;

@@ -19,6 +19,7 @@ std::string_view outcome_name(Outcome outcome) {
     case Outcome::unauthorized: return "unauthorized";
     case Outcome::invalid: return "invalid";
     case Outcome::spam_limit: return "spam_limit";
+    case Outcome::meta_error: return "meta_error";
     }
     return "unknown";
 }

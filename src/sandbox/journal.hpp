@@ -15,8 +15,8 @@
 namespace sandbox {
 
 // How a request was answered; its journal name is the enumerator's name.
-enum class Outcome { ok, rate_limited, error, rejected, dropped, unauthorized, invalid, spam_limit };
-inline constexpr size_t k_outcome_count = 8;
+enum class Outcome { ok, rate_limited, error, rejected, dropped, unauthorized, invalid, spam_limit, meta_error };
+inline constexpr size_t k_outcome_count = 9;
 
 // Returns the journal name of `outcome` ("rate_limited").
 std::string_view outcome_name(Outcome outcome);

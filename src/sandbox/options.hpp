@@ -23,6 +23,15 @@ enum class RateLimitStyle {
     meta400,  // HTTP 400, Meta code 130429 (as Meta sometimes answers)
 };
 
+// `--meta-error WA_ID=CODE[xN]`: sends to `wa_id` are answered Meta's error `code`, the first
+// `times` of them (then they succeed), or always.
+struct MetaErrorRule {
+    std::string wa_id;
+    int code = 0;
+    std::optional<int> times;  // nothing: always
+    bool operator==(const MetaErrorRule&) const = default;
+};
+
 struct FaultOptions {
     int rate_limit = 0;  // accepted sends per sliding second; 0: unlimited
     RateLimitStyle rate_limit_style = RateLimitStyle::http429;
@@ -33,6 +42,7 @@ struct FaultOptions {
     // then get no answer: the connection is closed instead (what libcurl would resend alone).
     double lost_answer_rate = 0.0;
     std::vector<std::string> reject_numbers;      // always answered 131026
+    std::vector<MetaErrorRule> meta_errors;       // at most one per wa_id
     std::optional<long> auth_fail_after;          // after N accepted sends: every request 401
     std::optional<long> spam_limit_after;         // after N accepted sends: sends get 131048
     std::chrono::milliseconds latency{0};         // added before answering any request

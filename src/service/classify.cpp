@@ -10,12 +10,30 @@ namespace service {
 
 namespace {
 
-constexpr long long k_rate_limit_codes[] = {4, 80007, 130429, 131056};
+constexpr long long k_rate_limit_codes[] = {4, 80007, 130429};
 constexpr long long k_auth_codes[] = {0, 190, 368};
 constexpr long long k_spam_limit_code = 131048;
+constexpr long long k_account_codes[] = {131031, 131042, 131045, 133010, 131064};
 
 bool contains(const auto& list, long long code) {
     return std::find(std::begin(list), std::end(list), code) != std::end(list);
+}
+
+// The cause of a Meta code that concerns one recipient or the whole account, whatever the
+// HTTP status; nothing for the others.
+std::optional<Cause> recipient_cause(std::optional<long long> code) {
+    if (!code) {
+        return std::nullopt;
+    }
+    switch (*code) {
+    case 131056: return Cause::pair_rate;
+    case 131049: return Cause::marketing_limit;
+    case 131050: return Cause::opted_out;
+    case 131026: return Cause::undeliverable;
+    case 131047: return Cause::outside_window;
+    default: break;
+    }
+    return contains(k_account_codes, *code) ? std::optional(Cause::account) : std::nullopt;
 }
 
 std::string describe(long status, const BodyFacts& facts) {
@@ -36,6 +54,12 @@ std::string_view to_string(Cause cause) {
     case Cause::spam_limit: return "spam_limit";
     case Cause::rejected: return "rejected";
     case Cause::tls: return "tls";
+    case Cause::pair_rate: return "pair_rate";
+    case Cause::marketing_limit: return "marketing_limit";
+    case Cause::opted_out: return "opted_out";
+    case Cause::undeliverable: return "undeliverable";
+    case Cause::outside_window: return "outside_window";
+    case Cause::account: return "account";
     }
     return "";
 }
@@ -53,6 +77,8 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
         out.cause = Cause::auth;
     } else if (code && *code == k_spam_limit_code) {
         out.cause = Cause::spam_limit;
+    } else if (const auto meta = recipient_cause(code)) {
+        out.cause = *meta;
     } else if (status == 429 || (code && contains(k_rate_limit_codes, *code))) {
         out.cause = Cause::rate_limited;
         out.retry_after = parse_retry_after(find_header(response.headers, "retry-after"), now);

@@ -18,6 +18,13 @@ enum class Cause {
     spam_limit,    // Meta 131048: stop the campaign
     rejected,      // any other 4xx or error code: permanent for this recipient
     tls,           // the service's certificate failed verification: stop, never retried
+    // Meta's answers about one recipient, on any HTTP status (docs/decisions.md "Meta's answers"):
+    pair_rate,        // 131056: too many messages to this user just now; retry this one later
+    marketing_limit,  // 131049: the user's marketing limit; not retried in this run
+    opted_out,        // 131050: the user stopped marketing messages; never retried
+    undeliverable,    // 131026: not on WhatsApp, an old app, terms not accepted
+    outside_window,   // 131047: more than 24 h since the user last wrote
+    account,          // 131031, 131042, 131045, 133010, 131064: the account cannot send: stop
 };
 
 struct Outcome {

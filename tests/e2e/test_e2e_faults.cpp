@@ -177,7 +177,8 @@ TEST_SUITE("e2e: faults") {
         CHECK(status[6] == "failed");
         for (const auto& rec : f.records()) {
             if (rec.value("event", "") == "result" && (rec["row"] == 3 || rec["row"] == 6)) {
-                CHECK(rec["cause"] == "rejected");
+                CHECK(rec["cause"] == "undeliverable");
+                CHECK(rec["error_code"] == 131026);
                 CHECK(rec["http_status"] == 400);
                 CHECK(rec["error"].get<std::string>().find("131026") != std::string::npos);
             }

@@ -72,7 +72,10 @@ TEST_SUITE("e2e: log_format") {
         CHECK(summary["failed"] == 1);
         CHECK(summary["invalid"] == 1);
         CHECK(summary["results"] == f.log.string());
-        CHECK(summary["resume_command"] == "wacamp resume " + f.log.string());
+        // The failed row is undeliverable (131026): only --retry-failed would send it again.
+        CHECK(summary["resume_command"].is_null());
+        CHECK(summary["retry_failed_command"] == "wacamp resume " + f.log.string() + " --retry-failed");
+        CHECK(summary["causes"]["undeliverable"] == 1);
         CHECK(summary["duration_ms"].is_number_integer());
         // Progress is an object, never a live line: the first comes as sending starts.
         const auto progress = of_event(err, "progress");

@@ -221,8 +221,8 @@ TEST_SUITE("e2e: output") {
         CHECK(r.exit_code == 1);
         auto lines = error_lines(r.err);
         REQUIRE(lines.size() == 1);
-        CHECK(contains(lines[0], "1 recipient(s) failed, 0 unknown"));
-        CHECK(contains(lines[0], "wacamp resume "));
+        CHECK(contains(lines[0], "1 recipient(s) failed (undeliverable 1), 0 unknown"));
+        CHECK(contains(lines[0], "to try them again: wacamp resume " + f.log.string() + " --retry-failed"));
     }
 
     TEST_CASE("escape sequences from the service are shown escaped, never sent to the terminal") {

@@ -27,9 +27,10 @@ TEST_SUITE("e2e: report") {
         auto csv = run_wacamp({"report", f.log.string(), "--format", "csv", "--output", out_file.string()});
         CHECK(csv.exit_code == 0);
         auto content = read_file(out_file);
-        CHECK(content.rfind("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at\n", 0) == 0);
+        CHECK(content.rfind("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at\n",
+                            0) == 0);
         CHECK(std::count(content.begin(), content.end(), '\n') == 8);  // header + 7 rows
-        CHECK(content.find(",rejected,") != std::string::npos);
+        CHECK(content.find(",undeliverable,131026,") != std::string::npos);
     }
     TEST_CASE("a missing log or one that is not a result log exits 2") {
         TempDir dir;

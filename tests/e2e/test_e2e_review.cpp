@@ -111,7 +111,7 @@ TEST_SUITE("e2e: review") {
         auto csv = run_wacamp({"report", dry_log, "--format", "csv"});
         REQUIRE(csv.exit_code == 0);
         CHECK(
-            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at,"
+            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
                                 "caption,source,defaults\n"));
         CHECK(contains(csv.out, ",short,https://cdn.example.com/a.png,\n"));
         CHECK(contains(csv.out, "\"'=HYPERLINK(\"\"http://evil\"\")\",https://cdn.example.com/c.png"));
@@ -138,7 +138,7 @@ TEST_SUITE("e2e: review") {
         CHECK(contains(text.out, "{{when}} 2"));  // rows 4 (invalid: empty) and 5
         auto csv = run_wacamp({"report", dry_log, "--format", "csv"});
         CHECK(
-            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error,at,"
+            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
                                 "text,defaults\n"));
         CHECK(contains(csv.out, ",hi,when\n"));
         auto json = run_wacamp({"report", dry_log, "--format", "json"});

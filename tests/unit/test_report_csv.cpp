@@ -59,8 +59,25 @@ TEST_SUITE("report::csv") {
         r.at = report_test::at(1s);
         const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
         CHECK(csv == k_header +
-                         "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,"
+                         "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,,"
                          "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
+    }
+
+    TEST_CASE("writes Meta's error code in its own column") {
+        report_test::LogFile log;
+        results::ResultRecord r;
+        r.row = 5;
+        r.wa_id = "919812345615";
+        r.status = Status::failed;
+        r.http_status = 400;
+        r.error_code = 131050;
+        r.error = "HTTP 400: (#131050) opted out";
+        r.cause = Cause::opted_out;
+        r.at = report_test::at(1s);
+        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        CHECK(csv == k_header +
+                         "5,919812345615,,failed,0,400,,opted_out,131050,"
+                         "HTTP 400: (#131050) opted out,2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes each row's final result, once") {
@@ -68,14 +85,14 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) +
                                           result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
                                           attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
-        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,2026-11-21T09:00:02.030Z\n");
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
     }
 
     TEST_CASE("writes a row whose last record is an attempt as unknown") {
         report_test::LogFile log;
         const auto csv = csv_of(log.write(report_test::header() + attempt(2, 3, 5s)));
         CHECK(csv == k_header +
-                         "2,919812345612,,unknown,3,,,,request in flight when the run stopped: "
+                         "2,919812345612,,unknown,3,,,,,request in flight when the run stopped: "
                          "it may or may not have been delivered,2026-11-21T09:00:05.000Z\n");
     }
 
@@ -90,7 +107,7 @@ TEST_SUITE("report::csv") {
         r.at = report_test::at(1s);
         const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
         CHECK(csv == k_header +
-                         "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,"
+                         "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,,"
                          "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
     }
 
@@ -116,7 +133,7 @@ TEST_SUITE("report::csv") {
         CHECK(index->warnings[0].find("torn last line") != std::string::npos);
         std::ostringstream out;
         REQUIRE(report::write_csv(*index, out).ok());
-        CHECK(out.str() == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,2026-11-21T09:00:02.000Z\n");
+        CHECK(out.str() == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z\n");
     }
 
     TEST_CASE("does not read records appended after the first pass") {

@@ -30,6 +30,20 @@ report::Summary summary_of(const report_test::LogFile& log, const std::string& t
     return *s;
 }
 
+// A log with one row refused by Meta for one recipient (opted out, code 131050).
+std::string opted_out_log() {
+    results::ResultRecord r;
+    r.row = 1;
+    r.wa_id = report_test::wa_id(1);
+    r.status = Status::failed;
+    r.cause = Cause::opted_out;
+    r.http_status = 400;
+    r.error_code = 131050;
+    r.error = "HTTP 400: (#131050) opted out";
+    r.at = report_test::at(1s);
+    return report_test::header() + results::to_line(r);
+}
+
 bool has_line(const std::string& text, const std::string& line) {
     return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
 }
@@ -57,6 +71,12 @@ TEST_SUITE("report::format_text") {
                        "  1  failed   rejected  HTTP 400  HTTP 400: (#131026) Message "
                        "undeliverable"));
         CHECK(has_line(text, "  1  invalid  invalid   -         column \"phone\": bad number"));
+    }
+
+    TEST_CASE("shows Meta's error code beside the HTTP status") {
+        report_test::LogFile log;
+        const auto text = report::format_text(summary_of(log, opted_out_log()));
+        CHECK(has_line(text, "  1  failed  opted_out  HTTP 400 #131050  HTTP 400: (#131050) opted out"));
     }
 
     TEST_CASE("shows duration, send rate, requests and latency") {
@@ -120,6 +140,10 @@ TEST_SUITE("report::format_json") {
         CHECK(j["errors"][0]["http_status"] == 400);
         CHECK(j["errors"][1]["http_status"].is_null());
         CHECK(j["errors"][1]["sample"] == "column \"phone\": bad\nnumber");
+        CHECK(j["errors"][0]["error_code"].is_null());
+        const auto k = nlohmann::json::parse(report::format_json(summary_of(log, opted_out_log())));
+        CHECK(k["errors"][0]["cause"] == "opted_out");
+        CHECK(k["errors"][0]["error_code"] == 131050);
     }
 
     TEST_CASE("has null percentiles and rate when nothing was requested") {

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "report/summary.hpp"
 #include "results/replay.hpp"
 #include "test_report_log.hpp"
@@ -85,6 +88,48 @@ TEST_SUITE("report::summarize") {
         CHECK(s->errors[1].http_status == std::nullopt);
         CHECK(s->errors[2].cause == Cause::duplicate);
         CHECK(s->errors[2].sample == "duplicate of row 1");
+    }
+
+    TEST_CASE("Meta's causes are groups of their own, split by Meta's code") {
+        report_test::LogFile log;
+        std::string text = report_test::header();
+        const std::tuple<Cause, std::int64_t, Status> rows[] = {
+            {Cause::opted_out, 131050, Status::failed},       {Cause::opted_out, 131050, Status::failed},
+            {Cause::undeliverable, 131026, Status::failed},   {Cause::outside_window, 131047, Status::failed},
+            {Cause::marketing_limit, 131049, Status::failed}, {Cause::pair_rate, 131056, Status::failed},
+            {Cause::account, 131031, Status::failed},         {Cause::account, 131042, Status::failed},
+            {Cause::suppressed, 0, Status::skipped},          {Cause::frequency_cap, 0, Status::skipped}};
+        std::int64_t row = 0;
+        for (const auto& [cause, code, status] : rows) {
+            results::ResultRecord r;
+            r.row = ++row;
+            r.wa_id = report_test::wa_id(row);
+            r.status = status;
+            r.cause = cause;
+            if (code != 0) {
+                r.http_status = 400;
+                r.error_code = code;
+            }
+            r.error = "said so";
+            r.at = report_test::at(std::chrono::seconds(row));
+            text += results::to_line(r);
+        }
+        auto s = report::summarize(log.write(text));
+        REQUIRE(s.ok());
+        REQUIRE(s->errors.size() == 9);  // the two opted_out rows together; the account codes apart
+        CHECK(s->errors[0].cause == Cause::opted_out);
+        CHECK(s->errors[0].count == 2);
+        CHECK(s->errors[0].error_code == 131050);
+        std::vector<Cause> causes;
+        for (const auto& g : s->errors) {
+            causes.push_back(g.cause);
+        }
+        CHECK(std::count(causes.begin(), causes.end(), Cause::account) == 2);
+        for (const auto cause : {Cause::undeliverable, Cause::outside_window, Cause::marketing_limit, Cause::pair_rate,
+                                 Cause::suppressed, Cause::frequency_cap}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(std::count(causes.begin(), causes.end(), cause) == 1);
+        }
     }
 
     TEST_CASE("counts every rate-limited request, even when the row was sent later") {

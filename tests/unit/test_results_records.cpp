@@ -46,12 +46,20 @@ TEST_SUITE("results::Status") {
         for (const auto s : results::k_all_statuses) {
             CHECK(results::parse_status(results::to_string(s)) == s);
         }
-        for (int i = 0; i <= static_cast<int>(results::Cause::duplicate); ++i) {
+        for (std::size_t i = 0; i < results::k_cause_count; ++i) {
             const auto c = static_cast<results::Cause>(i);
             CHECK(results::parse_cause(results::to_string(c)) == c);
         }
         CHECK(results::to_string(results::Status::dry_run) == "dry_run");
         CHECK(results::to_string(results::Cause::rate_limited) == "rate_limited");
+        CHECK(results::to_string(results::Cause::pair_rate) == "pair_rate");
+        CHECK(results::to_string(results::Cause::marketing_limit) == "marketing_limit");
+        CHECK(results::to_string(results::Cause::opted_out) == "opted_out");
+        CHECK(results::to_string(results::Cause::undeliverable) == "undeliverable");
+        CHECK(results::to_string(results::Cause::outside_window) == "outside_window");
+        CHECK(results::to_string(results::Cause::account) == "account");
+        CHECK(results::to_string(results::Cause::suppressed) == "suppressed");
+        CHECK(results::to_string(results::Cause::frequency_cap) == "frequency_cap");
         CHECK(results::parse_mode("dry_run") == results::Mode::dry_run);
     }
     TEST_CASE("unknown names parse to nothing") {
@@ -86,6 +94,30 @@ TEST_SUITE("results::records") {
         CHECK(j["http_status"] == 400);
         CHECK(j["latency_ms"] == 245);
         CHECK_FALSE(j.contains("message_id"));
+    }
+    TEST_CASE("Meta's error code round-trips as a JSON number, and is left out when there is none") {
+        auto r = failed_result();
+        r.cause = results::Cause::opted_out;
+        r.error_code = 131050;
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+        const auto j = as_json(results::to_line(r));
+        CHECK(j["error_code"] == 131050);
+        CHECK(j["error_code"].is_number_integer());
+        CHECK(j["cause"] == "opted_out");
+        CHECK_FALSE(as_json(results::to_line(failed_result())).contains("error_code"));
+        // A retried row's interim result keeps it too.
+        r.cause = results::Cause::pair_rate;
+        r.error_code = 131056;
+        CHECK(as_json(results::to_line(r))["error_code"] == 131056);
+    }
+    TEST_CASE("a result with error_code but an unknown cause (a later version's) keeps the code") {
+        auto parsed = results::parse_record(
+            R"({"event":"result","row":2,"wa_id":"1","status":"failed","attempts":1,"error_code":131099,)"
+            R"("cause":"new_cause","at":"2026-11-21T09:30:00.123Z"})");
+        REQUIRE(parsed.ok());
+        const auto& r = std::get<results::ResultRecord>(*parsed);
+        CHECK(r.error_code == 131099);
+        CHECK(r.cause == results::Cause::none);
     }
     TEST_CASE("a sent result carries no error or cause, and optional fields only when set") {
         auto r = failed_result();

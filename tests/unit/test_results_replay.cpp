@@ -88,6 +88,23 @@ TEST_SUITE("results::replay") {
         CHECK(state->row(1).attempts == 2);
         CHECK(state->counts[Status::failed] == 0);
     }
+    TEST_CASE("remembers when a row's latest result was a marketing-limit refusal, and counts causes") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1) + result(1, "failed", 1, "09:30:01.000", "marketing_limit") +
+                              attempt(2, 1) + result(2, "failed", 1, "09:30:02.000", "marketing_limit") +
+                              attempt(2, 2) + result(2, "sent", 2, "09:30:03.000") + attempt(3, 1) +
+                              result(3, "failed", 1, "09:30:04.000", "opted_out") + attempt(4, 1) +
+                              result(4, "failed", 1, "09:30:05.000", "pair_rate") + attempt(4, 2));
+        REQUIRE(state.ok());
+        const auto at = state->marketing_limited_at(1);
+        REQUIRE(at.has_value());
+        CHECK(util::format_timestamp(*at) == "2026-11-21T09:30:01.000Z");
+        CHECK_FALSE(state->marketing_limited_at(2).has_value());  // sent since
+        CHECK_FALSE(state->marketing_limited_at(3).has_value());
+        CHECK(state->causes[results::Cause::marketing_limit] == 1);
+        CHECK(state->causes[results::Cause::opted_out] == 1);
+        CHECK(state->causes[results::Cause::pair_rate] == 0);  // row 4 is in flight again
+    }
     TEST_CASE("an attempt with no result after it is unknown") {
         Fixture f;
         auto state = f.replay(k_header + attempt(1, 1));

@@ -8,8 +8,12 @@ using results::Status;
 using runner::Decision;
 using runner::ResendUnknown;
 using runner::RetryRejected;
+using namespace std::chrono_literals;
 
 namespace {
+
+// 2026-11-21T09:30:00Z: "now" for every decision here.
+const util::TimePoint k_now = util::TimePoint(1'795'253'400s);
 
 RowState row(Status status, Cause cause = Cause::none, std::uint8_t extra_flags = 0) {
     RowState s;
@@ -22,11 +26,22 @@ RowState row(Status status, Cause cause = Cause::none, std::uint8_t extra_flags 
 
 runner::RowFacts facts(RowState state, campaign::Verdict verdict = campaign::Verdict::ok, bool sent = false,
                        bool unknown = false) {
-    return {state, verdict, sent, unknown};
+    return {state, verdict, sent, unknown, std::nullopt};
 }
 
-Decision plain(const runner::RowFacts& f) {
-    return runner::decide(f, RetryRejected::no, ResendUnknown::no);
+// A row whose latest result was Meta's marketing limit, answered at `at`.
+runner::RowFacts marketing_limited(util::TimePoint at) {
+    auto f = facts(row(Status::failed, Cause::marketing_limit));
+    f.marketing_limited_at = at;
+    return f;
+}
+
+Decision plain(const runner::RowFacts& f, util::TimePoint now = k_now) {
+    return runner::decide(f, RetryRejected::no, ResendUnknown::no, now);
+}
+
+Decision asked(const runner::RowFacts& f) {
+    return runner::decide(f, RetryRejected::yes, ResendUnknown::no, k_now);
 }
 
 }  // namespace
@@ -41,19 +56,20 @@ TEST_SUITE("runner::decide") {
         CHECK(plain(facts(row(Status::sent))) == Decision::done);
         CHECK(plain(facts(row(Status::invalid, Cause::invalid))) == Decision::done);
         CHECK(plain(facts(row(Status::skipped, Cause::duplicate))) == Decision::done);
-        CHECK(runner::decide(facts(row(Status::sent)), RetryRejected::yes, ResendUnknown::yes) == Decision::done);
+        CHECK(runner::decide(facts(row(Status::sent)), RetryRejected::yes, ResendUnknown::yes, k_now) ==
+              Decision::done);
     }
     TEST_CASE("a row once sent stays done even if a later record says otherwise") {
         auto s = row(Status::failed, Cause::transient, RowState::k_ever_sent);
-        CHECK(runner::decide(facts(s), RetryRejected::yes, ResendUnknown::yes) == Decision::done);
+        CHECK(runner::decide(facts(s), RetryRejected::yes, ResendUnknown::yes, k_now) == Decision::done);
     }
     TEST_CASE("retryable failures are sent again; rejected ones only when asked") {
         CHECK(plain(facts(row(Status::failed, Cause::transient))) == Decision::send);
         CHECK(plain(facts(row(Status::failed, Cause::rate_limited))) == Decision::send);
         CHECK(plain(facts(row(Status::failed, Cause::auth))) == Decision::send);
         CHECK(plain(facts(row(Status::failed, Cause::rejected))) == Decision::hold_rejected);
-        CHECK(runner::decide(facts(row(Status::failed, Cause::rejected)), RetryRejected::yes, ResendUnknown::no) ==
-              Decision::send);
+        CHECK(runner::decide(facts(row(Status::failed, Cause::rejected)), RetryRejected::yes, ResendUnknown::no,
+                             k_now) == Decision::send);
     }
     TEST_CASE("unknown rows, and requests in flight at a crash, wait for --resend-unknown") {
         RowState in_flight;
@@ -61,16 +77,55 @@ TEST_SUITE("runner::decide") {
         in_flight.status = Status::unknown;
         CHECK(plain(facts(in_flight)) == Decision::hold_unknown);
         CHECK(plain(facts(row(Status::unknown, Cause::transient))) == Decision::hold_unknown);
-        CHECK(runner::decide(facts(in_flight), RetryRejected::no, ResendUnknown::yes) == Decision::send);
+        CHECK(runner::decide(facts(in_flight), RetryRejected::no, ResendUnknown::yes, k_now) == Decision::send);
     }
     TEST_CASE("a number already sent from another row is not sent again") {
         CHECK(plain(facts({}, campaign::Verdict::ok, true)) == Decision::record_already_sent);
-        CHECK(runner::decide(facts({}, campaign::Verdict::ok, true), RetryRejected::yes, ResendUnknown::yes) ==
+        CHECK(runner::decide(facts({}, campaign::Verdict::ok, true), RetryRejected::yes, ResendUnknown::yes, k_now) ==
               Decision::record_already_sent);
     }
     TEST_CASE("a number of unknown outcome under an earlier CSV is held") {
         CHECK(plain(facts({}, campaign::Verdict::ok, false, true)) == Decision::hold_unknown);
-        CHECK(runner::decide(facts({}, campaign::Verdict::ok, false, true), RetryRejected::no, ResendUnknown::yes) ==
-              Decision::send);
+        CHECK(runner::decide(facts({}, campaign::Verdict::ok, false, true), RetryRejected::no, ResendUnknown::yes,
+                             k_now) == Decision::send);
+    }
+    TEST_CASE("rows refused for the pace or the account are always sent again") {
+        for (const auto cause : {Cause::pair_rate, Cause::transient, Cause::rate_limited, Cause::auth, Cause::account,
+                                 Cause::spam_limit}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(plain(facts(row(Status::failed, cause))) == Decision::send);
+        }
+    }
+    TEST_CASE("a marketing-limit refusal holds the row until 24 h have passed since that answer") {
+        CHECK(plain(marketing_limited(k_now - 1min)) == Decision::hold_marketing_limit);
+        CHECK(plain(marketing_limited(k_now - 23h - 59min)) == Decision::hold_marketing_limit);
+        CHECK(plain(marketing_limited(k_now - 24h)) == Decision::send);
+        CHECK(plain(marketing_limited(k_now - 24h), k_now - 1s) == Decision::hold_marketing_limit);
+        CHECK(plain(marketing_limited(k_now - 3 * 24h)) == Decision::send);
+        // --retry-failed does not lift Meta's limit.
+        CHECK(asked(marketing_limited(k_now - 1h)) == Decision::hold_marketing_limit);
+    }
+    TEST_CASE("undeliverable and outside-window rows, like rejected ones, are sent again only when asked") {
+        for (const auto cause : {Cause::rejected, Cause::undeliverable, Cause::outside_window}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(plain(facts(row(Status::failed, cause))) == Decision::hold_rejected);
+            CHECK(asked(facts(row(Status::failed, cause))) == Decision::send);
+        }
+    }
+    TEST_CASE("opted-out and suppressed rows are never sent again, even when asked") {
+        for (const auto cause : {Cause::opted_out, Cause::suppressed}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(plain(facts(row(Status::failed, cause))) == Decision::done);
+            CHECK(runner::decide(facts(row(Status::failed, cause)), RetryRejected::yes, ResendUnknown::yes, k_now) ==
+                  Decision::done);
+        }
+    }
+    TEST_CASE("the retry rule of every cause") {
+        CHECK(runner::retry_rule(Cause::pair_rate) == runner::RetryRule::always);
+        CHECK(runner::retry_rule(Cause::account) == runner::RetryRule::always);
+        CHECK(runner::retry_rule(Cause::marketing_limit) == runner::RetryRule::after_a_day);
+        CHECK(runner::retry_rule(Cause::outside_window) == runner::RetryRule::when_asked);
+        CHECK(runner::retry_rule(Cause::opted_out) == runner::RetryRule::never);
+        CHECK(runner::retry_rule(Cause::suppressed) == runner::RetryRule::never);
     }
 }

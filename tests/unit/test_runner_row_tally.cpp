@@ -7,6 +7,7 @@
 #include "results/replay.hpp"
 #include "runner/row_tally.hpp"
 
+using results::Cause;
 using results::Status;
 
 namespace {
@@ -31,36 +32,41 @@ struct Run {
         a.wa_id = "91000000000" + std::to_string(row);
         out << results::to_line(a);
     }
-    void result_line(std::int64_t row, Status status) {
+    void result_line(std::int64_t row, Status status, Cause cause = Cause::none) {
         results::ResultRecord r;
         r.row = row;
         r.wa_id = "91000000000" + std::to_string(row);
         r.user_name = "A";
         r.status = status;
+        r.cause = cause;
         out << results::to_line(r);
     }
     // Ends the earlier runs: replays what is written so far and starts the tally from it.
     void start_tally() {
         out.flush();
         before = *results::replay(path);
-        tally.emplace(before.counts);
+        tally.emplace(before.counts, before.causes);
     }
     void dispatch(std::int64_t row) { tally->dispatch(row, before.row(row)); }
     void attempt(std::int64_t row) {
         attempt_line(row);
         tally->attempt(row);
     }
-    void result(std::int64_t row, Status status, bool final) {
-        result_line(row, status);
-        tally->result(row, status, final);
+    void result(std::int64_t row, Status status, bool final, Cause cause = Cause::none) {
+        result_line(row, status, cause);
+        tally->result(row, status, cause, final);
     }
-    void record(std::int64_t row, Status status) {
-        result_line(row, status);
-        tally->record(row, before.row(row), status);
+    void record(std::int64_t row, Status status, Cause cause = Cause::none) {
+        result_line(row, status, cause);
+        tally->record(row, before.row(row), status, cause);
     }
     results::StatusCounts replayed() {
         out.flush();
         return results::replay(path)->counts;
+    }
+    results::CauseCounts replayed_causes() {
+        out.flush();
+        return results::replay(path)->causes;
     }
 };
 
@@ -114,5 +120,37 @@ TEST_SUITE("runner::RowTally") {
         CHECK(expected[Status::failed] == 1);
         CHECK(expected[Status::unknown] == 1);
         CHECK(expected[Status::invalid] == 1);
+    }
+
+    TEST_CASE("failed and skipped rows are counted by cause, as a replay counts them") {
+        Run run;
+        run.out << k_header;
+        run.attempt_line(1);
+        run.result_line(1, Status::failed, Cause::pair_rate);
+        run.attempt_line(2);
+        run.result_line(2, Status::failed, Cause::marketing_limit);
+        run.attempt_line(3);
+        run.result_line(3, Status::failed, Cause::outside_window);
+        run.start_tally();
+        CHECK(run.before.causes[Cause::pair_rate] == 1);
+        run.dispatch(1);
+        run.attempt(1);
+        run.result(1, Status::failed, false, Cause::pair_rate);
+        run.attempt(1);
+        run.result(1, Status::sent, true);
+        run.dispatch(3);  // --retry-failed
+        run.attempt(3);
+        run.result(3, Status::failed, true, Cause::opted_out);
+        run.record(4, Status::skipped, Cause::duplicate);
+        run.dispatch(5);
+        run.attempt(5);  // in flight: counted under no cause
+        const auto expected = run.replayed_causes();
+        CHECK(run.tally->causes() == expected);
+        CHECK(expected[Cause::pair_rate] == 0);
+        CHECK(expected[Cause::marketing_limit] == 1);
+        CHECK(expected[Cause::outside_window] == 0);
+        CHECK(expected[Cause::opted_out] == 1);
+        CHECK(expected[Cause::duplicate] == 1);
+        CHECK(run.tally->counts() == run.replayed());
     }
 }

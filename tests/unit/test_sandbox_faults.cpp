@@ -18,7 +18,7 @@ const std::string number = "919812345678";
 int count_verdicts(FaultInjector& faults, int n, SendVerdict verdict) {
     int count = 0;
     for (int i = 0; i < n; ++i) {
-        count += faults.decide_send(number, t0 + std::chrono::milliseconds(i)) == verdict ? 1 : 0;
+        count += faults.decide_send(number, t0 + std::chrono::milliseconds(i)).verdict == verdict ? 1 : 0;
     }
     return count;
 }
@@ -72,7 +72,7 @@ TEST_SUITE("sandbox::FaultInjector") {
         // 20 sends within 20 ms: 5 pass, 15 are throttled.
         CHECK(count_verdicts(faults, 20, SendVerdict::rate_limited) == 15);
         CHECK(faults.accepted() == 5);
-        CHECK(faults.decide_send(number, t0 + 1000ms) == SendVerdict::accept);
+        CHECK(faults.decide_send(number, t0 + 1000ms).verdict == SendVerdict::accept);
     }
     TEST_CASE("error and drop shares follow the rates and never overlap") {
         FaultOptions options;
@@ -83,7 +83,7 @@ TEST_SUITE("sandbox::FaultInjector") {
         int errors = 0;
         int drops = 0;
         for (int i = 0; i < 10'000; ++i) {
-            auto verdict = faults.decide_send(number, t0);
+            auto verdict = faults.decide_send(number, t0).verdict;
             errors += verdict == SendVerdict::error ? 1 : 0;
             drops += verdict == SendVerdict::dropped ? 1 : 0;
         }
@@ -101,9 +101,9 @@ TEST_SUITE("sandbox::FaultInjector") {
         FaultInjector c(options);
         int differences = 0;
         for (int i = 0; i < 200; ++i) {
-            auto verdict = a.decide_send(number, t0);
-            CHECK(verdict == b.decide_send(number, t0));
-            differences += verdict != c.decide_send(number, t0) ? 1 : 0;
+            auto verdict = a.decide_send(number, t0).verdict;
+            CHECK(verdict == b.decide_send(number, t0).verdict);
+            differences += verdict != c.decide_send(number, t0).verdict ? 1 : 0;
         }
         CHECK(differences > 0);
     }
@@ -112,9 +112,9 @@ TEST_SUITE("sandbox::FaultInjector") {
         options.reject_numbers = {"15550001111"};
         FaultInjector faults(options);
         for (int i = 0; i < 5; ++i) {
-            CHECK(faults.decide_send("15550001111", t0) == SendVerdict::rejected);
+            CHECK(faults.decide_send("15550001111", t0).verdict == SendVerdict::rejected);
         }
-        CHECK(faults.decide_send(number, t0) == SendVerdict::accept);
+        CHECK(faults.decide_send(number, t0).verdict == SendVerdict::accept);
         CHECK(faults.accepted() == 1);
     }
     TEST_CASE("auth-fail-after revokes the key after N accepted sends") {
@@ -124,7 +124,7 @@ TEST_SUITE("sandbox::FaultInjector") {
         CHECK_FALSE(faults.key_revoked());
         CHECK(count_verdicts(faults, 3, SendVerdict::accept) == 3);
         CHECK(faults.key_revoked());
-        CHECK(faults.decide_send(number, t0 + 5s) == SendVerdict::revoked);
+        CHECK(faults.decide_send(number, t0 + 5s).verdict == SendVerdict::revoked);
         CHECK(faults.accepted() == 3);
     }
     TEST_CASE("auth-fail-after 0 refuses from the start") {
@@ -139,9 +139,9 @@ TEST_SUITE("sandbox::FaultInjector") {
         options.rate_limit = 1;
         options.reject_numbers = {"15550001111"};
         FaultInjector faults(options);
-        CHECK(faults.decide_send("15550001111", t0) == SendVerdict::rejected);
+        CHECK(faults.decide_send("15550001111", t0).verdict == SendVerdict::rejected);
         CHECK_FALSE(faults.key_revoked());
-        CHECK(faults.decide_send(number, t0 + 1s) == SendVerdict::accept);
+        CHECK(faults.decide_send(number, t0 + 1s).verdict == SendVerdict::accept);
         CHECK(faults.key_revoked());
     }
     TEST_CASE("spam-limit-after refuses sends after N accepted ones") {
@@ -149,7 +149,7 @@ TEST_SUITE("sandbox::FaultInjector") {
         options.spam_limit_after = 2;
         FaultInjector faults(options);
         CHECK(count_verdicts(faults, 2, SendVerdict::accept) == 2);
-        CHECK(faults.decide_send(number, t0 + 1s) == SendVerdict::spam_limit);
+        CHECK(faults.decide_send(number, t0 + 1s).verdict == SendVerdict::spam_limit);
         CHECK_FALSE(faults.key_revoked());
     }
     TEST_CASE("latency is fixed without jitter and within bounds with it") {

@@ -73,7 +73,7 @@ TEST_SUITE("service::classify") {
         CHECK(*answer(429, "", {{"retry-after", "\t7 "}}).retry_after == 7s);
     }
     TEST_CASE("Meta's rate-limit codes are rate limited whatever the status") {
-        for (long long code : {4LL, 80007LL, 130429LL, 131056LL}) {
+        for (long long code : {4LL, 80007LL, 130429LL}) {
             CAPTURE(code);
             CHECK(answer(400, meta_error(code)).cause == Cause::rate_limited);
             CHECK(answer(200, meta_error(code)).cause == Cause::rate_limited);
@@ -102,9 +102,33 @@ TEST_SUITE("service::classify") {
         CHECK(*o.error_code == 131048);
         CHECK(o.error == "HTTP 400: (#131048) Spam rate limit hit — more");
     }
+    TEST_CASE("Meta's answers about one recipient get a cause of their own, whatever the status") {
+        const std::pair<long long, Cause> codes[] = {{131056, Cause::pair_rate},      {131049, Cause::marketing_limit},
+                                                     {131050, Cause::opted_out},      {131026, Cause::undeliverable},
+                                                     {131047, Cause::outside_window}, {131031, Cause::account},
+                                                     {131042, Cause::account},        {131045, Cause::account},
+                                                     {133010, Cause::account},        {131064, Cause::account}};
+        for (const auto& [code, cause] : codes) {
+            CAPTURE(code);
+            for (long status : {400L, 429L, 200L, 500L}) {
+                CAPTURE(status);
+                const auto o = answer(status, meta_error(code, "(#" + std::to_string(code) + ") said so"));
+                CHECK(o.cause == cause);
+                CHECK(o.error_code == code);
+                CHECK_FALSE(o.retryable());
+                CHECK_FALSE(o.retry_after.has_value());
+            }
+        }
+        CHECK(answer(429, meta_error(131056), {{"retry-after", "30"}}).cause == Cause::pair_rate);
+        CHECK(answer(400, meta_error(131047, "(#131047) Re-engagement message")).error ==
+              "HTTP 400: (#131047) Re-engagement message — more");
+    }
+    TEST_CASE("refused credentials win over a recipient's code") {
+        CHECK(answer(401, meta_error(131050)).cause == Cause::auth);
+    }
     TEST_CASE("other 4xx and error codes are rejected") {
-        CHECK(answer(400, meta_error(131026, "(#131026) Message undeliverable")).cause == Cause::rejected);
-        CHECK(answer(400, meta_error(131047)).cause == Cause::rejected);
+        CHECK(answer(400, meta_error(131051, "(#131051) Unsupported message type")).cause == Cause::rejected);
+        CHECK(answer(400, meta_error(100)).cause == Cause::rejected);
         CHECK(answer(404, "not found").cause == Cause::rejected);
         CHECK(answer(422, R"({"success":false})").cause == Cause::rejected);
         CHECK_FALSE(answer(400, "").retryable());
@@ -165,6 +189,9 @@ TEST_SUITE("service::classify") {
     TEST_CASE("cause names match the result log's") {
         CHECK(service::to_string(Cause::rate_limited) == "rate_limited");
         CHECK(service::to_string(Cause::spam_limit) == "spam_limit");
+        CHECK(service::to_string(Cause::pair_rate) == "pair_rate");
+        CHECK(service::to_string(Cause::outside_window) == "outside_window");
+        CHECK(service::to_string(Cause::account) == "account");
         CHECK(service::to_string(Cause::none).empty());
     }
 }

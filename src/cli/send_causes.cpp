@@ -1,0 +1,114 @@
+#include "cli/send_causes.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runner/decide.hpp"
+#include "util/time.hpp"
+
+namespace cli {
+
+namespace {
+
+using results::Cause;
+
+// Every cause but none, in the order of the enum.
+template <typename F>
+void for_each_cause(const results::CauseCounts& causes, F&& f) {
+    for (std::size_t i = 1; i < results::k_cause_count; ++i) {
+        const auto cause = static_cast<Cause>(i);
+        if (causes[cause] > 0) {
+            f(cause, causes[cause]);
+        }
+    }
+}
+
+// Whether `cause` is one of rows that end `skipped` or `invalid`, not `failed`.
+bool of_skipped_rows(Cause cause) {
+    return cause == Cause::duplicate || cause == Cause::suppressed || cause == Cause::frequency_cap ||
+           cause == Cause::invalid;
+}
+
+// What a person should know of `n` rows that ended with `cause`; "" when the counts say enough.
+std::string explanation(Cause cause, std::int64_t n) {
+    switch (cause) {
+    case Cause::outside_window:
+        return fmt::format(
+            "{} recipient(s) have not written in the last 24 h: WhatsApp only lets a template message reach them "
+            "(outside_window)",
+            n);
+    case Cause::marketing_limit:
+        return fmt::format(
+            "{} recipient(s) reached WhatsApp's limit of marketing messages per user (marketing_limit): a later "
+            "run or resume retries them once 24 h have passed since that answer",
+            n);
+    case Cause::pair_rate:
+        return fmt::format(
+            "{} recipient(s) were still getting too many messages in a short time when this run gave up on them "
+            "(pair_rate): a later run or resume tries them again",
+            n);
+    case Cause::opted_out:
+        return fmt::format("{} recipient(s) stopped marketing messages (opted_out): they are never sent again", n);
+    default: return {};
+    }
+}
+
+}  // namespace
+
+std::string cause_lines(const runner::SendReport& r, util::TimePoint now) {
+    std::string counts;
+    std::string notes;
+    for_each_cause(r.causes, [&](Cause cause, std::int64_t n) {
+        counts += fmt::format("{}{} {}", counts.empty() ? "" : " · ", results::to_string(cause), n);
+        if (auto text = explanation(cause, n); !text.empty()) {
+            notes += "  " + text + "\n";
+        }
+    });
+    if (auto held = marketing_hold_note(r, now); !held.empty()) {
+        notes += fmt::format("  {}; a later run or resume sends them then\n", held);
+    }
+    return counts.empty() ? notes : fmt::format("  failed or skipped, by cause: {}\n{}", counts, notes);
+}
+
+std::string marketing_hold_note(const runner::SendReport& r, util::TimePoint now) {
+    if (r.held_marketing_limit == 0 || !r.marketing_limit_until) {
+        return {};
+    }
+    return fmt::format("{} recipient(s) held for WhatsApp's marketing limit until {}", r.held_marketing_limit,
+                       util::format_wall_time(*r.marketing_limit_until, now));
+}
+
+FailedRows failed_rows(const results::CauseCounts& causes) {
+    FailedRows out;
+    for (std::size_t i = 0; i < results::k_cause_count; ++i) {
+        const auto cause = static_cast<Cause>(i);
+        if (of_skipped_rows(cause)) {
+            continue;
+        }
+        switch (runner::retry_rule(cause)) {
+        case runner::RetryRule::always:
+        case runner::RetryRule::after_a_day: out.retried += causes[cause]; break;
+        case runner::RetryRule::when_asked: out.when_asked += causes[cause]; break;
+        case runner::RetryRule::never: out.never += causes[cause]; break;
+        }
+    }
+    return out;
+}
+
+std::string failed_causes(const results::CauseCounts& causes) {
+    std::string out;
+    for_each_cause(causes, [&](Cause cause, std::int64_t n) {
+        if (!of_skipped_rows(cause)) {
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", results::to_string(cause), n);
+        }
+    });
+    return out;
+}
+
+nlohmann::ordered_json cause_counts_json(const results::CauseCounts& causes) {
+    auto out = nlohmann::ordered_json::object();
+    for_each_cause(causes, [&](Cause cause, std::int64_t n) { out[std::string(results::to_string(cause))] = n; });
+    return out;
+}
+
+}  // namespace cli

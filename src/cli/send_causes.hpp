@@ -1,0 +1,40 @@
+#pragma once
+// What a run's summary says of the rows that failed or were skipped, by cause: the counts, and
+// what a person can do about the causes Meta gives for one recipient.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "results/status.hpp"
+#include "runner/send.hpp"
+#include "util/clock.hpp"
+
+namespace cli {
+
+// Returns the summary's lines ("  …\n") on failed and skipped rows by cause: one line of
+// counts, then a line for each cause that needs explaining (outside_window, marketing_limit,
+// pair_rate, opted_out); times are shown relative to `now`. "" when no row failed or was skipped.
+std::string cause_lines(const runner::SendReport& report, util::TimePoint now);
+
+// Returns "N held for WhatsApp's marketing limit until T" for rows this run left alone because
+// Meta's marketing limit refused them less than 24 h ago; "" when none.
+std::string marketing_hold_note(const runner::SendReport& report, util::TimePoint now);
+
+// The failed rows of a log by what a later run or resume does with them (runner::retry_rule).
+struct FailedRows {
+    std::int64_t retried = 0;     // by a plain resume (marketing_limit: once 24 h have passed)
+    std::int64_t when_asked = 0;  // only with --retry-failed
+    std::int64_t never = 0;       // opted out
+};
+
+// Returns the failed rows among `causes` (those of skipped rows left out) by their rule.
+FailedRows failed_rows(const results::CauseCounts& causes);
+
+// Returns "opted_out 1, outside_window 2": the failed rows per cause (the causes of skipped
+// rows left out); "" when none.
+std::string failed_causes(const results::CauseCounts& causes);
+
+// Returns {"opted_out": 1, …}: the failed and skipped rows per cause, for causes with any.
+nlohmann::ordered_json cause_counts_json(const results::CauseCounts& causes);
+
+}  // namespace cli

@@ -1,0 +1,134 @@
+// The dispatcher's handling of answers: what each cause of an outcome does to its row and to
+// the queue (docs/decisions.md "The wire" and "Meta's answers").
+#include <string>
+#include <utility>
+
+#include "queue/daily_cap.hpp"
+#include "queue/dispatcher_loop.hpp"
+#include "queue/retry_policy.hpp"
+
+namespace queue::detail {
+
+namespace {
+
+// The stop of a cause that ends the campaign at once; nothing for the others.
+std::optional<StopReason> stop_reason_of(service::Cause cause) {
+    switch (cause) {
+    case service::Cause::auth: return StopReason::auth;
+    case service::Cause::spam_limit: return StopReason::spam_limit;
+    case service::Cause::account: return StopReason::account;
+    case service::Cause::tls: return StopReason::tls;
+    default: return std::nullopt;
+    }
+}
+
+}  // namespace
+
+void Dispatcher::finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency) {
+    if (status == JobStatus::sent) {
+        ++m_result.progress.sent;
+    } else if (status == JobStatus::failed) {
+        ++m_result.progress.failed;
+    } else if (status == JobStatus::unknown) {
+        ++m_result.progress.unknown;
+    }
+    if (auto logged = m_parts.observer->on_result(job, status, outcome, latency); !logged) {
+        stop(StopReason::log_error, logged.error().message);
+    }
+}
+
+void Dispatcher::note_throttle(const service::Outcome& outcome, Steady now) {
+    if (outcome.cause == service::Cause::rate_limited) {
+        if (!m_throttled_since) {
+            m_throttled_since = now;
+        }
+        m_last_throttle = outcome.error;
+    } else {
+        m_throttled_since.reset();
+    }
+}
+
+void Dispatcher::handle(service::Completion completion, Steady now) {
+    auto it = m_in_flight.find(completion.id);
+    if (it == m_in_flight.end()) {
+        return;
+    }
+    InFlight flight = std::move(it->second);
+    m_in_flight.erase(it);
+    m_window.on_answer(completion.latency);
+    Job& job = flight.job;
+    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
+    const milliseconds latency = completion.latency;
+    note_throttle(outcome, now);
+    if (const auto reason = stop_reason_of(outcome.cause)) {
+        // tls: the request never left; resume sends it once the certificate is fixed or trusted.
+        finish(job, JobStatus::failed, outcome, latency);
+        stop(*reason, outcome.error);
+        return;
+    }
+    switch (outcome.cause) {
+    case service::Cause::none: on_sent(job, outcome, latency, now); return;
+    case service::Cause::rate_limited:
+        // Not processed by the service: it goes again, and does not count as an attempt.
+        m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
+        --job.attempts;
+        finish(job, JobStatus::retrying, outcome, latency);
+        m_waiting.push({now, m_seq++, std::move(job)});
+        return;
+    case service::Cause::pair_rate: on_pair_rate(job, outcome, latency, now); return;
+    case service::Cause::transient: on_transient(job, outcome, latency, now); break;
+    case service::Cause::rejected:
+    case service::Cause::marketing_limit:
+    case service::Cause::opted_out:
+    case service::Cause::undeliverable:
+    case service::Cause::outside_window:
+        // Refused for this recipient: not retried in this run, and a failure in a row.
+        finish(job, JobStatus::failed, outcome, latency);
+        break;
+    case service::Cause::auth:
+    case service::Cause::spam_limit:
+    case service::Cause::account:
+    case service::Cause::tls: return;  // stopped above
+    }
+    ++m_consecutive_failures;
+    if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {
+        stop(StopReason::failure_threshold,
+             "the last " + std::to_string(m_consecutive_failures) + " requests failed; last error: " + outcome.error);
+    }
+}
+
+void Dispatcher::on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    m_parts.limiter->on_success(now);
+    m_consecutive_failures = 0;
+    m_send_rate.add(now);
+    if (m_parts.daily_cap != nullptr) {
+        m_parts.daily_cap->record(m_parts.clock->wall_now());
+    }
+    finish(job, JobStatus::sent, outcome, latency);
+}
+
+void Dispatcher::on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    if (outcome.ambiguous && m_settings.ambiguous == campaign::Ambiguous::hold) {
+        finish(job, JobStatus::unknown, outcome, latency);
+    } else if (m_parts.retry->may_retry(job.attempts) && !m_stopping) {
+        finish(job, JobStatus::retrying, outcome, latency);
+        m_waiting.push({now + m_parts.retry->backoff(job.attempts), m_seq++, std::move(job)});
+    } else {
+        finish(job, JobStatus::failed, outcome, latency);
+    }
+}
+
+// Meta limits the messages to one user, not the number's pace: only this row waits. The queue
+// is neither paused nor slowed, and the answer counts neither as an attempt nor as a failure.
+void Dispatcher::on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    --job.attempts;
+    ++job.pair_rate_answers;
+    if (job.pair_rate_answers >= k_pair_rate_max_answers) {
+        finish(job, JobStatus::failed, outcome, latency);
+        return;
+    }
+    finish(job, JobStatus::retrying, outcome, latency);
+    m_waiting.push({now + pair_rate_wait(job.pair_rate_answers), m_seq++, std::move(job)});
+}
+
+}  // namespace queue::detail
