@@ -9,6 +9,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
+#include "cli/send_causes.hpp"
 #include "cli/signals.hpp"
 #include "cli/terminal_ui.hpp"
 #include "runner/dry_run.hpp"
@@ -64,14 +65,30 @@ std::optional<runner::MediaReport> media_for_dry_run(const campaign::Campaign& c
     return check_media_or_report(c, *stream, out);
 }
 
+// Returns " (duplicate 2, suppressed 1)": the skipped rows by cause; "" when none was skipped.
+std::string skipped_causes(const runner::DryRunReport& report) {
+    std::string parts;
+    for (const auto cause : {results::Cause::duplicate, results::Cause::suppressed, results::Cause::frequency_cap,
+                             results::Cause::marketing_limit}) {
+        if (const auto n = report.causes[cause]; n > 0) {
+            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", results::to_string(cause), n);
+        }
+    }
+    return parts.empty() ? "" : " (" + parts + ")";
+}
+
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
     const auto media = media_for_dry_run(c, opts, out);
     if (!media) {
         return k_exit_bad_input;
     }
-    auto report =
-        runner::dry_run(c, opts.results.empty() ? c.results : opts.results, opts.preview, clock, &media->verdicts);
+    auto book = read_account_or_report(c, out);
+    if (!book) {
+        return k_exit_bad_input;
+    }
+    auto report = runner::dry_run(c, opts.results.empty() ? c.results : opts.results, opts.preview, clock,
+                                  {.media = &media->verdicts, .book = book->get()});
     if (!report) {
         out.error(report.error().message, k_exit_bad_input);
         return k_exit_bad_input;
@@ -88,9 +105,12 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  invalid: {}\n", p);
     }
     const auto& n = report->counts;
-    text += fmt::format("  would send {} · invalid {} · skipped (duplicates) {}   ({} rows in {})\n",
-                        n[Status::dry_run], n[Status::invalid], n[Status::skipped], n.total(),
+    text += fmt::format("  would send {} · invalid {} · skipped {}{}   ({} rows in {})\n", n[Status::dry_run],
+                        n[Status::invalid], n[Status::skipped], skipped_causes(*report), n.total(),
                         util::format_duration(report->duration, util::DurationStyle::compact));
+    if (*book != nullptr) {
+        text += fmt::format("  ledger (read, not written): {}\n", (*book)->path());
+    }
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
                {{"message", headline},
@@ -98,12 +118,14 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"would_send", n[Status::dry_run]},
                 {"invalid", n[Status::invalid]},
                 {"skipped", n[Status::skipped]},
+                {"causes", cause_counts_json(report->causes)},
                 {"rows", n.total()},
                 {"duration_ms", report->duration.count()},
                 {"samples", samples_json(*report)},
                 {"problems", report->problems},
                 {"images_checked", media->checked},
                 {"images_refused", media->verdicts.refused()},
+                {"ledger", *book != nullptr ? nlohmann::ordered_json((*book)->path()) : nlohmann::ordered_json()},
                 {"results", report->results_path},
                 {"exit_code", static_cast<int>(k_exit_done)}});
     return k_exit_done;

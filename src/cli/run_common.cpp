@@ -126,6 +126,23 @@ std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaig
     return std::move(*report);
 }
 
+std::optional<std::unique_ptr<runner::AccountBook>> read_account_or_report(const campaign::Campaign& c, Output& out) {
+    auto book = runner::AccountBook::open(c, account::Access::read_only);
+    if (!book) {
+        out.error(book.error().message, k_exit_bad_input);
+        return std::nullopt;
+    }
+    if (*book != nullptr) {
+        util::SystemClock clock;
+        auto listed = (*book)->take_lists(clock.wall_now(), [&](const std::string& warning) { out.warning(warning); });
+        if (!listed) {
+            out.error(listed.error().message, k_exit_bad_input);
+            return std::nullopt;
+        }
+    }
+    return std::move(*book);
+}
+
 int exit_code_for(const runner::SendReport& r) {
     if (r.declined) {
         return k_exit_stopped;

@@ -10,6 +10,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
 #include "cli/output.hpp"
+#include "runner/account_book.hpp"
 #include "runner/media_preflight.hpp"
 #include "runner/send.hpp"
 
@@ -44,6 +45,13 @@ int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOpt
 // `out`, and returns the report; nothing (after printing the error) when the check failed.
 std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaign& campaign,
                                                          campaign::RecipientStream& stream, Output& out);
+
+// Opens the ledger of `campaign` read only, for a dry run or validate (a missing ledger reads as
+// an empty one and is not created), and takes its suppression.files in, warning through `out`
+// of rows that hold no number. Null when account.ledger is off; nothing (after printing the
+// error, which names the ledger or the file) when either cannot be read.
+std::optional<std::unique_ptr<runner::AccountBook>> read_account_or_report(const campaign::Campaign& campaign,
+                                                                           Output& out);
 
 // The exit code for a run that ended as `report` says.
 int exit_code_for(const runner::SendReport& report);

@@ -10,6 +10,8 @@
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
+#include "runner/screened_rows.hpp"
+#include "util/clock.hpp"
 
 namespace cli {
 
@@ -19,6 +21,24 @@ struct ValidateOptions {
     std::string campaign;
     bool check_media = false;
 };
+
+// Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
+// now, by cause (a run asks again as it sends).
+std::string ledger_line(const results::CauseCounts& held, const std::string& path) {
+    std::string parts;
+    std::int64_t total = 0;
+    for (const auto cause :
+         {results::Cause::suppressed, results::Cause::frequency_cap, results::Cause::marketing_limit}) {
+        if (const auto n = held[cause]; n > 0) {
+            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", results::to_string(cause), n);
+            total += n;
+        }
+    }
+    if (total == 0) {
+        return fmt::format("the account's ledger ({}) holds none of them back\n", path);
+    }
+    return fmt::format("of those, the account's ledger ({}) would hold back {} now: {}\n", path, total, parts);
+}
 
 int validate(const ValidateOptions& opts) {
     const std::string& path = opts.campaign;
@@ -47,14 +67,27 @@ int validate(const ValidateOptions& opts) {
             return k_exit_bad_input;
         }
     }
+    auto book = read_account_or_report(*c, text);
+    if (!book) {
+        return k_exit_bad_input;
+    }
+    util::SystemClock clock;
+    runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock);
     std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
+    results::CauseCounts held;  // rows the ledger would skip or hold, by cause
     campaign::Recipient r;
+    runner::Screening screening;
     std::string out;
-    auto more = stream->next(r);
-    for (; more && *more; more = stream->next(r)) {
+    auto more = screened.next(r, screening);
+    for (; more && *more; more = screened.next(r, screening)) {
         ++rows;
         switch (r.verdict) {
-        case campaign::Verdict::ok: ++ok; break;
+        case campaign::Verdict::ok:
+            ++ok;
+            if (screening.cause != results::Cause::none) {
+                ++held[screening.cause];
+            }
+            break;
         case campaign::Verdict::invalid:
             ++invalid;
             out += fmt::format("{}:{}: row {}: {}\n", c->recipients.file, r.line, r.row, r.reason);
@@ -80,6 +113,8 @@ int validate(const ValidateOptions& opts) {
                        duplicates == 1 ? "" : "s");
     if (ok == 0) {
         out += "no row can be sent\n";
+    } else if (*book != nullptr) {
+        out += ledger_line(held, (*book)->path());
     }
     print_out(redactor, out);
     return ok > 0 ? k_exit_done : k_exit_bad_input;

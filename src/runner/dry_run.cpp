@@ -7,6 +7,7 @@
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
 #include "runner/campaign_header.hpp"
+#include "runner/screened_rows.hpp"
 #include "runner/secrets.hpp"
 #include "service/messages.hpp"
 
@@ -28,9 +29,10 @@ void keep_content(const service::OutgoingMessage& m, results::MessageContent& ou
     }
 }
 
-// Fills `rec` (all but its time) for recipient `r`, keeping the first samples and problems.
-void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::size_t sample_count,
-              results::ResultRecord& rec, DryRunReport& report) {
+// Fills `rec` (all but its time) for recipient `r`, which the ledger screened as `screening`,
+// keeping the first samples and problems.
+void note_row(const campaign::Campaign& c, const campaign::Recipient& r, const Screening& screening,
+              std::size_t sample_count, results::ResultRecord& rec, DryRunReport& report) {
     rec.row = r.row;
     rec.wa_id = r.message.wa_id;
     rec.user_name = r.message.user_name;
@@ -41,6 +43,12 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, std::si
         rec.defaults = r.defaults;
     } else {
         rec.message.reset();
+    }
+    if (r.verdict == campaign::Verdict::ok && screening.cause != results::Cause::none) {
+        rec.status = results::Status::skipped;
+        rec.cause = screening.cause;
+        rec.error = screening.why;
+        return;
     }
     switch (r.verdict) {
     case campaign::Verdict::ok:
@@ -76,15 +84,15 @@ std::string dry_run_path(const std::string& results_path) {
 }
 
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
-                                   std::size_t sample_count, const util::Clock& clock,
-                                   const campaign::MediaVerdicts* media) {
+                                   std::size_t sample_count, const util::Clock& clock, const DryRunChecks& checks) {
     const auto started = clock.steady_now();
     const util::Redactor secrets = redactor_for(c);  // a row may hold one: masked in the log
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 
-    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = media}));
+    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = checks.media}));
     TRY_ASSIGN(const auto header, make_campaign_header(c, results::Mode::dry_run, clock.wall_now()));
+    ScreenedRows rows(stream, checks.book, campaign_key(c.name, header.started_at), clock);
     TRY_ASSIGN(const auto lock, results::RunLock::acquire(report.results_path));
     // A dry run's log starts afresh, emptied in place: a symlink to it stays a symlink.
     TRY_ASSIGN(auto log, results::LogWriter::open(report.results_path, {.durability = results::Durability::none,
@@ -92,13 +100,17 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     TRY(log.append(results::to_line(header)));
 
     campaign::Recipient r;
+    Screening screening;
     results::ResultRecord rec;
-    auto more = stream.next(r);
-    for (; more && *more; more = stream.next(r)) {
+    auto more = rows.next(r, screening);
+    for (; more && *more; more = rows.next(r, screening)) {
         rec.at = clock.wall_now();
-        note_row(c, r, sample_count, rec, report);
+        note_row(c, r, screening, sample_count, rec, report);
         mask_record(rec, secrets);
         ++report.counts[rec.status];
+        if (results::counts_cause(rec.status)) {
+            ++report.causes[rec.cause];
+        }
         TRY(log.append_batched(results::to_line(rec)));
     }
     if (!more) {

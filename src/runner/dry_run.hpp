@@ -9,6 +9,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/media_verdicts.hpp"
 #include "results/status.hpp"
+#include "runner/account_book.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
 
@@ -23,6 +24,7 @@ struct RenderedSample {
 struct DryRunReport {
     std::string results_path;             // the dry run's own log
     results::StatusCounts counts;         // dry_run, invalid, skipped
+    results::CauseCounts causes;          // of the skipped: duplicate, suppressed, frequency_cap, marketing_limit
     std::vector<RenderedSample> samples;  // the first few messages
     std::vector<std::string> problems;    // the first few bad rows, "FILE:LINE: row N: why"
     std::chrono::milliseconds duration{0};
@@ -32,12 +34,17 @@ struct DryRunReport {
 // "x.jsonl" → "x.dry-run.jsonl".
 std::string dry_run_path(const std::string& results_path);
 
+// What a dry run holds the rows against besides the campaign file and the CSV.
+struct DryRunChecks {
+    const campaign::MediaVerdicts* media = nullptr;  // images a check refused: their rows are invalid
+    AccountBook* book = nullptr;                     // the account's ledger, opened read only: its rows are skipped
+};
+
 // Runs the dry run of `campaign`, writing the log at dry_run_path(`results_path`) afresh.
-// Times come from `clock`; `media`, when not null, holds the images a check refused (their
-// rows are invalid). Fails on unusable input (header, columns, placeholders) or an unwritable
-// log.
+// Times come from `clock`. A row the ledger would hold back is `skipped` with the ledger's
+// cause (suppressed, frequency_cap, marketing_limit). Fails on unusable input (header,
+// columns, placeholders), an unwritable log, or an unreadable ledger.
 util::Result<DryRunReport> dry_run(const campaign::Campaign& campaign, const std::string& results_path,
-                                   std::size_t sample_count, const util::Clock& clock,
-                                   const campaign::MediaVerdicts* media = nullptr);
+                                   std::size_t sample_count, const util::Clock& clock, const DryRunChecks& checks = {});
 
 }  // namespace runner

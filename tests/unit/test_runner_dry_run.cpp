@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
+#include "runner/account_book.hpp"
 #include "runner/dry_run.hpp"
 #include "runner_fixture.hpp"
 
@@ -45,5 +48,37 @@ TEST_SUITE("runner::dry_run") {
         auto again = runner::dry_run(c, folder.str("results.jsonl"), 0, clock);
         REQUIRE(again);
         CHECK(read_log(again->results_path).size() == 5);  // campaign, three results, end
+    }
+
+    TEST_CASE("rows the ledger holds back are skipped with its cause; the ledger is read, never written") {
+        campaign_file_test::Folder folder;
+        const std::string ledger_path = folder.str("ledger.sqlite");
+        auto c = runner_test::three_recipients(
+            folder, "account: {ledger: ledger.sqlite}\nrate: {per_recipient: {max: 1, per: 7d}}\n");
+        fakes::FakeClock clock;
+        {
+            auto ledger = account::open_ledger(ledger_path, {.account = c.account.name});
+            REQUIRE(ledger);
+            REQUIRE((*ledger)->suppress({{"919812345678", "opted_out", clock.wall_now(), "campaign:old"}}));
+            account::ResultBatch sent;
+            sent.delivered.push_back({"919812345680", "old@2026", 1, clock.wall_now() - std::chrono::days(1)});
+            sent.now = clock.wall_now();
+            REQUIRE((*ledger)->record(sent));
+        }
+        const auto size_before = std::filesystem::file_size(ledger_path);
+        auto book = runner::AccountBook::open(c, account::Access::read_only);
+        REQUIRE(book);
+        REQUIRE(*book != nullptr);
+        auto report = runner::dry_run(c, folder.str("results.jsonl"), 3, clock, {.book = book->get()});
+        REQUIRE(report);
+        CHECK(report->counts[results::Status::dry_run] == 1);
+        CHECK(report->counts[results::Status::skipped] == 2);
+        CHECK(report->causes[results::Cause::suppressed] == 1);
+        CHECK(report->causes[results::Cause::frequency_cap] == 1);
+        REQUIRE(report->samples.size() == 1);
+        CHECK(report->samples.front().wa_id == "919812345679");
+        const auto log = read_log(report->results_path);
+        CHECK(column(log, "cause") == std::vector<std::string>{"", R"("suppressed")", "", R"("frequency_cap")", ""});
+        CHECK(std::filesystem::file_size(ledger_path) == size_before);
     }
 }

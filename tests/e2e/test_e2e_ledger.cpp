@@ -1,0 +1,276 @@
+// The account's ledger, end to end: campaigns of one account share what must hold across them
+// (opt-outs, undeliverable numbers, a do-not-contact list, rate.per_recipient, rate.per_day, the
+// marketing-limit hold), also when two of them run at once.
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <csignal>
+#include <thread>
+
+#include "fixtures.hpp"
+#include "ledger_probe.hpp"
+
+using namespace e2e;
+using nlohmann::json;
+
+namespace {
+
+// How many send-message requests the sandbox journaled for `wa_id`, whatever their answer.
+int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
+    }
+    return n;
+}
+
+// The last result record of `row`; null when it has none.
+json result_of(const CampaignFixture& f, long long row) {
+    json out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "result" && r["row"] == row) {
+            out = r;
+        }
+    }
+    return out;
+}
+
+// A second campaign of the same account (same sandbox, same ledger as `first`), named `name`.
+void share_ledger(CampaignFixture& second, const CampaignFixture& first, const std::string& name) {
+    second.env["XDG_STATE_HOME"] = first.env.at("XDG_STATE_HOME");
+    edit_campaign(second, "name: e2e", "name: " + name);
+}
+
+std::filesystem::path ledger_of(const CampaignFixture& f) {
+    return std::filesystem::path(f.env.at("XDG_STATE_HOME")) / "wacamp" / "ledger.sqlite";
+}
+
+std::string account_of(const Sandbox& sandbox) {
+    return fmt::format("127.0.0.1:{}", sandbox.port());
+}
+
+std::string meta_error(int i, const std::string& code) {
+    return numbers_wa_id(i) + "=" + code;
+}
+
+// Waits, up to `seconds`, until `done` holds.
+template <typename F>
+bool wait_until(F&& done, int seconds = 20) {
+    for (int i = 0; i < seconds * 100; ++i) {
+        if (done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+}
+
+int total_delivered(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& [wa_id, times] : delivered(sandbox)) {
+        n += times;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: ledger") {
+    TEST_CASE(
+        "a second campaign skips the first one's opt-outs and undeliverable numbers; its dry run and "
+        "validate count them and write nothing") {
+        Sandbox sandbox({"--meta-error", meta_error(1, "131050"), "--meta-error", meta_error(2, "131026")});
+        CampaignFixture first(sandbox, numbers_csv(5), "suppression: {undeliverable_after: 1}\n");
+        auto r = first.wacamp({"run", first.campaign.string(), "--no-progress"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        const LedgerProbe ledger(ledger_of(first), account_of(sandbox));
+        auto listed = ledger.suppressions();
+        REQUIRE(listed.size() == 2);
+        CHECK(listed[numbers_wa_id(1)].reason == "opted_out");
+        CHECK(listed[numbers_wa_id(1)].source == "campaign:e2e");
+        CHECK(listed[numbers_wa_id(2)].reason == "undeliverable");
+        CHECK(ledger.sends().size() == 3);  // the three delivered; the two refused were released
+
+        CampaignFixture second(sandbox, numbers_csv(6));
+        share_ledger(second, first, "second");
+        const std::string before = ledger.bytes();
+        auto checked = second.wacamp({"validate", second.campaign.string()});
+        CAPTURE(checked.out);
+        CHECK(checked.exit_code == 0);
+        CHECK(contains(checked.out, "would hold back 2 now: suppressed 2"));
+        auto dry = second.wacamp({"run", second.campaign.string(), "--dry-run"});
+        CAPTURE(dry.out);
+        CAPTURE(dry.err);
+        CHECK(dry.exit_code == 0);
+        CHECK(contains(dry.out, "would send 4 · invalid 0 · skipped 2 (suppressed 2)"));
+        const auto dry_log = read_jsonl(second.dir.path() / "results" / "e2e.dry-run.jsonl");
+        int dry_suppressed = 0;
+        for (const auto& rec : dry_log) {
+            dry_suppressed += rec.value("cause", "") == "suppressed" && rec.value("status", "") == "skipped" ? 1 : 0;
+        }
+        CHECK(dry_suppressed == 2);
+        CHECK(ledger.bytes() == before);  // read, never written
+
+        auto run = second.wacamp({"run", second.campaign.string(), "--no-progress"});
+        CAPTURE(run.err);
+        CHECK(run.exit_code == 0);
+        for (const int i : {1, 2}) {
+            const auto rec = result_of(second, i + 1);
+            CAPTURE(rec.dump());
+            CHECK(rec["status"] == "skipped");
+            CHECK(rec["cause"] == "suppressed");
+            CHECK(contains(rec.value("error", ""), "suppression list"));
+            CHECK(requests_for(sandbox, numbers_wa_id(i)) == 1);  // the first campaign's only
+        }
+        CHECK(result_of(second, 6)["status"] == "sent");
+        CHECK(delivered(sandbox)[numbers_wa_id(0)] == 2);  // no limit set: messaged by both
+    }
+
+    TEST_CASE("a do-not-contact file: its numbers are skipped however written, a row without one is warned of") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(6), "suppression:\n  files: [do-not-contact.csv]\n");
+        f.dir.write("do-not-contact.csv", "name,phone\nA,98123 00001\nB,+" + numbers_wa_id(3) + "\nC,not a number\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out + r.err, "1 row of"));
+        for (const int i : {1, 3}) {
+            const auto rec = result_of(f, i + 1);
+            CAPTURE(rec.dump());
+            CHECK(rec["status"] == "skipped");
+            CHECK(rec["cause"] == "suppressed");
+            CHECK(requests_for(sandbox, numbers_wa_id(i)) == 0);
+        }
+        CHECK(once_each(delivered(sandbox), 4) == "");
+        const LedgerProbe ledger(ledger_of(f), account_of(sandbox));
+        auto listed = ledger.suppressions();
+        REQUIRE(listed.size() == 2);
+        CHECK(listed[numbers_wa_id(1)].reason == "listed");
+        CHECK(listed[numbers_wa_id(1)].source == "file:do-not-contact.csv");
+
+        // The report names the cause.
+        auto report = f.wacamp({"report", f.log.string()});
+        CHECK(contains(report.out, "suppressed"));
+    }
+
+    TEST_CASE("rate.per_recipient: numbers another campaign of the account messaged within the window are skipped") {
+        Sandbox sandbox;
+        CampaignFixture first(sandbox, numbers_csv(4));
+        REQUIRE(first.wacamp({"run", first.campaign.string(), "--no-progress"}).exit_code == 0);
+        CampaignFixture second(sandbox, numbers_csv(6), "rate: {per_second: 50, per_recipient: {max: 1, per: 7d}}\n");
+        share_ledger(second, first, "second");
+        auto r = second.wacamp({"run", second.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        for (int i = 0; i < 6; ++i) {
+            const auto rec = result_of(second, i + 1);
+            CAPTURE(rec.dump());
+            CHECK(rec["status"] == (i < 4 ? "skipped" : "sent"));
+            if (i < 4) {
+                CHECK(rec["cause"] == "frequency_cap");
+                CHECK(contains(rec.value("error", ""), "rate.per_recipient"));
+            }
+        }
+        CHECK(once_each(delivered(sandbox), 6) == "");
+        CHECK(contains(r.out + r.err, "frequency_cap 4"));
+    }
+
+    TEST_CASE("rate.per_day counts the account: the second campaign pauses when the day is full, saying until when") {
+        Sandbox sandbox;
+        CampaignFixture first(sandbox, numbers_csv(4));
+        REQUIRE(first.wacamp({"run", first.campaign.string(), "--no-progress"}).exit_code == 0);
+        CampaignFixture second(sandbox, numbers_csv(4, 10), "rate: {per_second: 50, per_day: 5}\n");
+        share_ledger(second, first, "second");
+        Background run({"run", second.campaign.string(), "--no-progress"}, second.env);
+        const bool paused = wait_until([&] { return contains(run.out() + run.err(), "daily cap"); });
+        CHECK(paused);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        run.signal(SIGINT);
+        CHECK(run.wait() == 3);
+        CAPTURE(run.out());
+        CAPTURE(run.err());
+        CHECK(contains(run.out() + run.err(), "until"));
+        CHECK(total_delivered(sandbox) == 5);
+        CHECK(status_counts(second)["sent"] == 1);
+        const LedgerProbe ledger(ledger_of(first), account_of(sandbox));
+        CHECK(ledger.sends().size() == 5);
+    }
+
+    TEST_CASE(
+        "a marketing-limit answer holds the number 24 h: not retried by a resume, nor sent by the next "
+        "campaign") {
+        Sandbox sandbox({"--meta-error", meta_error(2, "131049")});
+        CampaignFixture first(sandbox, numbers_csv(4));
+        auto r = first.wacamp({"run", first.campaign.string(), "--no-progress"});
+        CHECK(r.exit_code == 1);
+        CHECK(result_of(first, 3)["cause"] == "marketing_limit");
+        auto resumed = first.wacamp({"resume", first.log.string(), "--retry-failed", "--no-progress"});
+        CAPTURE(resumed.out);
+        CAPTURE(resumed.err);
+        CHECK(requests_for(sandbox, numbers_wa_id(2)) == 1);
+
+        CampaignFixture second(sandbox, numbers_csv(4));
+        share_ledger(second, first, "second");
+        auto again = second.wacamp({"run", second.campaign.string(), "--no-progress"});
+        CAPTURE(again.out);
+        CAPTURE(again.err);
+        const auto rec = result_of(second, 3);
+        CAPTURE(rec.dump());
+        CHECK(rec["status"] == "failed");
+        CHECK(rec["cause"] == "marketing_limit");
+        CHECK(contains(rec.value("error", ""), "held until"));
+        CHECK(requests_for(sandbox, numbers_wa_id(2)) == 1);
+        CHECK(delivered(sandbox)[numbers_wa_id(3)] == 2);
+    }
+
+    TEST_CASE("two campaigns running at once on one ledger never exceed rate.per_recipient together") {
+        Sandbox sandbox({"--latency", "15"});
+        const int n = 40;
+        const std::string rate = "rate: {per_second: 100, concurrency: 4, per_recipient: {max: 1, per: 7d}}\n";
+        CampaignFixture first(sandbox, numbers_csv(n), rate);
+        CampaignFixture second(sandbox, numbers_csv(n), rate);
+        share_ledger(second, first, "second");
+        Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
+        Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
+        CHECK(a.wait() == 0);
+        CHECK(b.wait() == 0);
+        CAPTURE(a.err());
+        CAPTURE(b.err());
+        CHECK(once_each(delivered(sandbox), n) == "");
+        const int sent = status_counts(first)["sent"] + status_counts(second)["sent"];
+        CHECK(sent == n);
+        CHECK(status_counts(first)["skipped"] + status_counts(second)["skipped"] == n);
+        MESSAGE(fmt::format("per_recipient across two runners: {} sent by the first, {} by the second",
+                            status_counts(first)["sent"], status_counts(second)["sent"]));
+        const LedgerProbe ledger(ledger_of(first), account_of(sandbox));
+        CHECK(ledger.sends().size() == static_cast<size_t>(n));
+    }
+
+    TEST_CASE("two campaigns running at once on one ledger never exceed rate.per_day together") {
+        Sandbox sandbox({"--latency", "15"});
+        const std::string rate = "rate: {per_second: 40, concurrency: 2, per_day: 40}\n";
+        CampaignFixture first(sandbox, numbers_csv(30), rate);
+        CampaignFixture second(sandbox, numbers_csv(30, 30), rate);
+        share_ledger(second, first, "second");
+        Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
+        Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
+        const auto paused = [&](const Background& p) { return contains(p.out() + p.err(), "daily cap"); };
+        CHECK(wait_until([&] { return total_delivered(sandbox) >= 40 && (paused(a) || paused(b)); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        a.signal(SIGINT);
+        b.signal(SIGINT);
+        const int code_a = a.wait();
+        const int code_b = b.wait();
+        CAPTURE(a.err());
+        CAPTURE(b.err());
+        CHECK((code_a == 0 || code_a == 3));
+        CHECK((code_b == 0 || code_b == 3));
+        CHECK(total_delivered(sandbox) == 40);
+        CHECK(status_counts(first)["sent"] + status_counts(second)["sent"] == 40);
+        const LedgerProbe ledger(ledger_of(first), account_of(sandbox));
+        CHECK(ledger.sends().size() == 40);
+    }
+}
