@@ -17,6 +17,9 @@ cd "$bench_root"
 bench_out=${BENCH_OUT:-$bench_root/bench/out}
 mkdir -p "$bench_out"
 bench_work=$(mktemp -d "${TMPDIR:-/tmp}/wacamp-bench.XXXXXX")
+# Every run's account ledger (on by default) lives in the temp dir: a benchmark never writes the
+# ledger of a real account, and starts with an empty one.
+export XDG_STATE_HOME=$bench_work/state
 bench_pids=()
 
 bench_cleanup() {

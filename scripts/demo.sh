@@ -20,6 +20,9 @@ url=$(sed -n 's/^listening on //p' "$work/sandbox.out" | head -1)
 echo "sandbox: $url"
 
 export WACAMP_BASE_URL=$url WACAMP_API_KEY=sandbox-key
+# A ledger of the demo's own (the account's history lives in $XDG_STATE_HOME/wacamp/ledger.sqlite):
+# rehearsing against the sandbox must not mix into a real account's suppression list.
+export XDG_STATE_HOME=$work/state
 results=$work/sample-text.jsonl
 step() { echo; echo "\$ wacamp $*"; "$wacamp" "$@"; }
 
@@ -28,5 +31,7 @@ step validate campaigns/sample-text.yaml
 step run campaigns/sample-text.yaml --dry-run --results "$results"
 step run campaigns/sample-text.yaml --yes --results "$results"
 step report "$results"
+# An account with a do-not-contact list: two of the same numbers are skipped (cause suppressed).
+step run campaigns/sample-do-not-contact.yaml --yes --no-progress --results "$work/sample-do-not-contact.jsonl"
 echo
 echo "The sandbox received $(grep '/send-message' "$work/journal.jsonl" | grep -c '"outcome":"ok"') messages; nothing left this machine."

@@ -62,6 +62,12 @@ public:
 
 enum class Access { read_write, read_only };
 
+// How a commit reaches the disk. full: synced before the call returns (a power loss loses
+// none). normal: written to the OS at once, synced at checkpoints (a crash of the process
+// loses none; a power loss may lose the last commits, which the next run folds back in from
+// its result log, as `--sync interval` may lose the log's last lines).
+enum class Sync { full, normal };
+
 struct OpenOptions {
     // The account whose entries the calls read and write: one file may hold several accounts'
     // (account.name: host[:port] of the service by default). Must not be empty.
@@ -69,6 +75,7 @@ struct OpenOptions {
     // read_only: for dry runs and validate; a missing ledger reads as an empty one, and every
     // write fails.
     Access access = Access::read_write;
+    Sync sync = Sync::full;
 };
 
 // Opens the ledger at `path_or_url`: a file path opens (creating it, and its folder, when

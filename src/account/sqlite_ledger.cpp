@@ -68,7 +68,7 @@ util::Result<std::unique_ptr<SqliteLedger>> SqliteLedger::open(const std::string
     }
     try {
         auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, options.account, mode));
-        ledger->configure(options.access);
+        ledger->configure(options.access, options.sync);
         ledger->migrate(mode == Mode::memory ? Access::read_write : options.access);
         if (mode == Mode::memory) {
             ledger->m_db.exec("PRAGMA query_only = ON");
@@ -79,13 +79,15 @@ util::Result<std::unique_ptr<SqliteLedger>> SqliteLedger::open(const std::string
     }
 }
 
-void SqliteLedger::configure(Access access) {
+void SqliteLedger::configure(Access access, Sync sync) {
     m_db.busy_timeout(k_busy_timeout_ms);
     if (access == Access::read_write) {
-        // WAL: readers never wait for a writer; FULL: a committed reservation survives a power
-        // loss, so no runner can later send past a cap it did not see.
+        // WAL: readers never wait for a writer. FULL: a committed reservation survives a power
+        // loss, so no runner can later send past a cap it did not see; NORMAL: it survives a
+        // crash of the process, and costs no fsync per commit (a run commits several times a
+        // second).
         m_db.exec("PRAGMA journal_mode = WAL");
-        m_db.exec("PRAGMA synchronous = FULL");
+        m_db.exec(sync == Sync::full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
     }
     m_db.exec("PRAGMA foreign_keys = OFF");
 }

@@ -47,7 +47,7 @@ private:
             return util::fail("ledger " + m_path + ": " + what + ": " + e.what());
         }
     }
-    void configure(Access access);
+    void configure(Access access, Sync sync);
     void migrate(Access access);
     std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
 

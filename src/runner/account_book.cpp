@@ -25,11 +25,13 @@ std::string campaign_key(const std::string& name, util::TimePoint started_at) {
     return name + "@" + util::format_timestamp(started_at);
 }
 
-util::Result<std::unique_ptr<AccountBook>> AccountBook::open(const campaign::Campaign& c, account::Access access) {
+util::Result<std::unique_ptr<AccountBook>> AccountBook::open(const campaign::Campaign& c, account::Access access,
+                                                             account::Sync sync) {
     if (!c.account.ledger) {
         return std::unique_ptr<AccountBook>();
     }
-    TRY_ASSIGN(auto ledger, account::open_ledger(*c.account.ledger, {.account = c.account.name, .access = access}));
+    TRY_ASSIGN(auto ledger,
+               account::open_ledger(*c.account.ledger, {.account = c.account.name, .access = access, .sync = sync}));
     return std::unique_ptr<AccountBook>(new AccountBook(c, std::move(ledger), access));
 }
 

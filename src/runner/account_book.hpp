@@ -26,9 +26,10 @@ struct Screening {
 class AccountBook {
 public:
     // Opens the ledger `campaign` names (read_write for a run; read_only for a dry run and
-    // validate, which never write it). Null when account.ledger is off. Fails naming the
-    // ledger's path.
-    static util::Result<std::unique_ptr<AccountBook>> open(const campaign::Campaign& campaign, account::Access access);
+    // validate, which never write it), syncing its commits as `sync` says. Null when
+    // account.ledger is off. Fails naming the ledger's path.
+    static util::Result<std::unique_ptr<AccountBook>> open(const campaign::Campaign& campaign, account::Access access,
+                                                           account::Sync sync = account::Sync::full);
 
     // Takes suppression.files in: read_write adds their numbers to the list (reason listed,
     // source file:NAME; idempotent); read_only keeps them in memory, so that screening counts

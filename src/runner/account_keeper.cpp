@@ -111,8 +111,17 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
 }
 
 util::Result<void> AccountKeeper::flush() {
+    m_logged = false;
     TRY(m_inner.flush());
-    if (!m_pending) {
+    m_logged = true;
+    if (!m_pending || (size_of(m_batch) < k_record_batch && m_clock.steady_now() - m_recorded_at < k_record_every)) {
+        return {};
+    }
+    return record_pending();
+}
+
+util::Result<void> AccountKeeper::record_pending() {
+    if (!m_pending || !m_logged) {
         return {};
     }
     // The log holds every line of this batch now: the mark says so, in the same transaction.
@@ -122,6 +131,7 @@ util::Result<void> AccountKeeper::flush() {
     if (!recorded) {
         return util::Error{recorded.error().message, util::ErrorKind::ledger};
     }
+    m_recorded_at = m_clock.steady_now();
     clear();
     return {};
 }

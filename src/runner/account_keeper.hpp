@@ -1,8 +1,9 @@
 #pragma once
 // Keeps the account's ledger up to date during a run (docs/ledger.md): reserves each send
 // before its request leaves (queue::Reserver), and passes the dispatcher's reports on to the
-// log first and then, once a turn, records what the answers say in the ledger, with the log's
-// fold mark in the same transaction.
+// log first and then records what the answers say in the ledger, with the log's fold mark in
+// the same transaction: every k_record_every or k_record_batch answers, not every turn (a
+// reservation already counts; what a crash leaves out, the next run folds in from the log).
 
 #include <string>
 
@@ -33,8 +34,14 @@ public:
     }
     void on_progress(const queue::Progress& progress) override { m_inner.on_progress(progress); }
     void on_pause(const queue::Progress& progress) override { m_inner.on_pause(progress); }
-    // Writes the log (the inner observer), then the answers since the last turn to the ledger.
+    // Writes the log (the inner observer), then, when enough time or answers went by, the
+    // answers not yet recorded to the ledger.
     util::Result<void> flush() override;
+    // Records the answers not yet recorded (the log holds them): at the end of the dispatch.
+    util::Result<void> record_pending();
+
+    static constexpr std::chrono::milliseconds k_record_every{250};
+    static constexpr std::size_t k_record_batch = 1024;
 
 private:
     void clear();
@@ -49,6 +56,8 @@ private:
     const util::Clock& m_clock;
     account::ResultBatch m_batch;
     bool m_pending = false;  // m_batch holds something
+    bool m_logged = true;    // the log holds every answer in m_batch (its last flush worked)
+    std::chrono::steady_clock::time_point m_recorded_at{};
 };
 
 // What one logged or reported answer tells the ledger, added to `batch`: `sent`, whether the

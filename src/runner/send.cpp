@@ -90,6 +90,14 @@ void send(SendRun& run) {
                                .reserver = keeper ? &*keeper : nullptr};
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
+    if (keeper) {
+        auto recorded = keeper->record_pending();
+        if (!recorded && (result.reason == queue::StopReason::completed || result.reason == queue::StopReason::limit)) {
+            // The log holds every answer; the next run folds into the ledger what it missed.
+            result.reason = queue::StopReason::ledger_error;
+            result.message = recorded.error().message;
+        }
+    }
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     report_dispatch(run, result, jobs, observer);
     run.report.counts = tally.counts();
