@@ -2,7 +2,10 @@
 // Loading a campaign file (docs/campaign-file.md): YAML → a validated Campaign, with
 // `${ENV}` interpolation, defaults and paths resolved against the file's folder.
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "campaign/campaign.hpp"
 #include "util/env.hpp"
@@ -22,5 +25,15 @@ struct LoadOptions {
 // problem found, one per line, each "FILE:LINE: what is wrong" (FILE as given in `path`);
 // an unreadable file gives "FILE: cannot read: reason". Secret values never appear in it.
 util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options = {});
+
+// Returns where the account's ledger lives when `account.ledger` does not say:
+// $XDG_STATE_HOME/wacamp/ledger.sqlite, else $HOME/.local/state/wacamp/ledger.sqlite (a relative
+// XDG_STATE_HOME is ignored, as the XDG base directory rules say). Nothing when neither is known.
+std::optional<std::string> default_ledger_path(const util::Environment& env);
+
+inline constexpr std::size_t k_max_account_name = 200;
+
+// Returns whether `name` may name an account: 1 to k_max_account_name printable characters.
+bool valid_account_name(std::string_view name);
 
 }  // namespace campaign

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "campaign/campaign_file.hpp"
 #include "campaign/campaign_file_sections.hpp"
 #include "service/base_url.hpp"
 #include "util/text.hpp"
@@ -14,26 +15,13 @@ namespace {
 
 constexpr std::string_view k_account_keys[] = {"name", "ledger"};
 constexpr std::string_view k_suppression_keys[] = {"files", "undeliverable_after"};
-constexpr std::size_t k_max_account_name = 200;
 constexpr long long k_max_undeliverable_after = 1000;
-
-// $XDG_STATE_HOME/wacamp/ledger.sqlite, else ~/.local/state/wacamp/ledger.sqlite (the XDG base
-// directory rules: a relative XDG_STATE_HOME is ignored). Nothing when neither is known.
-std::optional<std::string> default_ledger(const util::Environment& env) {
-    if (auto state = env.get("XDG_STATE_HOME"); state && state->starts_with('/')) {
-        return (std::filesystem::path(*state) / "wacamp" / "ledger.sqlite").string();
-    }
-    if (auto home = env.get("HOME"); home && home->starts_with('/')) {
-        return (std::filesystem::path(*home) / ".local" / "state" / "wacamp" / "ledger.sqlite").string();
-    }
-    return std::nullopt;
-}
 
 void read_ledger(const Section& root, const std::optional<Section>& section, Account& out) {
     LoadContext& ctx = root.context();
     auto written = section ? section->text("ledger") : std::nullopt;
     if (!written) {
-        out.ledger = default_ledger(ctx.env);
+        out.ledger = default_ledger_path(ctx.env);
         if (!out.ledger) {
             ctx.problem(section ? section->line_of("ledger") : 1,
                         "account.ledger: neither XDG_STATE_HOME nor HOME is set, so the ledger has no default "
@@ -62,7 +50,7 @@ void read_name(const std::optional<Section>& section, const std::string& base_ur
         out.name = base_url.empty() ? "" : service::account_of(base_url);
         return;
     }
-    if (name->empty() || name->size() > k_max_account_name || util::printable(*name) != *name) {
+    if (!valid_account_name(*name)) {
         section->problem("name", fmt::format("expected a name of 1 to {} printable characters, got {}",
                                              k_max_account_name, in_quotes(*name)));
         return;
@@ -103,3 +91,21 @@ void read_account(const Section& root, const std::string& base_url, Campaign& ou
 }
 
 }  // namespace campaign::detail
+
+namespace campaign {
+
+std::optional<std::string> default_ledger_path(const util::Environment& env) {
+    if (auto state = env.get("XDG_STATE_HOME"); state && state->starts_with('/')) {
+        return (std::filesystem::path(*state) / "wacamp" / "ledger.sqlite").string();
+    }
+    if (auto home = env.get("HOME"); home && home->starts_with('/')) {
+        return (std::filesystem::path(*home) / ".local" / "state" / "wacamp" / "ledger.sqlite").string();
+    }
+    return std::nullopt;
+}
+
+bool valid_account_name(std::string_view name) {
+    return !name.empty() && name.size() <= k_max_account_name && util::printable(name) == name;
+}
+
+}  // namespace campaign

@@ -35,6 +35,7 @@ int run(int argc, char** argv) {
     add(add_delete_contacts);
     add(add_report);
     add(add_sandbox);
+    add(add_suppress);
 
     try {
         app.parse(argc, argv);

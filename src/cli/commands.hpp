@@ -20,5 +20,6 @@ Action add_templates(CLI::App& app);
 Action add_delete_contacts(CLI::App& app);
 Action add_report(CLI::App& app);
 Action add_sandbox(CLI::App& app);
+Action add_suppress(CLI::App& app);
 
 }  // namespace cli

@@ -1,7 +1,6 @@
 #include "runner/account_book.hpp"
 
 #include <fmt/format.h>
-#include <filesystem>
 #include <unordered_map>
 
 #include "runner/suppression_list.hpp"
@@ -10,9 +9,6 @@
 namespace runner {
 
 namespace {
-
-// Suppressions are added in batches of this many: one transaction each.
-constexpr std::size_t k_import_batch = 10'000;
 
 std::string suppressed_why(const account::Suppression& s) {
     return fmt::format("on the account's suppression list ({}, since {}, {})", s.reason,
@@ -52,25 +48,18 @@ util::Result<std::int64_t> AccountBook::take_lists(util::TimePoint now,
     TRY_ASSIGN(const auto phones, campaign::PhoneNormalizer::create(m_campaign.recipients.default_country));
     std::int64_t total = 0;
     for (const auto& file : m_campaign.suppression.files) {
-        const std::string source = "file:" + std::filesystem::path(file).filename().string();
-        std::vector<account::Suppression> batch;
-        auto flush = [&]() -> util::Result<void> {
-            if (!batch.empty() && m_access == account::Access::read_write) {
-                TRY(m_ledger->suppress(batch));
-            }
-            batch.clear();
-            return {};
-        };
-        auto each = [&](std::string wa_id) -> util::Result<void> {
-            if (m_access == account::Access::read_only) {
+        ListReading reading;
+        if (m_access == account::Access::read_write) {
+            TRY_ASSIGN(const ListImport import,
+                       import_suppression_list(*m_ledger, file, phones, {"listed", list_source(file), now}));
+            reading = import.reading;
+        } else {
+            auto keep = [&](std::string wa_id) -> util::Result<void> {
                 m_listed.insert(std::move(wa_id));
                 return {};
-            }
-            batch.push_back(account::Suppression{std::move(wa_id), "listed", now, source});
-            return batch.size() >= k_import_batch ? flush() : util::Result<void>{};
-        };
-        TRY_ASSIGN(const ListReading reading, read_suppression_list(file, phones, each));
-        TRY(flush());
+            };
+            TRY_ASSIGN(reading, read_suppression_list(file, phones, keep));
+        }
         total += reading.numbers;
         if (reading.problems > 0) {
             warn(fmt::format("suppression.files: {} row{} of {} hold no usable number (first: {})", reading.problems,

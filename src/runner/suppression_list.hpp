@@ -1,13 +1,16 @@
 #pragma once
-// A do-not-contact CSV (suppression.files, `wacamp suppress import`): its numbers, normalised
-// as the campaign's CSV is, read as a stream.
+// Numbers for the account's suppression list from outside a run: a do-not-contact CSV
+// (suppression.files, `wacamp suppress import`), read as a stream and normalised as the
+// campaign's CSV is, and numbers typed on a command line (`wacamp suppress add|remove`).
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "account/ledger.hpp"
 #include "campaign/phone.hpp"
+#include "util/clock.hpp"
 #include "util/result.hpp"
 
 namespace runner {
@@ -24,5 +27,38 @@ struct ListReading {
 // read on, naming it; `each` failing stops the reading with its error.
 util::Result<ListReading> read_suppression_list(const std::string& path, const campaign::PhoneNormalizer& phones,
                                                 const std::function<util::Result<void>(std::string)>& each);
+
+// Returns the source of the entries the list at `path` adds: "file:NAME", NAME its base name.
+std::string list_source(const std::string& path);
+
+// What a list's numbers are entered with.
+struct ListEntry {
+    std::string reason;  // "listed", or a person's text
+    std::string source;  // list_source(path)
+    util::TimePoint since;
+};
+
+struct ListImport {
+    ListReading reading;
+    std::int64_t added = 0;  // numbers that were not on the suppression list yet
+};
+
+// Adds the numbers of the CSV at `path` to `ledger`'s suppression list as `entry` says, in
+// batches of 10,000 (one transaction each; the file is never held in memory). A number already
+// listed keeps its entry. Fails as read_suppression_list does, or with the ledger's error;
+// the batches written before stay written (importing again is harmless).
+util::Result<ListImport> import_suppression_list(account::Ledger& ledger, const std::string& path,
+                                                 const campaign::PhoneNormalizer& phones, const ListEntry& entry);
+
+enum class NumberForm {
+    as_csv,         // as the campaign's CSV is read (its default country applying)
+    international,  // must start with "+": there is no default country to assume
+};
+
+// Returns the wa_ids of `numbers` normalised by `phones`, each once, in the order first given.
+// Fails, naming every number that is unusable (one per line), when any is: then none is
+// returned, so that a typo never lets the others through half done.
+util::Result<std::vector<std::string>> normalize_numbers(const std::vector<std::string>& numbers,
+                                                         const campaign::PhoneNormalizer& phones, NumberForm form);
 
 }  // namespace runner

@@ -117,4 +117,24 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK_PROBLEM(folder.problems(k_minimal + "rate:\n  per_recipient: {mx: 1}\n"),
                       "12: unknown key \"rate.per_recipient.mx\" (did you mean \"max\"?)");
     }
+
+    TEST_CASE("default_ledger_path: XDG_STATE_HOME, else HOME, each only when absolute") {
+        using campaign::default_ledger_path;
+        using Vars = std::map<std::string, std::string>;
+        CHECK(default_ledger_path(util::MapEnvironment(Vars{{"XDG_STATE_HOME", "/s"}, {"HOME", "/h"}})) ==
+              "/s/wacamp/ledger.sqlite");
+        CHECK(default_ledger_path(util::MapEnvironment(Vars{{"XDG_STATE_HOME", "s"}, {"HOME", "/h"}})) ==
+              "/h/.local/state/wacamp/ledger.sqlite");
+        CHECK_FALSE(default_ledger_path(util::MapEnvironment(Vars{{"HOME", "h"}})).has_value());
+        CHECK_FALSE(default_ledger_path(util::MapEnvironment(Vars{})).has_value());
+    }
+
+    TEST_CASE("an account name is 1 to 200 printable characters") {
+        CHECK(campaign::valid_account_name("acme"));
+        CHECK(campaign::valid_account_name("api.example.com:8443"));
+        CHECK(campaign::valid_account_name(std::string(200, 'a')));
+        CHECK_FALSE(campaign::valid_account_name(std::string(201, 'a')));
+        CHECK_FALSE(campaign::valid_account_name(""));
+        CHECK_FALSE(campaign::valid_account_name("ac\x1bme"));
+    }
 }
