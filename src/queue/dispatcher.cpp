@@ -10,6 +10,15 @@ namespace queue {
 
 namespace detail {
 
+namespace {
+
+// Why a flush of the observer failed: the ledger (ErrorKind::ledger) or else the log.
+StopReason flush_failure(const util::Error& error) {
+    return error.kind == util::ErrorKind::ledger ? StopReason::ledger_error : StopReason::log_error;
+}
+
+}  // namespace
+
 bool Dispatcher::source_exhausted() {
     if (m_peeked || m_exhausted) {
         return m_exhausted && !m_peeked;
@@ -210,7 +219,8 @@ DispatchResult Dispatcher::run() {
         if (!m_stopping) {
             while (start_batch(now)) {
             }
-            if (m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() &&
+            // A stop while starting (the ledger or the log failed) keeps its reason.
+            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() &&
                 ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted())) {
                 m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
                 break;
@@ -233,7 +243,7 @@ DispatchResult Dispatcher::run() {
         const auto mode = start_due && wait <= k_hold_answers ? service::Wait::whole : service::Wait::first_progress;
         if (auto flushed = m_parts.observer->flush(); !flushed) {
             // The requests started this turn have not left (the transport sends when polled).
-            stop(StopReason::log_error, flushed.error().message);
+            stop(flush_failure(flushed.error()), flushed.error().message);
             abandon_in_flight();
             break;
         }
@@ -241,8 +251,11 @@ DispatchResult Dispatcher::run() {
             handle(std::move(completion), m_parts.clock->steady_now());
         }
     }
-    if (auto flushed = m_parts.observer->flush(); !flushed && m_result.reason != StopReason::log_error) {
-        m_result.reason = StopReason::log_error;
+    // A log that failed stops the run whatever else did; a second failure of the same kind keeps
+    // the first message.
+    if (auto flushed = m_parts.observer->flush();
+        !flushed && m_result.reason != StopReason::log_error && m_result.reason != flush_failure(flushed.error())) {
+        m_result.reason = flush_failure(flushed.error());
         m_result.message = flushed.error().message;
     }
     note_source_error();

@@ -111,7 +111,8 @@ public:
     virtual void on_pause(const Progress&) {}
     // Called before requests started since the last call may leave (the transport only sends
     // when polled) and before the dispatcher waits: what on_attempt and on_result recorded
-    // must be written by then. A failure stops the dispatch before those requests leave.
+    // must be written by then. A failure stops the dispatch before those requests leave, with
+    // ledger_error when the Error's kind is util::ErrorKind::ledger, else log_error.
     virtual util::Result<void> flush() { return {}; }
 };
 

@@ -1,0 +1,424 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "account/sqlite.hpp"
+#include "account_ledger_fixture.hpp"
+#include "campaign_file_fixture.hpp"
+#include "results/log_writer.hpp"
+#include "results/records.hpp"
+#include "runner/account_keeper.hpp"
+
+using namespace account_fixture;
+using campaign_file_test::Folder;
+using campaign_file_test::k_minimal;
+using queue::Reservation;
+
+namespace {
+
+const std::string k_key = "spring@2025-03-01T00:00:00.000Z";
+
+// The state of the send for `row` of campaign k_key in the ledger at `path`: "reserved", "sent",
+// or "" when there is none.
+std::string state_of_send(const std::string& path, std::int64_t row) {
+    account::sqlite::Database db(path, account::sqlite::Database::Mode::read_only);
+    account::sqlite::Statement query(db, "SELECT state FROM sends WHERE campaign = ?1 AND csv_row = ?2");
+    query.bind(1, k_key).bind(2, row);
+    return query.step() ? query.text(0) : "";
+}
+
+// How many sends the ledger at `path` holds, all campaigns.
+std::int64_t count_sends(const std::string& path) {
+    account::sqlite::Database db(path, account::sqlite::Database::Mode::read_only);
+    account::sqlite::Statement query(db, "SELECT COUNT(*) FROM sends");
+    return query.step() ? query.integer(0) : -1;
+}
+
+// The log's writer as the runner's LogObserver uses it: lines batched, written on flush.
+class LineObserver final : public queue::DispatchObserver {
+public:
+    explicit LineObserver(results::LogWriter& log) : m_log(log) {}
+    util::Result<void> on_attempt(const queue::Job& job) override {
+        return m_log.append_batched(results::to_line(results::AttemptRecord{job.row, job.wa_id, job.requests, {}}));
+    }
+    util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome&,
+                                 std::chrono::milliseconds) override {
+        ++results;
+        results::ResultRecord record;
+        record.row = job.row;
+        record.wa_id = job.wa_id;
+        record.status = status == queue::JobStatus::sent ? results::Status::sent : results::Status::failed;
+        return m_log.append_batched(results::to_line(record));
+    }
+    void on_progress(const queue::Progress&) override {}
+    util::Result<void> flush() override {
+        ++flushes;
+        return m_log.flush();
+    }
+    int results = 0;
+    int flushes = 0;
+
+private:
+    results::LogWriter& m_log;
+};
+
+results::LogWriter open_log(const std::string& path) {
+    auto log = results::LogWriter::open(path, {.durability = results::Durability::none});
+    REQUIRE_MESSAGE(log.ok(), (log.ok() ? "" : log.error().message));
+    return std::move(log.value());
+}
+
+campaign::Campaign load(const Folder& folder, const std::string& extra) {
+    auto c = folder.load(k_minimal + "account: {name: acme, ledger: state/ledger.sqlite}\n" + extra);
+    REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+    return std::move(c.value());
+}
+
+// A campaign "spring" with its ledger and log, the keeper between the dispatcher and the log.
+struct Rig {
+    explicit Rig(const std::string& extra = "")
+        : campaign(load(folder, extra)),
+          book(open_book()),
+          log(open_log(folder.str("results.jsonl"))),
+          inner(log),
+          keeper(*book, inner, log, k_key, clock) {
+        clock.set_wall(k_t0);
+    }
+
+    std::unique_ptr<runner::AccountBook> open_book() {
+        auto opened = runner::AccountBook::open(campaign, account::Access::read_write);
+        REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
+        REQUIRE(opened.value() != nullptr);
+        return std::move(opened.value());
+    }
+
+    std::vector<Reservation> reserve(const std::vector<queue::Job>& jobs) {
+        std::vector<const queue::Job*> pointers;
+        for (const auto& job : jobs) {
+            pointers.push_back(&job);
+        }
+        auto answers = keeper.reserve(pointers);
+        REQUIRE_MESSAGE(answers.ok(), (answers.ok() ? "" : answers.error().message));
+        REQUIRE(answers->size() == jobs.size());
+        return std::move(answers.value());
+    }
+
+    void answer(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome) {
+        REQUIRE(keeper.on_result(job, status, outcome, std::chrono::milliseconds(20)).ok());
+    }
+
+    void flush() {
+        auto flushed = keeper.flush();
+        REQUIRE_MESSAGE(flushed.ok(), (flushed.ok() ? "" : flushed.error().message));
+    }
+
+    std::string send_state(std::int64_t row) const { return state_of_send(*campaign.account.ledger, row); }
+
+    std::optional<account::Suppression> suppression_of(const std::string& wa_id) {
+        auto found = book->ledger().suppressed({wa_id});
+        REQUIRE(found.ok());
+        if (found->empty()) {
+            return std::nullopt;
+        }
+        return found->front();
+    }
+
+    Folder folder;
+    fakes::FakeClock clock;
+    campaign::Campaign campaign;
+    std::unique_ptr<runner::AccountBook> book;
+    results::LogWriter log;
+    LineObserver inner;
+    runner::AccountKeeper keeper;
+};
+
+queue::Job job(std::int64_t row, std::string wa_id) {
+    queue::Job j;
+    j.row = row;
+    j.wa_id = std::move(wa_id);
+    j.requests = 1;
+    j.attempts = 1;
+    return j;
+}
+
+service::Outcome delivered() {
+    service::Outcome outcome;
+    outcome.http_status = 200;
+    outcome.message_id = "wamid.1";
+    return outcome;
+}
+
+// A failed answer of the service: HTTP 400 with Meta's `code` when given.
+service::Outcome answered(service::Cause cause, std::optional<long long> code = std::nullopt) {
+    service::Outcome outcome;
+    outcome.cause = cause;
+    outcome.http_status = 400;
+    outcome.error_code = code;
+    outcome.error = "HTTP 400";
+    return outcome;
+}
+
+// Sends of another campaign of the account, its rows from `first_row`, reserved at `at`.
+void reserved_elsewhere(runner::AccountBook& book, const std::vector<std::string>& wa_ids, util::TimePoint at,
+                        std::int64_t first_row = 1) {
+    REQUIRE(book.ledger().reserve(request(sends("autumn@x", wa_ids, first_row), account::Limits{}, at)).ok());
+}
+
+results::ResultRecord result_of(std::int64_t row, const std::string& wa_id, results::Status status,
+                                results::Cause cause, util::TimePoint at) {
+    results::ResultRecord result;
+    result.row = row;
+    result.wa_id = wa_id;
+    result.status = status;
+    result.cause = cause;
+    result.at = at;
+    return result;
+}
+
+// A result log written line by line (not batched), as an earlier run left it.
+class OldLog {
+public:
+    explicit OldLog(const std::string& path) : m_log(open_log(path)) {
+        results::CampaignHeader header;
+        header.name = "spring";
+        header.started_at = k_t0;
+        add(header);
+    }
+    void add(const results::Record& record) { REQUIRE(m_log.append(results::to_line(record)).ok()); }
+    // A result of the service for `row`: sent (HTTP 200), or failed with HTTP 400 and Meta's `code`.
+    void answer(std::int64_t row, const std::string& wa_id, results::Cause cause, std::optional<std::int64_t> code,
+                util::TimePoint at) {
+        add(results::AttemptRecord{row, wa_id, 1, at});
+        const bool sent = cause == results::Cause::none;
+        results::ResultRecord result =
+            result_of(row, wa_id, sent ? results::Status::sent : results::Status::failed, cause, at);
+        result.attempts = 1;
+        result.http_status = sent ? 200 : 400;
+        result.error_code = code;
+        result.error = sent ? "" : "HTTP 400";
+        result.latency_ms = 20;
+        add(result);
+    }
+    std::int64_t size() const { return m_log.size(); }
+    const std::string& path() const { return m_log.path(); }
+
+private:
+    results::LogWriter m_log;
+};
+
+std::int64_t fold(runner::AccountBook& book, const OldLog& log, util::TimePoint now) {
+    auto folded = runner::fold_log(book, log.path(), log.size(), k_key, now);
+    REQUIRE_MESSAGE(folded.ok(), (folded.ok() ? "" : folded.error().message));
+    return *folded;
+}
+
+}  // namespace
+
+TEST_SUITE("runner::AccountKeeper") {
+    TEST_CASE("reserve: granted, or refused (frequency_cap) when another campaign messaged the number") {
+        Rig rig("rate:\n  per_recipient: {max: 1, per: 7d}\n");
+        reserved_elsewhere(*rig.book, {"1"}, k_t0 - 1h);
+        const auto answers = rig.reserve({job(1, "1"), job(2, "2")});
+        CHECK(answers[0].verdict == Reservation::Verdict::refused);
+        CHECK(answers[0].until == k_t0 - 1h + std::chrono::days(7));
+        CHECK(answers[0].reason.find("rate.per_recipient") != std::string::npos);
+        CHECK(answers[1].verdict == Reservation::Verdict::granted);
+        // The grant counts at once for the account.
+        CHECK(rig.send_state(2) == "reserved");
+        CHECK(rig.send_state(1).empty());
+    }
+
+    TEST_CASE("reserve: a full rate.per_day answers later, until the oldest send ages out of 24 h") {
+        Rig rig("rate: {per_day: 2}\n");
+        reserved_elsewhere(*rig.book, {"1"}, k_t0 - 23h);
+        reserved_elsewhere(*rig.book, {"2"}, k_t0 - 1h, 2);
+        // "3" is a third number in 24 h; "2" was messaged today and costs nothing more.
+        const auto answers = rig.reserve({job(1, "3"), job(2, "2")});
+        CHECK(answers[0].verdict == Reservation::Verdict::later);
+        CHECK(answers[0].until == k_t0 + 1h);
+        CHECK(answers[0].reason.find("rate.per_day: 2") != std::string::npos);
+        CHECK(answers[1].verdict == Reservation::Verdict::granted);
+        // Once "1"'s send is 24 h old, there is room.
+        rig.clock.set_wall(k_t0 + 1h + 1s);
+        CHECK(rig.reserve({job(1, "3")})[0].verdict == Reservation::Verdict::granted);
+    }
+
+    TEST_CASE("a delivered answer confirms the reservation, in the ledger once flushed") {
+        Rig rig;
+        const auto j = job(1, "1");
+        REQUIRE(rig.reserve({j})[0].verdict == Reservation::Verdict::granted);
+        rig.answer(j, queue::JobStatus::sent, delivered());
+        CHECK(rig.inner.results == 1);
+        CHECK(rig.send_state(1) == "reserved");
+        rig.flush();
+        CHECK(rig.send_state(1) == "sent");
+    }
+
+    TEST_CASE("a failure the service answered releases the reservation: the slot can be reserved again") {
+        Rig rig("rate: {per_day: 1}\n");
+        const auto first = job(1, "1");
+        const auto second = job(2, "2");
+        REQUIRE(rig.reserve({first})[0].verdict == Reservation::Verdict::granted);
+        REQUIRE(rig.reserve({second})[0].verdict == Reservation::Verdict::later);
+        rig.answer(first, queue::JobStatus::failed, answered(service::Cause::rejected));
+        rig.flush();
+        CHECK(rig.send_state(1).empty());
+        CHECK(rig.reserve({second})[0].verdict == Reservation::Verdict::granted);
+    }
+
+    TEST_CASE("a failure without an answer (a timeout) keeps the reservation counting") {
+        Rig rig("rate: {per_day: 1}\n");
+        const auto first = job(1, "1");
+        REQUIRE(rig.reserve({first})[0].verdict == Reservation::Verdict::granted);
+        service::Outcome timeout;
+        timeout.cause = service::Cause::transient;
+        timeout.ambiguous = true;
+        timeout.error = "timed out";
+        rig.answer(first, queue::JobStatus::failed, timeout);
+        rig.flush();
+        CHECK(rig.send_state(1) == "reserved");
+        CHECK(rig.reserve({job(2, "2")})[0].verdict == Reservation::Verdict::later);
+    }
+
+    TEST_CASE("131050 puts the number on the suppression list: opted_out, source campaign:NAME") {
+        Rig rig;
+        rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::opted_out, 131050));
+        rig.flush();
+        const auto s = rig.suppression_of("1");
+        REQUIRE(s.has_value());
+        CHECK(s->reason == "opted_out");
+        CHECK(s->source == "campaign:spring");
+        CHECK(s->since == k_t0);
+    }
+
+    TEST_CASE("131026 suppresses the number (undeliverable) at the second answer, with undeliverable_after 2") {
+        Rig rig;
+        rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::undeliverable, 131026));
+        rig.flush();
+        CHECK_FALSE(rig.suppression_of("1").has_value());
+        rig.clock.advance(1h);
+        rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::undeliverable, 131026));
+        rig.flush();
+        const auto s = rig.suppression_of("1");
+        REQUIRE(s.has_value());
+        CHECK(s->reason == "undeliverable");
+        CHECK(s->source == "campaign:spring");
+        CHECK(s->since == k_t0 + 1h);
+    }
+
+    TEST_CASE("131049 holds the number for 24 h from the answer") {
+        Rig rig;
+        rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::marketing_limit, 131049));
+        rig.flush();
+        auto holds = rig.book->ledger().held({"1", "2"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        REQUIRE(holds->size() == 1);
+        CHECK(holds->at(0).wa_id == "1");
+        CHECK(holds->at(0).until == k_t0 + 24h);
+        CHECK_FALSE(rig.suppression_of("1").has_value());
+    }
+
+    TEST_CASE("flush writes the log first, then the answers with the log's size as the fold mark") {
+        Rig rig;
+        const auto j = job(1, "1");
+        REQUIRE(rig.keeper.on_attempt(j).ok());
+        rig.answer(j, queue::JobStatus::sent, delivered());
+        CHECK(std::filesystem::file_size(rig.log.path()) == 0);  // batched: nothing written yet
+        rig.flush();
+        CHECK(rig.inner.flushes == 1);
+        const auto size = std::filesystem::file_size(rig.log.path());
+        CHECK(size > 0);
+        auto mark = rig.book->ledger().folded(k_key);
+        REQUIRE(mark.ok());
+        CHECK(*mark == size);
+        CHECK(*mark == static_cast<std::uint64_t>(rig.log.size()));
+    }
+}
+
+TEST_SUITE("runner::fold_log") {
+    TEST_CASE("folds the log's answers into the ledger and moves the mark to the log's size") {
+        Rig rig("rate:\n  per_recipient: {max: 1, per: 7d}\n");
+        OldLog log(rig.folder.str("old.jsonl"));
+        using results::Cause;
+        log.answer(1, "1", Cause::none, std::nullopt, k_t0);
+        log.answer(2, "2", Cause::opted_out, 131050, k_t0 + 1s);
+        log.answer(3, "3", Cause::undeliverable, 131026, k_t0 + 2s);
+        log.answer(4, "4", Cause::marketing_limit, 131049, k_t0 + 3s);
+        // Held back by the ledger itself: no answer of the service, nothing to fold.
+        log.add(result_of(5, "5", results::Status::skipped, Cause::suppressed, k_t0 + 4s));
+
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 4);
+        // Sent at its own time: "1" is capped for another campaign until 7 days after k_t0.
+        auto other = rig.book->ledger().reserve(request(
+            sends("autumn@x", {"1"}), per_recipient(1, std::chrono::days(7)), k_t0 + 1h, account::Apply::preview));
+        REQUIRE(other.ok());
+        CHECK(other->at(0).refusal == account::Refusal::frequency_cap);
+        CHECK(other->at(0).room_at == k_t0 + std::chrono::days(7));
+        CHECK(rig.send_state(1) == "sent");
+        const auto opted_out = rig.suppression_of("2");
+        REQUIRE(opted_out.has_value());
+        CHECK(opted_out->reason == "opted_out");
+        CHECK(opted_out->source == "campaign:spring");
+        CHECK(opted_out->since == k_t0 + 1s);
+        CHECK_FALSE(rig.suppression_of("3").has_value());  // one 131026 of the two it takes
+        auto holds = rig.book->ledger().held({"4"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        REQUIRE(holds->size() == 1);
+        CHECK(holds->at(0).until == k_t0 + 3s + 24h);
+        CHECK_FALSE(rig.suppression_of("5").has_value());
+        auto mark = rig.book->ledger().folded(k_key);
+        REQUIRE(mark.ok());
+        CHECK(*mark == static_cast<std::uint64_t>(log.size()));
+    }
+
+    TEST_CASE("folding again counts nothing twice; lines added since are folded alone") {
+        Rig rig;
+        const std::string ledger = *rig.campaign.account.ledger;
+        OldLog log(rig.folder.str("old.jsonl"));
+        log.answer(1, "1", results::Cause::none, std::nullopt, k_t0);
+        log.answer(2, "2", results::Cause::undeliverable, 131026, k_t0 + 1s);
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 2);
+        CHECK(count_sends(ledger) == 1);
+
+        CHECK(fold(*rig.book, log, k_t0 + 2h) == 0);
+        CHECK(count_sends(ledger) == 1);
+        CHECK_FALSE(rig.suppression_of("2").has_value());
+
+        log.answer(3, "3", results::Cause::none, std::nullopt, k_t0 + 2s);
+        CHECK(fold(*rig.book, log, k_t0 + 3h) == 1);
+        CHECK(count_sends(ledger) == 2);
+        // Read from the start again, "2"'s 131026 would have counted twice and suppressed it.
+        CHECK_FALSE(rig.suppression_of("2").has_value());
+        auto mark = rig.book->ledger().folded(k_key);
+        REQUIRE(mark.ok());
+        CHECK(*mark == static_cast<std::uint64_t>(log.size()));
+    }
+
+    TEST_CASE("a mark in the middle of the log: only the lines after it are folded") {
+        Rig rig("suppression: {undeliverable_after: 1}\n");
+        OldLog log(rig.folder.str("old.jsonl"));
+        log.answer(1, "1", results::Cause::undeliverable, 131026, k_t0);
+        const auto middle = static_cast<std::uint64_t>(log.size());
+        log.answer(2, "2", results::Cause::undeliverable, 131026, k_t0 + 1s);
+        auto marked = batch_at(k_t0);
+        marked.fold = account::FoldMark{k_key, middle};
+        REQUIRE(rig.book->ledger().record(marked).ok());
+
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 1);
+        CHECK_FALSE(rig.suppression_of("1").has_value());
+        CHECK(rig.suppression_of("2").has_value());
+    }
+
+    TEST_CASE("a mark past the log's end (an older copy of the log) folds the whole log") {
+        Rig rig("suppression: {undeliverable_after: 1}\n");
+        OldLog log(rig.folder.str("old.jsonl"));
+        log.answer(1, "1", results::Cause::undeliverable, 131026, k_t0);
+        auto marked = batch_at(k_t0);
+        marked.fold = account::FoldMark{k_key, static_cast<std::uint64_t>(log.size()) + 4096};
+        REQUIRE(rig.book->ledger().record(marked).ok());
+
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 1);
+        CHECK(rig.suppression_of("1").has_value());
+    }
+}
