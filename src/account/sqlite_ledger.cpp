@@ -48,6 +48,26 @@ CREATE TABLE folds (
 ) WITHOUT ROWID;
 )";
 
+// Version 2: a send is keyed by its number too. A campaign continued with --force over an
+// edited CSV may give a row number to another number; both sends must count.
+constexpr const char* k_migrate_v2 = R"(
+CREATE TABLE sends_v2 (
+    account  TEXT NOT NULL,
+    campaign TEXT NOT NULL,
+    csv_row  INTEGER NOT NULL,
+    wa_id    TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
+    PRIMARY KEY (account, campaign, csv_row, wa_id)
+);
+INSERT INTO sends_v2 (account, campaign, csv_row, wa_id, at, state)
+    SELECT account, campaign, csv_row, wa_id, at, state FROM sends;
+DROP TABLE sends;
+ALTER TABLE sends_v2 RENAME TO sends;
+CREATE INDEX sends_by_number ON sends (account, wa_id, at);
+CREATE INDEX sends_by_time ON sends (account, at, wa_id);
+)";
+
 std::int64_t user_version(sqlite::Database& db) {
     sqlite::Statement version(db, "PRAGMA user_version");
     return version.step() ? version.integer(0) : 0;
@@ -109,10 +129,13 @@ void SqliteLedger::migrate(Access access) {
         throw sqlite::Failure("schema version " + std::to_string(version) +
                               " is older than this wacamp's; open it once for writing to migrate it");
     }
+    // Each step from the one before.
     if (version < 1) {
         m_db.exec(k_schema_v1);
     }
-    // Later versions: `if (version < 2) { … }`, each step from the one before.
+    if (version < 2) {
+        m_db.exec(k_migrate_v2);
+    }
     m_db.exec(("PRAGMA user_version = " + std::to_string(k_schema_version)).c_str());
     transaction.commit();
 }

@@ -123,8 +123,9 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         Reserver reserver(m_db, m_account, request);
         sqlite::Statement insert(m_db,
                                  "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
-                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') ON CONFLICT (account, campaign, csv_row) "
-                                 "DO UPDATE SET wa_id = excluded.wa_id, at = excluded.at, state = 'reserved'");
+                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') "
+                                 "ON CONFLICT (account, campaign, csv_row, wa_id) "
+                                 "DO UPDATE SET at = excluded.at WHERE state = 'reserved'");
         std::vector<Reservation> answers;
         answers.reserve(request.sends.size());
         for (const auto& send : request.sends) {
@@ -147,8 +148,8 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         Recorded recorded;
         sqlite::Statement confirm(m_db,
                                   "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
-                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row) "
-                                  "DO UPDATE SET wa_id = excluded.wa_id, state = 'sent'");
+                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
+                                  "DO UPDATE SET state = 'sent'");
         for (const auto& send : batch.delivered) {
             confirm.bind(1, send.campaign)
                 .bind(2, send.row)
@@ -157,10 +158,11 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
             confirm.bind(k_account, m_account).run();
         }
         // A send once confirmed is never given back.
-        sqlite::Statement release(
-            m_db, "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 AND state = 'reserved'");
+        sqlite::Statement release(m_db,
+                                  "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
+                                  "AND wa_id = ?3 AND state = 'reserved'");
         for (const auto& send : batch.not_delivered) {
-            release.bind(1, send.campaign).bind(2, send.row).bind(k_account, m_account).run();
+            release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
         }
         sqlite::Statement count(
             m_db,

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -18,11 +19,12 @@ namespace campaign_file_test {
 namespace fs = std::filesystem;
 using campaign::LoadOptions;
 
-inline const util::MapEnvironment k_env({{"WACAMP_API_KEY", "key-0123456789"},
-                                         {"WACAMP_ACCESS_TOKEN", "token-0123456789"},
-                                         {"HOST", "api.example.com"},
-                                         {"RATE", "2.5"},
-                                         {"HOME", "/home/tester"}});
+inline const std::map<std::string, std::string> k_vars = {{"WACAMP_API_KEY", "key-0123456789"},
+                                                          {"WACAMP_ACCESS_TOKEN", "token-0123456789"},
+                                                          {"HOST", "api.example.com"},
+                                                          {"RATE", "2.5"},
+                                                          {"HOME", "/home/tester"}};
+inline const util::MapEnvironment k_env(k_vars);
 
 // The smallest valid campaign: ten lines, so tests that append start on line 11.
 inline const std::string k_minimal = R"(name: spring
@@ -60,9 +62,13 @@ public:
         return (m_dir / relative).string();
     }
     std::string campaign_path() const { return (m_dir / "campaign.yaml").string(); }
+    // Loads `yaml` as campaign.yaml with k_env, but HOME in the folder (home/): a campaign's
+    // default ledger is the folder's own, never a file shared between tests.
     util::Result<campaign::Campaign> load(const std::string& yaml, LoadOptions options = {}) const {
         put("campaign.yaml", yaml);
-        return campaign::load_campaign(campaign_path(), k_env, options);
+        auto vars = k_vars;
+        vars["HOME"] = str("home");
+        return campaign::load_campaign(campaign_path(), util::MapEnvironment(std::move(vars)), options);
     }
     // The problems of `yaml` as "\nLINE: message\n…" (the file name cut off), "" when it loads.
     std::string problems(const std::string& yaml, LoadOptions options = {}) const {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "account/sqlite.hpp"
 #include "account_ledger_fixture.hpp"
 
 namespace {
@@ -51,7 +52,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::string header(100, '\0');
         file.read(header.data(), 100);
         // The user_version is the big-endian integer at byte 60 of the header.
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\1", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\2", 4));
     }
     TEST_CASE("accounts sharing one file see only their own entries") {
         TempDir dir;
@@ -88,6 +89,64 @@ TEST_SUITE("account::SqliteLedger file") {
         std::ofstream(path).close();
         auto book = open_at(path);
         CHECK(book->folded("spring").ok());
+    }
+    TEST_CASE("a version 1 file is migrated to version 2, its sends kept, each now keyed by its number too") {
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        {
+            // Version 1 as it was: sends keyed by (account, campaign, csv_row).
+            account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
+            db.exec(
+                (std::string() +
+                 "CREATE TABLE suppressions (account TEXT NOT NULL, wa_id TEXT NOT NULL, reason TEXT NOT NULL, "
+                 "since INTEGER NOT NULL, source TEXT NOT NULL, PRIMARY KEY (account, wa_id)) WITHOUT ROWID;"
+                 "CREATE TABLE sends (account TEXT NOT NULL, campaign TEXT NOT NULL, csv_row INTEGER NOT NULL, "
+                 "wa_id TEXT NOT NULL, at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('reserved', "
+                 "'sent')), PRIMARY KEY (account, campaign, csv_row));"
+                 "CREATE INDEX sends_by_number ON sends (account, wa_id, at);"
+                 "CREATE INDEX sends_by_time ON sends (account, at, wa_id);"
+                 "CREATE TABLE undeliverable (account TEXT NOT NULL, wa_id TEXT NOT NULL, answers INTEGER NOT NULL, "
+                 "last_at INTEGER NOT NULL, PRIMARY KEY (account, wa_id)) WITHOUT ROWID;"
+                 "CREATE TABLE marketing_holds (account TEXT NOT NULL, wa_id TEXT NOT NULL, until INTEGER NOT NULL, "
+                 "PRIMARY KEY (account, wa_id)) WITHOUT ROWID;"
+                 "CREATE TABLE folds (account TEXT NOT NULL, campaign TEXT NOT NULL, covered INTEGER NOT NULL, "
+                 "PRIMARY KEY (account, campaign)) WITHOUT ROWID;"
+                 "INSERT INTO sends VALUES ('acme', 'spring', 1, '1', " +
+                 std::to_string(
+                     std::chrono::duration_cast<std::chrono::milliseconds>(k_t0.time_since_epoch()).count()) +
+                 ", 'sent');"
+                 "PRAGMA user_version = 1;")
+                    .c_str());
+        }
+        auto book = open_at(path);
+        // The old send still counts against its number...
+        auto again = book->reserve(request(sends("summer", {"1"}), per_recipient(1, 7 * 24h), k_t0));
+        REQUIRE(again.ok());
+        CHECK(granted(*again) == std::vector<bool>{false});
+        // ...and row 1 of "spring" given to another number (--force over an edited CSV) is a
+        // send of its own: the first is not overwritten.
+        REQUIRE(book->reserve(request(sends("spring", {"2"}), account::Limits{}, k_t0)).ok());
+        auto first = book->reserve(request(sends("autumn", {"1"}), per_recipient(1, 7 * 24h), k_t0));
+        REQUIRE(first.ok());
+        CHECK(granted(*first) == std::vector<bool>{false});
+        auto second = book->reserve(request(sends("autumn", {"2"}, 2), per_recipient(1, 7 * 24h), k_t0));
+        REQUIRE(second.ok());
+        CHECK(granted(*second) == std::vector<bool>{false});
+    }
+    TEST_CASE("a re-reserved send that was delivered stays sent: a release never gives it back") {
+        TempDir dir;
+        auto book = open_at(dir.file("ledger.sqlite"));
+        REQUIRE(book->reserve(request(sends("spring", {"1"}), account::Limits{}, k_t0)).ok());
+        auto delivered = batch_at(k_t0);
+        delivered.delivered = sends("spring", {"1"});
+        REQUIRE(book->record(delivered).ok());
+        REQUIRE(book->reserve(request(sends("spring", {"1"}), account::Limits{}, k_t0 + 1s)).ok());
+        auto released = batch_at(k_t0 + 2s);
+        released.not_delivered = sends("spring", {"1"});
+        REQUIRE(book->record(released).ok());
+        auto again = book->reserve(request(sends("summer", {"1"}), per_recipient(1, 7 * 24h), k_t0 + 3s));
+        REQUIRE(again.ok());
+        CHECK(granted(*again) == std::vector<bool>{false});
     }
     TEST_CASE("a file that is not a SQLite database is refused, naming it") {
         TempDir dir;

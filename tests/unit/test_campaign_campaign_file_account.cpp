@@ -25,7 +25,7 @@ TEST_SUITE("campaign::load_campaign account") {
         auto c = folder.load(k_minimal);
         REQUIRE(c);
         CHECK(c->account.name == "api.example.com");
-        CHECK(c->account.ledger == "/home/tester/.local/state/wacamp/ledger.sqlite");
+        CHECK(c->account.ledger == folder.str("home/.local/state/wacamp/ledger.sqlite"));
         CHECK(c->suppression.files.empty());
         CHECK(c->suppression.undeliverable_after == 2);
         CHECK_FALSE(c->rate.per_recipient.has_value());

@@ -255,6 +255,45 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(rig.send_state(1) == "sent");
     }
 
+    TEST_CASE("answers are recorded every 250 ms or 1024 answers, not every turn; record_pending takes the rest") {
+        Rig rig;
+        const auto a = job(1, "1");
+        const auto b = job(2, "2");
+        const auto c = job(3, "3");
+        REQUIRE(rig.reserve({a, b, c}).size() == 3);
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        rig.flush();  // the first answers of a run are recorded at once
+        CHECK(rig.send_state(1) == "sent");
+        rig.answer(b, queue::JobStatus::sent, delivered());
+        rig.flush();
+        CHECK(rig.inner.flushes == 2);           // the log was written...
+        CHECK(rig.send_state(2) == "reserved");  // ...the ledger waits
+        rig.clock.advance(runner::AccountKeeper::k_record_every);
+        rig.flush();
+        CHECK(rig.send_state(2) == "sent");
+        rig.answer(c, queue::JobStatus::sent, delivered());
+        rig.flush();
+        CHECK(rig.send_state(3) == "reserved");
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(3) == "sent");
+    }
+
+    TEST_CASE("1024 answers are recorded without waiting for the interval") {
+        Rig rig;
+        std::vector<queue::Job> jobs;
+        for (int i = 1; i <= 1025; ++i) {
+            jobs.push_back(job(i, std::to_string(1000 + i)));
+        }
+        REQUIRE(rig.reserve(jobs).size() == jobs.size());
+        rig.answer(jobs[0], queue::JobStatus::sent, delivered());
+        rig.flush();
+        for (std::size_t i = 1; i < jobs.size(); ++i) {
+            rig.answer(jobs[i], queue::JobStatus::sent, delivered());
+        }
+        rig.flush();
+        CHECK(rig.send_state(1025) == "sent");
+    }
+
     TEST_CASE("a failure the service answered releases the reservation: the slot can be reserved again") {
         Rig rig("rate: {per_day: 1}\n");
         const auto first = job(1, "1");
