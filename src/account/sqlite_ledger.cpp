@@ -48,8 +48,9 @@ CREATE TABLE folds (
 ) WITHOUT ROWID;
 )";
 
-// Version 2: a send is keyed by its number too. A campaign continued with --force over an
-// edited CSV may give a row number to another number; both sends must count.
+// Version 2: a send is keyed by its number too (a campaign continued with --force over an
+// edited CSV may give a row number to another number; both sends must count), and the table is
+// its key's B-tree (WITHOUT ROWID): one tree fewer to write per send.
 constexpr const char* k_migrate_v2 = R"(
 CREATE TABLE sends_v2 (
     account  TEXT NOT NULL,
@@ -59,7 +60,7 @@ CREATE TABLE sends_v2 (
     at       INTEGER NOT NULL,
     state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
     PRIMARY KEY (account, campaign, csv_row, wa_id)
-);
+) WITHOUT ROWID;
 INSERT INTO sends_v2 (account, campaign, csv_row, wa_id, at, state)
     SELECT account, campaign, csv_row, wa_id, at, state FROM sends;
 DROP TABLE sends;
