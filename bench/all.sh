@@ -13,11 +13,11 @@ quick=0
 bench_setup wrk=wrk nginx=nginx-light hyperfine=hyperfine mlr=miller valgrind=valgrind
 if [ "$quick" = 1 ]; then
     results_md=${BENCH_RESULTS_MD:-$bench_out/results-quick.md}
-    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3")
+    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "ledger 20000 1000 20000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3")
     durability_n=2000
 else
     results_md=${BENCH_RESULTS_MD:-$bench_root/bench/results.md}
-    runs=("throughput" "pacing" "memory" "dry_run" "cost" "sandbox")
+    runs=("throughput" "pacing" "memory" "ledger" "dry_run" "cost" "sandbox")
     durability_n=20000
 fi
 export BENCH_RECORD=$bench_work/rows.tsv
