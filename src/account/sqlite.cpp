@@ -7,10 +7,15 @@ namespace account::sqlite {
 namespace {
 
 [[noreturn]] void fail(sqlite3* db, int code) {
-    throw Failure(db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code));
+    throw Failure(db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code),
+                  (db != nullptr ? sqlite3_errcode(db) : code) & 0xff);
 }
 
 }  // namespace
+
+bool Failure::busy() const {
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
 
 Database::Database(const std::string& path, Mode mode) {
     int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
@@ -86,7 +91,7 @@ bool Statement::step() {
     }
     const std::string reason = sqlite3_errmsg(m_db.handle());
     sqlite3_reset(m_stmt);
-    throw Failure(reason);
+    throw Failure(reason, code & 0xff);
 }
 
 void Statement::run() {

@@ -14,7 +14,11 @@ struct sqlite3_stmt;
 namespace account::sqlite {
 
 struct Failure : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit Failure(const std::string& reason, int result_code = 0) : std::runtime_error(reason), code(result_code) {}
+    // Whether another connection held a lock the call needed past the busy timeout (or where
+    // SQLite does not wait for it, as when a new file is switched to WAL).
+    bool busy() const;
+    int code;  // SQLite's primary result code; 0 when none
 };
 
 class Database {

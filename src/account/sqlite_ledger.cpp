@@ -1,5 +1,8 @@
 #include "account/sqlite_ledger.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "account/ledger_file.hpp"
 
 namespace account {
@@ -87,16 +90,24 @@ util::Result<std::unique_ptr<SqliteLedger>> SqliteLedger::open(const std::string
     if (options.access == Access::read_only && *file != FileState::present) {
         mode = Mode::memory;  // nothing recorded yet: an empty ledger that refuses writes
     }
-    try {
-        auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, options.account, mode));
-        ledger->configure(options.access, options.sync);
-        ledger->migrate(mode == Mode::memory ? Access::read_write : options.access);
-        if (mode == Mode::memory) {
-            ledger->m_db.exec("PRAGMA query_only = ON");
+    // Two processes opening a new file at once: switching it to WAL returns "database is locked"
+    // at once, without waiting on the busy timeout. Try again, as long as the timeout.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(k_busy_timeout_ms);
+    for (;;) {
+        try {
+            auto ledger = std::unique_ptr<SqliteLedger>(new SqliteLedger(path, options.account, mode));
+            ledger->configure(options.access, options.sync);
+            ledger->migrate(mode == Mode::memory ? Access::read_write : options.access);
+            if (mode == Mode::memory) {
+                ledger->m_db.exec("PRAGMA query_only = ON");
+            }
+            return ledger;
+        } catch (const sqlite::Failure& e) {
+            if (!e.busy() || std::chrono::steady_clock::now() >= give_up) {
+                return util::fail("ledger " + path + ": " + e.what());
+            }
         }
-        return ledger;
-    } catch (const sqlite::Failure& e) {
-        return util::fail("ledger " + path + ": " + e.what());
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -16,18 +17,31 @@ namespace {
 
 constexpr auto k_plain_interval = std::chrono::seconds(10);
 
+// The causes for which the account's ledger holds a row back.
+constexpr std::array k_held_back_causes = {results::Cause::suppressed, results::Cause::frequency_cap,
+                                           results::Cause::marketing_limit};
+
 // What one progress report says, worked out once for both formats.
 struct Figures {
+    std::int64_t held_back = 0;             // rows the account's ledger held back
+    std::string held_back_causes;           // "suppressed 2, frequency_cap 1"
     std::optional<std::int64_t> remaining;  // unknown without a total
     std::optional<std::chrono::milliseconds> eta;
     std::chrono::milliseconds elapsed{0};
 };
 
-Figures figures_of(const queue::Progress& p, std::int64_t total, std::chrono::milliseconds elapsed) {
+Figures figures_of(const queue::Progress& p, const runner::RunFigures& run, std::chrono::milliseconds elapsed) {
     Figures f;
     f.elapsed = elapsed;
-    if (total > 0) {
-        f.remaining = std::max<std::int64_t>(0, total - p.sent - p.failed - p.unknown);
+    for (const auto cause : k_held_back_causes) {
+        if (const auto n = run.held_back[cause]; n > 0) {
+            f.held_back += n;
+            f.held_back_causes +=
+                fmt::format("{}{} {}", f.held_back_causes.empty() ? "" : ", ", results::to_string(cause), n);
+        }
+    }
+    if (run.total > 0) {
+        f.remaining = std::max<std::int64_t>(0, run.total - p.sent - p.failed - p.unknown - f.held_back);
         if (p.achieved_rate > 0.1 && *f.remaining > 0) {
             f.eta = std::chrono::milliseconds(static_cast<long long>(*f.remaining / p.achieved_rate * 1000));
         }
@@ -37,6 +51,9 @@ Figures figures_of(const queue::Progress& p, std::int64_t total, std::chrono::mi
 
 std::string progress_line(const queue::Progress& p, const Figures& f) {
     std::string line = fmt::format("sent {} · failed {} · unknown {}", p.sent, p.failed, p.unknown);
+    if (f.held_back > 0) {
+        line += fmt::format(" · held back {} ({})", f.held_back, f.held_back_causes);
+    }
     if (f.remaining) {
         line += fmt::format(" · remaining {}", *f.remaining);
         if (f.eta) {
@@ -61,7 +78,18 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
     return line + " · " + util::format_duration(f.elapsed, util::DurationStyle::compact);
 }
 
-nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& f) {
+// {"suppressed": 2, …}: the rows the ledger held back, by cause ({} when none).
+nlohmann::ordered_json held_back_json(const runner::RunFigures& run) {
+    auto out = nlohmann::ordered_json::object();
+    for (const auto cause : k_held_back_causes) {
+        if (const auto n = run.held_back[cause]; n > 0) {
+            out[std::string(results::to_string(cause))] = n;
+        }
+    }
+    return out;
+}
+
+nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::RunFigures& run, const Figures& f) {
     using nlohmann::ordered_json;
     const auto seconds = [](std::chrono::milliseconds d) {
         return std::llround(static_cast<double>(d.count()) / 1000);
@@ -69,6 +97,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const Figures& 
     return {{"sent", p.sent},
             {"failed", p.failed},
             {"unknown", p.unknown},
+            {"held_back", held_back_json(run)},
             {"remaining", f.remaining ? ordered_json(*f.remaining) : ordered_json()},
             {"in_flight", p.in_flight},
             {"in_flight_limit", p.in_flight_limit},
@@ -136,7 +165,7 @@ void TerminalUi::clear_line() {
     m_out.clear_line();
 }
 
-void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
+void TerminalUi::progress(const queue::Progress& p, const runner::RunFigures& run) {
     if (!m_enabled) {
         return;
     }
@@ -147,8 +176,8 @@ void TerminalUi::progress(const queue::Progress& p, std::int64_t total) {
         }
         m_next_plain = now + k_plain_interval;
     }
-    const auto f = figures_of(p, total, std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started));
-    m_out.progress(progress_line(p, f), progress_fields(p, f));
+    const auto f = figures_of(p, run, std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started));
+    m_out.progress(progress_line(p, f), progress_fields(p, run, f));
 }
 
 }  // namespace cli

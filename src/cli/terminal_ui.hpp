@@ -23,7 +23,7 @@ public:
     bool confirm(const runner::Preview& preview) override;
     void notice(std::string_view text) override;
     void warning(std::string_view text) override;
-    void progress(const queue::Progress& progress, std::int64_t total) override;
+    void progress(const queue::Progress& progress, const runner::RunFigures& figures) override;
 
     // Clears the live line, if one is showing, so that other output starts on a clean line.
     void clear_line() override;

@@ -71,6 +71,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
     switch (row.decision) {
     case Decision::send:
         if (row.screening.cause != results::Cause::none) {
+            ++held_back[row.screening.cause];
             const auto status = row.screening.cause == results::Cause::marketing_limit ? results::Status::failed
                                                                                        : results::Status::skipped;
             TRY(record(r, status, row.screening.cause, row.screening.why, state));

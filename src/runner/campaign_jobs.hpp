@@ -53,6 +53,7 @@ public:
     std::int64_t held_marketing_limit = 0;                 // refused for the marketing limit < 24 h ago
     std::optional<util::TimePoint> marketing_limit_until;  // when the last of those may go again
     std::int64_t records_written = 0;
+    results::CauseCounts held_back;  // rows the ledger's screening held back, by cause
 
 private:
     // A row read ahead, with what the log and the ledger say of it.

@@ -93,12 +93,19 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const std::str
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
         m_tally.result(job.row, record.status, record.cause, true);
+        ++m_refused[record.cause];
     }
     return written;
 }
 
 void LogObserver::on_progress(const queue::Progress& progress) {
-    m_ui.progress(progress, m_total);
+    RunFigures figures{m_total, m_refused};
+    if (m_screened != nullptr) {
+        for (std::size_t i = 0; i < results::k_cause_count; ++i) {
+            figures.held_back.by_cause[i] += m_screened->by_cause[i];
+        }
+    }
+    m_ui.progress(progress, figures);
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {

@@ -36,6 +36,9 @@ public:
 
     // Returns how many requests the service throttled (rate limited) so far.
     std::int64_t throttled() const { return m_throttled; }
+    // Has progress count, besides the jobs it refuses, the rows `screened` holds back before
+    // they become jobs (CampaignJobs::held_back); it must outlive this.
+    void count_screened(const results::CauseCounts& screened) { m_screened = &screened; }
 
 private:
     results::LogWriter& m_log;
@@ -45,6 +48,8 @@ private:
     const std::int64_t m_total;  // jobs expected this run (0: unknown), for progress
     const util::Redactor& m_secrets;
     std::int64_t m_throttled = 0;
+    results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave
+    const results::CauseCounts* m_screened = nullptr;
 };
 
 }  // namespace runner

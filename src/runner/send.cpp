@@ -67,6 +67,7 @@ void send(SendRun& run) {
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
+    observer.count_screened(jobs.held_back);
     std::optional<AccountKeeper> keeper;
     if (run.book) {
         jobs.screen_with(*run.book, run.campaign_key);

@@ -8,6 +8,7 @@
 
 #include "queue/job.hpp"
 #include "results/replay.hpp"
+#include "results/status.hpp"
 
 namespace runner {
 
@@ -26,6 +27,12 @@ struct Preview {
     std::string first_body;  // the first message to be sent, as JSON
 };
 
+// What the runner adds to the queue's progress.
+struct RunFigures {
+    std::int64_t total = 0;          // jobs expected this run (0: unknown)
+    results::CauseCounts held_back;  // rows the account's ledger held back this run, by cause
+};
+
 class RunUi {
 public:
     virtual ~RunUi() = default;
@@ -39,8 +46,8 @@ public:
     virtual void log_read(const results::LogState& /*state*/) {}
     // A warning line.
     virtual void warning(std::string_view text) = 0;
-    // The queue's state, about once a second; `total` is the number of jobs this run.
-    virtual void progress(const queue::Progress& progress, std::int64_t total) = 0;
+    // The queue's state, about once a second, with the runner's figures.
+    virtual void progress(const queue::Progress& progress, const RunFigures& figures) = 0;
     // Ends any live progress line, so that what follows starts on a clean line.
     virtual void clear_line() {}
 };

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <csignal>
+#include <sstream>
 #include <thread>
 
 #include "fixtures.hpp"
@@ -153,6 +154,29 @@ TEST_SUITE("e2e: ledger") {
         // The report names the cause.
         auto report = f.wacamp({"report", f.log.string()});
         CHECK(contains(report.out, "suppressed"));
+    }
+
+    TEST_CASE("progress counts the rows the ledger holds back, by cause, and not as remaining") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(6), "suppression:\n  files: [do-not-contact.csv]\n");
+        f.dir.write("do-not-contact.csv", "wa_id\n" + numbers_wa_id(0) + "\n" + numbers_wa_id(1) + "\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--log-format", "json"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        std::vector<json> progress;
+        std::istringstream lines(r.err);
+        for (std::string line; std::getline(lines, line);) {
+            auto j = json::parse(line, nullptr, false);
+            if (!j.is_discarded() && j.value("event", "") == "progress") {
+                progress.push_back(j);
+            }
+        }
+        REQUIRE_FALSE(progress.empty());
+        // Rows 1 and 2 are held back before the first job leaves: 4 remain, not 6.
+        CHECK(progress[0]["held_back"]["suppressed"] == 2);
+        CHECK(progress[0]["remaining"] == 4);
+        const auto summary = json::parse(r.out);
+        CHECK(summary["causes"]["suppressed"] == 2);
     }
 
     TEST_CASE("rate.per_recipient: numbers another campaign of the account messaged within the window are skipped") {

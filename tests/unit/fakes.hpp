@@ -152,7 +152,7 @@ public:
     }
     void notice(std::string_view text) override { notices.emplace_back(text); }
     void warning(std::string_view text) override { warnings.emplace_back(text); }
-    void progress(const queue::Progress& /*progress*/, std::int64_t /*total*/) override {}
+    void progress(const queue::Progress& /*progress*/, const runner::RunFigures& /*figures*/) override {}
 
     std::vector<runner::Preview> previews;
     std::vector<std::string> notices;

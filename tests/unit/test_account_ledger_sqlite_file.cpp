@@ -227,6 +227,37 @@ namespace {
 }  // namespace
 
 TEST_SUITE("account::SqliteLedger concurrency") {
+    TEST_CASE("processes opening a new ledger at the same moment all open it (none gets 'database is locked')") {
+        int failures = 0;
+        for (int round = 0; round < 20; ++round) {
+            TempDir dir;
+            const std::string path = dir.file("state/ledger.sqlite");
+            // The children wait for the pipe to close, then all open at once.
+            int go[2];
+            REQUIRE(::pipe(go) == 0);
+            std::vector<pid_t> children;
+            for (int child = 0; child < 4; ++child) {
+                const pid_t pid = ::fork();
+                REQUIRE(pid >= 0);
+                if (pid == 0) {
+                    ::close(go[1]);
+                    char byte = 0;
+                    (void)::read(go[0], &byte, 1);
+                    auto opened = account::open_ledger(path, account::OpenOptions{.account = "acme"});
+                    ::_exit(opened && (*opened)->folded("spring").ok() ? 0 : 1);
+                }
+                children.push_back(pid);
+            }
+            ::close(go[0]);
+            ::close(go[1]);
+            for (const pid_t pid : children) {
+                int status = 0;
+                REQUIRE(::waitpid(pid, &status, 0) == pid);
+                failures += WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+            }
+        }
+        CHECK(failures == 0);
+    }
     TEST_CASE("two processes reserving at once never together exceed per_day or per_recipient") {
         TempDir dir;
         const std::string path = dir.file("ledger.sqlite");

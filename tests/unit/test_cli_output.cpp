@@ -169,13 +169,30 @@ TEST_SUITE("cli::TerminalUi") {
         queue::Progress p;
         p.sent = 1;
         p.achieved_rate = 2;
-        ui.progress(p, 5);
-        ui.progress(p, 5);  // well within the 10 s interval
+        ui.progress(p, {.total = 5, .held_back = {}});
+        ui.progress(p, {.total = 5, .held_back = {}});  // well within the 10 s interval
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
         CHECK(lines[0]["remaining"] == 4);
         CHECK(lines[0]["eta_seconds"] == 2);
         CHECK(lines[0]["paused"] == false);
+    }
+    TEST_CASE("progress names the rows the ledger held back and does not count them as remaining") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.sent = 3;
+        runner::RunFigures run{.total = 10, .held_back = {}};
+        run.held_back[results::Cause::suppressed] = 2;
+        run.held_back[results::Cause::frequency_cap] = 1;
+        ui.progress(p, run);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["remaining"] == 4);
+        CHECK(lines[0]["held_back"]["suppressed"] == 2);
+        CHECK(lines[0]["held_back"]["frequency_cap"] == 1);
+        CHECK(lines[0]["message"].get<std::string>().find(" · held back 3 (suppressed 2, frequency_cap 1) · ") !=
+              std::string::npos);
     }
     TEST_CASE("progress shows the requests in flight beside the most allowed now") {
         Fixture f;
@@ -183,7 +200,7 @@ TEST_SUITE("cli::TerminalUi") {
         queue::Progress p;
         p.in_flight = 97;
         p.in_flight_limit = 125;
-        ui.progress(p, 0);
+        ui.progress(p, {.total = 0, .held_back = {}});
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
         CHECK(lines[0]["in_flight"] == 97);
@@ -195,7 +212,7 @@ TEST_SUITE("cli::TerminalUi") {
         cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
         queue::Progress p;
         p.pause_reason = "daily cap reached";
-        ui.progress(p, 0);
+        ui.progress(p, {.total = 0, .held_back = {}});
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
         CHECK(lines[0]["paused"] == true);
@@ -208,7 +225,7 @@ TEST_SUITE("cli::TerminalUi") {
         queue::Progress p;
         p.pause_reason = "daily cap reached";
         p.paused_until = std::chrono::system_clock::now() + std::chrono::hours(48);
-        ui.progress(p, 0);
+        ui.progress(p, {.total = 0, .held_back = {}});
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
         const std::string date = fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
@@ -219,8 +236,8 @@ TEST_SUITE("cli::TerminalUi") {
         Fixture f;
         cli::TerminalUi json_ui(f.json, cli::ProgressMode::off, cli::AssumeYes::yes);
         cli::TerminalUi text_ui(f.text, cli::ProgressMode::off, cli::AssumeYes::yes);
-        json_ui.progress(queue::Progress{}, 3);
-        text_ui.progress(queue::Progress{}, 3);
+        json_ui.progress(queue::Progress{}, {.total = 3, .held_back = {}});
+        text_ui.progress(queue::Progress{}, {.total = 3, .held_back = {}});
         CHECK(f.err.text().empty());
     }
 }
