@@ -11,6 +11,7 @@ packages=(
   libhowardhinnant-date-dev libsqlite3-dev
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
   clang-format git    # tests: the layout check (scripts/format.sh --check)
+  zsh fish man-db     # tests: the completion scripts parse, the man page renders
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 

@@ -13,14 +13,22 @@ fail() {
 }
 for f in bin/wacamp share/doc/wacamp/README.md share/doc/wacamp/docs/ledger.md \
     share/doc/wacamp/examples/campaigns/sample-text.yaml share/doc/wacamp/examples/samples/recipients.csv \
-    share/doc/wacamp/examples/campaigns/sample-do-not-contact.yaml share/doc/wacamp/examples/samples/do-not-contact.csv; do
+    share/doc/wacamp/examples/campaigns/sample-do-not-contact.yaml share/doc/wacamp/examples/samples/do-not-contact.csv \
+    share/bash-completion/completions/wacamp share/zsh/vendor-completions/_wacamp \
+    share/fish/vendor_completions.d/wacamp.fish share/man/man1/wacamp.1; do
     [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
 [ -x "$prefix/bin/wacamp" ] || fail "bin/wacamp is not executable"
-"$prefix/bin/wacamp" --version | grep -q '^wacamp ' || fail "the installed wacamp --version says nothing"
+version=$("$prefix/bin/wacamp" --version) || fail "the installed wacamp --version failed"
+grep -q '^wacamp ' <<<"$version" || fail "the installed wacamp --version says nothing"
 # The examples keep their relative paths: a sample validates from the installed tree.
 XDG_STATE_HOME=$prefix/state WACAMP_BASE_URL=http://127.0.0.1:9 WACAMP_API_KEY=k \
     "$prefix/bin/wacamp" validate "$prefix/share/doc/wacamp/examples/campaigns/sample-do-not-contact.yaml" \
     >"$prefix/validate.out" || fail "the installed sample does not validate: $(cat "$prefix/validate.out")"
 grep -q "suppressed 2" "$prefix/validate.out" || fail "the installed do-not-contact list was not read"
+# `man wacamp` finds the installed page (where man-db is installed).
+if command -v man >/dev/null 2>&1; then
+    page=$(MANPATH=$prefix/share/man MANWIDTH=100 man wacamp 2>/dev/null) || fail "man wacamp failed"
+    grep -q "wacamp run" <<<"$page" || fail "man wacamp does not show the page"
+fi
 echo "install check: ok ($prefix)"

@@ -36,6 +36,8 @@ int run(int argc, char** argv) {
     add(add_report);
     add(add_sandbox);
     add(add_suppress);
+    add(add_completion);
+    add(add_man);
 
     try {
         app.parse(argc, argv);

@@ -21,5 +21,7 @@ Action add_delete_contacts(CLI::App& app);
 Action add_report(CLI::App& app);
 Action add_sandbox(CLI::App& app);
 Action add_suppress(CLI::App& app);
+Action add_completion(CLI::App& app);
+Action add_man(CLI::App& app);
 
 }  // namespace cli
