@@ -12,6 +12,7 @@ packages=(
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
   clang-format git    # tests: the layout check (scripts/format.sh --check)
   zsh fish man-db     # tests: the completion scripts parse, the man page renders
+  systemd             # tests: systemd-analyze verify on the units
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 
