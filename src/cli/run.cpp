@@ -66,14 +66,8 @@ std::optional<runner::MediaReport> media_for_dry_run(const campaign::Campaign& c
 }
 
 // Returns " (duplicate 2, suppressed 1)": the skipped rows by cause; "" when none was skipped.
-std::string skipped_causes(const runner::DryRunReport& report) {
-    std::string parts;
-    for (const auto cause : {results::Cause::duplicate, results::Cause::suppressed, results::Cause::frequency_cap,
-                             results::Cause::marketing_limit}) {
-        if (const auto n = report.causes[cause]; n > 0) {
-            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", results::to_string(cause), n);
-        }
-    }
+std::string skipped_causes(const results::CauseCounts& causes) {
+    const std::string parts = cause_list(causes);
     return parts.empty() ? "" : " (" + parts + ")";
 }
 
@@ -106,7 +100,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     }
     const auto& n = report->counts;
     text += fmt::format("  would send {} · invalid {} · skipped {}{}   ({} rows in {})\n", n[Status::dry_run],
-                        n[Status::invalid], n[Status::skipped], skipped_causes(*report), n.total(),
+                        n[Status::invalid], n[Status::skipped], skipped_causes(report->causes), n.total(),
                         util::format_duration(report->duration, util::DurationStyle::compact));
     if (*book != nullptr) {
         text += fmt::format("  ledger (read, not written): {}\n", (*book)->path());

@@ -105,6 +105,20 @@ std::string failed_causes(const results::CauseCounts& causes) {
     return out;
 }
 
+std::string cause_list(const results::CauseCounts& causes) {
+    std::string out;
+    for_each_cause(causes, [&](Cause cause, std::int64_t n) {
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", results::to_string(cause), n);
+    });
+    return out;
+}
+
+std::int64_t total_of(const results::CauseCounts& causes) {
+    std::int64_t total = 0;
+    for_each_cause(causes, [&](Cause, std::int64_t n) { total += n; });
+    return total;
+}
+
 nlohmann::ordered_json cause_counts_json(const results::CauseCounts& causes) {
     auto out = nlohmann::ordered_json::object();
     for_each_cause(causes, [&](Cause cause, std::int64_t n) { out[std::string(results::to_string(cause))] = n; });

@@ -34,6 +34,13 @@ FailedRows failed_rows(const results::CauseCounts& causes);
 // rows left out); "" when none.
 std::string failed_causes(const results::CauseCounts& causes);
 
+// Returns "suppressed 2, frequency_cap 1": every cause counted in `causes`, in the enum's order;
+// "" when none.
+std::string cause_list(const results::CauseCounts& causes);
+
+// Returns the sum of `causes` over every cause.
+std::int64_t total_of(const results::CauseCounts& causes);
+
 // Returns {"opted_out": 1, …}: the failed and skipped rows per cause, for causes with any.
 nlohmann::ordered_json cause_counts_json(const results::CauseCounts& causes);
 

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
-#include <array>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "cli/send_causes.hpp"
 #include "util/time.hpp"
 
 namespace cli {
@@ -16,10 +16,6 @@ namespace cli {
 namespace {
 
 constexpr auto k_plain_interval = std::chrono::seconds(10);
-
-// The causes for which the account's ledger holds a row back.
-constexpr std::array k_held_back_causes = {results::Cause::suppressed, results::Cause::frequency_cap,
-                                           results::Cause::marketing_limit};
 
 // What one progress report says, worked out once for both formats.
 struct Figures {
@@ -33,13 +29,8 @@ struct Figures {
 Figures figures_of(const queue::Progress& p, const runner::RunFigures& run, std::chrono::milliseconds elapsed) {
     Figures f;
     f.elapsed = elapsed;
-    for (const auto cause : k_held_back_causes) {
-        if (const auto n = run.held_back[cause]; n > 0) {
-            f.held_back += n;
-            f.held_back_causes +=
-                fmt::format("{}{} {}", f.held_back_causes.empty() ? "" : ", ", results::to_string(cause), n);
-        }
-    }
+    f.held_back = total_of(run.held_back);
+    f.held_back_causes = cause_list(run.held_back);
     if (run.total > 0) {
         f.remaining = std::max<std::int64_t>(0, run.total - p.sent - p.failed - p.unknown - f.held_back);
         if (p.achieved_rate > 0.1 && *f.remaining > 0) {
@@ -78,17 +69,6 @@ std::string progress_line(const queue::Progress& p, const Figures& f) {
     return line + " · " + util::format_duration(f.elapsed, util::DurationStyle::compact);
 }
 
-// {"suppressed": 2, …}: the rows the ledger held back, by cause ({} when none).
-nlohmann::ordered_json held_back_json(const runner::RunFigures& run) {
-    auto out = nlohmann::ordered_json::object();
-    for (const auto cause : k_held_back_causes) {
-        if (const auto n = run.held_back[cause]; n > 0) {
-            out[std::string(results::to_string(cause))] = n;
-        }
-    }
-    return out;
-}
-
 nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::RunFigures& run, const Figures& f) {
     using nlohmann::ordered_json;
     const auto seconds = [](std::chrono::milliseconds d) {
@@ -97,7 +77,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::R
     return {{"sent", p.sent},
             {"failed", p.failed},
             {"unknown", p.unknown},
-            {"held_back", held_back_json(run)},
+            {"held_back", cause_counts_json(run.held_back)},
             {"remaining", f.remaining ? ordered_json(*f.remaining) : ordered_json()},
             {"in_flight", p.in_flight},
             {"in_flight_limit", p.in_flight_limit},

@@ -10,6 +10,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
+#include "cli/send_causes.hpp"
 #include "runner/screened_rows.hpp"
 #include "util/clock.hpp"
 
@@ -25,19 +26,12 @@ struct ValidateOptions {
 // Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
 // now, by cause (a run asks again as it sends).
 std::string ledger_line(const results::CauseCounts& held, const std::string& path) {
-    std::string parts;
-    std::int64_t total = 0;
-    for (const auto cause :
-         {results::Cause::suppressed, results::Cause::frequency_cap, results::Cause::marketing_limit}) {
-        if (const auto n = held[cause]; n > 0) {
-            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", results::to_string(cause), n);
-            total += n;
-        }
-    }
+    const std::int64_t total = total_of(held);
     if (total == 0) {
         return fmt::format("the account's ledger ({}) holds none of them back\n", path);
     }
-    return fmt::format("of those, the account's ledger ({}) would hold back {} now: {}\n", path, total, parts);
+    return fmt::format("of those, the account's ledger ({}) would hold back {} now: {}\n", path, total,
+                       cause_list(held));
 }
 
 int validate(const ValidateOptions& opts) {

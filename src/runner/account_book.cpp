@@ -70,6 +70,15 @@ util::Result<std::int64_t> AccountBook::take_lists(util::TimePoint now,
 }
 
 util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<account::Send>& sends, util::TimePoint now) {
+    auto screened = screen_in_ledger(sends, now);
+    if (!screened) {
+        return util::Error{screened.error().message, util::ErrorKind::ledger};
+    }
+    return screened;
+}
+
+util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::vector<account::Send>& sends,
+                                                                   util::TimePoint now) {
     std::vector<Screening> out(sends.size());
     if (sends.empty()) {
         return out;

@@ -39,7 +39,8 @@ public:
 
     // Screens `sends` (rows about to be dispatched) at `now`, in three queries whatever their
     // number: the suppression list, 131049 holds, and rate.per_recipient (previewed, nothing
-    // written). One Screening per send, in order.
+    // written). One Screening per send, in order. Fails with the ledger's reason, of kind
+    // util::ErrorKind::ledger (a run stops with ledger_error).
     util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now);
 
     account::Ledger& ledger() { return *m_ledger; }
@@ -52,6 +53,7 @@ public:
     std::int64_t undeliverable_after() const { return m_campaign.suppression.undeliverable_after; }
 
 private:
+    util::Result<std::vector<Screening>> screen_in_ledger(const std::vector<account::Send>& sends, util::TimePoint now);
     AccountBook(const campaign::Campaign& c, std::unique_ptr<account::Ledger> ledger, account::Access access)
         : m_campaign(c), m_ledger(std::move(ledger)), m_access(access) {}
 

@@ -40,12 +40,9 @@ util::Result<void> CampaignJobs::read_ahead() {
     if (sends.empty()) {
         return {};
     }
-    auto screenings = m_book->screen(sends, m_clock.wall_now());
-    if (!screenings) {
-        return util::Error{screenings.error().message, util::ErrorKind::ledger};
-    }
-    for (std::size_t i = 0; i < screened.size() && i < screenings->size(); ++i) {
-        m_ahead[screened[i]].screening = std::move((*screenings)[i]);
+    TRY_ASSIGN(auto screenings, m_book->screen(sends, m_clock.wall_now()));
+    for (std::size_t i = 0; i < screened.size() && i < screenings.size(); ++i) {
+        m_ahead[screened[i]].screening = std::move(screenings[i]);
     }
     return {};
 }

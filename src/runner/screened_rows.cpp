@@ -35,12 +35,9 @@ util::Result<void> ScreenedRows::read_batch() {
     if (sends.empty()) {
         return {};
     }
-    auto screenings = m_book->screen(sends, m_clock.wall_now());
-    if (!screenings) {
-        return util::Error{screenings.error().message, util::ErrorKind::ledger};
-    }
-    for (std::size_t i = 0; i < screened.size() && i < screenings->size(); ++i) {
-        m_screenings[screened[i]] = std::move((*screenings)[i]);
+    TRY_ASSIGN(auto screenings, m_book->screen(sends, m_clock.wall_now()));
+    for (std::size_t i = 0; i < screened.size() && i < screenings.size(); ++i) {
+        m_screenings[screened[i]] = std::move(screenings[i]);
     }
     return {};
 }
