@@ -8,7 +8,7 @@ packages=(
   libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libprotobuf-dev libssl-dev
   tzdata ca-certificates
-  libhowardhinnant-date-dev libsqlite3-dev
+  libhowardhinnant-date-dev libsqlite3-dev libsystemd-dev
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
   clang-format git    # tests: the layout check (scripts/format.sh --check)
   zsh fish man-db     # tests: the completion scripts parse, the man page renders

@@ -24,7 +24,7 @@ namespace {
 
 struct DeleteOptions {
     std::string results;
-    std::string log_format = "text";
+    LogOptions log;
 };
 
 int exit_code_of(const runner::CleanupSummary& summary) {
@@ -123,11 +123,8 @@ Action add_delete_contacts(CLI::App& app) {
     auto opts = std::make_shared<DeleteOptions>();
     auto* sub = app.add_subcommand("delete-contacts", "Run or finish a campaign's contact-deletion step from its log");
     sub->add_option("RESULTS", opts->results, "Result log (JSON Lines)")->required();
-    add_log_format_option(*sub, opts->log_format);
-    return [opts] {
-        Output out(log_format_of(opts->log_format));
-        return reporting_fatal_errors(out, [&] { return delete_contacts(opts->results, out); });
-    };
+    add_log_options(*sub, opts->log);
+    return [opts] { return with_output(opts->log, [&](Output& out) { return delete_contacts(opts->results, out); }); };
 }
 
 }  // namespace cli

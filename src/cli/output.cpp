@@ -3,6 +3,7 @@
 #include <spdlog/logger.h>
 #include <unistd.h>
 #include <chrono>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "cli/log_entry.hpp"
@@ -14,8 +15,24 @@ namespace cli {
 
 namespace {
 
+// Progress in a log file: at most this often, however often a live line is redrawn.
+constexpr auto k_file_progress_interval = std::chrono::seconds(10);
+
 std::string fields_text(const nlohmann::ordered_json& fields) {
     return util::json_safe(fields.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+spdlog::level::level_enum spdlog_level(Level level) {
+    switch (level) {
+    case Level::error: return spdlog::level::err;
+    case Level::warning: return spdlog::level::warn;
+    case Level::info: return spdlog::level::info;
+    }
+    return spdlog::level::info;
+}
+
+bool is_journal(std::FILE* file) {
+    return file != nullptr && is_journal_stream(std::getenv("JOURNAL_STREAM"), fileno(file));
 }
 
 }  // namespace
@@ -23,13 +40,45 @@ std::string fields_text(const nlohmann::ordered_json& fields) {
 Output::Output(LogFormat format, Streams streams)
     : m_format(format),
       m_redactor(std::make_shared<util::Redactor>()),
+      m_campaign(std::make_shared<std::string>()),
       m_out(std::make_shared<Stream>(streams.out)),
       m_err(std::make_shared<Stream>(streams.err)),
-      m_logger(make_logger({{.format = format, .stream = m_err}}, m_redactor)),
-      m_live(format == LogFormat::text && isatty(fileno(streams.err)) == 1) {}
+      m_journal_err(is_journal(streams.err)),
+      m_journal_out(is_journal(streams.out)),
+      m_live(format == LogFormat::text && !m_journal_err && isatty(fileno(streams.err)) == 1) {
+    if (m_journal_err || m_journal_out) {
+        // An entry the journal refuses goes, as text, to the stream it would have read.
+        m_journal = make_logger(
+            {make_journal_sink(m_redactor, m_campaign, m_journal_err ? m_err : m_out, std::move(streams.journal))});
+    }
+    m_logger = m_journal_err ? m_journal : make_logger({make_stream_sink(format, m_err, m_redactor)});
+}
+
+util::Result<void> Output::log_to_file(const std::string& path, Rotation rotation) {
+    // A failure is told on stderr (through m_logger, which outlives the file's logger).
+    auto on_failure = [logger = m_logger, path](const std::string& why) {
+        log_entry(*logger, spdlog::level::warn,
+                  {.event = "warning",
+                   .message = fmt::format("cannot write the log file {} ({}); it is no longer written", path, why)});
+    };
+    TRY_ASSIGN(auto sink, make_file_sink(path, m_format, m_redactor, rotation, std::move(on_failure)));
+    m_file = make_logger({std::move(sink)});
+    return {};
+}
+
+void Output::set_campaign(std::string_view name) {
+    *m_campaign = name;
+}
 
 void Output::add_secret(const std::string& secret) {
     m_redactor->add(secret);
+}
+
+void Output::log(spdlog::level::level_enum level, const LogEntry& entry) {
+    log_entry(*m_logger, level, entry);
+    if (m_file) {
+        log_entry(*m_file, level, entry);
+    }
 }
 
 void Output::error(std::string_view message, ExitCode code) {
@@ -38,11 +87,11 @@ void Output::error(std::string_view message, ExitCode code) {
 
 void Output::error(std::string_view message, ExitCode code, std::string_view text) {
     const auto fields = fields_text({{"exit_code", static_cast<int>(code)}});
-    log_entry(*m_logger, spdlog::level::err, {.event = "error", .message = message, .text = text, .fields = fields});
+    log(spdlog::level::err, {.event = "error", .message = message, .text = text, .fields = fields});
 }
 
 void Output::warning(std::string_view message) {
-    log_entry(*m_logger, spdlog::level::warn, {.event = "warning", .message = message});
+    log(spdlog::level::warn, {.event = "warning", .message = message});
 }
 
 void Output::notice(std::string_view message) {
@@ -50,20 +99,43 @@ void Output::notice(std::string_view message) {
 }
 
 void Output::notice(std::string_view message, std::string_view text) {
-    log_entry(*m_logger, spdlog::level::info, {.event = "notice", .message = message, .text = text});
+    log(spdlog::level::info, {.event = "notice", .message = message, .text = text});
 }
 
 void Output::progress(std::string_view line, const nlohmann::ordered_json& fields) {
+    const auto more = fields_text(fields);  // the entry's views point into it
+    const LogEntry entry{.event = "progress", .message = line, .fields = more};
     if (m_live) {
         m_err->draw_live(shown(line, *m_redactor));
-        return;
+    } else {
+        log_entry(*m_logger, spdlog::level::info, entry);
     }
-    const auto more = m_format == LogFormat::json ? fields_text(fields) : std::string();
-    log_entry(*m_logger, spdlog::level::info, {.event = "progress", .message = line, .fields = more});
+    const auto now = std::chrono::steady_clock::now();
+    if (m_file && now >= m_next_file_progress) {
+        m_next_file_progress = now + k_file_progress_interval;
+        log_entry(*m_file, spdlog::level::info, entry);
+    }
 }
 
 void Output::result(Level level, std::string_view event, std::string_view text, const nlohmann::ordered_json& fields) {
     m_err->clear_live();
+    const auto message = fields.contains("message") && fields["message"].is_string()
+                             ? fields["message"].get<std::string>()
+                             : std::string(text);
+    const auto more = fields_text(fields);  // the entry's views point into it
+    const LogEntry entry{.event = event, .message = message, .text = text, .fields = more};
+    if (m_file) {
+        log_entry(*m_file, spdlog_level(level), entry);
+    }
+    if (m_journal_out) {
+        // journalctl shows MESSAGE: the whole text a person would have read on stdout.
+        auto shown_text = text;
+        while (!shown_text.empty() && shown_text.back() == '\n') {
+            shown_text.remove_suffix(1);
+        }
+        log_entry(*m_journal, spdlog_level(level), {.event = event, .message = shown_text, .fields = entry.fields});
+        return;
+    }
     if (m_format == LogFormat::json) {
         m_out->write(json_line(std::chrono::system_clock::now(), level, event, fields, *m_redactor));
         return;
@@ -83,8 +155,8 @@ void Output::clear_line() {
 }
 
 void print_error(const util::Redactor& redactor, std::string_view message) {
-    const auto logger = make_logger({{.format = LogFormat::text, .stream = std::make_shared<Stream>(stderr)}},
-                                    std::make_shared<const util::Redactor>(redactor));
+    const auto logger = make_logger({make_stream_sink(LogFormat::text, std::make_shared<Stream>(stderr),
+                                                      std::make_shared<const util::Redactor>(redactor))});
     log_entry(*logger, spdlog::level::err, {.event = "error", .message = message});
 }
 

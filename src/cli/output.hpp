@@ -1,10 +1,13 @@
 #pragma once
 // Printing to the user, with secrets masked. Only cli/ prints. Diagnostics (errors, warnings,
 // notices, progress lines) go through Output's spdlog logger, whose sinks write text for
-// people or JSON Lines for log collectors (--log-format); Output itself writes what is not a
-// log line: the command's result on stdout, the question and the live progress line.
+// people or JSON Lines for log collectors (--log-format), or entries with fields for journald
+// when systemd connected stderr to the journal; Output itself writes what is not a log line:
+// the command's result on stdout, the question and the live progress line. With --log-file,
+// a second logger appends the diagnostics and the result to a rotating file as well.
 
 #include <spdlog/fwd.h>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -12,8 +15,11 @@
 #include <string_view>
 
 #include "cli/exit_code.hpp"
+#include "cli/journal_sink.hpp"
 #include "cli/log_format.hpp"
+#include "cli/logger.hpp"
 #include "util/redact.hpp"
+#include "util/result.hpp"
 
 namespace cli {
 
@@ -23,6 +29,8 @@ class Stream;
 struct Streams {
     std::FILE* out = stdout;
     std::FILE* err = stderr;
+    // How entries reach journald, when JOURNAL_STREAM names `err` (or `out`).
+    JournalSend journal = send_to_journal;
 };
 
 // Every line a command writes. Text is what people read ("wacamp: warning: …"); json is one
@@ -32,6 +40,16 @@ struct Streams {
 class Output {
 public:
     explicit Output(LogFormat format, Streams streams = {});
+
+    // Also appends every diagnostic and the command's result to the log file at `path`, in
+    // this Output's format, rotated as `rotation` says; progress at most every 10 seconds.
+    // Fails, naming the file, when it cannot be opened. A later write that fails is reported
+    // once as a warning, and the file is no longer written.
+    util::Result<void> log_to_file(const std::string& path, Rotation rotation = {});
+    // The campaign the command works on, for journald's WACAMP_CAMPAIGN.
+    void set_campaign(std::string_view name);
+    // Whether diagnostics go to journald (stderr is the journal's stream).
+    bool to_journal() const { return m_journal_err; }
 
     // The format chosen with --log-format.
     LogFormat format() const { return m_format; }
@@ -69,11 +87,20 @@ public:
     void clear_line();
 
 private:
+    // Logs `entry` to stderr's logger and to the log file's, if there is one.
+    void log(spdlog::level::level_enum level, const LogEntry& entry);
+
     LogFormat m_format;
     std::shared_ptr<util::Redactor> m_redactor;  // shared with the logger's formatters
+    std::shared_ptr<std::string> m_campaign;     // shared with the journal's sink
     std::shared_ptr<Stream> m_out;
-    std::shared_ptr<Stream> m_err;  // shared with the logger's sink, which clears the live line
-    std::shared_ptr<spdlog::logger> m_logger;
+    std::shared_ptr<Stream> m_err;              // shared with the logger's sink, which clears the live line
+    bool m_journal_err;                         // stderr is the journal's stream: diagnostics go as entries
+    bool m_journal_out;                         // so is stdout: the result goes as an entry too
+    std::shared_ptr<spdlog::logger> m_journal;  // the journal's entries (when either is)
+    std::shared_ptr<spdlog::logger> m_logger;   // stderr's diagnostics
+    std::shared_ptr<spdlog::logger> m_file;     // --log-file's, or null
+    std::chrono::steady_clock::time_point m_next_file_progress{};
     bool m_live;
 };
 

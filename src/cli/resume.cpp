@@ -26,7 +26,7 @@ struct ResumeOptions {
     bool resend_unknown = false;
     bool no_progress = false;
     std::string sync = "interval";
-    std::string log_format = "text";
+    LogOptions log;
 };
 
 // The failed rows of a log, by what a resume does with them at a given time.
@@ -130,11 +130,8 @@ Action add_resume(CLI::App& app) {
                   "Also resend recipients whose outcome is unknown (may deliver twice)");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
-    add_log_format_option(*sub, opts->log_format);
-    return [opts] {
-        Output out(log_format_of(opts->log_format));
-        return reporting_fatal_errors(out, [&] { return resume(*opts, out); });
-    };
+    add_log_options(*sub, opts->log);
+    return [opts] { return with_output(opts->log, [&](Output& out) { return resume(*opts, out); }); };
 }
 
 }  // namespace cli

@@ -32,7 +32,7 @@ struct RunOptions {
     bool yes = false;
     bool no_progress = false;
     std::string sync = "interval";
-    std::string log_format = "text";
+    LogOptions log;
 };
 
 // The most messages --preview prints: they are held in memory until the end of the dry run.
@@ -174,11 +174,8 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
-    add_log_format_option(*sub, opts->log_format);
-    return [opts] {
-        Output out(log_format_of(opts->log_format));
-        return reporting_fatal_errors(out, [&] { return run_campaign(*opts, out); });
-    };
+    add_log_options(*sub, opts->log);
+    return [opts] { return with_output(opts->log, [&](Output& out) { return run_campaign(*opts, out); }); };
 }
 
 }  // namespace cli

@@ -24,10 +24,13 @@ constexpr long k_media_connections = 16;
 
 }  // namespace
 
-void add_log_format_option(CLI::App& sub, std::string& format) {
-    sub.add_option("--log-format", format,
+void add_log_options(CLI::App& sub, LogOptions& options) {
+    sub.add_option("--log-format", options.format,
                    "text (for people, default) or json (one JSON object per line, for log collectors)")
         ->check(CLI::IsMember({"text", "json"}));
+    sub.add_option("--log-file", options.file,
+                   "Also append the diagnostics, progress (every 10 s) and the summary to this file, in the "
+                   "--log-format; rotated at 10 MiB, five older files kept (PATH.1 … PATH.5)");
 }
 
 void add_sync_option(CLI::App& sub, std::string& sync) {
@@ -36,6 +39,17 @@ void add_sync_option(CLI::App& sub, std::string& sync) {
                    "every (after each write: survives a power loss; costs a disk flush a message, "
                    "README \"Safety and durability\"), none")
         ->check(CLI::IsMember({"interval", "every", "none"}));
+}
+
+int with_output(const LogOptions& options, const std::function<int(Output&)>& body) {
+    Output out(log_format_of(options.format));
+    if (!options.file.empty()) {
+        if (auto opened = out.log_to_file(options.file); !opened) {
+            out.error(fmt::format("{}; nothing was done", opened.error().message), k_exit_bad_input);
+            return k_exit_bad_input;
+        }
+    }
+    return reporting_fatal_errors(out, [&] { return body(out); });
 }
 
 int reporting_fatal_errors(Output& out, const std::function<int()>& body) {
@@ -62,6 +76,7 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
     for (const auto& secret : runner::campaign_secrets(*loaded)) {
         out.add_secret(secret);
     }
+    out.set_campaign(loaded->name);
     if (service::insecure_http(loaded->service.base_url)) {
         out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
     }

@@ -20,8 +20,19 @@ class App;
 
 namespace cli {
 
-// Adds --log-format text|json to `sub`, stored in `format`.
-void add_log_format_option(CLI::App& sub, std::string& format);
+// Where and how run, resume and delete-contacts log: --log-format and --log-file.
+struct LogOptions {
+    std::string format = "text";
+    std::string file;  // empty: no log file
+};
+
+// Adds --log-format text|json and --log-file PATH to `sub`, stored in `options`.
+void add_log_options(CLI::App& sub, LogOptions& options);
+
+// Makes the command's Output as `options` say and returns what `body` returns with it, what
+// it throws reported as reporting_fatal_errors does. A log file that cannot be opened is
+// exit code 2, before anything else is done.
+int with_output(const LogOptions& options, const std::function<int(Output&)>& body);
 
 // Adds --sync interval|every|none (the result log's durability) to `sub`, stored in `sync`.
 void add_sync_option(CLI::App& sub, std::string& sync);

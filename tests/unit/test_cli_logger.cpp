@@ -24,7 +24,7 @@ struct Rig {
     explicit Rig(cli::LogFormat format)
         : stream(std::make_shared<cli::Stream>(capture.file())),
           redactor(std::make_shared<util::Redactor>()),
-          logger(cli::make_logger({{.format = format, .stream = stream}}, redactor)) {}
+          logger(cli::make_logger({cli::make_stream_sink(format, stream, redactor)})) {}
     Capture capture;
     std::shared_ptr<cli::Stream> stream;
     std::shared_ptr<util::Redactor> redactor;
@@ -193,7 +193,7 @@ TEST_SUITE("cli::make_logger") {
         FailingFile failing;
         auto stream = std::make_shared<cli::Stream>(failing.file);
         auto logger =
-            cli::make_logger({{.format = cli::LogFormat::text, .stream = stream}}, std::make_shared<util::Redactor>());
+            cli::make_logger({cli::make_stream_sink(cli::LogFormat::text, stream, std::make_shared<util::Redactor>())});
         CHECK_NOTHROW(logger->warn("first"));
         CHECK(stream->failed());
         const int tried = failing.writes;

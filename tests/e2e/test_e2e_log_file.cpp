@@ -1,0 +1,95 @@
+// --log-file on run, resume and delete-contacts: what stderr shows, and the summary, appended
+// to a file in the --log-format, secrets masked; a file that cannot be opened sends nothing.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+namespace {
+
+std::vector<nlohmann::json> events(const std::vector<nlohmann::json>& all, const std::string& event) {
+    std::vector<nlohmann::json> out;
+    for (const auto& j : all) {
+        if (j.value("event", "") == event) {
+            out.push_back(j);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: log_file") {
+    TEST_CASE("json: run and resume append their diagnostics, progress and summaries to one file") {
+        Sandbox sandbox({"--reject-number", numbers_wa_id(3)});
+        CampaignFixture f(sandbox, numbers_csv(4));
+        const auto file = f.dir.path() / "wacamp.log";
+        auto first =
+            f.wacamp({"run", f.campaign.string(), "--limit", "2", "--log-format", "json", "--log-file", file.string()});
+        CAPTURE(first.err);
+        CHECK(first.exit_code == 0);  // stopped at the limit, none failed
+        auto again = f.wacamp({"resume", f.log.string(), "--log-format", "json", "--log-file", file.string()});
+        CAPTURE(again.err);
+        CHECK(again.exit_code == 1);  // one rejected
+        const auto lines = read_jsonl(file);
+        CAPTURE(read_file(file));
+        const auto summaries = events(lines, "summary");
+        REQUIRE(summaries.size() == 2);
+        CHECK(summaries[0]["reason"] != "completed");
+        CHECK(summaries[1]["sent"] == 3);
+        CHECK(summaries[1]["failed"] == 1);
+        CHECK(summaries[1]["campaign"] == "e2e");
+        CHECK_FALSE(events(lines, "progress").empty());
+        CHECK_FALSE(events(lines, "notice").empty());  // "continuing from …"
+        const auto errors = events(lines, "error");
+        REQUIRE_FALSE(errors.empty());
+        CHECK(errors.back()["exit_code"] == 1);
+        // Every line of the file is an object, and it holds what stderr held, and more.
+        const auto text = read_file(file);
+        CHECK(lines.size() == static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
+        CHECK_FALSE(leaks(k_access_token, {text}));
+    }
+    TEST_CASE("text: the file reads as the terminal would, summary included") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3) + "12345,Bad number,u-x\n");
+        const auto file = f.dir.path() / "wacamp.log";
+        auto r = f.wacamp({"run", f.campaign.string(), "--log-file", file.string()});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        const auto text = read_file(file);
+        CAPTURE(text);
+        CHECK(contains(text, "e2e: completed"));
+        CHECK(contains(text, "sent 3"));
+        CHECK(contains(r.out, "e2e: completed"));  // stdout unchanged
+        CHECK_FALSE(contains(text, "{\"time\""));
+    }
+    TEST_CASE("delete-contacts appends its summary too") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2), "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 0);
+        const auto file = f.dir.path() / "cleanup.log";
+        auto r = f.wacamp({"delete-contacts", f.log.string(), "--log-format", "json", "--log-file", file.string()});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        const auto lines = read_jsonl(file);
+        CAPTURE(read_file(file));
+        REQUIRE_FALSE(lines.empty());
+        CHECK(lines.back()["level"] == "info");
+        CHECK(r.out.find(lines.back()["event"].get<std::string>()) != std::string::npos);
+    }
+    TEST_CASE("a log file in a folder that does not exist: exit 2, named, nothing sent, no result log") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        const auto file = f.dir.path() / "no-such-folder" / "wacamp.log";
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", file.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, file.string()));
+        CHECK(contains(r.err, "does not exist"));
+        CHECK(send_requests(sandbox) == 0);
+        CHECK_FALSE(std::filesystem::exists(f.log));
+        CHECK_FALSE(std::filesystem::exists(file.parent_path()));
+    }
+}
