@@ -13,6 +13,7 @@ packages=(
   clang-format git    # tests: the layout check (scripts/format.sh --check)
   zsh fish man-db     # tests: the completion scripts parse, the man page renders
   systemd             # tests: systemd-analyze verify on the units
+  dpkg-dev file lintian   # tests: cpack -G DEB (dpkg-shlibdeps, file) and lintian on the package
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 
