@@ -124,7 +124,10 @@ Action add_delete_contacts(CLI::App& app) {
     auto* sub = app.add_subcommand("delete-contacts", "Run or finish a campaign's contact-deletion step from its log");
     sub->add_option("RESULTS", opts->results, "Result log (JSON Lines)")->required();
     add_log_options(*sub, opts->log);
-    return [opts] { return with_output(opts->log, [&](Output& out) { return delete_contacts(opts->results, out); }); };
+    return [opts] {
+        return with_output(opts->log, {opts->results},
+                           [&](Output& out) { return delete_contacts(opts->results, out); });
+    };
 }
 
 }  // namespace cli

@@ -115,8 +115,12 @@ util::Result<std::shared_ptr<spdlog::sinks::sink>> make_file_sink(const std::str
     if (!fs::is_directory(folder, ec)) {
         return fail(fmt::format("the folder {} does not exist", folder.string()));
     }
-    if (fs::is_directory(file, ec)) {
+    const auto type = fs::status(file, ec).type();
+    if (type == fs::file_type::directory) {
         return fail("is a folder");
+    }
+    if (type == fs::file_type::fifo || type == fs::file_type::socket || type == fs::file_type::block) {
+        return fail("is not a regular file");  // opening a FIFO would wait for a reader forever
     }
     try {
         auto sink =

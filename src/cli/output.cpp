@@ -1,9 +1,11 @@
 #include "cli/output.hpp"
 
 #include <spdlog/logger.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/log_entry.hpp"
@@ -61,9 +63,38 @@ util::Result<void> Output::log_to_file(const std::string& path, Rotation rotatio
                   {.event = "warning",
                    .message = fmt::format("cannot write the log file {} ({}); it is no longer written", path, why)});
     };
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(std::filesystem::symlink_status(path, ec));
     TRY_ASSIGN(auto sink, make_file_sink(path, m_format, m_redactor, rotation, std::move(on_failure)));
     m_file = make_logger({std::move(sink)});
+    m_file_path = path;
+    m_file_made = !existed;
     return {};
+}
+
+void Output::close_log_file() {
+    m_file.reset();
+    std::error_code ec;
+    if (m_file_made && std::filesystem::is_regular_file(m_file_path, ec) &&
+        std::filesystem::file_size(m_file_path, ec) == 0 && !ec) {
+        std::filesystem::remove(m_file_path, ec);  // a clash must leave nothing behind at that path
+    }
+    m_file_path.clear();
+}
+
+bool Output::logs_into(const std::string& path) const {
+    if (!m_file || path.empty()) {
+        return false;
+    }
+    struct stat ours {};
+    struct stat theirs {};
+    if (::stat(m_file_path.c_str(), &ours) == 0 && ::stat(path.c_str(), &theirs) == 0) {
+        return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+    }
+    std::error_code ec;
+    const auto a = std::filesystem::weakly_canonical(m_file_path, ec);
+    const auto b = std::filesystem::weakly_canonical(path, ec);
+    return !ec && a == b;
 }
 
 void Output::set_campaign(std::string_view name) {

@@ -46,6 +46,15 @@ public:
     // Fails, naming the file, when it cannot be opened. A later write that fails is reported
     // once as a warning, and the file is no longer written.
     util::Result<void> log_to_file(const std::string& path, Rotation rotation = {});
+    // Whether the log file is the file at `path` (the same file, by device and inode, or the
+    // same path when neither exists yet): a log file must never be appended to a campaign's
+    // own files. False without a log file.
+    bool logs_into(const std::string& path) const;
+    // Stops writing the log file (before reporting that it cannot be used), and removes it
+    // when log_to_file made it and it is still empty.
+    void close_log_file();
+    // The log file's path, as given; empty without one.
+    const std::string& log_file_path() const { return m_file_path; }
     // The campaign the command works on, for journald's WACAMP_CAMPAIGN.
     void set_campaign(std::string_view name);
     // Whether diagnostics go to journald (stderr is the journal's stream).
@@ -100,6 +109,8 @@ private:
     std::shared_ptr<spdlog::logger> m_journal;  // the journal's entries (when either is)
     std::shared_ptr<spdlog::logger> m_logger;   // stderr's diagnostics
     std::shared_ptr<spdlog::logger> m_file;     // --log-file's, or null
+    std::string m_file_path;                    // its path, as given
+    bool m_file_made = false;                   // log_to_file made it
     std::chrono::steady_clock::time_point m_next_file_progress{};
     bool m_live;
 };

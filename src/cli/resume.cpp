@@ -131,7 +131,7 @@ Action add_resume(CLI::App& app) {
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
-    return [opts] { return with_output(opts->log, [&](Output& out) { return resume(*opts, out); }); };
+    return [opts] { return with_output(opts->log, {opts->results}, [&](Output& out) { return resume(*opts, out); }); };
 }
 
 }  // namespace cli

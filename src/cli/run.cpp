@@ -175,7 +175,10 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
-    return [opts] { return with_output(opts->log, [&](Output& out) { return run_campaign(*opts, out); }); };
+    return [opts] {
+        return with_output(opts->log, {opts->campaign, opts->results},
+                           [&](Output& out) { return run_campaign(*opts, out); });
+    };
 }
 
 }  // namespace cli

@@ -41,15 +41,52 @@ void add_sync_option(CLI::App& sub, std::string& sync) {
         ->check(CLI::IsMember({"interval", "every", "none"}));
 }
 
-int with_output(const LogOptions& options, const std::function<int(Output&)>& body) {
+namespace {
+
+// Reports that the log file is `what` (the campaign file, its CSV, …) and stops writing it.
+int refuse_log_file(std::string_view what, Output& out) {
+    const std::string path = out.log_file_path();
+    out.close_log_file();  // not a line more into that file
+    out.error(fmt::format("--log-file {} is {}: a log must not be written into it; nothing was done", path, what),
+              k_exit_bad_input);
+    return k_exit_bad_input;
+}
+
+}  // namespace
+
+int with_output(const LogOptions& options, const std::vector<std::string>& inputs,
+                const std::function<int(Output&)>& body) {
     Output out(log_format_of(options.format));
     if (!options.file.empty()) {
         if (auto opened = out.log_to_file(options.file); !opened) {
             out.error(fmt::format("{}; nothing was done", opened.error().message), k_exit_bad_input);
             return k_exit_bad_input;
         }
+        for (const auto& input : inputs) {
+            if (out.logs_into(input)) {
+                return refuse_log_file(fmt::format("the file {} given to this command", input), out);
+            }
+        }
     }
     return reporting_fatal_errors(out, [&] { return body(out); });
+}
+
+bool log_file_clashes(const campaign::Campaign& c, Output& out) {
+    std::vector<std::pair<std::string, std::string>> files = {
+        {c.file, "the campaign file"}, {c.recipients.file, "the recipient CSV"}, {c.results, "the result log"}};
+    if (c.account.ledger) {
+        files.emplace_back(*c.account.ledger, "the account's ledger");
+    }
+    for (const auto& file : c.suppression.files) {
+        files.emplace_back(file, "a suppression file");
+    }
+    for (const auto& [path, what] : files) {
+        if (out.logs_into(path)) {
+            refuse_log_file(fmt::format("{} of campaign {} ({})", what, c.name, path), out);
+            return true;
+        }
+    }
+    return false;
 }
 
 int reporting_fatal_errors(Output& out, const std::function<int()>& body) {
@@ -77,6 +114,9 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
         out.add_secret(secret);
     }
     out.set_campaign(loaded->name);
+    if (log_file_clashes(*loaded, out)) {
+        return std::nullopt;
+    }
     if (service::insecure_http(loaded->service.base_url)) {
         out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
     }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
@@ -30,9 +31,16 @@ struct LogOptions {
 void add_log_options(CLI::App& sub, LogOptions& options);
 
 // Makes the command's Output as `options` say and returns what `body` returns with it, what
-// it throws reported as reporting_fatal_errors does. A log file that cannot be opened is
-// exit code 2, before anything else is done.
-int with_output(const LogOptions& options, const std::function<int(Output&)>& body);
+// it throws reported as reporting_fatal_errors does. A log file that cannot be opened, or that
+// is one of `inputs` (the files named on the command line), is exit code 2 before anything
+// else is done.
+int with_output(const LogOptions& options, const std::vector<std::string>& inputs,
+                const std::function<int(Output&)>& body);
+
+// Whether the log file is one of the files of `campaign` (the campaign file, its CSV, result
+// log, ledger, suppression files): if so it is reported through `out` (exit code 2) and no
+// longer written.
+bool log_file_clashes(const campaign::Campaign& campaign, Output& out);
 
 // Adds --sync interval|every|none (the result log's durability) to `sub`, stored in `sync`.
 void add_sync_option(CLI::App& sub, std::string& sync);

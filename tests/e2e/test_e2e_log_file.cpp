@@ -2,6 +2,8 @@
 // to a file in the --log-format, secrets masked; a file that cannot be opened sends nothing.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <sstream>
 
 #include "fixtures.hpp"
@@ -91,5 +93,43 @@ TEST_SUITE("e2e: log_file") {
         CHECK(send_requests(sandbox) == 0);
         CHECK_FALSE(std::filesystem::exists(f.log));
         CHECK_FALSE(std::filesystem::exists(file.parent_path()));
+    }
+    TEST_CASE(
+        "a log file that is the campaign file, its CSV or its result log: exit 2, the file untouched, nothing sent") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        for (const auto& target : {f.campaign, f.csv}) {
+            CAPTURE(target);
+            const auto before = read_file(target);
+            auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", target.string()});
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, "a log must not be written into it"));
+            CHECK(read_file(target) == before);
+        }
+        // The result log does not exist yet: the log file would have made it, and must not leave
+        // an empty file there (the next run would refuse it as a log rotated away).
+        std::filesystem::create_directories(f.log.parent_path());
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", f.log.string()});
+        CHECK(r.exit_code == 2);
+        CAPTURE(r.err);
+        CHECK(contains(r.err, "the result log"));
+        CHECK_FALSE(std::filesystem::exists(f.log));
+        CHECK(send_requests(sandbox) == 0);
+        // Once it exists, resume refuses it as a log file too.
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 0);
+        const auto log_before = read_file(f.log);
+        auto again = f.wacamp({"resume", f.log.string(), "--log-file", f.log.string()});
+        CHECK(again.exit_code == 2);
+        CHECK(read_file(f.log) == log_before);
+    }
+    TEST_CASE("a FIFO as the log file is refused at once instead of waiting for a reader") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(1));
+        const auto fifo = f.dir.path() / "log.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", fifo.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "is not a regular file"));
+        CHECK(send_requests(sandbox) == 0);
     }
 }
