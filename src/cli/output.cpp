@@ -141,8 +141,10 @@ void Output::progress(std::string_view line, const nlohmann::ordered_json& field
     } else {
         log_entry(*m_logger, spdlog::level::info, entry);
     }
+    // Off a terminal the caller already paces progress (TerminalUi: every 10 s); a live line is
+    // redrawn every second, and the file takes one of those every 10 s.
     const auto now = std::chrono::steady_clock::now();
-    if (m_file && now >= m_next_file_progress) {
+    if (m_file && (!m_live || now >= m_next_file_progress)) {
         m_next_file_progress = now + k_file_progress_interval;
         log_entry(*m_file, spdlog::level::info, entry);
     }

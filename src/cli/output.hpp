@@ -42,7 +42,8 @@ public:
     explicit Output(LogFormat format, Streams streams = {});
 
     // Also appends every diagnostic and the command's result to the log file at `path`, in
-    // this Output's format, rotated as `rotation` says; progress at most every 10 seconds.
+    // this Output's format, rotated as `rotation` says; progress as stderr gets it, or at most
+    // every 10 seconds while stderr shows a live line.
     // Fails, naming the file, when it cannot be opened. A later write that fails is reported
     // once as a warning, and the file is no longer written.
     util::Result<void> log_to_file(const std::string& path, Rotation rotation = {});

@@ -1,6 +1,7 @@
 // The log file (--log-file) and journald sinks, and Output choosing them.
 #include <doctest/doctest.h>
 
+#include <pty.h>
 #include <spdlog/logger.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -276,7 +277,7 @@ TEST_SUITE("cli::journal") {
 }
 
 TEST_SUITE("cli::Output log file") {
-    TEST_CASE("the log file gets the diagnostics, progress at most every 10 s, and the result") {
+    TEST_CASE("the log file gets the diagnostics, the progress stderr gets, and the result") {
         TempFolder dir;
         const auto path = dir.path / "run.log";
         Capture out;
@@ -286,19 +287,41 @@ TEST_SUITE("cli::Output log file") {
         output.add_secret("hunter22");
         output.notice("continuing from x.jsonl");
         output.progress("sent 1", {{"sent", 1}});
-        output.progress("sent 2", {{"sent", 2}});  // within 10 s of the first: stderr only
+        output.progress("sent 2", {{"sent", 2}});  // off a terminal, TerminalUi paces these
         output.result(cli::Level::info, "summary", "text", {{"message", "completed"}, {"sent", 2}, {"k", "hunter22"}});
         const auto lines = objects_in(path);
-        REQUIRE(lines.size() == 3);
+        REQUIRE(lines.size() == 4);
         CHECK(lines[0]["event"] == "notice");
         CHECK(lines[1]["event"] == "progress");
         CHECK(lines[1]["sent"] == 1);
-        CHECK(lines[2]["event"] == "summary");
-        CHECK(lines[2]["message"] == "completed");
         CHECK(lines[2]["sent"] == 2);
-        CHECK(lines[2]["k"] == "***");
+        CHECK(lines[3]["event"] == "summary");
+        CHECK(lines[3]["message"] == "completed");
+        CHECK(lines[3]["sent"] == 2);
+        CHECK(lines[3]["k"] == "***");
         CHECK(err.objects().size() == 3);  // notice and both progress objects
         CHECK(out.objects().size() == 1);
+    }
+    TEST_CASE("while a terminal shows the live line, the file takes progress at most every 10 s") {
+        TempFolder dir;
+        const auto path = dir.path / "run.log";
+        int terminal = -1;
+        int side = -1;
+        REQUIRE(openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
+        std::FILE* err = fdopen(side, "w");
+        REQUIRE(err != nullptr);
+        Capture out;
+        {
+            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err});
+            REQUIRE(text.live_lines());
+            REQUIRE(text.log_to_file(path.string()));
+            text.progress("sent 1", {});
+            text.progress("sent 2", {});  // a second later, say: the live line only
+            text.progress("sent 3", {});
+        }
+        std::fclose(err);
+        close(terminal);
+        CHECK(slurp(path) == "wacamp: progress: sent 1\n");
     }
     TEST_CASE("text: the summary is written to the file as people read it") {
         TempFolder dir;
