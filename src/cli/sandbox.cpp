@@ -30,6 +30,8 @@ struct SandboxCommand {
     std::string key_in = "either";
     std::string rate_limit_style = "http429";
     std::vector<std::string> meta_errors;  // WA_ID=CODE[xN], read by read_meta_errors
+    bool tls = false;
+    sandbox::TlsOptions tls_files;
     CLI::Option* seed = nullptr;
 };
 
@@ -102,8 +104,13 @@ int serve(SandboxCommand& cmd, SeedNote seed_note, Output& out) {
         return k_exit_bad_input;
     }
     const int port = (*server)->port();
-    const auto listening = fmt::format("listening on http://127.0.0.1:{}", port);
+    const auto ca_file = (*server)->ca_file();
+    const auto listening = fmt::format("listening on {}://127.0.0.1:{}", ca_file ? "https" : "http", port);
     out.result(Level::info, "listening", listening + "\n", {{"message", listening}, {"port", port}});
+    if (ca_file) {
+        const auto ca = "ca: " + ca_file->string();
+        out.result(Level::info, "ca", ca + "\n", {{"message", ca}, {"ca_file", ca_file->string()}});
+    }
     if (seed_note == SeedNote::print) {
         const auto note = fmt::format("sandbox: seed {} (pass --seed to repeat a run)", cmd.options.faults.seed);
         out.notice(note, note + "\n");
@@ -158,6 +165,18 @@ void add_server_options(CLI::App& sub, SandboxCommand& cmd) {
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
     cmd.seed = sub.add_option("--seed", opts.faults.seed, "Seed of every random fault decision");
+    sub.add_flag("--tls", cmd.tls,
+                 "Serve HTTPS with a CA and a server certificate for 127.0.0.1 and localhost made at start "
+                 "(removed on exit); the second line on stdout, \"ca: PATH\", names the CA's certificate "
+                 "to give as the campaign's service.ca_file");
+    auto* cert = sub.add_option("--tls-cert", cmd.tls_files.cert_path,
+                                "Serve HTTPS with this PEM certificate (followed by its chain, if any) instead; "
+                                "\"ca: PATH\" names it (implies --tls)")
+                     ->option_text("FILE");
+    auto* key = sub.add_option("--tls-key", cmd.tls_files.key_path, "The unencrypted PEM private key of --tls-cert")
+                    ->option_text("FILE");
+    cert->needs(key);
+    key->needs(cert);
 }
 
 // Adds the fault-injection options, in their own group of the help.
@@ -214,6 +233,9 @@ void apply_parsed(SandboxCommand& cmd) {
                                                        {"query", sandbox::KeyIn::query},
                                                        {"both", sandbox::KeyIn::both}};
     cmd.options.require_key_in = key_in.at(cmd.key_in);
+    if (cmd.tls || !cmd.tls_files.cert_path.empty()) {
+        cmd.options.tls = cmd.tls_files;
+    }
     auto& f = cmd.options.faults;
     f.rate_limit_style =
         cmd.rate_limit_style == "meta400" ? sandbox::RateLimitStyle::meta400 : sandbox::RateLimitStyle::http429;
@@ -248,8 +270,8 @@ Action add_sandbox(CLI::App& app) {
     auto cmd = std::make_shared<SandboxCommand>();
     auto* sub = app.add_subcommand("sandbox", "Serve a local fake of the service on 127.0.0.1");
     sub->footer(
-        "The first line on stdout is \"listening on http://127.0.0.1:PORT\". "
-        "Runs until SIGINT or SIGTERM.");
+        "The first line on stdout is \"listening on http://127.0.0.1:PORT\" (https with --tls, "
+        "followed by \"ca: PATH\"). Runs until SIGINT or SIGTERM.");
     add_server_options(*sub, *cmd);
     add_fault_options(*sub, *cmd);
     return [cmd] { return run_sandbox(*cmd); };

@@ -50,6 +50,13 @@ struct FaultOptions {
     std::uint64_t seed = 0;                       // drives every random decision
 };
 
+// `--tls`: serve HTTPS with the certificate and key in these PEM files, or (both empty) with a
+// certificate authority and a server certificate made at start.
+struct TlsOptions {
+    std::string cert_path;
+    std::string key_path;
+};
+
 struct SandboxOptions {
     int port = 0;                // 0: a free port
     std::string journal_path;    // empty: no journal
@@ -58,6 +65,8 @@ struct SandboxOptions {
     std::string access_token = "sandbox-token";
     KeyIn require_key_in = KeyIn::either;
     int threads = 288;  // httplib holds one thread per open connection: auto's cap of 256, and room
+    // Nothing: plain HTTP.
+    std::optional<TlsOptions> tls;
     FaultOptions faults;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <atomic>
 #include <csignal>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "sandbox/fake_service.hpp"
 #include "sandbox/hang_up.hpp"
 #include "sandbox/templates.hpp"
+#include "sandbox/tls_cert.hpp"
 
 namespace sandbox {
 
@@ -25,10 +27,56 @@ constexpr size_t k_max_body_bytes = 1 << 20;
 
 // cpp-httplib keeps its listening socket protected; the backlog it sets (5) is too short
 // for a burst of connects, so it is raised on that socket.
-class HttpServer : public httplib::Server {
+template <typename Base>
+class Backlogged : public Base {
 public:
-    void raise_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+    using Base::Base;
+    void raise_backlog() { ::listen(this->svr_sock_, SOMAXCONN); }
 };
+
+// cpp-httplib's server for plain HTTP or for TLS, and how to raise its backlog once bound.
+struct Http {
+    std::unique_ptr<httplib::Server> server;
+    std::function<void()> raise_backlog;
+};
+
+template <typename Base, typename... Args>
+Http make_http(Args&&... args) {
+    auto server = std::make_unique<Backlogged<Base>>(std::forward<Args>(args)...);
+    auto* raw = server.get();
+    return Http{std::move(server), [raw] { raw->raise_backlog(); }};
+}
+
+// The HTTPS server for `tls`: its files checked first (cpp-httplib only tells whether it
+// could load them), or made in a private folder under the system's temporary one.
+util::Result<Http> make_https(const TlsOptions& tls, std::unique_ptr<GeneratedTls>& generated,
+                              std::filesystem::path& ca) {
+    TlsFiles files{tls.cert_path, tls.key_path};
+    if (tls.cert_path.empty()) {
+        std::error_code error;
+        auto parent = std::filesystem::temp_directory_path(error);
+        if (!error) {
+            parent = std::filesystem::absolute(parent, error);  // "ca: PATH" must work from anywhere
+        }
+        if (error) {
+            return util::fail("no folder for the sandbox's certificate: the temporary folder ($TMPDIR, else /tmp): " +
+                              error.message());
+        }
+        TRY_ASSIGN(generated, GeneratedTls::make(parent, std::chrono::system_clock::now()));
+        files = generated->files();
+        ca = generated->ca();
+    } else {
+        TRY(check_tls_files(files));
+        // A client can trust the certificate itself: libcurl accepts a trusted server
+        // certificate without its issuer's.
+        ca = std::filesystem::absolute(files.cert);
+    }
+    auto http = make_http<httplib::SSLServer>(files.cert.c_str(), files.key.c_str());
+    if (!http.server->is_valid()) {
+        return util::fail("cannot serve TLS with " + files.cert.string() + " and " + files.key.string());
+    }
+    return http;
+}
 
 Incoming to_incoming(const httplib::Request& req) {
     Incoming in;
@@ -51,8 +99,8 @@ Incoming to_incoming(const httplib::Request& req) {
 }  // namespace
 
 struct Server::Impl {
-    Impl(const SandboxOptions& opts, const nlohmann::ordered_json& templates, std::unique_ptr<Journal> j)
-        : options(opts), journal(std::move(j)), service(opts, templates, journal.get()) {}
+    Impl(const SandboxOptions& opts, const nlohmann::ordered_json& templates, std::unique_ptr<Journal> j, Http h)
+        : options(opts), journal(std::move(j)), service(opts, templates, journal.get()), http(std::move(h)) {}
 
     void answer(const httplib::Request& req, httplib::Response& res);
     void configure();
@@ -61,7 +109,9 @@ struct Server::Impl {
     SandboxOptions options;
     std::unique_ptr<Journal> journal;
     FakeService service;
-    HttpServer http;
+    std::unique_ptr<GeneratedTls> generated_tls;  // removed after the server below stops
+    std::filesystem::path ca;                     // with TLS: the certificate a client trusts
+    Http http;
     int port = 0;
     std::atomic<bool> stop_requested{false};
     std::atomic<bool> serving{false};
@@ -119,26 +169,27 @@ void Server::Impl::answer(const httplib::Request& req, httplib::Response& res) {
 
 void Server::Impl::configure() {
     const auto threads = static_cast<size_t>(options.threads);
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http.set_keep_alive_max_count(k_keep_alive_max_count);
-    http.set_tcp_nodelay(true);
+    httplib::Server& server = *http.server;
+    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server.set_keep_alive_max_count(k_keep_alive_max_count);
+    server.set_tcp_nodelay(true);
     // cpp-httplib's default sets SO_REUSEPORT: a second sandbox on a port in use would bind
     // and silently share its requests. SO_REUSEADDR alone still allows a quick restart.
-    http.set_socket_options([](socket_t sock) {
+    server.set_socket_options([](socket_t sock) {
         int yes = 1;
         setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
-    http.set_payload_max_length(k_max_body_bytes);
+    server.set_payload_max_length(k_max_body_bytes);
     auto handler = [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); };
     // One handler for every method and path: FakeService routes, so unknown ones are
     // journalled and answered in the service's shape too.
-    http.Get(".*", handler);
-    http.Post(".*", handler);
-    http.Put(".*", handler);
-    http.Delete(".*", handler);
-    http.Patch(".*", handler);
-    http.Options(".*", handler);
-    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    server.Get(".*", handler);
+    server.Post(".*", handler);
+    server.Put(".*", handler);
+    server.Delete(".*", handler);
+    server.Patch(".*", handler);
+    server.Options(".*", handler);
+    server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         res.status = 500;
         res.set_content(R"({"success":false,"message":"Internal sandbox error"})", k_json_type);
     });
@@ -157,11 +208,21 @@ util::Result<std::unique_ptr<Server>> Server::bind(const SandboxOptions& options
     if (!options.journal_path.empty()) {
         TRY_ASSIGN(journal, Journal::open(options.journal_path));
     }
-    auto impl = std::make_unique<Impl>(options, templates, std::move(journal));
+    std::unique_ptr<GeneratedTls> generated;
+    std::filesystem::path ca;
+    Http http;
+    if (options.tls) {
+        TRY_ASSIGN(http, make_https(*options.tls, generated, ca));
+    } else {
+        http = make_http<httplib::Server>();
+    }
+    auto impl = std::make_unique<Impl>(options, templates, std::move(journal), std::move(http));
+    impl->generated_tls = std::move(generated);
+    impl->ca = std::move(ca);
     impl->configure();
     if (options.port == 0) {
-        impl->port = impl->http.bind_to_any_port(k_host);
-    } else if (impl->http.bind_to_port(k_host, options.port)) {
+        impl->port = impl->http.server->bind_to_any_port(k_host);
+    } else if (impl->http.server->bind_to_port(k_host, options.port)) {
         impl->port = options.port;
     } else {
         impl->port = -1;
@@ -181,7 +242,7 @@ int Server::port() const {
 util::Result<void> Server::serve() {
     std::signal(SIGPIPE, SIG_IGN);
     m_impl->serving = true;
-    bool ok = m_impl->stop_requested || m_impl->http.listen_after_bind();
+    bool ok = m_impl->stop_requested || m_impl->http.server->listen_after_bind();
     m_impl->serving = false;
     if (!ok) {
         return util::fail("the listening socket on port " + std::to_string(m_impl->port) + " failed");
@@ -192,11 +253,18 @@ util::Result<void> Server::serve() {
 void Server::stop() {
     m_impl->stop_requested = true;
     // cpp-httplib ignores stop() until it runs: wait for serve() to get there.
-    while (m_impl->serving && !m_impl->http.is_running()) {
+    while (m_impl->serving && !m_impl->http.server->is_running()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    m_impl->http.stop();
+    m_impl->http.server->stop();
     hang_up_idle(m_impl->port, [this](int remote_port) { return m_impl->is_busy(remote_port); });
+}
+
+std::optional<std::filesystem::path> Server::ca_file() const {
+    if (!m_impl->options.tls) {
+        return std::nullopt;
+    }
+    return m_impl->ca;
 }
 
 std::array<long, k_outcome_count> Server::counts() const {

@@ -1,7 +1,8 @@
 #pragma once
-// `wacamp sandbox` over HTTP: cpp-httplib on 127.0.0.1 in front of a FakeService.
+// `wacamp sandbox` over HTTP or HTTPS: cpp-httplib on 127.0.0.1 in front of a FakeService.
 
 #include <array>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,11 +19,16 @@ public:
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    // Loads the templates, opens the journal and binds 127.0.0.1:`options.port` (0: a free
-    // port). Fails naming the file or the port that could not be used.
+    // Loads the templates, opens the journal, sets up TLS when `options.tls` asks (checking the
+    // files given, or making a certificate in a private folder removed with the Server) and
+    // binds 127.0.0.1:`options.port` (0: a free port). Fails naming the file or the port that
+    // could not be used.
     static util::Result<std::unique_ptr<Server>> bind(const SandboxOptions& options);
     // Returns the port bound.
     int port() const;
+    // With TLS: the certificate a client must trust (the CA made at start, or the certificate
+    // given); without: nothing.
+    std::optional<std::filesystem::path> ca_file() const;
     // Answers requests until stop(). Ignores SIGPIPE for the process: a client hanging up
     // mid-answer must not end it. Fails when the listening socket fails.
     util::Result<void> serve();

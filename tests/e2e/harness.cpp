@@ -198,9 +198,13 @@ std::filesystem::path TempDir::write(const std::string& name, const std::string&
     return p;
 }
 
-Sandbox::Sandbox(const std::vector<std::string>& args) {
+Sandbox::Sandbox(const std::vector<std::string>& args, Scheme scheme)
+    : m_scheme(scheme == Scheme::https ? "https" : "http") {
     m_journal = m_dir.path() / "journal.jsonl";
     std::vector<std::string> argv{WACAMP_BINARY, "sandbox", "--port", "0", "--journal", m_journal.string()};
+    if (scheme == Scheme::https) {
+        argv.emplace_back("--tls");
+    }
     argv.insert(argv.end(), args.begin(), args.end());
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     auto out_path = m_dir.path() / "stdout.txt";
@@ -210,13 +214,18 @@ Sandbox::Sandbox(const std::vector<std::string>& args) {
     close(out_fd);
     close(devnull);
     close(err_fd);
-    // The first line is "listening on http://127.0.0.1:PORT".
-    std::string line;
+    // The first line is "listening on http://127.0.0.1:PORT" (https with --tls, and then a
+    // second line, "ca: PATH").
+    const size_t lines_wanted = scheme == Scheme::https ? 2 : 1;
+    std::vector<std::string> lines;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
-        std::string text = read_file(out_path);
-        if (auto nl = text.find('\n'); nl != std::string::npos) {
-            line = text.substr(0, nl);
+        std::istringstream text(read_file(out_path));
+        lines.clear();
+        for (std::string line; lines.size() < lines_wanted && std::getline(text, line) && !text.eof();) {
+            lines.push_back(line);
+        }
+        if (lines.size() == lines_wanted) {
             break;
         }
         if (waitpid(m_pid, nullptr, WNOHANG) == m_pid) {
@@ -225,13 +234,19 @@ Sandbox::Sandbox(const std::vector<std::string>& args) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    auto colon = line.rfind(':');
-    if (line.rfind("listening on http://127.0.0.1:", 0) != 0 || colon == std::string::npos) {
+    const std::string prefix = "listening on " + m_scheme + "://127.0.0.1:";
+    const std::string ca_prefix = "ca: ";
+    const bool started = lines.size() == lines_wanted && lines[0].rfind(prefix, 0) == 0 &&
+                         (lines_wanted == 1 || lines[1].rfind(ca_prefix, 0) == 0);
+    if (!started) {
         kill(m_pid, SIGKILL);
         wait_exit(m_pid);
-        throw std::runtime_error("sandbox did not start: \"" + line + "\" " + stderr_text());
+        throw std::runtime_error("sandbox did not start: \"" + (lines.empty() ? "" : lines[0]) + "\" " + stderr_text());
     }
-    m_port = std::stoi(line.substr(colon + 1));
+    m_port = std::stoi(lines[0].substr(prefix.size()));
+    if (lines_wanted == 2) {
+        m_ca_file = lines[1].substr(ca_prefix.size());
+    }
 }
 
 Sandbox::~Sandbox() {

@@ -72,16 +72,21 @@ private:
     std::filesystem::path m_path;
 };
 
-// `wacamp sandbox --port 0 --journal … ARGS…`, running until destroyed.
+// Whether a Sandbox serves plain HTTP, or HTTPS (`--tls`) with the CA it prints on "ca: PATH".
+enum class Scheme { http, https };
+
+// `wacamp sandbox --port 0 --journal … ARGS…` (and `--tls` for https), running until destroyed.
 class Sandbox {
 public:
-    explicit Sandbox(const std::vector<std::string>& args = {});
+    explicit Sandbox(const std::vector<std::string>& args = {}, Scheme scheme = Scheme::http);
     ~Sandbox();
     Sandbox(const Sandbox&) = delete;
     Sandbox& operator=(const Sandbox&) = delete;
 
     int port() const { return m_port; }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    std::string url() const { return m_scheme + "://127.0.0.1:" + std::to_string(m_port); }
+    // With https: the certificate a client must trust, from the sandbox's "ca: PATH" line.
+    const std::filesystem::path& ca_file() const { return m_ca_file; }
     // Every request the sandbox has journaled so far.
     std::vector<nlohmann::json> journal() const;
     // What the sandbox wrote on stderr so far.
@@ -91,6 +96,8 @@ public:
 private:
     TempDir m_dir;
     std::filesystem::path m_journal;
+    std::string m_scheme;
+    std::filesystem::path m_ca_file;
     pid_t m_pid = -1;
     int m_port = 0;
 };
