@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/metrics_options.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
@@ -33,6 +34,7 @@ struct RunOptions {
     bool no_progress = false;
     std::string sync = "interval";
     std::string log_format = "text";
+    MetricsOptions metrics;
 };
 
 // The most messages --preview prints: they are held in memory until the end of the dry run.
@@ -133,6 +135,10 @@ int run_campaign(const RunOptions& opts, Output& out) {
         out.error("--log-format json never asks for confirmation: add --yes to send from a terminal", k_exit_bad_input);
         return k_exit_bad_input;
     }
+    const auto metrics = check_metrics_or_report(opts.metrics, out);
+    if (!metrics) {
+        return k_exit_bad_input;
+    }
     auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
     auto c = load_campaign_or_report(opts.campaign, secrets, out);
     if (!c) {
@@ -148,7 +154,7 @@ int run_campaign(const RunOptions& opts, Output& out) {
         .limit = opts.limit,
         .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
         .durability = durability_of(opts.sync)};
-    return send_and_summarise(*c, send, ui, stops, out);
+    return send_and_summarise(*c, send, ui, stops, out, *metrics);
 }
 
 }  // namespace
@@ -175,6 +181,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
     add_log_format_option(*sub, opts->log_format);
+    add_metrics_options(*sub, opts->metrics, dry_run);
     return [opts] {
         Output out(log_format_of(opts->log_format));
         return reporting_fatal_errors(out, [&] { return run_campaign(*opts, out); });
