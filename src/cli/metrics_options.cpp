@@ -2,23 +2,34 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <string_view>
 
 #include "cli/exit_code.hpp"
 #include "observe/text_file.hpp"
 #include "service/base_url.hpp"
 #include "service/curl_transport.hpp"
+#include "util/env.hpp"
 
 namespace cli {
+
+namespace {
+
+// Where --metrics-push is read from when it is not given.
+constexpr std::string_view k_push_variable = "WACAMP_METRICS_PUSH";
+
+}  // namespace
 
 void add_metrics_options(CLI::App& sub, MetricsOptions& options, CLI::Option* dry_run) {
     auto* file = sub.add_option("--metrics-file", options.file,
                                 "Write Prometheus metrics to this .prom file every 10 s and at the end, replaced "
                                 "atomically, for node_exporter's textfile collector (docs/metrics.md)");
+    // Not CLI11's envname: a variable set for real runs (an EnvironmentFile) would then count
+    // as the option given, and refuse every --dry-run.
     auto* push = sub.add_option("--metrics-push", options.push,
                                 "Push-add Prometheus metrics to this Pushgateway (http[s]://[USER:PASSWORD@]HOST:PORT) "
-                                "every 10 s and at the end, as job wacamp and the campaign; a failed push only warns "
-                                "(docs/metrics.md)")
-                     ->envname("WACAMP_METRICS_PUSH");
+                                "every 10 s and at the end, as job wacamp and the campaign; a failed push only warns; "
+                                "default: $" +
+                                    std::string(k_push_variable) + " (keeps a password off the command line)");
     if (dry_run != nullptr) {
         file->excludes(dry_run);
         push->excludes(dry_run);
@@ -27,8 +38,10 @@ void add_metrics_options(CLI::App& sub, MetricsOptions& options, CLI::Option* dr
 
 std::optional<observe::ExportTargets> check_metrics_or_report(const MetricsOptions& options, Output& out) {
     observe::ExportTargets targets;
-    if (!options.push.empty()) {
-        auto push = observe::parse_push_url(options.push);
+    const std::string push_url =
+        options.push.empty() ? util::ProcessEnvironment().get(std::string(k_push_variable)).value_or("") : options.push;
+    if (!push_url.empty()) {
+        auto push = observe::parse_push_url(push_url);
         if (!push) {
             out.error(push.error().message, k_exit_bad_input);
             return std::nullopt;

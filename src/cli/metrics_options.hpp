@@ -19,16 +19,17 @@ namespace cli {
 
 struct MetricsOptions {
     std::string file;  // --metrics-file
-    std::string push;  // --metrics-push (or WACAMP_METRICS_PUSH)
+    std::string push;  // --metrics-push
 };
 
 // Adds --metrics-file and --metrics-push to `sub`, stored in `options`; both exclude
 // `dry_run` when given.
 void add_metrics_options(CLI::App& sub, MetricsOptions& options, CLI::Option* dry_run = nullptr);
 
-// Checks `options` (exit 2 on a bad one, before anything is read or sent) and registers the
-// push URL's credentials with `out`, so that nothing printed shows them. Returns the targets,
-// or nothing after reporting the problem through `out`.
+// Checks `options`, the push URL taken from WACAMP_METRICS_PUSH when not given (exit 2 on a
+// bad one, before anything is read or sent), and registers its credentials with `out`, so that
+// nothing printed shows them. Returns the targets, or nothing after reporting the problem
+// through `out`. For real sends only: a dry run exports nothing.
 std::optional<observe::ExportTargets> check_metrics_or_report(const MetricsOptions& options, Output& out);
 
 // The metrics of one run, when any target was given: the exporter and what it pushes through.

@@ -135,7 +135,9 @@ int run_campaign(const RunOptions& opts, Output& out) {
         out.error("--log-format json never asks for confirmation: add --yes to send from a terminal", k_exit_bad_input);
         return k_exit_bad_input;
     }
-    const auto metrics = check_metrics_or_report(opts.metrics, out);
+    // A dry run exports nothing (and reads no WACAMP_METRICS_PUSH).
+    const auto metrics =
+        opts.dry_run ? std::optional(observe::ExportTargets{}) : check_metrics_or_report(opts.metrics, out);
     if (!metrics) {
         return k_exit_bad_input;
     }
