@@ -9,6 +9,8 @@ packages=(
   doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libprotobuf-dev libssl-dev
   tzdata ca-certificates
   libhowardhinnant-date-dev libsqlite3-dev libsystemd-dev
+  prometheus-cpp-dev  # metrics (observe/)
+  prometheus prometheus-pushgateway   # tests: promtool check metrics; a real Pushgateway
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
   clang-format git    # tests: the layout check (scripts/format.sh --check)
   zsh fish man-db     # tests: the completion scripts parse, the man page renders

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/metrics_options.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
 #include "cli/signals.hpp"
@@ -27,6 +28,7 @@ struct ResumeOptions {
     bool no_progress = false;
     std::string sync = "interval";
     LogOptions log;
+    MetricsOptions metrics;
 };
 
 // The failed rows of a log, by what a resume does with them at a given time.
@@ -100,6 +102,10 @@ public:
 };
 
 int resume(const ResumeOptions& opts, Output& out) {
+    const auto metrics = check_metrics_or_report(opts.metrics, out);
+    if (!metrics) {
+        return k_exit_bad_input;
+    }
     auto campaign_file = campaign_file_of_log(opts.results);
     if (!campaign_file) {
         out.error(campaign_file.error().message, k_exit_bad_input);
@@ -116,7 +122,7 @@ int resume(const ResumeOptions& opts, Output& out) {
         .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
         .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
         .durability = durability_of(opts.sync)};
-    return send_and_summarise(*c, send, ui, stops, out);
+    return send_and_summarise(*c, send, ui, stops, out, *metrics);
 }
 
 }  // namespace
@@ -131,6 +137,7 @@ Action add_resume(CLI::App& app) {
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
+    add_metrics_options(*sub, opts->metrics);
     return [opts] { return with_output(opts->log, {opts->results}, [&](Output& out) { return resume(*opts, out); }); };
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/metrics_options.hpp"
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
@@ -33,6 +34,7 @@ struct RunOptions {
     bool no_progress = false;
     std::string sync = "interval";
     LogOptions log;
+    MetricsOptions metrics;
 };
 
 // The most messages --preview prints: they are held in memory until the end of the dry run.
@@ -133,6 +135,12 @@ int run_campaign(const RunOptions& opts, Output& out) {
         out.error("--log-format json never asks for confirmation: add --yes to send from a terminal", k_exit_bad_input);
         return k_exit_bad_input;
     }
+    // A dry run exports nothing (and reads no WACAMP_METRICS_PUSH).
+    const auto metrics =
+        opts.dry_run ? std::optional(observe::ExportTargets{}) : check_metrics_or_report(opts.metrics, out);
+    if (!metrics) {
+        return k_exit_bad_input;
+    }
     auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
     auto c = load_campaign_or_report(opts.campaign, secrets, out);
     if (!c) {
@@ -148,7 +156,7 @@ int run_campaign(const RunOptions& opts, Output& out) {
         .limit = opts.limit,
         .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
         .durability = durability_of(opts.sync)};
-    return send_and_summarise(*c, send, ui, stops, out);
+    return send_and_summarise(*c, send, ui, stops, out, *metrics);
 }
 
 }  // namespace
@@ -175,6 +183,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
+    add_metrics_options(*sub, opts->metrics, dry_run);
     return [opts] {
         return with_output(opts->log, {opts->campaign, opts->results},
                            [&](Output& out) { return run_campaign(*opts, out); });

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.hpp"
+#include "cli/metrics_options.hpp"
 #include "cli/send_summary.hpp"
 #include "results/log_path.hpp"
 #include "results/log_reader.hpp"
@@ -124,7 +125,7 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 }
 
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,
-                       const std::atomic<int>& stops, Output& out) {
+                       const std::atomic<int>& stops, Output& out, const observe::ExportTargets& metrics) {
     // Images are checked through a transport of their own: their hosts are not the service,
     // and do not share its CA file.
     std::optional<service::CurlTransport> media;
@@ -136,12 +137,14 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
         {.ca_file = c.service.ca_file,
          .max_connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
     util::SystemClock clock;
+    RunExport exported(c.name, metrics, clock, ui);
     auto report = runner::send_campaign(c, options,
                                         {.transport = transport,
                                          .clock = clock,
                                          .ui = ui,
                                          .stop_requests = stops,
-                                         .media_transport = media ? &*media : nullptr});
+                                         .media_transport = media ? &*media : nullptr,
+                                         .watch = exported.watch()});
     ui.clear_line();
     if (!report) {
         const auto& message = report.error().message;
@@ -157,6 +160,8 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
     } else {
         print_send_summary(c, *report, code, out);
     }
+    // After the summary: the last push may wait for the Pushgateway.
+    exported.finish(code, stops.load());
     return code;
 }
 

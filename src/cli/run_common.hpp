@@ -11,6 +11,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
 #include "cli/output.hpp"
+#include "observe/exporter.hpp"
 #include "runner/account_book.hpp"
 #include "runner/media_preflight.hpp"
 #include "runner/send.hpp"
@@ -55,9 +56,10 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
                                                           Output& out);
 
 // Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
-// the exit code.
+// the exit code. Its metrics go to `metrics` (none: no metrics) from the start of sending
+// to the end; a run refused before it sent (exit 2) leaves them as they were.
 int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOptions& options, runner::RunUi& ui,
-                       const std::atomic<int>& stops, Output& out);
+                       const std::atomic<int>& stops, Output& out, const observe::ExportTargets& metrics);
 
 // Checks the images of the rows `stream` (just opened, no verdicts) would send, for
 // --check-media, through a transport of its own: prints the warnings and a summary through

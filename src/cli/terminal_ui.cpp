@@ -31,11 +31,9 @@ Figures figures_of(const queue::Progress& p, const runner::RunFigures& run, std:
     f.elapsed = elapsed;
     f.held_back = total_of(run.held_back);
     f.held_back_causes = cause_list(run.held_back);
-    if (run.total > 0) {
-        f.remaining = std::max<std::int64_t>(0, run.total - p.sent - p.failed - p.unknown - f.held_back);
-        if (p.achieved_rate > 0.1 && *f.remaining > 0) {
-            f.eta = std::chrono::milliseconds(static_cast<long long>(*f.remaining / p.achieved_rate * 1000));
-        }
+    f.remaining = run.remaining(p);
+    if (f.remaining && p.achieved_rate > 0.1 && *f.remaining > 0) {
+        f.eta = std::chrono::milliseconds(static_cast<long long>(*f.remaining / p.achieved_rate * 1000));
     }
     return f;
 }

@@ -1,6 +1,7 @@
 #include "runner/log_observer.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "results/records.hpp"
 #include "runner/secrets.hpp"
@@ -66,6 +67,9 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     if (outcome.cause == service::Cause::rate_limited) {
         ++m_throttled;
     }
+    if (m_watch != nullptr) {
+        m_watch->answered(outcome);
+    }
     if (!outcome.sent()) {
         record.error = outcome.error;
         record.cause = to_log_cause(outcome.cause);
@@ -98,14 +102,39 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const std::str
     return written;
 }
 
-void LogObserver::on_progress(const queue::Progress& progress) {
+RunFigures LogObserver::figures() const {
     RunFigures figures{m_total, m_refused};
     if (m_screened != nullptr) {
         for (std::size_t i = 0; i < results::k_cause_count; ++i) {
             figures.held_back.by_cause[i] += m_screened->by_cause[i];
         }
     }
-    m_ui.progress(progress, figures);
+    return figures;
+}
+
+void LogObserver::on_progress(const queue::Progress& progress) {
+    const RunFigures run = figures();
+    m_ui.progress(progress, run);
+    if (m_watch != nullptr) {
+        m_watch->progress(progress, run);
+    }
+}
+
+void LogObserver::report_end(const queue::DispatchResult& result) {
+    if (m_watch == nullptr) {
+        return;
+    }
+    queue::Progress last = result.progress;
+    last.in_flight = 0;  // what was in flight was recorded, or abandoned as unknown
+    last.pause_reason.clear();
+    last.paused_until.reset();
+    RunFigures run = figures();
+    if (result.reason == queue::StopReason::completed) {
+        // The list is done. The total was estimated from the CSV's rows, invalid ones and
+        // duplicates among them: nothing remains all the same.
+        run.total = std::min(run.total, last.sent + last.failed + last.unknown + run.held_back_total());
+    }
+    m_watch->progress(last, run);
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {

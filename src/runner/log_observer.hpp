@@ -3,11 +3,13 @@
 
 #include <cstdint>
 
+#include "queue/dispatcher.hpp"
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
 #include "results/status.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/ui.hpp"
+#include "runner/watch.hpp"
 #include "util/clock.hpp"
 #include "util/redact.hpp"
 
@@ -39,6 +41,11 @@ public:
     // Has progress count, besides the jobs it refuses, the rows `screened` holds back before
     // they become jobs (CampaignJobs::held_back); it must outlive this.
     void count_screened(const results::CauseCounts& screened) { m_screened = &screened; }
+    // Has `watch` told of every answer and of progress (null: nobody); it must outlive this.
+    void report_to(RunWatch* watch) { m_watch = watch; }
+    // Tells the watch, not the person, of the queue's last state once it has stopped as
+    // `result` says.
+    void report_end(const queue::DispatchResult& result);
 
 private:
     results::LogWriter& m_log;
@@ -50,6 +57,10 @@ private:
     std::int64_t m_throttled = 0;
     results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave
     const results::CauseCounts* m_screened = nullptr;
+    RunWatch* m_watch = nullptr;
+
+    // The runner's figures for progress: the total, and the rows held back.
+    RunFigures figures() const;
 };
 
 }  // namespace runner

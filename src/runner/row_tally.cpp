@@ -17,6 +17,9 @@ void RowTally::record(std::int64_t row, const results::RowState& before, results
     }
     add({status, cause}, +1);
     m_live.erase(row);
+    if (m_watch != nullptr) {
+        m_watch->recorded(status, cause);
+    }
 }
 
 void RowTally::dispatch(std::int64_t row, const results::RowState& before) {
@@ -31,6 +34,9 @@ void RowTally::result(std::int64_t row, results::Status status, results::Cause c
     move(row, {status, cause});
     if (final) {
         m_live.erase(row);
+        if (m_watch != nullptr) {
+            m_watch->recorded(status, cause);
+        }
     }
 }
 

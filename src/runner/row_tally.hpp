@@ -3,13 +3,14 @@
 // run writes records, so that the run's `end` record and summary need no second pass over a
 // log of millions of lines. It applies the same rules as results::replay: a row counts under
 // its latest status once any record names it, and an `attempt` makes it `unknown` until its
-// result.
+// result. A RunWatch given to it is told each row's outcome of this run.
 
 #include <cstdint>
 #include <unordered_map>
 
 #include "results/replay.hpp"
 #include "results/status.hpp"
+#include "runner/watch.hpp"
 
 namespace runner {
 
@@ -29,6 +30,9 @@ public:
     void attempt(std::int64_t row);
     // A `result` was written for a dispatched row; `final` when no further request follows.
     void result(std::int64_t row, results::Status status, results::Cause cause, bool final);
+
+    // Has `watch` told of each row's last record of this run (null: nobody); it must outlive this.
+    void report_to(RunWatch* watch) { m_watch = watch; }
 
     const results::StatusCounts& counts() const { return m_counts; }
     const results::CauseCounts& causes() const { return m_causes; }
@@ -50,6 +54,7 @@ private:
         Counted as;
     };
     std::unordered_map<std::int64_t, Live> m_live;
+    RunWatch* m_watch = nullptr;
 };
 
 }  // namespace runner

@@ -68,6 +68,8 @@ void send(SendRun& run) {
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     observer.count_screened(jobs.held_back);
+    observer.report_to(run.parts.watch);
+    tally.report_to(run.parts.watch);
     std::optional<AccountKeeper> keeper;
     if (run.book) {
         jobs.screen_with(*run.book, run.campaign_key);
@@ -100,6 +102,7 @@ void send(SendRun& run) {
         }
     }
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
+    observer.report_end(result);
     report_dispatch(run, result, jobs, observer);
     run.report.counts = tally.counts();
     run.report.causes = tally.causes();

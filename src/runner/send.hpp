@@ -13,6 +13,7 @@
 #include "results/log_writer.hpp"
 #include "results/status.hpp"
 #include "runner/ui.hpp"
+#include "runner/watch.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
@@ -71,6 +72,8 @@ struct SendParts {
     // Where images are checked (message.check_media): their hosts are not the service, whose
     // CA file they need not share. Null: `transport`.
     service::HttpTransport* media_transport = nullptr;
+    // Told of each outcome and request, and of progress (metrics). Null: nobody watches.
+    RunWatch* watch = nullptr;
 };
 
 // Runs `campaign`: prepares, checks its images (message.check_media), asks for confirmation

@@ -2,7 +2,9 @@
 // What a run tells the person running it, and asks them. The CLI implements it; the runner
 // never prints.
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,24 @@ struct Preview {
 struct RunFigures {
     std::int64_t total = 0;          // jobs expected this run (0: unknown)
     results::CauseCounts held_back;  // rows the account's ledger held back this run, by cause
+
+    // Returns the rows the ledger held back, over every cause.
+    std::int64_t held_back_total() const {
+        std::int64_t n = 0;
+        for (auto count : held_back.by_cause) {
+            n += count;
+        }
+        return n;
+    }
+    // Returns the jobs still to go: `total` less those `progress` finished and those held
+    // back; nothing when the total is unknown.
+    std::optional<std::int64_t> remaining(const queue::Progress& progress) const {
+        if (total <= 0) {
+            return std::nullopt;
+        }
+        return std::max<std::int64_t>(0,
+                                      total - progress.sent - progress.failed - progress.unknown - held_back_total());
+    }
 };
 
 class RunUi {

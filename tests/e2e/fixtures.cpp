@@ -184,6 +184,8 @@ sockaddr_in loopback(int port) {
     return addr;
 }
 
+}  // namespace
+
 bool accepts_connections(int port) {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr = loopback(port);
@@ -191,8 +193,6 @@ bool accepts_connections(int port) {
     close(fd);
     return ok;
 }
-
-}  // namespace
 
 int free_port() {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -85,6 +85,9 @@ void add_service_line(const CampaignFixture& fixture, const std::string& line);
 // A port on 127.0.0.1 that was free when asked.
 int free_port();
 
+// Whether something accepts connections on 127.0.0.1:`port`.
+bool accepts_connections(int port);
+
 // `openssl s_server -www` with a fresh self-signed certificate for 127.0.0.1, until destroyed.
 class TlsServer {
 public:

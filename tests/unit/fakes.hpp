@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runner/ui.hpp"
+#include "runner/watch.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
 
@@ -160,6 +161,24 @@ public:
 
 private:
     Confirm m_answer;
+};
+
+// A watch of a run that keeps what it is told.
+class FakeWatch final : public runner::RunWatch {
+public:
+    void recorded(results::Status status, results::Cause cause) override { records.emplace_back(status, cause); }
+    void answered(const service::Outcome& outcome) override { answers.push_back(outcome.cause); }
+    void progress(const queue::Progress& progress, const runner::RunFigures& figures) override {
+        last_progress = progress;
+        last_figures = figures;
+        ++progresses;
+    }
+
+    std::vector<std::pair<results::Status, results::Cause>> records;
+    std::vector<service::Cause> answers;
+    queue::Progress last_progress;
+    runner::RunFigures last_figures;
+    int progresses = 0;
 };
 
 // A fresh folder under the system's temporary folder, removed with its content afterwards.

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -101,5 +102,40 @@ TEST_SUITE("runner::send_campaign") {
         REQUIRE(ui.previews.size() == 1);
         CHECK(ui.previews.front().to_send == 3);
         CHECK(rig.transport.started.empty());
+    }
+
+    TEST_CASE("a watch hears each row's outcome of the run, each answer, and the queue's state once it stopped") {
+        Rig rig;
+        fakes::FakeWatch watch;
+        auto c = runner_test::three_recipients(rig.folder, "rate: {concurrency: 2}\n");
+        rig.folder.put("samples/r.csv",
+                       "phone,name,user_id\n"
+                       "+919812345678,Asha,u-1\n"
+                       "+919812345679,Vikram,u-2\n"
+                       "+919812345678,Asha again,u-3\n"
+                       "12345,Nobody,u-4\n");
+        runner::SendOptions options;
+        options.results_path = rig.log_path();
+        auto report = runner::send_campaign(c, options,
+                                            {.transport = rig.transport,
+                                             .clock = rig.clock,
+                                             .ui = rig.ui,
+                                             .stop_requests = rig.stops,
+                                             .watch = &watch});
+        REQUIRE(report);
+        using results::Cause;
+        using results::Status;
+        const auto count = [&](Status status, Cause cause) {
+            return std::count(watch.records.begin(), watch.records.end(), std::pair{status, cause});
+        };
+        CHECK(watch.records.size() == 4);
+        CHECK(count(Status::sent, Cause::none) == 2);
+        CHECK(count(Status::skipped, Cause::duplicate) == 1);
+        CHECK(count(Status::invalid, Cause::invalid) == 1);
+        CHECK(watch.answers == std::vector<service::Cause>{service::Cause::none, service::Cause::none});
+        REQUIRE(watch.progresses >= 2);
+        CHECK(watch.last_progress.sent == 2);
+        CHECK(watch.last_progress.in_flight == 0);
+        CHECK(watch.last_figures.remaining(watch.last_progress) == 0);
     }
 }

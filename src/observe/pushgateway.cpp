@@ -1,0 +1,231 @@
+#include "observe/pushgateway.hpp"
+
+#include <openssl/evp.h>
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <vector>
+
+#include "service/requests.hpp"
+#include "util/text.hpp"
+#include "util/utf8.hpp"
+
+namespace observe {
+
+namespace {
+
+constexpr std::chrono::seconds k_push_timeout{10};
+constexpr std::size_t k_shown_body = 200;  // of an answer that refused a push
+
+// The value of hexadecimal digit `c`, or -1.
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+// `text` with its %XX escapes decoded; nothing when one is malformed.
+std::optional<std::string> percent_decoded(std::string_view text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out += text[i];
+            continue;
+        }
+        if (i + 2 >= text.size() || hex_value(text[i + 1]) < 0 || hex_value(text[i + 2]) < 0) {
+            return std::nullopt;
+        }
+        out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+        i += 2;
+    }
+    return out;
+}
+
+std::string base64(std::string_view bytes) {
+    std::vector<unsigned char> out(4 * ((bytes.size() + 2) / 3) + 1);
+    const int n = EVP_EncodeBlock(out.data(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                                  static_cast<int>(bytes.size()));
+    return std::string(reinterpret_cast<const char*>(out.data()), static_cast<std::size_t>(std::max(n, 0)));
+}
+
+// Whether `port` is a number from 1 to 65535.
+bool valid_port(std::string_view port) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
+    return !port.empty() && error == std::errc() && end == port.data() + port.size() && value >= 1 && value <= 65535;
+}
+
+// Whether `host_port` ("host", "host:port", "[::1]:port") names a host, with a valid port if any.
+bool valid_authority(std::string_view host_port) {
+    std::string_view port;
+    if (host_port.starts_with('[')) {
+        const std::size_t close = host_port.find(']');
+        if (close == std::string_view::npos || close == 1) {
+            return false;
+        }
+        const std::string_view rest = host_port.substr(close + 1);
+        if (!rest.empty() && !rest.starts_with(':')) {
+            return false;
+        }
+        port = rest.empty() ? std::string_view() : rest.substr(1);
+        return rest.empty() || valid_port(port);
+    }
+    const std::size_t colon = host_port.find(':');
+    if (colon == 0 || host_port.empty()) {
+        return false;
+    }
+    return colon == std::string_view::npos || valid_port(host_port.substr(colon + 1));
+}
+
+}  // namespace
+
+util::Result<PushTarget> parse_push_url(std::string_view url) {
+    const std::size_t scheme = util::starts_with_nocase(url, "http://")    ? 7
+                               : util::starts_with_nocase(url, "https://") ? 8
+                                                                           : 0;
+    // Split after any "://", a scheme wacamp takes or not: what is shown leaves out the
+    // credentials of every URL.
+    const std::size_t marker = url.find("://");
+    const std::size_t start = marker == std::string_view::npos ? 0 : marker + 3;
+    const std::string_view rest = url.substr(start);
+    const std::size_t slash = rest.find('/');
+    const std::string_view authority = rest.substr(0, slash);
+    const std::size_t at = authority.rfind('@');
+    const std::string_view host_port = at == std::string_view::npos ? authority : authority.substr(at + 1);
+    const std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    // What may be shown of it: never the part before '@'.
+    PushTarget target;
+    target.url = util::ascii_lower(url.substr(0, start)) + std::string(host_port) + std::string(path);
+    while (target.url.ends_with('/')) {
+        target.url.pop_back();
+    }
+    const std::string shown = "--metrics-push " + util::printable(target.url);
+    if (scheme == 0) {
+        return util::fail(shown + ": must start with http:// or https://");
+    }
+    if (url.find_first_of("?# \t\r\n") != std::string_view::npos) {
+        return util::fail(shown + ": must not hold a query, a fragment or spaces");
+    }
+    if (!valid_authority(host_port)) {
+        return util::fail(shown + ": must name a host, and a port from 1 to 65535 if any (http://HOST:9091)");
+    }
+    if (path.find("/metrics/job/") != std::string_view::npos) {
+        return util::fail(shown +
+                          ": give the Pushgateway's address alone (http://HOST:9091); wacamp adds "
+                          "/metrics/job/wacamp/campaign/NAME itself");
+    }
+    if (at != std::string_view::npos) {
+        const std::string_view userinfo = authority.substr(0, at);
+        const std::size_t colon = userinfo.find(':');
+        auto user = percent_decoded(userinfo.substr(0, colon));
+        auto password =
+            percent_decoded(colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
+        if (!user || !password || user->empty()) {
+            return util::fail(shown + ": its user name and password must be user:password@ (percent-encoded)");
+        }
+        target.user = std::move(*user);
+        target.password = std::move(*password);
+    }
+    return target;
+}
+
+std::string group_url(const PushTarget& target, std::string_view campaign) {
+    return target.url + "/metrics/job/wacamp/campaign/" + std::string(campaign);
+}
+
+service::HttpRequest push_add_request(const PushTarget& target, std::string_view campaign, std::string body) {
+    service::HttpRequest request;
+    request.method = service::Method::post;  // push-add: PUT would drop the families this push lacks
+    request.url = group_url(target, campaign);
+    request.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    request.headers.emplace_back("User-Agent", service::user_agent());
+    if (!target.user.empty()) {
+        request.headers.emplace_back("Authorization", "Basic " + base64(target.user + ":" + target.password));
+    }
+    request.body = std::move(body);
+    request.timeout = k_push_timeout;
+    request.max_body = 4096;
+    return request;
+}
+
+std::optional<std::string> push_failure(const PushTarget& target, const service::Completion& done) {
+    const std::string head = "could not push metrics to " + util::printable(target.url) + ": ";
+    if (const auto* error = std::get_if<service::TransportError>(&done.result)) {
+        return head + error->message;
+    }
+    const auto& response = std::get<service::HttpResponse>(done.result);
+    if (response.status >= 200 && response.status < 300) {
+        return std::nullopt;
+    }
+    std::string why = "HTTP " + std::to_string(response.status);
+    const std::string_view body = util::trim(response.body);
+    if (!body.empty()) {
+        why += ": " + util::printable(util::clip_utf8(body, k_shown_body));
+    }
+    return head + why;
+}
+
+bool Pusher::start(std::string body) {
+    if (m_pending) {
+        return false;
+    }
+    m_pending = m_next_id++;
+    m_transport.start(*m_pending, push_add_request(m_target, m_campaign, std::move(body)));
+    return true;
+}
+
+namespace {
+
+util::Result<void> ended(const std::optional<std::string>& failure) {
+    if (failure) {
+        return util::fail(*failure);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::optional<util::Result<void>> Pusher::poll() {
+    if (!m_pending) {
+        return std::nullopt;
+    }
+    for (const auto& done : m_transport.poll(std::chrono::microseconds(0))) {
+        if (done.id == *m_pending) {
+            m_pending.reset();
+            return ended(push_failure(m_target, done));
+        }
+    }
+    return std::nullopt;
+}
+
+void Pusher::wait_for_pending() {
+    while (m_pending) {
+        for (const auto& done : m_transport.poll(std::chrono::milliseconds(100))) {
+            if (done.id == *m_pending) {
+                m_pending.reset();
+            }
+        }
+    }
+}
+
+util::Result<void> Pusher::push_and_wait(std::string body) {
+    wait_for_pending();  // its answer no longer matters: this push carries the figures after it
+    const std::uint64_t id = m_next_id++;
+    m_transport.start(id, push_add_request(m_target, m_campaign, std::move(body)));
+    for (;;) {
+        for (const auto& done : m_transport.poll(std::chrono::milliseconds(100))) {
+            if (done.id == id) {
+                return ended(push_failure(m_target, done));
+            }
+        }
+    }
+}
+
+}  // namespace observe
