@@ -17,20 +17,6 @@ namespace {
 constexpr std::chrono::seconds k_push_timeout{10};
 constexpr std::size_t k_shown_body = 200;  // of an answer that refused a push
 
-// The value of hexadecimal digit `c`, or -1.
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 // `text` with its %XX escapes decoded; nothing when one is malformed.
 std::optional<std::string> percent_decoded(std::string_view text) {
     std::string out;
@@ -39,10 +25,10 @@ std::optional<std::string> percent_decoded(std::string_view text) {
             out += text[i];
             continue;
         }
-        if (i + 2 >= text.size() || hex_value(text[i + 1]) < 0 || hex_value(text[i + 2]) < 0) {
+        if (i + 2 >= text.size() || util::hex_value(text[i + 1]) < 0 || util::hex_value(text[i + 2]) < 0) {
             return std::nullopt;
         }
-        out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+        out += static_cast<char>(util::hex_value(text[i + 1]) * 16 + util::hex_value(text[i + 2]));
         i += 2;
     }
     return out;

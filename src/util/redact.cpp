@@ -4,6 +4,8 @@
 #include <optional>
 #include <utility>
 
+#include "util/text.hpp"
+
 namespace util {
 
 namespace {
@@ -17,19 +19,6 @@ struct Unit {
     std::size_t length = 0;
 };
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 // The number written with `digits` hex digits at `at`; nothing when they are not all there.
 std::optional<unsigned> hex_at(std::string_view text, std::size_t at, std::size_t digits) {
     if (at + digits > text.size()) {
@@ -37,7 +26,7 @@ std::optional<unsigned> hex_at(std::string_view text, std::size_t at, std::size_
     }
     unsigned value = 0;
     for (std::size_t i = 0; i < digits; ++i) {
-        const int d = hex_digit(text[at + i]);
+        const int d = hex_value(text[at + i]);
         if (d < 0) {
             return std::nullopt;
         }
@@ -109,7 +98,7 @@ std::optional<Unit> html_reference(std::string_view text, std::size_t at) {
     unsigned cp = 0;
     const std::size_t first = i;
     for (; i < rest.size() && i < first + 7; ++i) {
-        const int d = hex ? hex_digit(rest[i]) : (rest[i] >= '0' && rest[i] <= '9' ? rest[i] - '0' : -1);
+        const int d = hex ? hex_value(rest[i]) : (rest[i] >= '0' && rest[i] <= '9' ? rest[i] - '0' : -1);
         if (d < 0) {
             break;
         }

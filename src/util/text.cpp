@@ -70,6 +70,19 @@ bool starts_with_nocase(std::string_view text, std::string_view prefix) {
            std::equal(prefix.begin(), prefix.end(), text.begin(), [&](char a, char b) { return lower(a) == lower(b); });
 }
 
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
 std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {
     static constexpr char k_lower[] = "0123456789abcdef";
     static constexpr char k_upper[] = "0123456789ABCDEF";

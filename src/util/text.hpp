@@ -40,4 +40,7 @@ enum class HexCase { lower, upper };
 // Returns the two hexadecimal digits of `byte`, high first, with letters in `letters` case.
 std::array<char, 2> hex_digits(unsigned char byte, HexCase letters = HexCase::lower);
 
+// Returns the value of the hexadecimal digit `c` (either case), or -1 when it is not one.
+int hex_value(char c);
+
 }  // namespace util
