@@ -16,6 +16,7 @@ packages=(
   zsh fish man-db     # tests: the completion scripts parse, the man page renders
   systemd             # tests: systemd-analyze verify on the units
   dpkg-dev file lintian   # tests: cpack -G DEB (dpkg-shlibdeps, file) and lintian on the package
+  nginx-light         # tests: an HTTP/2 front of the sandbox (e2e: http2)
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 

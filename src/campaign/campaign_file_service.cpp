@@ -16,11 +16,14 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_service_keys[] = {"base_url", "api_key", "access_token", "api_key_in",
-                                               "headers",  "timeout", "ca_file",      "allow_insecure_http"};
+constexpr std::string_view k_service_keys[] = {"base_url", "api_key", "access_token",        "api_key_in", "headers",
+                                               "timeout",  "ca_file", "allow_insecure_http", "http"};
 constexpr std::string_view k_recipients_keys[] = {"file", "delimiter", "columns", "default_country", "dedupe"};
 constexpr std::string_view k_columns_keys[] = {"wa_id", "user_name", "user_id", "subscriber_id"};
 constexpr std::string_view k_key_places[] = {"header", "query"};
+// service.http, in the order of service::HttpVersion. YAML reads 1.1 and 2 unquoted as the same
+// scalars as "1.1" and "2", so both spellings work.
+constexpr std::string_view k_http_versions[] = {"auto", "1.1", "2"};
 // Headers wacamp sets itself; letting the file override them would break requests quietly.
 constexpr std::string_view k_reserved_headers[] = {"apikey",         "authorization", "content-type",
                                                    "content-length", "user-agent",    "host"};
@@ -171,6 +174,16 @@ void read_service(const Section& root, const Cleanup& cleanup, service::ServiceC
     }
     if (auto ca_file = readable_path(s, "ca_file", Need::optional)) {
         out.ca_file = std::move(*ca_file);
+    }
+    if (auto http = s.choice("http", k_http_versions)) {
+        out.http = static_cast<service::HttpVersion>(*http);
+        if (out.http == service::HttpVersion::http2 && util::starts_with_nocase(out.base_url, "http://")) {
+            // Prior knowledge (h2c) is what "2" would mean there, and libcurl 7.88 fails it as soon
+            // as requests share the connection ("Error in the HTTP2 framing layer").
+            s.problem("http",
+                      "\"2\" needs an https:// base_url (HTTP/2 is negotiated over TLS); use auto or "
+                      "\"1.1\" for plain http://");
+        }
     }
 }
 

@@ -110,7 +110,8 @@ int delete_contacts(const std::string& path, Output& out) {
         return k_exit_bad_input;
     }
     const auto& stops = install_stop_handlers();
-    service::CurlTransport transport({.ca_file = c->service.ca_file, .max_connections = 2});
+    service::CurlTransport transport(
+        {.ca_file = c->service.ca_file, .max_connections = 2, .max_host_connections = 0, .http = c->service.http});
     util::SystemClock clock;
     auto summary = runner::delete_contacts(*c, *log, {.transport = transport, .clock = clock, .stop_requests = stops});
     print_summary(*c, summary, path, out);

@@ -132,10 +132,14 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
     if (c.message.check_media) {
         media.emplace(service::CurlOptions{.ca_file = {}, .max_connections = k_media_connections});
     }
-    // As many connections as the queue may keep in flight, and a few more.
-    service::CurlTransport transport(
-        {.ca_file = c.service.ca_file,
-         .max_connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4});
+    // As many connections as the queue may keep in flight, and a few more: over HTTP/1.1 each
+    // request in flight needs a connection of its own, so the cap never holds one back; over
+    // HTTP/2 they share far fewer (see CurlTransport's PIPEWAIT).
+    const long connections = static_cast<long>(c.rate.concurrency.value_or(c.rate.max_concurrency)) + 4;
+    service::CurlTransport transport({.ca_file = c.service.ca_file,
+                                      .max_connections = connections,
+                                      .max_host_connections = connections,
+                                      .http = c.service.http});
     util::SystemClock clock;
     RunExport exported(c.name, metrics, clock, ui);
     auto report = runner::send_campaign(c, options,

@@ -104,7 +104,8 @@ int list_templates(const TemplatesOptions& opts) {
         out.warning(service::insecure_http_warning(config->base_url));
     }
 
-    service::CurlTransport transport({.ca_file = config->ca_file, .max_connections = 2});
+    service::CurlTransport transport(
+        {.ca_file = config->ca_file, .max_connections = 2, .max_host_connections = 0, .http = config->http});
     queue::RetryPolicy retry(campaign::Retry{});
     service::Outcome outcome;
     service::Completion completion;

@@ -186,6 +186,18 @@ Completion expired_completion(Transfer& t, std::chrono::steady_clock::time_point
     return c;
 }
 
+long curl_http_version(HttpVersion version, std::string_view url) {
+    const bool tls = util::starts_with_nocase(url, "https://");
+    switch (version) {
+    case HttpVersion::http1_1: return CURL_HTTP_VERSION_1_1;
+    case HttpVersion::http2:  // a campaign asks for it over https only (see service::HttpVersion)
+    case HttpVersion::automatic: break;
+    }
+    // CURL_HTTP_VERSION_2TLS would speak HTTP/1.1 on plain http as well; saying so outright
+    // keeps such requests from waiting to learn whether the connection multiplexes (PIPEWAIT).
+    return tls ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1;
+}
+
 bool proxy_in_environment() {
     for (const char* name :
          {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"}) {

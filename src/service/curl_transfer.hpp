@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
+#include "service/config.hpp"
 #include "service/http.hpp"
 
 namespace service::detail {
@@ -88,6 +90,10 @@ Completion completion_of(Transfer& transfer, CURLcode code);
 
 // The Completion of `transfer`, given up at `now` when its deadline passed unanswered.
 Completion expired_completion(Transfer& transfer, std::chrono::steady_clock::time_point now);
+
+// The CURLOPT_HTTP_VERSION that speaks `version` to `url`: HTTP/1.1 alone for http1_1; else
+// HTTP/2 by ALPN on https (HTTP/1.1 when the server offers only that), HTTP/1.1 on plain http.
+long curl_http_version(HttpVersion version, std::string_view url);
 
 // Whether the environment names a proxy for libcurl (it reads these at every request).
 bool proxy_in_environment();

@@ -122,6 +122,12 @@ struct CurlTransport::Impl {
             curl_easy_setopt(e, CURLOPT_POSTFIELDS, nullptr);  // from on_read: see take_handle
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         }
+        const long http = detail::curl_http_version(options.http, r.url);
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http);
+        // Where HTTP/2 may be spoken, a request waits for the first connection to say whether it
+        // multiplexes rather than open one of its own: a campaign's first burst shares one
+        // connection instead of opening one per request in flight.
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, http == CURL_HTTP_VERSION_1_1 ? 0L : 1L);
         t.headers = cache.headers(r.headers);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
         detail::configure_fetch(e, r);
@@ -219,6 +225,9 @@ CurlTransport::CurlTransport(CurlOptions options) : m_impl(std::make_unique<Impl
         throw std::runtime_error("libcurl could not create a multi handle");
     }
     curl_multi_setopt(m_impl->multi, CURLMOPT_MAXCONNECTS, m_impl->options.max_connections);
+    curl_multi_setopt(m_impl->multi, CURLMOPT_MAX_HOST_CONNECTIONS, m_impl->options.max_host_connections);
+    // libcurl's default, said outright: requests to one host share an HTTP/2 connection.
+    curl_multi_setopt(m_impl->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
     curl_multi_setopt(m_impl->multi, CURLMOPT_SOCKETDATA, m_impl.get());
     curl_multi_setopt(m_impl->multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);

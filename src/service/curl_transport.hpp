@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "service/config.hpp"
 #include "service/http.hpp"
 
 namespace service {
@@ -12,6 +13,10 @@ namespace service {
 struct CurlOptions {
     std::string ca_file;        // extra CA bundle; peer verification always stays on
     long max_connections = 64;  // connections kept in the cache for reuse
+    // The most connections open to one host at once; 0: no limit. Requests past it wait in
+    // libcurl for a connection (over HTTP/2 they share one instead).
+    long max_host_connections = 0;
+    HttpVersion http = HttpVersion::automatic;
 };
 
 class CurlTransport final : public HttpTransport {
