@@ -120,6 +120,16 @@ std::string once_each(const std::map<std::string, int>& sent, size_t expected) {
     return problems;
 }
 
+std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& lines, const std::string& event) {
+    std::vector<nlohmann::json> out;
+    for (const auto& j : lines) {
+        if (j.value("event", "") == event) {
+            out.push_back(j);
+        }
+    }
+    return out;
+}
+
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
 }

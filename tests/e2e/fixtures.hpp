@@ -63,6 +63,9 @@ std::string once_each(const std::map<std::string, int>& sent, size_t expected);
 // Whether `part` appears in `text`.
 bool contains(const std::string& text, std::string_view part);
 
+// The objects of `lines` (--log-format json output, a --log-file) whose "event" is `event`.
+std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& lines, const std::string& event);
+
 // A shell word: `text` in single quotes.
 std::string quoted(const std::string& text);
 

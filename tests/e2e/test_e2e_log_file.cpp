@@ -10,20 +10,6 @@
 
 using namespace e2e;
 
-namespace {
-
-std::vector<nlohmann::json> events(const std::vector<nlohmann::json>& all, const std::string& event) {
-    std::vector<nlohmann::json> out;
-    for (const auto& j : all) {
-        if (j.value("event", "") == event) {
-            out.push_back(j);
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 TEST_SUITE("e2e: log_file") {
     TEST_CASE("json: run and resume append their diagnostics, progress and summaries to one file") {
         Sandbox sandbox({"--reject-number", numbers_wa_id(3)});
@@ -38,15 +24,15 @@ TEST_SUITE("e2e: log_file") {
         CHECK(again.exit_code == 1);  // one rejected
         const auto lines = read_jsonl(file);
         CAPTURE(read_file(file));
-        const auto summaries = events(lines, "summary");
+        const auto summaries = of_event(lines, "summary");
         REQUIRE(summaries.size() == 2);
         CHECK(summaries[0]["reason"] != "completed");
         CHECK(summaries[1]["sent"] == 3);
         CHECK(summaries[1]["failed"] == 1);
         CHECK(summaries[1]["campaign"] == "e2e");
-        CHECK_FALSE(events(lines, "progress").empty());
-        CHECK_FALSE(events(lines, "notice").empty());  // "continuing from …"
-        const auto errors = events(lines, "error");
+        CHECK_FALSE(of_event(lines, "progress").empty());
+        CHECK_FALSE(of_event(lines, "notice").empty());  // "continuing from …"
+        const auto errors = of_event(lines, "error");
         REQUIRE_FALSE(errors.empty());
         CHECK(errors.back()["exit_code"] == 1);
         // Every line of the file is an object, and it holds what stderr held, and more.

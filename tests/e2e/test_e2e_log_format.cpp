@@ -37,16 +37,6 @@ std::vector<nlohmann::json> objects(const std::string& text) {
     return out;
 }
 
-std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& all, const std::string& event) {
-    std::vector<nlohmann::json> out;
-    for (const auto& j : all) {
-        if (j.value("event", "") == event) {
-            out.push_back(j);
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 TEST_SUITE("e2e: log_format") {
