@@ -191,18 +191,34 @@ std::optional<util::Result<void>> Pusher::poll() {
     return std::nullopt;
 }
 
-void Pusher::wait_for_pending() {
+std::optional<service::Completion> Pusher::wait_for_pending() {
     while (m_pending) {
-        for (const auto& done : m_transport.poll(std::chrono::milliseconds(100))) {
+        for (auto& done : m_transport.poll(std::chrono::milliseconds(100))) {
             if (done.id == *m_pending) {
                 m_pending.reset();
+                return std::move(done);
             }
         }
     }
+    return std::nullopt;
 }
 
+namespace {
+
+// Whether `done` ended because the Pushgateway gave no answer in time.
+bool timed_out(const service::Completion& done) {
+    const auto* error = std::get_if<service::TransportError>(&done.result);
+    return error != nullptr && error->failure == service::TransportFailure::timeout;
+}
+
+}  // namespace
+
 util::Result<void> Pusher::push_and_wait(std::string body) {
-    wait_for_pending();  // its answer no longer matters: this push carries the figures after it
+    // Its answer matters only when there was none: a Pushgateway that let it time out (stopped,
+    // hung) is not given a second timeout's wait at the end of the run.
+    if (const auto earlier = wait_for_pending(); earlier && timed_out(*earlier)) {
+        return ended(push_failure(m_target, *earlier));
+    }
     const std::uint64_t id = m_next_id++;
     m_transport.start(id, push_add_request(m_target, m_campaign, std::move(body)));
     for (;;) {

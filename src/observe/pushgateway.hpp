@@ -48,15 +48,16 @@ public:
     // Reads what the push on its way has done, without waiting. Returns how it ended (failing
     // with push_failure's message), or nothing when no push ended since the last call.
     std::optional<util::Result<void>> poll();
-    // Waits for a push on its way, then push-adds `body` and waits for the answer (at most the
-    // request's timeout). Fails with push_failure's message when that push was not taken.
+    // Waits for a push on its way, then push-adds `body` and waits for the answer: at most one
+    // request's timeout in all, since a push on its way that timed out ends it there (failing
+    // with its message). Fails with push_failure's message when that push was not taken.
     util::Result<void> push_and_wait(std::string body);
     // The Pushgateway's URL, without credentials.
     const std::string& url() const { return m_target.url; }
 
 private:
-    // Waits for the push on its way, if any.
-    void wait_for_pending();
+    // Waits for the push on its way, if any, and returns how it ended.
+    std::optional<service::Completion> wait_for_pending();
 
     PushTarget m_target;
     std::string m_campaign;

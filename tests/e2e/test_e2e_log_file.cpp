@@ -108,6 +108,18 @@ TEST_SUITE("e2e: log_file") {
         CHECK(again.exit_code == 2);
         CHECK(read_file(f.log) == log_before);
     }
+    TEST_CASE("a symlink to the campaign's CSV as the log file is refused: the CSV is untouched") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        const auto link = f.dir.path() / "innocent.log";
+        std::filesystem::create_symlink(f.csv, link);
+        const auto before = read_file(f.csv);
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", link.string()});
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "the recipient CSV"));
+        CHECK(read_file(f.csv) == before);
+        CHECK(send_requests(sandbox) == 0);
+    }
     TEST_CASE("a FIFO as the log file is refused at once instead of waiting for a reader") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(1));

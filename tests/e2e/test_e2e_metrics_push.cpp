@@ -1,7 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 
+#include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
 #include "prometheus.hpp"
 
@@ -106,5 +112,46 @@ TEST_SUITE("e2e: metrics push") {
         CHECK_FALSE(pushed("push-env", "wacamp_messages_total", {R"(status="sent")"}));
         REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
         CHECK(pushed("push-env", "wacamp_messages_total", {R"(status="sent")"}) == 2);
+    }
+
+    TEST_CASE("a gateway that echoes the credentials in its refusal: the warning shows neither them nor their base64") {
+        // Needs no Pushgateway: a scripted one refuses every push, quoting the request's head.
+        test_support::ScriptedServer echo([](const test_support::ReceivedRequest& request) {
+            return test_support::answer(400, "refused: " + request.head, "text/plain");
+        });
+        Sandbox sandbox;
+        Named f(sandbox, "push-echo", 2);
+        const std::string url = "http://pushuser:s3cr3t-pw@127.0.0.1:" + std::to_string(echo.port());
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--metrics-push", url});
+        CHECK(r.exit_code == 0);  // a refused push never changes the exit code
+        CHECK(echo.requests() >= 1);
+        CHECK(contains(r.err, "could not push metrics to http://127.0.0.1:" + std::to_string(echo.port())));
+        for (const auto& text : {r.out, r.err, read_file(f.log)}) {
+            CHECK_FALSE_MESSAGE(contains(text, "s3cr3t-pw"), text);
+            CHECK_FALSE_MESSAGE(contains(text, "cHVzaHVzZXI6czNjcjN0LXB3"), text);  // base64 of user:password
+        }
+    }
+    TEST_CASE("a gateway that never answers, as a suspended one would: the run still ends with its own code, warned") {
+        // A listening socket nobody accepts from: the kernel completes the handshake and takes
+        // the request, and no answer ever comes — a SIGSTOPped Pushgateway. The last push waits
+        // at most its timeout (10 s).
+        const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(listener >= 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+        REQUIRE(::listen(listener, 16) == 0);
+        socklen_t length = sizeof address;
+        REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+        const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+        Sandbox sandbox;
+        Named f(sandbox, "push-stopped", 2);
+        auto r = f.wacamp({"run", f.campaign.string(), "--yes", "--no-progress", "--metrics-push", url});
+        ::close(listener);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(status_counts(f)["sent"] == 2);
+        CHECK(contains(r.err, "could not push metrics to " + url));
     }
 }

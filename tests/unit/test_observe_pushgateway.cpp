@@ -104,6 +104,25 @@ TEST_SUITE("observe::pushgateway") {
         CHECK(transport.in_flight() == 0);
     }
 
+    TEST_CASE("Pusher: after a push on its way timed out, the last push is not made: one timeout's wait in all") {
+        fakes::FakeClock clock;
+        fakes::FakeTransport transport(
+            clock,
+            [](const service::HttpRequest& /*request*/) -> fakes::FakeTransport::Answer {
+                return service::TransportError{.failure = service::TransportFailure::timeout,
+                                               .request_sent = true,
+                                               .message = "no answer in 10 s"};
+            },
+            10s);
+        observe::Pusher pusher(parsed("http://gw:9091"), "spring", transport);
+        const auto began = clock.steady_now();
+        CHECK(pusher.start("a 1\n"));
+        auto last = pusher.push_and_wait("a 2\n");
+        REQUIRE_FALSE(last);
+        CHECK(last.error().message == "could not push metrics to http://gw:9091: no answer in 10 s");
+        CHECK(transport.started.size() == 1);  // the last push was not started
+        CHECK(clock.steady_now() - began <= 10s);
+    }
     TEST_CASE("Pusher: a refused push comes back as its failure") {
         fakes::FakeClock clock;
         fakes::FakeTransport transport(
