@@ -54,27 +54,37 @@ TempFile& TempFile::operator=(TempFile&& other) noexcept {
 
 Result<std::uint64_t> TempFile::append(const SortPair* pairs, std::size_t count) {
     const auto start = m_size;
-    const char* data = reinterpret_cast<const char*>(pairs);
-    std::size_t left = count * sizeof(SortPair);
+    TRY(write_at(start, pairs, count * sizeof(SortPair)));
+    return start;
+}
+
+Result<void> TempFile::read(std::uint64_t offset, SortPair* out, std::size_t count) const {
+    return read_at(offset, out, count * sizeof(SortPair));
+}
+
+Result<void> TempFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
+    const char* from = static_cast<const char*>(data);
+    std::size_t left = bytes;
     while (left > 0) {
-        ssize_t n = ::pwrite(m_fd, data, left, static_cast<off_t>(m_size));
+        ssize_t n = ::pwrite(m_fd, from, left, static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
             return fail(fmt::format("cannot write a temporary file (set TMPDIR to a directory with more space): {}",
-                                    std::strerror(errno)));
+                                    n == 0 ? std::strerror(ENOSPC) : std::strerror(errno)));
         }
-        data += n;
+        from += n;
         left -= static_cast<std::size_t>(n);
-        m_size += static_cast<std::uint64_t>(n);
+        offset += static_cast<std::uint64_t>(n);
     }
-    return start;
+    m_size = std::max(m_size, offset);
+    return {};
 }
 
-Result<void> TempFile::read(std::uint64_t offset, SortPair* out, std::size_t count) const {
-    char* data = reinterpret_cast<char*>(out);
-    std::size_t left = count * sizeof(SortPair);
+Result<void> TempFile::read_at(std::uint64_t offset, void* out, std::size_t bytes) const {
+    char* data = static_cast<char*>(out);
+    std::size_t left = bytes;
     m_read += left;
     if (m_fail_reads_after > 0 && m_read > m_fail_reads_after) {
         return fail(fmt::format("cannot read back a temporary file: {}", std::strerror(EIO)));

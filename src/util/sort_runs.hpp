@@ -33,6 +33,15 @@ public:
     // Reads `count` pairs at `offset` into `out`.
     Result<void> read(std::uint64_t offset, SortPair* out, std::size_t count) const;
 
+    // Writes `bytes` bytes at `offset` (the file grows to hold them; a gap reads as zeros).
+    Result<void> write_at(std::uint64_t offset, const void* data, std::size_t bytes);
+
+    // Reads `bytes` bytes at `offset`; fails when the file is shorter.
+    Result<void> read_at(std::uint64_t offset, void* out, std::size_t bytes) const;
+
+    // One past the last byte written.
+    std::uint64_t size() const { return m_size; }
+
 private:
     void close();
 
