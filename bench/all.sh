@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark in sequence (one setup, one build) and writes bench/results.md: one table
 # row per figure (what, command, result, reference, ratio, target, met?) and the machine. Each
-# benchmark's own output goes to bench/out/NAME.txt. Takes about 5 minutes at the full sizes
+# benchmark's own output goes to bench/out/NAME.txt. Takes about 7 minutes at the full sizes
 # (the pacing run alone takes N / the rate it reaches: 30 s at 1,000/s).
 #   bench/all.sh            the sizes
 #   bench/all.sh --quick    small sizes that check the scripts work (writes bench/out/results-quick.md)
@@ -10,14 +10,15 @@ set -euo pipefail
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-bench_setup wrk=wrk nginx=nginx-light hyperfine=hyperfine mlr=miller valgrind=valgrind
+bench_setup wrk=wrk nginx=nginx-light hyperfine=hyperfine mlr=miller valgrind=valgrind curl=curl openssl=openssl \
+    h2load=nghttp2-client
 if [ "$quick" = 1 ]; then
     results_md=${BENCH_RESULTS_MD:-$bench_out/results-quick.md}
-    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "ledger 20000 1000 20000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3")
+    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "ledger 20000 1000 20000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3" "tls_pacing 2000" "tls_throughput 20000 5")
     durability_n=2000
 else
     results_md=${BENCH_RESULTS_MD:-$bench_root/bench/results.md}
-    runs=("throughput" "pacing" "memory" "ledger" "dry_run" "cost" "sandbox")
+    runs=("throughput" "pacing" "memory" "ledger" "dry_run" "cost" "sandbox" "tls_pacing" "tls_throughput")
     durability_n=20000
 fi
 export BENCH_RECORD=$bench_work/rows.tsv

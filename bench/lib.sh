@@ -153,6 +153,80 @@ PY
     bench_die "nginx did not start (tried $try ports)"
 }
 
+# bench_make_cert DIR: a self-signed EC certificate for 127.0.0.1 and localhost in DIR/cert.pem
+# (its own CA: what service.ca_file names) and DIR/key.pem.
+bench_make_cert() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout "$1/key.pem" -out "$1/cert.pem" 2>/dev/null ||
+        bench_die "openssl could not make a certificate"
+}
+
+# bench_start_nginx_tls MODE [UPSTREAM_PORT]: starts nginx with bench/nginx/tls.conf on a free port
+# (TLS, HTTP/2 by ALPN, HTTP/1.1 otherwise), answering the send and status-update operations at once
+# (MODE standin) or proxying them to a plain-HTTP sandbox on UPSTREAM_PORT (MODE proxy), and checks
+# that it answers. Sets NGINX_TLS_URL, NGINX_TLS_PID, NGINX_TLS_DIR (cert.pem: the CA to trust;
+# access.log: "connection protocol status" per request).
+bench_start_nginx_tls() {
+    local mode=$1 upstream=${2:-9} prefix=$bench_work/nginx-tls port try _ locations
+    mkdir -p "$prefix"
+    bench_make_cert "$prefix"
+    if [ "$mode" = proxy ]; then
+        locations='        location / {
+            proxy_pass http://sandbox;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }'
+    else
+        locations='        location = /whatsapp-automation/wa/send-message {
+            default_type application/json;
+            return 200 '"'"'{"success":true,"message":"Message sent successfully","data":{"messageId":"wamid.$request_id"}}'"'"';
+        }
+        location = /inbox/users/status-update {
+            default_type application/json;
+            return 200 '"'"'{"success":true,"message":"Status updated"}'"'"';
+        }
+        location / {
+            return 404;
+        }'
+    fi
+    for try in 1 2 3; do
+        port=$(bench_free_port)
+        LOCATIONS=$locations python3 - bench/nginx/tls.conf "$port" "$prefix" "$upstream" >"$prefix/tls.conf" <<'PY'
+import os, sys
+text = open(sys.argv[1]).read()
+for key, value in (("@PORT@", sys.argv[2]), ("@PREFIX@", sys.argv[3]), ("@UPSTREAM_PORT@", sys.argv[4]),
+                   ("@LOCATIONS@", os.environ["LOCATIONS"])):
+    text = text.replace(key, value)
+sys.stdout.write(text)
+PY
+        nginx -p "$prefix" -c "$prefix/tls.conf" -e "$prefix/error.log" 2>>"$prefix/stderr" &
+        NGINX_TLS_PID=$!
+        bench_track "$NGINX_TLS_PID"
+        NGINX_TLS_URL=https://127.0.0.1:$port
+        NGINX_TLS_DIR=$prefix
+        for _ in $(seq 50); do
+            kill -0 "$NGINX_TLS_PID" 2>/dev/null || break
+            # Any answer will do (a proxied sandbox refuses the probe's key): TLS and nginx are up.
+            if [ "$(curl -s --http2 --cacert "$prefix/cert.pem" -o /dev/null -w '%{http_code}' -d '{}' \
+                "$NGINX_TLS_URL/whatsapp-automation/wa/send-message?apiKey=k" 2>/dev/null)" != 000 ]; then
+                return 0
+            fi
+            sleep 0.1
+        done
+        bench_stop "$NGINX_TLS_PID"
+    done
+    cat "$prefix/stderr" "$prefix/error.log" >&2 2>/dev/null || true
+    bench_die "nginx (TLS) did not start (tried $try ports)"
+}
+
+# bench_nginx_wire FROM_LINE: prints "requests connections h1 h2" of nginx's TLS access log from line
+# FROM_LINE on (nginx flushes its buffered log within a second: call after a short wait).
+bench_nginx_wire() {
+    tail -n +"$1" "$NGINX_TLS_DIR/access.log" | awk '
+        { n++; conns[$1] = 1; if ($2 == "HTTP/2.0") h2++; else h1++ }
+        END { c = 0; for (k in conns) c++; printf "%d %d %d %d\n", n, c, h1, h2 }'
+}
+
 # bench_make_csv N FILE: writes a CSV of N distinct valid Indian mobile numbers (phone,name,user_id).
 bench_make_csv() {
     python3 - "$1" >"$2" <<'PY'
