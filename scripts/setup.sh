@@ -17,6 +17,7 @@ packages=(
   systemd             # tests: systemd-analyze verify on the units
   dpkg-dev file lintian   # tests: cpack -G DEB (dpkg-shlibdeps, file) and lintian on the package
   nginx-light         # tests: an HTTP/2 front of the sandbox (e2e: http2)
+  python3-h2          # tests: the HTTP/2 fault server (e2e: http2 faults)
 )
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 

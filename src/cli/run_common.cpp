@@ -139,7 +139,8 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
     service::CurlTransport transport({.ca_file = c.service.ca_file,
                                       .max_connections = connections,
                                       .max_host_connections = connections,
-                                      .http = c.service.http});
+                                      .http = c.service.http,
+                                      .warn = [&ui](const std::string& w) { ui.warning(w); }});
     util::SystemClock clock;
     RunExport exported(c.name, metrics, clock, ui);
     auto report = runner::send_campaign(c, options,

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -68,6 +69,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
     std::string_view line(data, size * count);
     if (line.rfind("HTTP/", 0) == 0) {
+        transfer->answer_begun = true;
         transfer->response.headers.clear();  // a new response (after 100-continue or a redirect)
         transfer->header_bytes = 0;
         return size * count;
@@ -90,6 +92,88 @@ size_t on_read(char* buffer, size_t size, size_t count, void* user) {
     std::memcpy(buffer, body.data() + transfer->body_handed, bytes);
     transfer->body_handed += bytes;
     return bytes;
+}
+
+namespace {
+
+// The number after `prefix` in `text` (decimal), if `prefix` is there and a digit follows.
+std::optional<unsigned long long> number_after(std::string_view text, std::string_view prefix) {
+    const size_t at = text.find(prefix);
+    if (at == std::string_view::npos) {
+        return std::nullopt;
+    }
+    unsigned long long value = 0;
+    size_t i = at + prefix.size();
+    if (i >= text.size() || std::isdigit(static_cast<unsigned char>(text[i])) == 0) {
+        return std::nullopt;
+    }
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0 && value < (1ULL << 40); ++i) {
+        value = value * 10 + static_cast<unsigned long long>(text[i] - '0');
+    }
+    return value;
+}
+
+}  // namespace
+
+int on_debug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
+    if (type != CURLINFO_TEXT) {
+        return 0;
+    }
+    auto* transfer = static_cast<Transfer*>(user);
+    const std::string_view text(data, size);
+    // libcurl 7.88's words (lib/url.c, lib/connect.c, lib/http2.c, lib/transfer.c). Only the
+    // first request counts: once libcurl decided to make another (which on_prereq aborts),
+    // the texts are of that one.
+    if (text.rfind("Connection died, retrying", 0) == 0 || text.rfind("Issue another request", 0) == 0) {
+        transfer->resend_decided = true;
+        return 0;
+    }
+    if (transfer->resend_decided) {
+        return 0;
+    }
+    if (text.rfind("Re-using existing connection #", 0) == 0) {
+        transfer->connection = static_cast<long>(number_after(text, "#").value_or(0));
+        return 0;
+    }
+    if (text.rfind("Connected to ", 0) == 0) {
+        if (auto n = number_after(text, "(#")) {
+            transfer->connection = static_cast<long>(*n);
+        }
+        return 0;
+    }
+    if (text.rfind("Using Stream ID: ", 0) == 0 && transfer->stream_id == 0) {
+        transfer->stream_id = static_cast<std::uint32_t>(number_after(text, "Using Stream ID: ").value_or(0));
+        return 0;
+    }
+    if (text.rfind("REFUSED_STREAM, retrying a fresh connect", 0) == 0) {
+        transfer->refused_by_libcurl = true;
+        return 0;
+    }
+    // "recveived GOAWAY, error=0, last_stream=13" (so spelt in 7.88), told to whichever request
+    // read the frame: it is of that request's connection.
+    if (text.find("GOAWAY, error=") != std::string_view::npos && transfer->connection >= 0 &&
+        transfer->goaways != nullptr) {
+        if (auto last = number_after(text, "last_stream=")) {
+            const auto id = static_cast<std::uint32_t>(std::min<unsigned long long>(*last, 0x7fffffffULL));
+            auto [it, inserted] = transfer->goaways->try_emplace(transfer->connection, id);
+            it->second = std::min(it->second, id);
+        }
+    }
+    return 0;
+}
+
+bool never_processed(const Transfer& t) {
+    if (t.answer_begun) {
+        return false;
+    }
+    if (t.refused_by_libcurl) {
+        return true;
+    }
+    if (t.stream_id == 0 || t.connection < 0 || t.goaways == nullptr) {
+        return false;
+    }
+    const auto it = t.goaways->find(t.connection);
+    return it != t.goaways->end() && it->second < t.stream_id;
 }
 
 int on_prereq(void* user, char*, char*, int, int) {
@@ -155,6 +239,16 @@ Completion completion_of(Transfer& t, CURLcode code) {
     TransportError error;
     error.failure = failure_of(code);
     error.request_sent = request_may_have_arrived(t);
+    if (error.request_sent && never_processed(t)) {
+        // The server said so itself: sent again as a request of its own, never by libcurl.
+        error.failure = TransportFailure::connection_lost;
+        error.request_sent = false;
+        error.message = t.refused_by_libcurl
+                            ? "the service refused the HTTP/2 stream (REFUSED_STREAM): the request was not processed"
+                            : "the service's GOAWAY left the HTTP/2 stream out: the request was not processed";
+        c.result = std::move(error);
+        return c;
+    }
     if (t.request.max_redirects > 0 && (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_TOO_MANY_REDIRECTS)) {
         // Before the resend case below: each hop of a redirect is a request begun.
         note_redirects(t);

@@ -15,6 +15,10 @@
 
 namespace service::detail {
 
+// The lowest last-stream-id of the GOAWAY frames each connection received (by libcurl's number
+// of the connection), as libcurl's informational texts tell them.
+using GoawayBook = std::unordered_map<long, std::uint32_t>;
+
 // One request in flight: its handle, buffers and what came back.
 struct Transfer {
     std::uint64_t id = 0;
@@ -27,7 +31,14 @@ struct Transfer {
     int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
     bool body_capped = false;      // the answer's body passed its cap (on_body): cut short there
     std::size_t header_bytes = 0;  // kept of the last response's headers
+    bool answer_begun = false;     // a status line came back (on_header)
     char error_buffer[CURL_ERROR_SIZE] = {};
+    // What libcurl's informational texts (on_debug) said of the first request, over HTTP/2 only.
+    long connection = -1;             // libcurl's number of the connection it went out on
+    std::uint32_t stream_id = 0;      // its HTTP/2 stream
+    bool refused_by_libcurl = false;  // "REFUSED_STREAM, retrying a fresh connect"
+    bool resend_decided = false;      // libcurl chose to send the request again (texts after are not of the first)
+    GoawayBook* goaways = nullptr;    // the transport's, shared by its transfers
 };
 
 // What is kept of a response's body (enough to classify it) and of its headers; past it the
@@ -64,6 +75,17 @@ size_t on_header(char* data, size_t size, size_t count, void* user);
 // CURLOPT_READFUNCTION: hands out the request's body, once. There is deliberately no seek
 // function: libcurl can then never rewind the body to send the request a second time.
 size_t on_read(char* buffer, size_t size, size_t count, void* user);
+
+// CURLOPT_DEBUGFUNCTION (with CURLOPT_VERBOSE) for HTTP/2 requests: reads the few texts of
+// libcurl 7.88 that tell which connection and stream a request went out on, whether libcurl
+// saw it refused (REFUSED_STREAM), and the GOAWAY frames a connection received (into the
+// transport's GoawayBook). Nothing else is kept: the texts may quote the URL, and its API key.
+int on_debug(CURL* easy, curl_infotype type, char* data, size_t size, void* user);
+
+// Whether the service said it never processed the request of `transfer`, which failed with no
+// answer: libcurl saw its stream refused (RST_STREAM with REFUSED_STREAM), or its connection
+// received a GOAWAY whose last-stream-id is below the stream (RFC 9113 §6.8, §8.7).
+bool never_processed(const Transfer& transfer);
 
 // CURLOPT_PREREQFUNCTION, called before each request libcurl makes on a connection: the
 // first goes, any other (libcurl's own retry on a fresh connection) is aborted, so that no

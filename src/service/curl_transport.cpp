@@ -1,6 +1,7 @@
 #include "service/curl_transport.hpp"
 
 #include <curl/curl.h>
+#include <fmt/format.h>
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -26,6 +27,7 @@ void ensure_global_init() {
 using detail::completion_of;
 using detail::expired_completion;
 using detail::on_body;
+using detail::on_debug;
 using detail::on_header;
 using detail::on_prereq;
 using detail::on_read;
@@ -58,6 +60,8 @@ struct CurlTransport::Impl {
     Deadlines deadlines;
     std::optional<steady_clock::time_point> last_return;  // of poll()
     RequestCache cache;
+    detail::GoawayBook goaways;  // what on_debug read of the GOAWAY frames received
+    bool told_http1 = false;     // the warning of warn_if_http1, once
 
     // A handle with the options every request shares already set: reused handles keep them
     // (no curl_easy_reset), so each request sets only what differs.
@@ -128,6 +132,12 @@ struct CurlTransport::Impl {
         // multiplexes rather than open one of its own: a campaign's first burst shares one
         // connection instead of opening one per request in flight.
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, http == CURL_HTTP_VERSION_1_1 ? 0L : 1L);
+        // Over HTTP/2, libcurl's texts are read for the stream and the GOAWAY frames (on_debug):
+        // they tell a refused request, which may be sent again, from one that may have arrived.
+        t.goaways = &goaways;
+        curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+        curl_easy_setopt(e, CURLOPT_DEBUGDATA, &t);
+        curl_easy_setopt(e, CURLOPT_VERBOSE, http == CURL_HTTP_VERSION_1_1 ? 0L : 1L);
         t.headers = cache.headers(r.headers);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
         detail::configure_fetch(e, r);
@@ -180,9 +190,35 @@ struct CurlTransport::Impl {
             }
             const CURLcode code = msg->data.result;
             std::unique_ptr<Transfer> t = detach(msg->easy_handle);
+            warn_if_http1(*t);
             Completion c = completion_of(*t, code);
             done.push_back(finish(std::move(t), std::move(c)));
         }
+    }
+
+    // Tells options.warn, once, that HTTP/2 was asked for and `t` was answered over HTTP/1.1 (the
+    // service offers no h2 by ALPN): the run goes on, one request per connection.
+    void warn_if_http1(const Transfer& t) {
+        if (told_http1 || options.http != HttpVersion::http2 || !options.warn || !t.answer_begun) {
+            return;
+        }
+        long version = 0;
+        curl_easy_getinfo(t.easy, CURLINFO_HTTP_VERSION, &version);
+        if (version != CURL_HTTP_VERSION_1_0 && version != CURL_HTTP_VERSION_1_1) {
+            return;
+        }
+        told_http1 = true;
+        std::string host = "the service";
+        char* part = nullptr;
+        if (CURLU* url = cache.url(t.request.url);
+            url != nullptr && curl_url_get(url, CURLUPART_HOST, &part, 0) == CURLUE_OK && part != nullptr) {
+            host = part;
+        }
+        curl_free(part);
+        options.warn(
+            fmt::format("service.http is \"2\" but {} answered over HTTP/1.1 (it offers no HTTP/2): "
+                        "the run goes on over HTTP/1.1, one request in flight per connection",
+                        host));
     }
 
     // Tells curl about the sockets ready in `ready`.

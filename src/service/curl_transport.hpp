@@ -2,6 +2,7 @@
 // The real HttpTransport: libcurl's multi interface, many requests in flight on one thread,
 // connections kept alive and reused across requests.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,8 @@ struct CurlOptions {
     // libcurl for a connection (over HTTP/2 they share one instead).
     long max_host_connections = 0;
     HttpVersion http = HttpVersion::automatic;
+    // Told once per transport when `http` is http2 and the service answered over HTTP/1.1.
+    std::function<void(const std::string&)> warn = nullptr;
 };
 
 class CurlTransport final : public HttpTransport {
