@@ -1,6 +1,7 @@
 #pragma once
 // A result log folded into the figures of a report (README "report"), in one streaming
-// pass: memory grows with the number of rows (4 bytes each), not with the log.
+// pass, in flat memory: the 4 bytes kept per row live in a temporary file (util::DiskArray),
+// so ten million rows cost the process no more than a hundred thousand.
 
 #include <cstdint>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "report/review.hpp"
 #include "results/records.hpp"
 #include "util/clock.hpp"
+#include "util/disk_array.hpp"
 #include "util/result.hpp"
 
 namespace report {
@@ -73,8 +75,9 @@ struct Summary {
 };
 
 // Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
-// cannot be opened or read or its first line is not a `campaign` record; unusable lines
-// (a torn last line) are warnings.
-util::Result<Summary> summarize(const std::string& path);
+// cannot be opened or read or its first line is not a `campaign` record, or when the per-row
+// state cannot be kept in its temporary file (made per `scratch`: TMPDIR unless it names a
+// directory); unusable lines (a torn last line) are warnings.
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = {});
 
 }  // namespace report
