@@ -106,8 +106,10 @@ public:
     util::Result<void> finish();
 
 private:
-    // http_status, or -1 for none; error_code, or nothing
+    // http_status, or k_no_http, or k_others; error_code, or nothing
     using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>>;
+    static constexpr int k_no_http = -1;
+    static constexpr int k_others = -2;
 
     void note_time(util::TimePoint t) {
         m_summary.first_at = std::min(m_summary.first_at, t);
@@ -128,18 +130,26 @@ private:
         if (r.status == Status::sent || r.status == Status::dry_run) {
             return k_no_group;
         }
-        // Only plausible statuses make keys, which bounds the groups far below k_no_group.
         const bool plausible = r.http_status && *r.http_status >= 100 && *r.http_status <= 999;
-        const GroupKey key{r.status, r.cause, plausible ? *r.http_status : -1, r.error_code};
-        auto [it, inserted] = m_group_index.try_emplace(key, m_groups.size());
+        GroupKey key{r.status, r.cause, plausible ? *r.http_status : k_no_http, r.error_code};
+        // Past the limit, a new key joins its status and cause's `others`: with the few statuses
+        // and causes, that bounds the groups far below k_no_group.
+        const bool others = m_groups.size() >= Summary::k_max_error_groups && !m_group_index.contains(key);
+        if (others) {
+            key = GroupKey{r.status, r.cause, k_others, std::nullopt};
+        }
+        auto [it, inserted] = m_group_index.try_emplace(key, static_cast<std::uint16_t>(m_groups.size()));
         if (inserted) {
             ErrorGroup group;
             group.status = r.status;
             group.cause = r.cause;
-            if (plausible) {
+            group.others = others;
+            if (plausible && !others) {
                 group.http_status = r.http_status;
             }
-            group.error_code = r.error_code;
+            if (!others) {
+                group.error_code = r.error_code;
+            }
             group.sample = util::clip_utf8(r.error, k_sample_limit);
             m_groups.push_back(std::move(group));
         } else if (m_groups[it->second].sample.empty()) {

@@ -17,11 +17,15 @@
 namespace report {
 
 // Rows whose final result shares a status, a cause, an HTTP status and a Meta error code.
+// Past k_max_error_groups distinct groups, the rest of a status and cause share one group
+// (`others`, without HTTP status or code), so that a log of countless distinct codes costs
+// bounded memory.
 struct ErrorGroup {
     results::Status status = results::Status::failed;
     results::Cause cause = results::Cause::none;
     std::optional<int> http_status;
     std::optional<std::int64_t> error_code;
+    bool others = false;  // the rows of this status and cause whose group was not kept
     std::int64_t count = 0;
     std::string sample;  // the first error text seen for the group (at most ~300 bytes)
 };
@@ -45,6 +49,7 @@ struct CleanupSummary {
 
 struct Summary {
     static constexpr std::size_t k_not_sent_listed = 100;
+    static constexpr std::size_t k_max_error_groups = 1000;
 
     std::string log_path;
     results::CampaignHeader header;  // line 1

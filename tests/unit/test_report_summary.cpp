@@ -309,3 +309,47 @@ TEST_SUITE("report::summarize: per-row state in a temporary file") {
         CHECK(whole->counts[Status::sent] == 2);
     }
 }
+
+TEST_SUITE("report::summarize: error groups") {
+    TEST_CASE("countless distinct codes: the first groups are kept, the rest counted as others, none lost") {
+        // More than a 16-bit group number can tell apart: each row fails with a code of its own.
+        constexpr std::int64_t k_rows = 70'000;
+        std::string text = report_test::header();
+        for (std::int64_t row = 1; row <= k_rows; ++row) {
+            results::ResultRecord r;
+            r.row = row;
+            r.wa_id = report_test::wa_id(row);
+            r.status = row % 2 == 0 ? Status::failed : Status::unknown;
+            r.attempts = 1;
+            r.http_status = 400;
+            r.error_code = 200'000 + row;
+            r.error = "HTTP 400: (#" + std::to_string(200'000 + row) + ")";
+            r.cause = Cause::rejected;
+            r.at = report_test::at(1s);
+            text += results::to_line(r);
+        }
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(text));
+        REQUIRE(s.ok());
+        CHECK(s->errors.size() == report::Summary::k_max_error_groups + 2);
+        std::int64_t counted = 0;
+        std::int64_t others = 0;
+        for (const auto& g : s->errors) {
+            counted += g.count;
+            if (g.others) {
+                ++others;
+                CHECK_FALSE(g.http_status.has_value());
+                CHECK_FALSE(g.error_code.has_value());
+                CHECK(g.count == (k_rows - static_cast<std::int64_t>(report::Summary::k_max_error_groups)) / 2);
+                CHECK(g.cause == Cause::rejected);
+                CHECK(g.sample.find("(#2010") != std::string::npos);  // the first row past the limit
+            } else {
+                CHECK(g.count == 1);
+                CHECK(g.error_code.has_value());
+            }
+        }
+        CHECK(others == 2);  // one for failed, one for unknown
+        CHECK(counted == k_rows);
+        CHECK(s->counts[Status::failed] + s->counts[Status::unknown] == k_rows);
+    }
+}
