@@ -120,6 +120,11 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
     out.push_back('\n');
 }
 
+// Says that the per-row index could not be kept, naming the log the report is of.
+util::Error scratch_failed(const std::string& path, const util::Error& error) {
+    return util::fail(fmt::format("cannot report on {}: {}", path, error.message));
+}
+
 bool flush(fmt::memory_buffer& buffer, std::ostream& out) {
     out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     buffer.clear();
@@ -134,10 +139,15 @@ std::string csv_field(std::string_view field) {
     return fmt::to_string(out);
 }
 
-util::Result<CsvIndex> index_log(const std::string& path) {
+util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch) {
     TRY_ASSIGN(auto opened, open_log(path));
+    auto final_record = util::DiskArray<std::uint32_t>::create(scratch);
+    if (!final_record) {
+        return scratch_failed(path, final_record.error());
+    }
     CsvIndex index;
     index.path = path;
+    index.final_record = std::move(*final_record);
     if (opened.header.mode == results::Mode::dry_run) {
         index.content = CsvContent::text;
     }
@@ -167,12 +177,15 @@ util::Result<CsvIndex> index_log(const std::string& path) {
             }
             continue;
         }
-        const auto at = static_cast<std::size_t>(*row);
-        if (at >= index.final_record.size()) {
-            index.final_record.resize(at + 1, 0);
+        const auto at = static_cast<std::uint64_t>(*row);
+        auto previous = index.final_record.get(at);
+        if (!previous) {
+            return scratch_failed(path, previous.error());
         }
-        index.rows += index.final_record[at] == 0 ? 1 : 0;
-        index.final_record[at] = index.records;
+        index.rows += *previous == 0 ? 1 : 0;
+        if (auto set = index.final_record.set(at, index.records); !set) {
+            return scratch_failed(path, set.error());
+        }
     }
     // The reader's warnings (a torn last line) first; at most about a hundred in all.
     auto warnings = opened.reader.warnings();
@@ -186,7 +199,7 @@ util::Result<CsvIndex> index_log(const std::string& path) {
     return index;
 }
 
-util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
+util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
     TRY_ASSIGN(auto opened, open_log(index.path));
     fmt::memory_buffer buffer;
     buffer.append(k_csv_header);
@@ -205,8 +218,14 @@ util::Result<void> write_csv(const CsvIndex& index, std::ostream& out) {
         }
         ++ordinal;
         const auto row = row_of(record);
-        if (!row || !in_range(*row) || static_cast<std::size_t>(*row) >= index.final_record.size() ||
-            index.final_record[static_cast<std::size_t>(*row)] != ordinal) {
+        if (!row || !in_range(*row) || static_cast<std::uint64_t>(*row) >= index.final_record.size()) {
+            continue;
+        }
+        auto final_ordinal = index.final_record.get(static_cast<std::uint64_t>(*row));
+        if (!final_ordinal) {
+            return scratch_failed(index.path, final_ordinal.error());
+        }
+        if (*final_ordinal != ordinal) {
             continue;
         }
         std::visit(

@@ -1,7 +1,8 @@
 #pragma once
 // `report --format csv`: one line per recipient with its final state, in flat memory.
 // Two passes over the log: index_log() finds which record is each row's last (4 bytes per
-// row), write_csv() streams the log again and writes those records, in log order.
+// row, kept in a temporary file: util::DiskArray), write_csv() streams the log again and
+// writes those records, in log order.
 
 #include <cstdint>
 #include <iosfwd>
@@ -9,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/summary.hpp"
+#include "util/disk_array.hpp"
 #include "util/result.hpp"
 
 namespace report {
@@ -24,23 +27,25 @@ enum class CsvContent { none, text, image };
 // What the first pass found.
 struct CsvIndex {
     std::string path;
-    std::vector<std::uint32_t> final_record;  // by row: ordinal of its last attempt/result; 0 none
-    std::uint32_t records = 0;                // records after the header that pass 1 read
-    std::int64_t rows = 0;                    // rows the log names: lines pass 2 writes
-    std::vector<std::string> warnings;        // the first ~100, "PATH:LINE: …"
+    util::DiskArray<std::uint32_t> final_record;  // by row: ordinal of its last attempt/result; 0 none
+    std::uint32_t records = 0;                    // records after the header that pass 1 read
+    std::int64_t rows = 0;                        // rows the log names: lines pass 2 writes
+    std::vector<std::string> warnings;            // the first ~100, "PATH:LINE: …"
     std::int64_t warning_count = 0;
     CsvContent content = CsvContent::none;  // a dry run's log: text, or image when it has images
 };
 
 // Reads the log at `path` once and returns, per row, which record is final. Fails, naming
-// `path`, when it cannot be opened or read or its first line is not a `campaign` record.
-util::Result<CsvIndex> index_log(const std::string& path);
+// `path`, when it cannot be opened or read or its first line is not a `campaign` record, or
+// when the per-row index cannot be kept in its temporary file (made per `scratch`).
+util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
 
 // Reads the log of `index` again and writes the header and one line per row to `out`
 // (with the columns of `index.content`)
 // (fields quoted per RFC 4180, lines end in '\n'). Records appended since index_log() are
-// not read. Fails when the log cannot be read, has shrunk since, or `out` fails.
-util::Result<void> write_csv(const CsvIndex& index, std::ostream& out);
+// not read. Fails when the log cannot be read, has shrunk since, the index cannot be read back
+// from its temporary file, or `out` fails.
+util::Result<void> write_csv(CsvIndex& index, std::ostream& out);
 
 // Returns `field` as one RFC 4180 CSV field: quoted, with '"' doubled, when it holds a
 // comma, a quote or a line break; unchanged otherwise. A field that starts with '=', '+',

@@ -141,7 +141,10 @@ void add_html_errors(std::string& out, const Summary& s) {
                           status_cell(g.status),
                           {cause_cell(g.cause)},
                           {http_cell(g.http_status), "num"},
-                          {g.error_code ? std::to_string(*g.error_code) : "–", "num"},
+                          {g.others       ? "others"
+                           : g.error_code ? std::to_string(*g.error_code)
+                                          : "–",
+                           "num"},
                           {html_escape(g.sample), "msg"}});
     }
     out += "</tbody></table></section>\n";

@@ -11,8 +11,9 @@
 //   counts              {sent, failed, invalid, skipped, dry_run, unknown}: rows by final state
 //   in_flight           of `unknown`: rows whose last record is an attempt
 //   errors              [{status, cause (null for none), http_status (or null), error_code
-//                        (Meta's, or null), count, sample}] rows not sent, grouped, most
-//                        frequent first
+//                        (Meta's, or null), others, count, sample}] rows not sent, grouped,
+//                        most frequent first; past 1,000 groups, the rest of a status and
+//                        cause are one group with `others` true (http_status, error_code null)
 //   first_at, last_at   earliest and latest time of any record (ISO 8601 UTC)
 //   duration_s          last_at - first_at, in seconds
 //   attempts            `attempt` records: requests that left
@@ -64,6 +65,7 @@ json errors_json(const std::vector<ErrorGroup>& groups) {
                        {"cause", g.cause == results::Cause::none ? json(nullptr) : json(results::to_string(g.cause))},
                        {"http_status", g.http_status ? json(*g.http_status) : json(nullptr)},
                        {"error_code", g.error_code ? json(*g.error_code) : json(nullptr)},
+                       {"others", g.others},
                        {"count", g.count},
                        {"sample", g.sample}});
     }

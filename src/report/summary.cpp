@@ -32,27 +32,38 @@ struct RowFold {
     std::uint16_t group = k_no_group;
 };
 
+// Says that the per-row state could not be kept, naming the log the report is of.
+util::Error scratch_failed(const std::string& path, const util::Error& error) {
+    return util::fail(fmt::format("cannot report on {}: {}", path, error.message));
+}
+
 class Folder {
 public:
-    Folder(Summary& summary, const results::LogReader& reader) : m_summary(summary), m_reader(reader) {}
+    Folder(Summary& summary, const results::LogReader& reader, util::DiskArray<RowFold> rows)
+        : m_summary(summary), m_reader(reader), m_rows(std::move(rows)) {}
 
-    void operator()(const results::CampaignHeader& h) {
+    util::Result<void> operator()(const results::CampaignHeader& h) {
         note_time(h.started_at);
         close_run();
         ++m_summary.runs;
+        return {};
     }
 
-    void operator()(const results::AttemptRecord& a) {
+    util::Result<void> operator()(const results::AttemptRecord& a) {
         note_time(a.at);
         ++m_summary.attempts;
         m_run_start = m_run_start ? std::min(*m_run_start, a.at) : a.at;
         m_run_end = m_run_end ? std::max(*m_run_end, a.at) : a.at;
-        if (RowFold* row = row_for(a.row)) {
-            row->flags |= RowFold::k_named | RowFold::k_in_flight;
+        if (!in_range(a.row)) {
+            return {};
         }
+        const auto index = static_cast<std::uint64_t>(a.row);
+        TRY_ASSIGN(RowFold row, m_rows.get(index));
+        row.flags |= RowFold::k_named | RowFold::k_in_flight;
+        return m_rows.set(index, row);
     }
 
-    void operator()(const results::ResultRecord& r) {
+    util::Result<void> operator()(const results::ResultRecord& r) {
         note_time(r.at);
         if (r.status == Status::sent) {
             ++m_summary.sent_results;
@@ -65,14 +76,14 @@ public:
             m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
         }
         m_summary.review.add(r);
-        if (RowFold* row = row_for(r.row)) {
-            row->status = r.status;
-            row->flags = RowFold::k_named;
-            row->group = group_of(r);
+        if (!in_range(r.row)) {
+            return {};
         }
+        // The latest result decides the row: nothing of the earlier state is kept.
+        return m_rows.set(static_cast<std::uint64_t>(r.row), RowFold{r.status, RowFold::k_named, group_of(r)});
     }
 
-    void operator()(const results::DeleteRecord& d) {
+    util::Result<void> operator()(const results::DeleteRecord& d) {
         note_time(d.at);
         auto& cleanup = m_summary.cleanup ? *m_summary.cleanup : m_summary.cleanup.emplace();
         ++cleanup.batches;
@@ -83,18 +94,22 @@ public:
             ++cleanup.deleted;
             cleanup.ids_deleted += static_cast<std::int64_t>(d.ids.size());
         }
+        return {};
     }
 
-    void operator()(const results::EndRecord& e) {
+    util::Result<void> operator()(const results::EndRecord& e) {
         note_time(e.at);
         m_summary.last_end = e;
+        return {};
     }
 
-    void finish();
+    util::Result<void> finish();
 
 private:
-    // http_status, or -1 for none; error_code, or nothing
+    // http_status, or k_no_http, or k_others; error_code, or nothing
     using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>>;
+    static constexpr int k_no_http = -1;
+    static constexpr int k_others = -2;
 
     void note_time(util::TimePoint t) {
         m_summary.first_at = std::min(m_summary.first_at, t);
@@ -115,18 +130,26 @@ private:
         if (r.status == Status::sent || r.status == Status::dry_run) {
             return k_no_group;
         }
-        // Only plausible statuses make keys, which bounds the groups far below k_no_group.
         const bool plausible = r.http_status && *r.http_status >= 100 && *r.http_status <= 999;
-        const GroupKey key{r.status, r.cause, plausible ? *r.http_status : -1, r.error_code};
-        auto [it, inserted] = m_group_index.try_emplace(key, m_groups.size());
+        GroupKey key{r.status, r.cause, plausible ? *r.http_status : k_no_http, r.error_code};
+        // Past the limit, a new key joins its status and cause's `others`: with the few statuses
+        // and causes, that bounds the groups far below k_no_group.
+        const bool others = m_groups.size() >= Summary::k_max_error_groups && !m_group_index.contains(key);
+        if (others) {
+            key = GroupKey{r.status, r.cause, k_others, std::nullopt};
+        }
+        auto [it, inserted] = m_group_index.try_emplace(key, static_cast<std::uint16_t>(m_groups.size()));
         if (inserted) {
             ErrorGroup group;
             group.status = r.status;
             group.cause = r.cause;
-            if (plausible) {
+            group.others = others;
+            if (plausible && !others) {
                 group.http_status = r.http_status;
             }
-            group.error_code = r.error_code;
+            if (!others) {
+                group.error_code = r.error_code;
+            }
             group.sample = util::clip_utf8(r.error, k_sample_limit);
             m_groups.push_back(std::move(group));
         } else if (m_groups[it->second].sample.empty()) {
@@ -135,25 +158,22 @@ private:
         return it->second;
     }
 
-    RowFold* row_for(std::int64_t row) {
+    // Whether `row` can be a row; a warning when not.
+    bool in_range(std::int64_t row) {
         if (row < 1 || row > results::k_max_row) {
             ++m_warning_count;
             if (m_warnings.size() < results::LogReader::k_max_warnings) {
                 m_warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", m_reader.path(),
                                                  m_reader.line_number(), row));
             }
-            return nullptr;
+            return false;
         }
-        const auto index = static_cast<std::size_t>(row);
-        if (index >= m_rows.size()) {
-            m_rows.resize(index + 1);
-        }
-        return &m_rows[index];
+        return true;
     }
 
     Summary& m_summary;
     const results::LogReader& m_reader;
-    std::vector<RowFold> m_rows;  // by row number; [0] unused
+    util::DiskArray<RowFold> m_rows;  // by row number; [0] unused
     std::map<GroupKey, std::uint16_t> m_group_index;
     std::vector<ErrorGroup> m_groups;
     LatencyHistogram m_latency;
@@ -163,20 +183,20 @@ private:
     std::int64_t m_warning_count = 0;
 };
 
-void Folder::finish() {
+util::Result<void> Folder::finish() {
     close_run();
     m_summary.review.finish();
-    for (const RowFold& row : m_rows) {
+    for (std::uint64_t row_number = 1; row_number < m_rows.size(); ++row_number) {
+        TRY_ASSIGN(const RowFold row, m_rows.get(row_number));
         if ((row.flags & RowFold::k_named) == 0) {
             continue;
         }
         ++m_summary.rows;
-        const auto row_number = &row - m_rows.data();
         const bool in_flight = (row.flags & RowFold::k_in_flight) != 0;
         const Status status = in_flight ? Status::unknown : row.status;
         if ((status == Status::failed || status == Status::unknown) &&
             m_summary.not_sent_rows.size() < Summary::k_not_sent_listed) {
-            m_summary.not_sent_rows.push_back(row_number);
+            m_summary.not_sent_rows.push_back(static_cast<std::int64_t>(row_number));
         }
         ++m_summary.counts[status];
         if (in_flight) {
@@ -207,18 +227,23 @@ void Folder::finish() {
         }
     }
     m_summary.warning_count = m_reader.warning_count() + m_warning_count;
+    return {};
 }
 
 }  // namespace
 
-util::Result<Summary> summarize(const std::string& path) {
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch) {
     TRY_ASSIGN(auto opened, open_log(path));
+    auto rows = util::DiskArray<RowFold>::create(scratch);
+    if (!rows) {
+        return scratch_failed(path, rows.error());
+    }
     Summary summary;
     summary.log_path = path;
     summary.header = opened.header;
     summary.first_at = summary.last_at = summary.header.started_at;
     summary.records = 1;
-    Folder folder(summary, opened.reader);
+    Folder folder(summary, opened.reader, std::move(*rows));
     results::Record record;
     for (;;) {
         TRY_ASSIGN(const bool more, opened.reader.next(record));
@@ -227,9 +252,13 @@ util::Result<Summary> summarize(const std::string& path) {
         }
         ++summary.records;
         summary.ended = std::holds_alternative<results::EndRecord>(record);
-        std::visit(folder, record);
+        if (auto folded = std::visit(folder, record); !folded) {
+            return scratch_failed(path, folded.error());
+        }
     }
-    folder.finish();
+    if (auto finished = folder.finish(); !finished) {
+        return scratch_failed(path, finished.error());
+    }
     return summary;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // A result log folded into the figures of a report (README "report"), in one streaming
-// pass: memory grows with the number of rows (4 bytes each), not with the log.
+// pass, in flat memory: the 4 bytes kept per row live in a temporary file (util::DiskArray),
+// so ten million rows cost the process no more than a hundred thousand.
 
 #include <cstdint>
 #include <optional>
@@ -10,16 +11,21 @@
 #include "report/review.hpp"
 #include "results/records.hpp"
 #include "util/clock.hpp"
+#include "util/disk_array.hpp"
 #include "util/result.hpp"
 
 namespace report {
 
 // Rows whose final result shares a status, a cause, an HTTP status and a Meta error code.
+// Past k_max_error_groups distinct groups, the rest of a status and cause share one group
+// (`others`, without HTTP status or code), so that a log of countless distinct codes costs
+// bounded memory.
 struct ErrorGroup {
     results::Status status = results::Status::failed;
     results::Cause cause = results::Cause::none;
     std::optional<int> http_status;
     std::optional<std::int64_t> error_code;
+    bool others = false;  // the rows of this status and cause whose group was not kept
     std::int64_t count = 0;
     std::string sample;  // the first error text seen for the group (at most ~300 bytes)
 };
@@ -43,6 +49,7 @@ struct CleanupSummary {
 
 struct Summary {
     static constexpr std::size_t k_not_sent_listed = 100;
+    static constexpr std::size_t k_max_error_groups = 1000;
 
     std::string log_path;
     results::CampaignHeader header;  // line 1
@@ -72,9 +79,20 @@ struct Summary {
     std::int64_t warning_count = 0;     // all of them
 };
 
+// The temporary file of the per-row state: 4 KiB pages, 256 of them cached (1 MiB). A log's rows
+// come mostly in order, so any page size serves it; small pages keep a log whose rows come out of
+// order (hand-made, or merged) to a 4 KiB read and write a row rather than 64 KiB.
+inline util::DiskArrayOptions row_scratch() {
+    util::DiskArrayOptions options;
+    options.page_bytes = 4096;
+    options.cached_pages = 256;
+    return options;
+}
+
 // Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
-// cannot be opened or read or its first line is not a `campaign` record; unusable lines
-// (a torn last line) are warnings.
-util::Result<Summary> summarize(const std::string& path);
+// cannot be opened or read or its first line is not a `campaign` record, or when the per-row
+// state cannot be kept in its temporary file (made per `scratch`: TMPDIR unless it names a
+// directory); unusable lines (a torn last line) are warnings.
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
 
 }  // namespace report

@@ -75,8 +75,11 @@ void add_counts(std::string& out, const Summary& s) {
     }
 }
 
-// "HTTP 400", "HTTP 400 #131050" with Meta's error code, "#131050" or "-".
+// "HTTP 400", "HTTP 400 #131050" with Meta's error code, "#131050", "others" or "-".
 std::string http_and_code(const ErrorGroup& g) {
+    if (g.others) {
+        return "others";
+    }
     std::string cell = g.http_status ? fmt::format("HTTP {}", *g.http_status) : "";
     if (g.error_code) {
         cell += fmt::format("{}#{}", cell.empty() ? "" : " ", *g.error_code);

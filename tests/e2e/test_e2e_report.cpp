@@ -32,12 +32,37 @@ TEST_SUITE("e2e: report") {
         CHECK(std::count(content.begin(), content.end(), '\n') == 8);  // header + 7 rows
         CHECK(content.find(",undeliverable,131026,") != std::string::npos);
     }
-    TEST_CASE("a missing log or one that is not a result log exits 2") {
+    TEST_CASE("a unusable log or one that is not a result log exits 2") {
         TempDir dir;
         CHECK(run_wacamp({"report", (dir.path() / "nope.jsonl").string()}).exit_code == 2);
         auto bogus = dir.write("bogus.jsonl", "hello\n");
         auto r = run_wacamp({"report", bogus.string()});
         CHECK(r.exit_code == 2);
         CHECK(r.err.find("bogus.jsonl") != std::string::npos);
+    }
+
+    TEST_CASE("a temporary file that cannot be made fails every format with exit 2, and no report") {
+        TempDir dir;
+        auto log = dir.write(
+            "log.jsonl",
+            R"({"event":"campaign","name":"e2e","campaign_file":"/c.yaml","campaign_sha256":"aa","recipients_file":)"
+            R"("/r.csv","recipients_sha256":"bb","started_at":"2026-11-21T09:00:00.000Z","version":"0.1.0",)"
+            R"("mode":"send"})"
+            "\n"
+            R"({"event":"attempt","row":1,"wa_id":"919812345611","attempt":1,"at":"2026-11-21T09:00:01.000Z"})"
+            "\n");
+        // A directory no file can be made in, even by root (a unusable TMPDIR falls back to /tmp).
+        const std::string unusable = "/proc";
+        for (const std::string format : {"text", "csv", "json", "html"}) {
+            CAPTURE(format);
+            const auto output = dir.path() / ("report." + format);
+            auto r = run_wacamp({"report", log.string(), "--format", format, "--output", output.string()},
+                                {{"TMPDIR", unusable}});
+            CHECK(r.exit_code == 2);
+            CHECK(r.err.find("cannot report on " + log.string()) != std::string::npos);
+            CHECK(r.err.find("cannot create a temporary file in " + unusable) != std::string::npos);
+            CHECK_FALSE(std::filesystem::exists(output));
+            CHECK(run_wacamp({"report", log.string(), "--format", format}).exit_code == 0);
+        }
     }
 }

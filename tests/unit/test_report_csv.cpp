@@ -165,3 +165,71 @@ TEST_SUITE("report::csv") {
         CHECK(index.error().message.find("not a wacamp result log") != std::string::npos);
     }
 }
+
+TEST_SUITE("report::csv: the per-row index in a temporary file") {
+    // One row a page and one page cached: a row seen before, unless it was the last one touched,
+    // is read back from the file.
+    util::DiskArrayOptions tiny_pages() {
+        util::DiskArrayOptions options;
+        options.page_bytes = 4;
+        options.cached_pages = 1;
+        return options;
+    }
+
+    std::string resumed_log() {
+        return report_test::header() + attempt(1, 1, 1s) +
+               result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) + attempt(2, 1, 2s) +
+               sent(2, 10, 2010ms) + attempt(3, 1, 3s) + attempt(1, 2, 4s) + sent(1, 10, 4010ms, 2);
+    }
+
+    TEST_CASE("the same CSV when every row goes through the file") {
+        report_test::LogFile log;
+        log.write(resumed_log());
+        auto index = report::index_log(log.path, tiny_pages());
+        REQUIRE(index.ok());
+        CHECK(index->rows == 3);
+        std::ostringstream out;
+        REQUIRE(report::write_csv(*index, out).ok());
+        CHECK(out.str() == csv_of(log.path));
+        CHECK(out.str() ==
+              k_header + "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:02.010Z\n" +
+                  "3,919812345613,,unknown,1,,,,,request in flight when the run stopped: it may or may not have "
+                  "been delivered,2026-11-21T09:00:03.000Z\n" +
+                  "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:04.010Z\n");
+    }
+
+    TEST_CASE("fails, naming the log, when the temporary file cannot be made") {
+        report_test::LogFile log;
+        util::DiskArrayOptions options;
+        options.temp_dir = (log.dir / "missing").string();
+        auto index = report::index_log(log.write(resumed_log()), options);
+        REQUIRE_FALSE(index.ok());
+        CHECK(index.error().message.find("cannot report on " + log.path) != std::string::npos);
+        CHECK(index.error().message.find("cannot create a temporary file in " + options.temp_dir) != std::string::npos);
+    }
+
+    TEST_CASE("fails when the index cannot be read back in the first pass") {
+        report_test::LogFile log;
+        auto options = tiny_pages();
+        options.fail_reads_after_bytes = 1;  // row 1's second attempt reads its page back
+        auto index = report::index_log(log.write(resumed_log()), options);
+        REQUIRE_FALSE(index.ok());
+        CHECK(index.error().message.find("cannot report on " + log.path) != std::string::npos);
+        CHECK(index.error().message.find("cannot read back a temporary file") != std::string::npos);
+    }
+
+    TEST_CASE("fails when the index cannot be read back in the second pass, rather than leave rows out") {
+        report_test::LogFile log;
+        auto options = tiny_pages();
+        options.fail_reads_after_bytes = 1;
+        // Rows 1 and 2 each touched once in a row: the first pass reads nothing back.
+        auto index =
+            report::index_log(log.write(report_test::header() + attempt(1, 1, 1s) + attempt(2, 1, 2s)), options);
+        REQUIRE(index.ok());
+        std::ostringstream out;
+        auto written = report::write_csv(*index, out);
+        REQUIRE_FALSE(written.ok());
+        CHECK(written.error().message.find("cannot report on " + log.path) != std::string::npos);
+        CHECK(written.error().message.find("cannot read back a temporary file") != std::string::npos);
+    }
+}

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "report/format.hpp"
+#include "report/html.hpp"
 #include "report/text_cells.hpp"
 #include "test_report_log.hpp"
 #include "util/text.hpp"
@@ -168,5 +169,27 @@ TEST_SUITE("report::text_cells") {
 
     TEST_CASE("keeps a value on one line") {
         CHECK(util::printable("a\nb\tc", util::LineBreaks::space) == "a b c");
+    }
+}
+
+TEST_SUITE("report: the `others` error group") {
+    TEST_CASE("text, json and html say `others` in place of its HTTP status and code") {
+        report_test::LogFile log;
+        auto s = summary_of(log, opted_out_log());
+        REQUIRE(s.errors.size() == 1);
+        auto& g = s.errors[0];
+        g.others = true;
+        g.http_status.reset();
+        g.error_code.reset();
+        CHECK(has_line(report::format_text(s), "  1  failed  opted_out  others  HTTP 400: (#131050) opted out"));
+        const auto j = nlohmann::json::parse(report::format_json(s));
+        CHECK(j["errors"][0]["others"] == true);
+        CHECK(j["errors"][0]["http_status"].is_null());
+        CHECK(j["errors"][0]["error_code"].is_null());
+        const auto page = report::format_html(s);
+        REQUIRE(page.ok());
+        CHECK(page->find(R"(<td class="num">others</td>)") != std::string::npos);
+        const auto plain = nlohmann::json::parse(report::format_json(summary_of(log, opted_out_log())));
+        CHECK(plain["errors"][0]["others"] == false);
     }
 }

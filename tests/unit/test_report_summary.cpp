@@ -235,3 +235,121 @@ TEST_SUITE("report::summarize") {
         CHECK(s.error().message.find(":1: not a wacamp result log") != std::string::npos);
     }
 }
+
+namespace {
+
+// One row a page and one page cached: a row seen before, unless it was the last one touched,
+// is read back from the file.
+util::DiskArrayOptions tiny_pages() {
+    util::DiskArrayOptions options;
+    options.page_bytes = 4;
+    options.cached_pages = 1;
+    return options;
+}
+
+}  // namespace
+
+TEST_SUITE("report::summarize: per-row state in a temporary file") {
+    TEST_CASE("the same summary when every row goes through the file") {
+        report_test::LogFile log;
+        log.write(mixed_log() + attempt(results::k_max_row, 1, 5s) + sent(results::k_max_row, 10, 5010ms));
+        auto in_memory = report::summarize(log.path);
+        auto paged = report::summarize(log.path, tiny_pages());
+        REQUIRE(in_memory.ok());
+        REQUIRE(paged.ok());
+        CHECK(paged->rows == 8);
+        CHECK(paged->rows == in_memory->rows);
+        CHECK(paged->counts == in_memory->counts);
+        CHECK(paged->in_flight == in_memory->in_flight);
+        CHECK(paged->not_sent_rows == std::vector<std::int64_t>{3, 5, 6});
+        CHECK(paged->not_sent_rows == in_memory->not_sent_rows);
+        REQUIRE(paged->errors.size() == in_memory->errors.size());
+        for (std::size_t i = 0; i < paged->errors.size(); ++i) {
+            CHECK(paged->errors[i].count == in_memory->errors[i].count);
+            CHECK(paged->errors[i].sample == in_memory->errors[i].sample);
+        }
+        auto state = results::replay(log.path);
+        REQUIRE(state.ok());
+        CHECK(paged->counts == state->counts);
+    }
+
+    TEST_CASE("fails, naming the log, when the temporary file cannot be made") {
+        report_test::LogFile log;
+        util::DiskArrayOptions options;
+        options.temp_dir = (log.dir / "missing").string();
+        auto s = report::summarize(log.write(mixed_log()), options);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("cannot report on " + log.path) != std::string::npos);
+        CHECK(s.error().message.find("cannot create a temporary file in " + options.temp_dir) != std::string::npos);
+    }
+
+    TEST_CASE("fails when a row cannot be read back, rather than count it as never named") {
+        report_test::LogFile log;
+        auto options = tiny_pages();
+        options.fail_reads_after_bytes = 1;  // row 1's result reads its page back
+        auto s = report::summarize(log.write(mixed_log()), options);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("cannot report on " + log.path) != std::string::npos);
+        CHECK(s.error().message.find("cannot read back a temporary file") != std::string::npos);
+    }
+
+    TEST_CASE("fails when a row cannot be read back while counting") {
+        report_test::LogFile log;
+        auto options = tiny_pages();
+        options.fail_reads_after_bytes = 1;
+        // Each row is touched once while folding, in order: the first read back is the count's.
+        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 1010ms) +
+                                             attempt(2, 1, 2s) + sent(2, 10, 2010ms)),
+                                   options);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("cannot read back a temporary file") != std::string::npos);
+        options.fail_reads_after_bytes = 0;
+        auto whole = report::summarize(log.path, options);
+        REQUIRE(whole.ok());
+        CHECK(whole->counts[Status::sent] == 2);
+    }
+}
+
+TEST_SUITE("report::summarize: error groups") {
+    TEST_CASE("countless distinct codes: the first groups are kept, the rest counted as others, none lost") {
+        // More than a 16-bit group number can tell apart: each row fails with a code of its own.
+        constexpr std::int64_t k_rows = 70'000;
+        std::string text = report_test::header();
+        for (std::int64_t row = 1; row <= k_rows; ++row) {
+            results::ResultRecord r;
+            r.row = row;
+            r.wa_id = report_test::wa_id(row);
+            r.status = row % 2 == 0 ? Status::failed : Status::unknown;
+            r.attempts = 1;
+            r.http_status = 400;
+            r.error_code = 200'000 + row;
+            r.error = "HTTP 400: (#" + std::to_string(200'000 + row) + ")";
+            r.cause = Cause::rejected;
+            r.at = report_test::at(1s);
+            text += results::to_line(r);
+        }
+        report_test::LogFile log;
+        auto s = report::summarize(log.write(text));
+        REQUIRE(s.ok());
+        CHECK(s->errors.size() == report::Summary::k_max_error_groups + 2);
+        std::int64_t counted = 0;
+        std::int64_t others = 0;
+        for (const auto& g : s->errors) {
+            counted += g.count;
+            if (g.others) {
+                ++others;
+                CHECK_FALSE(g.http_status.has_value());
+                CHECK_FALSE(g.error_code.has_value());
+                CHECK(g.count == (k_rows - static_cast<std::int64_t>(report::Summary::k_max_error_groups)) / 2);
+                CHECK(g.cause == Cause::rejected);
+                CHECK(g.sample.find("(#2010") != std::string::npos);  // the first row past the limit
+            } else {
+                CHECK(g.count == 1);
+                CHECK(g.error_code.has_value());
+            }
+        }
+        CHECK(others == 2);  // one for failed, one for unknown
+        CHECK(counted == k_rows);
+        CHECK(s->counts[Status::failed] + s->counts[Status::unknown] == k_rows);
+    }
+}
