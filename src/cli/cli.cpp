@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <map>
 
 #include "cli/commands.hpp"
@@ -13,6 +14,9 @@ namespace cli {
 
 int run(int argc, char** argv) {
     keep_standard_streams_open();
+    // A file size limit (ulimit -f) makes a write fail with EFBIG, which every command reports
+    // and stops on, rather than kill the process in the middle of a line or a report.
+    std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"wacamp " WACAMP_VERSION " — batch campaigns for the WhatsApp messaging automation service", "wacamp"};
     app.set_version_flag("--version", "wacamp " WACAMP_VERSION);
     app.require_subcommand(1);

@@ -1,8 +1,11 @@
 // wacamp report: summaries and exports of a result log.
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -39,17 +42,84 @@ int cannot_write(Output& out, const std::string& file) {
     return k_exit_bad_input;
 }
 
+// --output, written so that a report that fails half-way (a full disk, a log that cannot be
+// read back) never leaves a partial file, nor destroys the report the file held before: a
+// regular file (or a new one) is written beside it under a temporary name and renamed over it
+// once complete. Anything else (a FIFO, /dev/stdout) is written in place.
+class OutputFile {
+public:
+    // Opens the file to write; false (errno set) when it cannot be.
+    bool open(const std::string& path) {
+        namespace fs = std::filesystem;
+        m_path = path;
+        std::error_code ec;
+        const auto status = fs::status(path, ec);
+        if (fs::exists(status) && !fs::is_regular_file(status)) {
+            m_stream.open(path, std::ios::binary | std::ios::trunc);
+            return static_cast<bool>(m_stream);
+        }
+        const fs::path folder = fs::path(path).parent_path();
+        std::string name = ((folder.empty() ? fs::path(".") : folder) / ".wacamp-report-XXXXXX").string();
+        const int fd = ::mkstemp(name.data());
+        if (fd < 0) {
+            return false;
+        }
+        // The permissions a file created in place would have had (mkstemp makes it 0600).
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        ::fchmod(fd, 0666 & ~mask);
+        ::close(fd);
+        m_temp = name;
+        m_stream.open(name, std::ios::binary | std::ios::trunc);
+        return static_cast<bool>(m_stream);
+    }
+
+    std::ostream& stream() { return m_stream; }
+
+    // Flushes and puts the file in place; false (errno set) when that fails.
+    bool commit() {
+        if (!m_stream.flush()) {
+            return false;
+        }
+        m_stream.close();
+        if (m_temp.empty()) {
+            return static_cast<bool>(m_stream);
+        }
+        if (!m_stream || ::rename(m_temp.c_str(), m_path.c_str()) != 0) {
+            return false;
+        }
+        m_temp.clear();
+        return true;
+    }
+
+    OutputFile() = default;
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    ~OutputFile() {
+        if (!m_temp.empty()) {
+            const int saved = errno;
+            ::unlink(m_temp.c_str());
+            errno = saved;
+        }
+    }
+
+private:
+    std::string m_path;
+    std::string m_temp;  // the file being written, until renamed
+    std::ofstream m_stream;
+};
+
 // Writes `text` to --output, or to stdout without it.
 int emit(const ReportOptions& opts, const std::string& text, Output& out) {
     if (opts.output.empty()) {
         return print_out(out.redactor(), text) ? k_exit_done : cannot_write(out, "standard output");
     }
-    std::ofstream file(opts.output, std::ios::binary | std::ios::trunc);
-    if (!file) {
+    OutputFile file;
+    if (!file.open(opts.output)) {
         return cannot_write(out, opts.output);
     }
-    file << text;
-    if (!file.flush()) {
+    file.stream() << text;
+    if (!file.commit()) {
         return cannot_write(out, opts.output);
     }
     return k_exit_done;
@@ -69,21 +139,22 @@ int emit_csv(const ReportOptions& opts, Output& diagnostics) {
     if (index->warning_count > shown) {
         diagnostics.warning(fmt::format("{} more warnings not shown", index->warning_count - shown));
     }
-    std::ofstream file;
-    if (!opts.output.empty()) {
-        file.open(opts.output, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            return cannot_write(diagnostics, opts.output);
-        }
+    OutputFile file;
+    if (!opts.output.empty() && !file.open(opts.output)) {
+        return cannot_write(diagnostics, opts.output);
     }
-    std::ostream& out = opts.output.empty() ? std::cout : file;
+    std::ostream& out = opts.output.empty() ? std::cout : file.stream();
     auto written = report::write_csv(*index, out);
     if (!written) {
         if (out) {
-            diagnostics.error(written.error().message, k_exit_bad_input);  // the log, not the output
+            // The log, not the output (which is not left half-written).
+            diagnostics.error(written.error().message, k_exit_bad_input);
             return k_exit_bad_input;
         }
         return cannot_write(diagnostics, opts.output.empty() ? "standard output" : opts.output);
+    }
+    if (!opts.output.empty() && !file.commit()) {
+        return cannot_write(diagnostics, opts.output);
     }
     return k_exit_done;
 }

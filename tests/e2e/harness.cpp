@@ -98,12 +98,16 @@ void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds)
 }
 
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env, const std::string& input) {
+    std::vector<std::string> argv{WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv, env, input);
+}
+
+ProcessResult run_program(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& input) {
     int in_pipe[2], out_pipe[2], err_pipe[2];
     if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
         throw std::runtime_error("pipe failed");
     }
-    std::vector<std::string> argv{WACAMP_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
     pid_t pid = spawn_process(argv, env, in_pipe[0], out_pipe[1], err_pipe[1]);
     close(in_pipe[0]);
     close(out_pipe[1]);

@@ -34,6 +34,15 @@ void read_ready(pollfd (&fds)[2], std::string* const (&sinks)[2], int& open_fds)
 ProcessResult run_wacamp(const std::vector<std::string>& args, const EnvOverrides& env = {},
                          const std::string& input = {});
 
+// The same for any program: argv[0] a path, e.g. {"/usr/bin/prlimit", "--fsize=600", wacamp_path(), …}.
+ProcessResult run_program(const std::vector<std::string>& argv, const EnvOverrides& env = {},
+                          const std::string& input = {});
+
+// The path of the wacamp binary under test.
+inline std::string wacamp_path() {
+    return WACAMP_BINARY;
+}
+
 // Where a background process's stderr goes: a file (err()), or nowhere, closed.
 enum class Stderr { file, closed };
 

@@ -65,4 +65,34 @@ TEST_SUITE("e2e: report") {
             CHECK(run_wacamp({"report", log.string(), "--format", format}).exit_code == 0);
         }
     }
+
+    TEST_CASE("--output is replaced only by a complete report: one cut short leaves the earlier file as it was") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(20));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        if (!std::filesystem::exists("/usr/bin/prlimit")) {
+            MESSAGE("wacamp-test-skipped: prlimit (util-linux) is not installed");
+            return;
+        }
+        for (const std::string format : {"csv", "text", "html"}) {
+            CAPTURE(format);
+            const auto output = f.dir.write("earlier." + format, "the earlier report\n");
+            // A file size limit below the report's size: the write fails part-way (EFBIG).
+            auto cut = run_program({"/usr/bin/prlimit", "--fsize=300", wacamp_path(), "report", f.log.string(),
+                                    "--format", format, "--output", output.string()});
+            CHECK(cut.exit_code == 2);
+            CHECK(cut.err.find("cannot write " + output.string()) != std::string::npos);
+            CHECK(read_file(output) == "the earlier report\n");
+            // Nothing else was left in the folder, and a complete report replaces the file.
+            for (const auto& entry : std::filesystem::directory_iterator(f.dir.path())) {
+                CHECK(entry.path().filename().string().rfind(".wacamp-report-", 0) == std::string::npos);
+            }
+            REQUIRE(run_wacamp({"report", f.log.string(), "--format", format, "--output", output.string()}).exit_code ==
+                    0);
+            CHECK(read_file(output).size() > 300);
+            // With the permissions a file made in place has (the umask's), not mkstemp's 0600.
+            const auto made = f.dir.write("made-in-place", "");
+            CHECK(std::filesystem::status(output).permissions() == std::filesystem::status(made).permissions());
+        }
+    }
 }
