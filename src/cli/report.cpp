@@ -51,14 +51,18 @@ public:
     // Opens the file to write; false (errno set) when it cannot be.
     bool open(const std::string& path) {
         namespace fs = std::filesystem;
-        m_path = path;
         std::error_code ec;
-        const auto status = fs::status(path, ec);
+        // A symlink stays one: the file it names is what is replaced.
+        m_path = fs::is_symlink(fs::symlink_status(path, ec)) ? fs::weakly_canonical(path, ec).string() : path;
+        if (m_path.empty()) {
+            m_path = path;
+        }
+        const auto status = fs::status(m_path, ec);
         if (fs::exists(status) && !fs::is_regular_file(status)) {
             m_stream.open(path, std::ios::binary | std::ios::trunc);
             return static_cast<bool>(m_stream);
         }
-        const fs::path folder = fs::path(path).parent_path();
+        const fs::path folder = fs::path(m_path).parent_path();
         std::string name = ((folder.empty() ? fs::path(".") : folder) / ".wacamp-report-XXXXXX").string();
         const int fd = ::mkstemp(name.data());
         if (fd < 0) {

@@ -95,4 +95,16 @@ TEST_SUITE("e2e: report") {
             CHECK(std::filesystem::status(output).permissions() == std::filesystem::status(made).permissions());
         }
     }
+
+    TEST_CASE("--output through a symlink replaces the file it names and keeps the link") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        const auto target = f.dir.write("target.csv", "old\n");
+        const auto link = f.dir.path() / "link.csv";
+        std::filesystem::create_symlink(target, link);
+        REQUIRE(run_wacamp({"report", f.log.string(), "--format", "csv", "--output", link.string()}).exit_code == 0);
+        CHECK(std::filesystem::is_symlink(link));
+        CHECK(read_file(target).rfind("row,wa_id", 0) == 0);
+    }
 }
