@@ -55,9 +55,9 @@ struct Folder {
     std::int64_t warning_count = 0;
     std::optional<util::Error> error;
 
-    // Rows whose outcome is unknown now, with their wa_id (few: at most the requests that were
-    // in flight when a run died, plus results held as unknown).
-    std::unordered_map<std::int64_t, std::string> unknown_rows;
+    // Rows whose outcome is unknown now and whose wa_id has no number code or whose row is out
+    // of range (an edited log's): their wa_id. The others' are in their records.
+    std::unordered_map<std::int64_t, std::string> odd_unknown_rows;
     // `sent` results of the trailing day, by the minute they count until; those later than now
     // (a clock set back) all at the latest of them.
     std::map<std::int64_t, std::int64_t> recent_minutes;
@@ -76,10 +76,7 @@ struct Folder {
         // A changed recipient list (run --force) renumbers the rows: states by row no longer
         // apply. What must survive is by number: the numbers sent, and those of unknown outcome.
         if (h.recipients_sha256 != state.latest_header.recipients_sha256) {
-            for (auto& [row, wa_id] : unknown_rows) {
-                keep(keys.add_number(wa_id, RowRecord::k_number_unknown));
-            }
-            unknown_rows.clear();
+            keep_unknown_numbers();
             if (auto fresh = util::DiskArray<RowRecord>::create(options.records)) {
                 state.m_records = std::move(*fresh);
             } else {
@@ -92,8 +89,10 @@ struct Folder {
 
     void operator()(const AttemptRecord& a) {
         note_time(a.at);
-        unknown_rows[a.row] = a.wa_id;
+        note_unknown(a.row, a.wa_id, true);
+        const auto code = wa_id_code(a.wa_id).value_or(0);
         update(a.row, [&](RowRecord& rec) {
+            rec.number = code;
             RowState& row = rec.state;
             row.attempts = std::max(row.attempts, saturate(a.attempt));
             row.flags |= RowState::k_in_flight;
@@ -103,11 +102,8 @@ struct Folder {
 
     void operator()(const ResultRecord& r) {
         note_time(r.at);
-        if (r.status == Status::unknown) {
-            unknown_rows[r.row] = r.wa_id;
-        } else {
-            unknown_rows.erase(r.row);
-        }
+        note_unknown(r.row, r.wa_id, r.status == Status::unknown);
+        const auto code = wa_id_code(r.wa_id).value_or(0);
         if (r.status == Status::sent) {
             keep(keys.add_number(r.wa_id, RowRecord::k_number_sent));
             if (sent_after && r.at > *sent_after) {
@@ -115,6 +111,7 @@ struct Folder {
             }
         }
         update(r.row, [&](RowRecord& rec) {
+            rec.number = code;
             RowState& row = rec.state;
             row.status = r.status;
             row.cause = r.cause;
@@ -148,6 +145,35 @@ struct Folder {
     void operator()(EndRecord& e) {
         note_time(e.at);
         state.last_end = std::move(e);
+    }
+
+    // Keeps the wa_id of a row whose outcome is unknown now when its record cannot.
+    void note_unknown(std::int64_t row, const std::string& wa_id, bool unknown) {
+        if (unknown && (row < 1 || row > k_max_row || !wa_id_code(wa_id))) {
+            odd_unknown_rows[row] = wa_id;
+        } else if (!odd_unknown_rows.empty()) {
+            odd_unknown_rows.erase(row);
+        }
+    }
+
+    // Before the rows are renumbered: the numbers of the rows whose outcome is unknown now
+    // stay unknown under the new list. The records of the old rows are dropped.
+    void keep_unknown_numbers() {
+        for (std::int64_t i = 1; i <= state.m_max_row && !error; ++i) {
+            auto rec = state.m_records.get(static_cast<std::uint64_t>(i));
+            if (!rec) {
+                keep(rec.error());
+                return;
+            }
+            const RowState& row = rec->state;
+            if (rec->number != 0 && !row.pending() && (row.in_flight() || row.status == Status::unknown)) {
+                keep(keys.numbers.add({rec->number, RowRecord::k_number_unknown}));
+            }
+        }
+        for (auto& [row, wa_id] : odd_unknown_rows) {
+            keep(keys.add_number(wa_id, RowRecord::k_number_unknown));
+        }
+        odd_unknown_rows.clear();
     }
 
     void note_time(util::TimePoint t) {

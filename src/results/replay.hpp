@@ -39,7 +39,7 @@ struct RowState {
 };
 
 // What the log says about one CSV row, and what joining the log with the recipient list found
-// for it; 16 bytes, kept on disk (util::DiskArray), not in memory.
+// for it; 24 bytes, kept on disk (util::DiskArray), not in memory.
 struct RowRecord {
     static constexpr std::uint8_t k_number_sent = 1;        // a `sent` result names the row's number
     static constexpr std::uint8_t k_number_unknown = 2;     // its number had an unknown outcome under an earlier list
@@ -50,6 +50,7 @@ struct RowRecord {
     std::uint8_t marks = 0;
     std::uint8_t unused[3] = {};
     std::int64_t marketing_at = 0;  // util::TimePoint ticks, with k_marketing_limited
+    std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none
 
     bool marked(std::uint8_t mark) const { return (marks & mark) != 0; }
 };

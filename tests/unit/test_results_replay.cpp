@@ -275,8 +275,16 @@ TEST_SUITE("results::replay") {
         Fixture f;
         std::string second = k_header;
         second.replace(second.find("\"bb\""), 4, "\"cc\"");
-        auto state = f.replay(k_header + attempt(1, 1) + result(2, "sent", 1) + second,
-                              {.rows = rows_of({{1, "91000000002", ""}, {4, "91000000001", ""}})});
+        const std::string odd = R"({"event":"attempt","row":9,"wa_id":"x-9","attempt":1,)"
+                                R"("at":"2026-11-21T10:00:00Z"})"
+                                "\n";
+        auto state = f.replay(k_header + attempt(1, 1) + result(2, "sent", 1) + attempt(3, 1) + result(3, "sent", 1) +
+                                  result(5, "unknown", 1) + odd + second,
+                              {.rows = rows_of({{1, "91000000002", ""},
+                                                {4, "91000000001", ""},
+                                                {6, "91000000003", ""},
+                                                {7, "91000000005", ""},
+                                                {8, "x-9", ""}})});
         REQUIRE(state.ok());
         auto moved = state->record(4);
         REQUIRE(moved.ok());
@@ -288,6 +296,14 @@ TEST_SUITE("results::replay") {
         CHECK(first->marked(results::RowRecord::k_number_sent));
         CHECK(first->state.pending());  // the rows of the earlier list no longer apply
         CHECK(state->max_row() == 0);
+        const auto unknown = [&](std::int64_t row) {
+            auto rec = state->record(row);
+            REQUIRE(rec.ok());
+            return rec->marked(results::RowRecord::k_number_unknown);
+        };
+        CHECK_FALSE(unknown(6));  // its attempt was answered: sent
+        CHECK(unknown(7));        // a result held as unknown
+        CHECK(unknown(8));        // a wa_id that is no number code
     }
     TEST_CASE("marks the rows whose user_id a deleted batch names, and counts failed delete batches") {
         Fixture f;

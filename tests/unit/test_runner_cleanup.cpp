@@ -124,7 +124,7 @@ TEST_SUITE("runner::delete_contacts") {
         REQUIRE(runner::delete_contacts(c, *log, plain).batches_deleted == 15);  // the 150 sent
         const std::size_t updates = status_updates(rig.transport).size();
         int failed_reading = 0;
-        for (std::uint64_t limit = 1024; limit <= 20 * 1024; limit += 1024) {
+        for (std::uint64_t limit = 1024; limit <= 48 * 1024; limit += 1024) {
             CAPTURE(limit);
             const runner::CleanupParts parts{.transport = rig.transport,
                                              .clock = rig.clock,

@@ -164,7 +164,7 @@ TEST_SUITE("runner::send_campaign, the replay's temporary files") {
                                [&](const std::string& n) { return body.find(n) != std::string::npos; });
         };
         int stopped_while_sending = 0;
-        for (std::uint64_t limit = 1024; limit <= 24 * 1024; limit += 1024) {
+        for (std::uint64_t limit = 1024; limit <= 64 * 1024; limit += 1024) {
             CAPTURE(limit);
             const std::string path = rig.folder.str("rerun-" + std::to_string(limit) + ".jsonl");
             std::filesystem::copy_file(rig.log_path(), path);
