@@ -133,7 +133,8 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
         }
         auto rec = state->record(r.row);
         if (!rec) {
-            // Which ids are done is unknown from here: stop before this batch; a later run redoes it.
+            // The log's records cannot be read back: stop at this row; the ids batched before
+            // it go out, a later run goes on from here.
             more = util::Result<bool>(util::fail(rec.error().message));
             break;
         }
