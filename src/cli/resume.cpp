@@ -40,30 +40,36 @@ struct LogFailures {
     std::optional<util::TimePoint> marketing_until;  // when the last of those may go
 };
 
-void add_failed(LogFailures& f, const results::LogState& state, std::int64_t row, util::TimePoint now) {
-    const auto cause = state.row(row).cause;
-    const auto at = state.marketing_limited_at(row);
-    switch (runner::retry_rule(cause)) {
+void add_failed(LogFailures& f, const results::RowRecord& rec, util::TimePoint now) {
+    switch (runner::retry_rule(rec.state.cause)) {
     case runner::RetryRule::always: ++f.retryable; return;
     case runner::RetryRule::when_asked: ++f.when_asked; return;
     case runner::RetryRule::never: ++f.never; return;
-    case runner::RetryRule::after_a_day:
-        if (!at || now >= *at + runner::k_marketing_limit_hold) {
+    case runner::RetryRule::after_a_day: {
+        if (!rec.marked(results::RowRecord::k_marketing_limited)) {
+            ++f.retryable;
+            return;
+        }
+        const util::TimePoint at{util::TimePoint::duration(rec.marketing_at)};
+        if (now >= at + runner::k_marketing_limit_hold) {
             ++f.retryable;
             return;
         }
         ++f.marketing_held;
-        f.marketing_until = std::max(f.marketing_until.value_or(*at), *at + runner::k_marketing_limit_hold);
+        f.marketing_until = std::max(f.marketing_until.value_or(at), at + runner::k_marketing_limit_hold);
         return;
+    }
     }
 }
 
-// What the log holds at `now`, in one line.
-std::string describe_log(const results::LogState& state, util::TimePoint now) {
+// What the log holds at `now`, in one line; an error when its records cannot be read back (the
+// run itself then stops at the first row it cannot read).
+util::Result<std::string> describe_log(const results::LogState& state, util::TimePoint now) {
     std::int64_t sent = 0, unknown = 0, done = 0;
     LogFailures failed;
     for (std::int64_t row = 1; row <= state.max_row(); ++row) {
-        auto s = state.row(row);
+        TRY_ASSIGN(const results::RowRecord rec, state.record(row));
+        const results::RowState& s = rec.state;
         if (s.pending()) {
             continue;
         }
@@ -72,7 +78,7 @@ std::string describe_log(const results::LogState& state, util::TimePoint now) {
         } else if (s.in_flight() || s.status == results::Status::unknown) {
             ++unknown;
         } else if (s.status == results::Status::failed) {
-            add_failed(failed, state, row, now);
+            add_failed(failed, rec, now);
         } else {
             ++done;
         }
@@ -97,7 +103,12 @@ class ResumeUi final : public TerminalUi {
 public:
     using TerminalUi::TerminalUi;
     void log_read(const results::LogState& state) override {
-        notice(describe_log(state, std::chrono::system_clock::now()));
+        auto described = describe_log(state, std::chrono::system_clock::now());
+        if (described) {
+            notice(*described);
+        } else {
+            warning("the log's state could not be read back: " + described.error().message);
+        }
     }
 };
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <unordered_map>
 
 #include "results/log_reader.hpp"
+#include "results/wa_id_set.hpp"
 
 namespace results {
 
@@ -17,17 +19,56 @@ std::uint8_t saturate(std::int64_t n) {
     return static_cast<std::uint8_t>(std::clamp<std::int64_t>(n, 0, 255));
 }
 
-// Applies the records after the header to `state`; `reader` names the line in warnings.
+// A user_id as 64 bits, for the join with the list (see join_ids()).
+std::uint64_t id_hash(std::string_view id) {
+    return std::hash<std::string_view>{}(id);
+}
+
+// The numbers and ids of the log, sorted on disk, to be joined with the list.
+struct LogKeys {
+    util::ExternalSorter numbers;  // (number code, RowRecord mark): sent or unknown
+    util::ExternalSorter deleted;  // (id_hash, 0) of every id a `deleted` batch names
+    // wa_ids without a number code (never the phone normaliser's; an edited log's): few.
+    WaIdSet other_sent;
+    WaIdSet other_unknown;
+
+    explicit LogKeys(const util::ExternalSortOptions& options) : numbers(options), deleted(options) {}
+
+    util::Result<void> add_number(std::string_view wa_id, std::uint8_t mark) {
+        if (const auto code = wa_id_code(wa_id)) {
+            return numbers.add({*code, mark});
+        }
+        (mark == RowRecord::k_number_sent ? other_sent : other_unknown).insert(wa_id);
+        return {};
+    }
+};
+
+// Applies the records after the header to `state`; `reader` names the line in warnings. The
+// first failure of a temporary file is kept in `error`, and reading stops there.
 struct Folder {
     LogState& state;
     const LogReader& reader;
-    std::optional<util::TimePoint> sent_after;  // keep `sent` times newer than this
+    const ReplayOptions& options;
+    LogKeys keys;
+    std::optional<util::TimePoint> sent_after;  // count `sent` results newer than this
     std::vector<std::string> warnings;
     std::int64_t warning_count = 0;
+    std::optional<util::Error> error;
 
-    // Rows whose outcome is unknown now, with their wa_id (few: at most the requests that were
-    // in flight when a run died, plus results held as unknown).
-    std::unordered_map<std::int64_t, std::string> unknown_rows;
+    // Rows whose outcome is unknown now and whose wa_id has no number code or whose row is out
+    // of range (an edited log's): their wa_id. The others' are in their records.
+    std::unordered_map<std::int64_t, std::string> odd_unknown_rows;
+    // `sent` results of the trailing day, by the minute they count until; those later than now
+    // (a clock set back) all at the latest of them.
+    std::map<std::int64_t, std::int64_t> recent_minutes;
+    std::int64_t later_count = 0;
+    std::optional<util::TimePoint> later_at;
+
+    Folder(LogState& s, const LogReader& r, const ReplayOptions& o) : state(s), reader(r), options(o), keys(o.sort) {
+        if (o.now) {
+            sent_after = *o.now - k_daily_window;
+        }
+    }
 
     void operator()(CampaignHeader& h) {
         note_time(h.started_at);
@@ -35,60 +76,67 @@ struct Folder {
         // A changed recipient list (run --force) renumbers the rows: states by row no longer
         // apply. What must survive is by number: the numbers sent, and those of unknown outcome.
         if (h.recipients_sha256 != state.latest_header.recipients_sha256) {
-            for (auto& [row, wa_id] : unknown_rows) {
-                state.unknown_wa_ids.insert(wa_id);
+            keep_unknown_numbers();
+            if (auto fresh = util::DiskArray<RowRecord>::create(options.records)) {
+                state.m_records = std::move(*fresh);
+            } else {
+                keep(fresh.error());
             }
-            unknown_rows.clear();
-            state.rows.clear();
-            state.marketing_limited.clear();
+            state.m_max_row = 0;
         }
         state.latest_header = std::move(h);
     }
 
     void operator()(const AttemptRecord& a) {
         note_time(a.at);
-        unknown_rows[a.row] = a.wa_id;
-        if (RowState* row = row_for(a.row)) {
-            row->attempts = std::max(row->attempts, saturate(a.attempt));
-            row->flags |= RowState::k_in_flight;
-            row->status = Status::unknown;
-        }
+        note_unknown(a.row, a.wa_id, true);
+        const auto code = wa_id_code(a.wa_id).value_or(0);
+        update(a.row, [&](RowRecord& rec) {
+            rec.number = code;
+            RowState& row = rec.state;
+            row.attempts = std::max(row.attempts, saturate(a.attempt));
+            row.flags |= RowState::k_in_flight;
+            row.status = Status::unknown;
+        });
     }
 
     void operator()(const ResultRecord& r) {
         note_time(r.at);
-        if (r.status == Status::unknown) {
-            unknown_rows[r.row] = r.wa_id;
-        } else {
-            unknown_rows.erase(r.row);
-        }
+        note_unknown(r.row, r.wa_id, r.status == Status::unknown);
+        const auto code = wa_id_code(r.wa_id).value_or(0);
         if (r.status == Status::sent) {
-            state.sent_wa_ids.insert(r.wa_id);
+            keep(keys.add_number(r.wa_id, RowRecord::k_number_sent));
             if (sent_after && r.at > *sent_after) {
-                state.recent_sent.push_back(r.at);
+                count_recent(r.at);
             }
         }
-        if (r.status == Status::failed && r.cause == Cause::marketing_limit) {
-            state.marketing_limited[r.row] = r.at;
-        } else if (!state.marketing_limited.empty()) {
-            state.marketing_limited.erase(r.row);
-        }
-        if (RowState* row = row_for(r.row)) {
-            row->status = r.status;
-            row->cause = r.cause;
-            row->attempts = saturate(r.attempts);
-            row->flags = static_cast<std::uint8_t>((row->flags & ~RowState::k_in_flight) | RowState::k_has_result);
+        update(r.row, [&](RowRecord& rec) {
+            rec.number = code;
+            RowState& row = rec.state;
+            row.status = r.status;
+            row.cause = r.cause;
+            row.attempts = saturate(r.attempts);
+            row.flags = static_cast<std::uint8_t>((row.flags & ~RowState::k_in_flight) | RowState::k_has_result);
             if (r.status == Status::sent) {
-                row->flags |= RowState::k_ever_sent;
+                row.flags |= RowState::k_ever_sent;
             }
-        }
+            if (r.status == Status::failed && r.cause == Cause::marketing_limit) {
+                rec.marks |= RowRecord::k_marketing_limited;
+                rec.marketing_at = r.at.time_since_epoch().count();
+            } else {
+                rec.marks &= static_cast<std::uint8_t>(~RowRecord::k_marketing_limited);
+                rec.marketing_at = 0;
+            }
+        });
     }
 
     void operator()(DeleteRecord& d) {
         note_time(d.at);
         ++state.delete_batches;
         if (d.status == DeleteStatus::deleted) {
-            std::move(d.ids.begin(), d.ids.end(), std::back_inserter(state.deleted_ids));
+            for (const auto& id : d.ids) {
+                keep(keys.deleted.add({id_hash(id), 0}));
+            }
         } else {
             ++state.delete_batches_failed;
         }
@@ -99,31 +147,197 @@ struct Folder {
         state.last_end = std::move(e);
     }
 
+    // Keeps the wa_id of a row whose outcome is unknown now when its record cannot.
+    void note_unknown(std::int64_t row, const std::string& wa_id, bool unknown) {
+        if (unknown && (row < 1 || row > k_max_row || !wa_id_code(wa_id))) {
+            odd_unknown_rows[row] = wa_id;
+        } else if (!odd_unknown_rows.empty()) {
+            odd_unknown_rows.erase(row);
+        }
+    }
+
+    // Before the rows are renumbered: the numbers of the rows whose outcome is unknown now
+    // stay unknown under the new list. The records of the old rows are dropped.
+    void keep_unknown_numbers() {
+        for (std::int64_t i = 1; i <= state.m_max_row && !error; ++i) {
+            auto rec = state.m_records.get(static_cast<std::uint64_t>(i));
+            if (!rec) {
+                keep(rec.error());
+                return;
+            }
+            const RowState& row = rec->state;
+            if (rec->number != 0 && !row.pending() && (row.in_flight() || row.status == Status::unknown)) {
+                keep(keys.numbers.add({rec->number, RowRecord::k_number_unknown}));
+            }
+        }
+        for (auto& [row, wa_id] : odd_unknown_rows) {
+            keep(keys.add_number(wa_id, RowRecord::k_number_unknown));
+        }
+        odd_unknown_rows.clear();
+    }
+
     void note_time(util::TimePoint t) {
         state.first_at = state.first_at ? std::min(*state.first_at, t) : t;
         state.last_at = state.last_at ? std::max(*state.last_at, t) : t;
     }
 
-    RowState* row_for(std::int64_t row) {
+    void count_recent(util::TimePoint at) {
+        if (at > *options.now) {
+            ++later_count;
+            later_at = later_at ? std::max(*later_at, at) : at;
+            return;
+        }
+        // The end of the minute: a send counts until at most a minute after it would have.
+        const auto minute = std::chrono::ceil<std::chrono::minutes>(at.time_since_epoch()).count();
+        ++recent_minutes[minute];
+    }
+
+    void keep(util::Result<void> done) {
+        if (!done && !error) {
+            error = done.error();
+        }
+    }
+    void keep(const util::Error& e) {
+        if (!error) {
+            error = e;
+        }
+    }
+
+    // Applies `change` to the record of `row`; a row out of range is a warning.
+    template <typename F>
+    void update(std::int64_t row, F change) {
         if (row < 1 || row > k_max_row) {
             ++warning_count;
             if (warnings.size() < LogReader::k_max_warnings) {
                 warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", reader.path(),
                                                reader.line_number(), row));
             }
-            return nullptr;
+            return;
         }
-        const auto index = static_cast<std::size_t>(row);
-        if (index >= state.rows.size()) {
-            state.rows.resize(index + 1);
+        if (error) {
+            return;
         }
-        return &state.rows[index];
+        const auto index = static_cast<std::uint64_t>(row);
+        auto rec = state.m_records.get(index);
+        if (!rec) {
+            keep(rec.error());
+            return;
+        }
+        change(*rec);
+        keep(state.m_records.set(index, *rec));
+        state.m_max_row = std::max(state.m_max_row, row);
     }
 };
 
-void finish(LogState& state, const LogReader& reader, Folder& folder) {
-    for (std::size_t i = 1; i < state.rows.size(); ++i) {
-        const RowState& row = state.rows[i];
+// For each list pair (key, row), in key order, marks the row with the OR of the marks of the
+// log's pairs (key, mark) of the same key: a merge join of two sorted streams, into `marks`
+// as (row, mark).
+util::Result<void> join(util::SortedPairs& log, util::SortedPairs& list, util::ExternalSorter& marks) {
+    util::SortPair from_log;
+    TRY_ASSIGN(bool log_more, log.next(from_log));
+    std::uint64_t key = 0;
+    std::uint64_t key_marks = 0;  // of `key`, when it is set
+    bool have_key = false;
+    util::SortPair from_list;
+    for (;;) {
+        TRY_ASSIGN(const bool list_more, list.next(from_list));
+        if (!list_more) {
+            return {};
+        }
+        while (log_more && from_log.first <= from_list.first) {
+            if (!have_key || from_log.first != key) {
+                key = from_log.first;
+                key_marks = 0;
+                have_key = true;
+            }
+            key_marks |= from_log.second;
+            TRY_ASSIGN(log_more, log.next(from_log));
+        }
+        if (have_key && key == from_list.first && key_marks != 0) {
+            TRY(marks.add({from_list.second, key_marks}));
+        }
+    }
+}
+
+// Marks each row of the list whose number the log sent (or left unknown under an earlier list)
+// and whose user_id a `deleted` batch names. Both sides go through external sorts and meet in
+// a merge join; the marks come back in row order into the records. A user_id is joined by a
+// 64-bit hash of it: two different ids with the same hash would leave the second one
+// undeleted (about one chance in 200,000 for ten million ids; docs/decisions.md).
+// `list_failed` tells a list that could not be read from a temporary file that failed.
+util::Result<void> join_list(LogState& state, LogKeys& keys, const ReplayOptions& options, bool& list_failed) {
+    keys.other_sent.compact();
+    keys.other_unknown.compact();
+    util::ExternalSorter list_numbers(options.sort);
+    util::ExternalSorter list_ids(options.sort);
+    util::ExternalSorter marks(options.sort);
+    ListedRow row;
+    for (;;) {
+        auto found = options.rows(row);
+        if (!found) {
+            list_failed = true;
+            return found.error();
+        }
+        if (!*found) {
+            break;
+        }
+        if (row.row < 1 || row.row > k_max_row) {
+            continue;
+        }
+        const auto r = static_cast<std::uint64_t>(row.row);
+        if (!row.wa_id.empty()) {
+            if (const auto code = wa_id_code(row.wa_id)) {
+                TRY(list_numbers.add({*code, r}));
+            } else {
+                const std::uint8_t mark = (keys.other_sent.contains(row.wa_id) ? RowRecord::k_number_sent : 0) |
+                                          (keys.other_unknown.contains(row.wa_id) ? RowRecord::k_number_unknown : 0);
+                if (mark != 0) {
+                    TRY(marks.add({r, mark}));
+                }
+            }
+        }
+        if (!row.user_id.empty()) {
+            TRY(list_ids.add({id_hash(row.user_id), r}));
+        }
+    }
+    {
+        TRY_ASSIGN(auto log_sorted, keys.numbers.finish());
+        TRY_ASSIGN(auto list_sorted, list_numbers.finish());
+        TRY(join(log_sorted, list_sorted, marks));
+    }
+    {
+        // Deleted ids carry no mark in the log's sort: give them theirs here.
+        util::ExternalSorter deleted(options.sort);
+        TRY_ASSIGN(auto ids, keys.deleted.finish());
+        util::SortPair p;
+        for (;;) {
+            TRY_ASSIGN(const bool more, ids.next(p));
+            if (!more) {
+                break;
+            }
+            TRY(deleted.add({p.first, RowRecord::k_user_deleted}));
+        }
+        TRY_ASSIGN(auto log_sorted, deleted.finish());
+        TRY_ASSIGN(auto list_sorted, list_ids.finish());
+        TRY(join(log_sorted, list_sorted, marks));
+    }
+    TRY_ASSIGN(auto by_row, marks.finish());
+    util::SortPair p;
+    for (;;) {
+        TRY_ASSIGN(const bool more, by_row.next(p));
+        if (!more) {
+            return {};
+        }
+        TRY_ASSIGN(RowRecord rec, state.m_records.get(p.first));
+        rec.marks |= static_cast<std::uint8_t>(p.second);
+        TRY(state.m_records.set(p.first, rec));
+    }
+}
+
+util::Result<void> finish(LogState& state, const LogReader& reader, Folder& folder) {
+    for (std::int64_t i = 1; i <= state.m_max_row; ++i) {
+        TRY_ASSIGN(const RowRecord rec, state.m_records.get(static_cast<std::uint64_t>(i)));
+        const RowState& row = rec.state;
         if (!row.pending()) {
             ++state.counts[row.status];
         }
@@ -131,11 +345,12 @@ void finish(LogState& state, const LogReader& reader, Folder& folder) {
             ++state.causes[row.cause];
         }
     }
-    std::sort(state.recent_sent.begin(), state.recent_sent.end());
-    state.sent_wa_ids.compact();
-    state.unknown_wa_ids.compact();
-    std::sort(state.deleted_ids.begin(), state.deleted_ids.end());
-    state.deleted_ids.erase(std::unique(state.deleted_ids.begin(), state.deleted_ids.end()), state.deleted_ids.end());
+    for (const auto& [minute, count] : folder.recent_minutes) {
+        state.recent_sent.push_back({util::TimePoint(std::chrono::minutes(minute)), count});
+    }
+    if (folder.later_at) {
+        state.recent_sent.push_back({*folder.later_at, folder.later_count});
+    }
     // The reader's warnings, then the folder's, then a note of how many did not fit.
     state.warnings = reader.warnings();
     for (auto& w : folder.warnings) {
@@ -148,28 +363,29 @@ void finish(LogState& state, const LogReader& reader, Folder& folder) {
     if (total > shown) {
         state.warnings.push_back(fmt::format("{}: {} more warnings not shown", reader.path(), total - shown));
     }
+    return {};
 }
 
 }  // namespace
 
-RowState LogState::row(std::int64_t row) const {
-    if (row < 1 || static_cast<std::size_t>(row) >= rows.size()) {
-        return {};
+util::Result<RowRecord> LogState::record(std::int64_t row) const {
+    if (row < 1 || row > k_max_row) {
+        return RowRecord{};
     }
-    return rows[static_cast<std::size_t>(row)];
+    return m_records.get(static_cast<std::uint64_t>(row));
 }
 
-std::int64_t LogState::max_row() const {
-    return rows.empty() ? 0 : static_cast<std::int64_t>(rows.size()) - 1;
+util::Result<RowState> LogState::row(std::int64_t row) const {
+    TRY_ASSIGN(const RowRecord rec, record(row));
+    return rec.state;
 }
 
-std::optional<util::TimePoint> LogState::marketing_limited_at(std::int64_t row) const {
-    const auto it = marketing_limited.find(row);
-    return it == marketing_limited.end() ? std::nullopt : std::optional(it->second);
-}
-
-bool LogState::was_deleted(std::string_view id) const {
-    return std::binary_search(deleted_ids.begin(), deleted_ids.end(), id);
+util::Result<std::optional<util::TimePoint>> LogState::marketing_limited_at(std::int64_t row) const {
+    TRY_ASSIGN(const RowRecord rec, record(row));
+    if (!rec.marked(RowRecord::k_marketing_limited)) {
+        return std::optional<util::TimePoint>();
+    }
+    return std::optional(util::TimePoint(util::TimePoint::duration(rec.marketing_at)));
 }
 
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options) {
@@ -185,15 +401,20 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
         return util::fail(
             fmt::format("{}:1: not a wacamp result log: the first line must be a \"campaign\" record", path));
     }
+    const auto temp_failed = [&](const util::Error& e) {
+        return util::fail(fmt::format("{}: the log's replay on disk: {}", path, e.message));
+    };
+    auto records = util::DiskArray<RowRecord>::create(options.records);
+    if (!records) {
+        return temp_failed(records.error());
+    }
+    state.m_records = std::move(*records);
     state.header = std::get<CampaignHeader>(record);
     state.latest_header = state.header;
     state.first_at = state.last_at = state.header.started_at;
     state.records = 1;
-    Folder folder{state, reader, std::nullopt, {}, 0, {}};
-    if (options.now) {
-        folder.sent_after = *options.now - k_daily_window;
-    }
-    for (;;) {
+    Folder folder(state, reader, options);
+    while (!folder.error) {
         TRY_ASSIGN(const bool more, reader.next(record));
         if (!more) {
             break;
@@ -202,7 +423,19 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
         state.ended = std::holds_alternative<EndRecord>(record);
         std::visit(folder, record);
     }
-    finish(state, reader, folder);
+    if (folder.error) {
+        return temp_failed(*folder.error);
+    }
+    if (auto done = finish(state, reader, folder); !done) {
+        return temp_failed(done.error());
+    }
+    if (options.rows) {
+        bool list_failed = false;
+        if (auto joined = join_list(state, folder.keys, options, list_failed); !joined) {
+            return list_failed ? joined.error() : temp_failed(joined.error());
+        }
+        state.m_joined = true;
+    }
     return state;
 }
 

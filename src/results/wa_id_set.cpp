@@ -9,7 +9,9 @@ namespace {
 
 constexpr std::size_t k_max_digits = 18;  // "1" + 18 digits < 2^63
 
-std::optional<std::uint64_t> encode(std::string_view wa_id) {
+}  // namespace
+
+std::optional<std::uint64_t> wa_id_code(std::string_view wa_id) {
     if (wa_id.empty() || wa_id.size() > k_max_digits) {
         return std::nullopt;
     }
@@ -22,6 +24,8 @@ std::optional<std::uint64_t> encode(std::string_view wa_id) {
     }
     return key;
 }
+
+namespace {
 
 template <typename V, typename T>
 bool find(const V& values, std::size_t sorted, const T& value) {
@@ -42,7 +46,7 @@ void sort_unique(V& values, std::size_t& sorted) {
 }  // namespace
 
 void WaIdSet::insert(std::string_view wa_id) {
-    if (const auto key = encode(wa_id)) {
+    if (const auto key = wa_id_code(wa_id)) {
         m_numbers.push_back(*key);
     } else {
         m_others.emplace_back(wa_id);
@@ -50,7 +54,7 @@ void WaIdSet::insert(std::string_view wa_id) {
 }
 
 bool WaIdSet::contains(std::string_view wa_id) const {
-    if (const auto key = encode(wa_id)) {
+    if (const auto key = wa_id_code(wa_id)) {
         return find(m_numbers, m_numbers_sorted, *key);
     }
     return find(m_others, m_others_sorted, wa_id);

@@ -3,11 +3,16 @@
 // message again, even after the CSV was edited and its rows moved.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace results {
+
+// A wa_id of up to 18 digits (every real one: E.164 has at most 15) as one number, "1" followed
+// by the digits so that "012" ≠ "12"; nothing for anything else.
+std::optional<std::uint64_t> wa_id_code(std::string_view wa_id);
 
 // Numbers of up to 18 digits (every real wa_id: E.164 has at most 15) cost 8 bytes each;
 // anything else is kept as a string. Inserting is O(1); compact() sorts what was inserted

@@ -27,7 +27,7 @@ util::Result<void> CampaignJobs::read_ahead() {
             m_stream_done = true;
             break;
         }
-        row.facts = facts_of(row.recipient, m_state);
+        TRY_ASSIGN(row.facts, facts_of(row.recipient, m_state));
         row.decision = decide(row.facts, m_options.retry_rejected, m_options.resend_unknown, m_clock.wall_now());
         row.screening = Screening{};
         if (row.decision == Decision::send && m_book != nullptr) {

@@ -6,6 +6,7 @@
 #include "queue/retry_policy.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
+#include "runner/listed_rows.hpp"
 #include "runner/secrets.hpp"
 #include "service/classify.hpp"
 #include "service/messages.hpp"
@@ -112,7 +113,8 @@ CleanupSummary failed_before_start(const std::string& error) {
 }  // namespace
 
 CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log, const CleanupParts& parts) {
-    auto state = results::replay(log.path());
+    // Joined with the list: each row knows whether a `deleted` batch named its user_id.
+    auto state = replay_with_list(log.path(), c, parts.replay);
     if (!state) {
         return failed_before_start(state.error().message);
     }
@@ -126,10 +128,20 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
     campaign::Recipient r;
     auto more = stream->next(r);
     for (; more && *more; more = stream->next(r)) {
-        if (r.user_id.empty() || state->was_deleted(r.user_id)) {
+        if (r.user_id.empty()) {
             continue;
         }
-        if (c.cleanup.only == campaign::CleanupScope::sent && !state->row(r.row).ever_sent()) {
+        auto rec = state->record(r.row);
+        if (!rec) {
+            // The log's records cannot be read back: stop at this row; the ids batched before
+            // it go out, a later run goes on from here.
+            more = util::Result<bool>(util::fail(rec.error().message));
+            break;
+        }
+        if (rec->marked(results::RowRecord::k_user_deleted)) {
+            continue;
+        }
+        if (c.cleanup.only == campaign::CleanupScope::sent && !rec->state.ever_sent()) {
             continue;
         }
         batch.ids.push_back(r.user_id);
@@ -140,7 +152,10 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             return d.summary;
         }
     }
+    // The rows batched so far were judged in full; where the list or the log's records could
+    // not be read on, the step stops and fails: a later run goes on from there.
     if (flush(d, batch) && !more) {
+        ++d.summary.batches_failed;
         d.summary.error = more.error().message;
     }
     return d.summary;

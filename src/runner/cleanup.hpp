@@ -7,6 +7,7 @@
 
 #include "campaign/campaign.hpp"
 #include "results/log_writer.hpp"
+#include "results/replay.hpp"
 #include "runner/send.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
@@ -19,6 +20,7 @@ struct CleanupParts {
     service::HttpTransport& transport;
     util::Clock& clock;
     const std::atomic<int>& stop_requests;
+    results::ReplayOptions replay{};  // where the log's replay keeps its records (tests make it fail)
 };
 
 // Deletes the contacts of the rows the log records as sent (or of every row with

@@ -69,16 +69,24 @@ RetryRule retry_rule(results::Cause cause) {
     return RetryRule::always;
 }
 
-RowFacts facts_of(const campaign::Recipient& r, const results::LogState* state) {
+util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::LogState* state) {
     RowFacts facts;
     facts.verdict = r.verdict;
-    if (state != nullptr) {
-        facts.state = state->row(r.row);
-        if (r.verdict == campaign::Verdict::ok) {
-            facts.number_sent = state->sent_wa_ids.contains(r.message.wa_id);
-            facts.number_unknown = state->unknown_wa_ids.contains(r.message.wa_id);
-        }
-        facts.marketing_limited_at = state->marketing_limited_at(r.row);
+    if (state == nullptr) {
+        return facts;
+    }
+    if (!state->joined()) {
+        // Without the join no row could tell a number already sent: never guess "not sent".
+        return util::fail("the result log was not joined with the recipient list");
+    }
+    TRY_ASSIGN(const results::RowRecord rec, state->record(r.row));
+    facts.state = rec.state;
+    if (r.verdict == campaign::Verdict::ok) {
+        facts.number_sent = rec.marked(results::RowRecord::k_number_sent);
+        facts.number_unknown = rec.marked(results::RowRecord::k_number_unknown);
+    }
+    if (rec.marked(results::RowRecord::k_marketing_limited)) {
+        facts.marketing_limited_at = util::TimePoint(util::TimePoint::duration(rec.marketing_at));
     }
     return facts;
 }

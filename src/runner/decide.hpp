@@ -46,8 +46,10 @@ struct RowFacts {
     std::optional<util::TimePoint> marketing_limited_at;  // its latest result: refused for the marketing limit
 };
 
-// Returns the facts about `recipient` in `state` (the existing log's, or null).
-RowFacts facts_of(const campaign::Recipient& recipient, const results::LogState* state);
+// Returns the facts about `recipient` in `state` (the existing log's, joined with the list the
+// recipient comes from, or null). Fails when the log's records cannot be read back from disk:
+// the caller must stop, not take the row for pending.
+util::Result<RowFacts> facts_of(const campaign::Recipient& recipient, const results::LogState* state);
 
 // Decides what to do with a row at `now` (which only a marketing-limit refusal depends on).
 Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown, util::TimePoint now);

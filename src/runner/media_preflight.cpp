@@ -25,7 +25,8 @@ util::Result<std::vector<std::string>> image_urls(const campaign::Campaign& c, c
         if (!found) {
             break;
         }
-        if (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown, now) != Decision::send) {
+        TRY_ASSIGN(const RowFacts facts, facts_of(r, state));
+        if (decide(facts, options.retry_rejected, options.resend_unknown, now) != Decision::send) {
             continue;
         }
         if (seen.insert(r.message.source).second && seen.size() > k_max_media_urls) {

@@ -65,7 +65,8 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
             break;
         }
         ++p.rows;
-        switch (decide(facts_of(r, state), options.retry_rejected, options.resend_unknown, now)) {
+        TRY_ASSIGN(const RowFacts facts, facts_of(r, state));
+        switch (decide(facts, options.retry_rejected, options.resend_unknown, now)) {
         case Decision::send:
             if (options.limit > 0 && p.to_send >= options.limit) {
                 break;

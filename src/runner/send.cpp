@@ -31,8 +31,14 @@ std::optional<queue::DailyCap> daily_cap_for(const SendRun& run) {
     if (run.campaign.rate.per_day && !run.book) {
         cap.emplace(*run.campaign.rate.per_day);
         if (run.state) {
-            for (auto at : run.state->recent_sent) {
-                cap->record(at);
+            // Counted by minute (RecentSends): each minute's sends at its end, so the cap
+            // lifts at most a minute later than to the millisecond, never sooner. The cap
+            // keeps only its newest `per_day` anyway.
+            for (const auto& minute : run.state->recent_sent) {
+                const auto n = std::min<std::int64_t>(minute.count, *run.campaign.rate.per_day);
+                for (std::int64_t i = 0; i < n; ++i) {
+                    cap->record(minute.at);
+                }
             }
         }
     }
@@ -119,9 +125,11 @@ void finish(SendRun& run) {
         }
     }
     if (report.reason == queue::StopReason::completed && run.campaign.cleanup.delete_contacts) {
-        report.cleanup = delete_contacts(
-            run.campaign, *run.log,
-            {.transport = run.parts.transport, .clock = run.parts.clock, .stop_requests = run.parts.stop_requests});
+        report.cleanup = delete_contacts(run.campaign, *run.log,
+                                         {.transport = run.parts.transport,
+                                          .clock = run.parts.clock,
+                                          .stop_requests = run.parts.stop_requests,
+                                          .replay = run.parts.replay});
     }
     if (auto closed = run.log->close(); !closed) {
         note_log_error(report, closed.error());

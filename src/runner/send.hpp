@@ -11,6 +11,7 @@
 #include "campaign/campaign.hpp"
 #include "queue/dispatcher.hpp"
 #include "results/log_writer.hpp"
+#include "results/replay.hpp"
 #include "results/status.hpp"
 #include "runner/ui.hpp"
 #include "runner/watch.hpp"
@@ -74,6 +75,9 @@ struct SendParts {
     service::HttpTransport* media_transport = nullptr;
     // Told of each outcome and request, and of progress (metrics). Null: nobody watches.
     RunWatch* watch = nullptr;
+    // Where the replay of an existing log keeps its per-row records and sorts (tests make them
+    // fail); `now` and `rows` are the run's own.
+    results::ReplayOptions replay{};
 };
 
 // Runs `campaign`: prepares, checks its images (message.check_media), asks for confirmation

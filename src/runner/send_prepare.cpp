@@ -5,6 +5,7 @@
 
 #include "runner/account_keeper.hpp"
 #include "runner/campaign_header.hpp"
+#include "runner/listed_rows.hpp"
 #include "runner/log_start.hpp"
 #include "runner/media_preflight.hpp"
 #include "runner/preflight.hpp"
@@ -16,6 +17,14 @@ namespace runner {
 namespace {
 
 constexpr util::Millis k_wait_slice{100};  // how soon a stop request ends a wait
+
+// Replays the log at `path` for this run: joined with its recipient list, counting the sends
+// of the last 24 hours.
+util::Result<results::LogState> replay_existing(const SendRun& run, const std::string& path) {
+    results::ReplayOptions options = run.parts.replay;
+    options.now = run.parts.clock.wall_now();
+    return replay_with_list(path, run.campaign, options);
+}
 
 // Refuses to continue a log written for other inputs, unless told to.
 util::Result<void> check_inputs(const results::LogState& state, const results::CampaignHeader& now,
@@ -57,7 +66,7 @@ util::Result<void> read_existing_log(SendRun& run) {
     if (ec || size == 0) {
         return {};
     }
-    TRY_ASSIGN(run.state, results::replay(path, {.now = run.parts.clock.wall_now()}));
+    TRY_ASSIGN(run.state, replay_existing(run, path));
     for (const auto& w : run.state->warnings) {
         run.parts.ui.warning(w);
     }
@@ -221,7 +230,7 @@ util::Result<void> open_log(SendRun& run) {
         TRY(run.log->append(results::to_line(run.header)));
         // Changed inputs (--force): replay again so that rows are read against the new
         // recipient list; what was sent is still known by number.
-        TRY_ASSIGN(run.state, results::replay(path, {.now = run.parts.clock.wall_now()}));
+        TRY_ASSIGN(run.state, replay_existing(run, path));
     }
     if (run.state) {
         run.parts.ui.log_read(*run.state);

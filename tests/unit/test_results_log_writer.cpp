@@ -191,7 +191,7 @@ TEST_SUITE("results::LogWriter") {
         }
         auto state = results::replay(path);
         REQUIRE(state.ok());
-        CHECK(state->row(1).status == results::Status::sent);
+        CHECK(state->row(1)->status == results::Status::sent);
         REQUIRE(state->warnings.size() == 1);
         CHECK(state->warnings[0].find(path + ":3: line ignored") == 0);
     }

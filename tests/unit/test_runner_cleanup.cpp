@@ -101,4 +101,46 @@ TEST_SUITE("runner::delete_contacts") {
         CHECK(finished.batches_deleted == 2);
         CHECK(status_updates(rig.transport).size() == 2);
     }
+
+    TEST_CASE("log records that cannot be read back stop the step as failed; no id is deleted twice") {
+        Rig rig(runner_test::accept_all);
+        std::string csv = "phone,name,user_id\n";
+        for (int i = 1000; i < 1300; ++i) {
+            csv += "+91981200" + std::to_string(i) + ",N,u" + std::to_string(i) + "\n";
+        }
+        const auto c = runner_test::three_recipients(rig.folder, "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        rig.folder.put("samples/r.csv", csv);
+        runner::SendOptions options;
+        options.results_path = rig.folder.str("results.jsonl");
+        options.limit = 150;
+        REQUIRE(runner::send_campaign(c, options,
+                                      {.transport = rig.transport,
+                                       .clock = rig.clock,
+                                       .ui = rig.ui,
+                                       .stop_requests = rig.stops}));  // no deletion: the run stopped at its limit
+        auto log = results::LogWriter::open(rig.folder.str("results.jsonl"));
+        REQUIRE(log);
+        const runner::CleanupParts plain{.transport = rig.transport, .clock = rig.clock, .stop_requests = rig.stops};
+        REQUIRE(runner::delete_contacts(c, *log, plain).batches_deleted == 15);  // the 150 sent
+        const std::size_t updates = status_updates(rig.transport).size();
+        int failed_reading = 0;
+        for (std::uint64_t limit = 1024; limit <= 48 * 1024; limit += 1024) {
+            CAPTURE(limit);
+            const runner::CleanupParts parts{.transport = rig.transport,
+                                             .clock = rig.clock,
+                                             .stop_requests = rig.stops,
+                                             .replay = {.records = {.page_bytes = 1024,
+                                                                    .cached_pages = 1,
+                                                                    .temp_dir = rig.folder.str(""),
+                                                                    .fail_reads_after_bytes = limit}}};
+            auto summary = runner::delete_contacts(c, *log, parts);
+            CHECK(status_updates(rig.transport).size() == updates);  // every id was deleted already
+            CHECK(summary.batches_deleted == 0);
+            if (summary.batches_failed > 0) {
+                ++failed_reading;
+                CHECK(summary.error.find("cannot read back a temporary file") != std::string::npos);
+            }
+        }
+        CHECK(failed_reading > 0);
+    }
 }

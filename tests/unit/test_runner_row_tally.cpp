@@ -44,10 +44,10 @@ struct Run {
     // Ends the earlier runs: replays what is written so far and starts the tally from it.
     void start_tally() {
         out.flush();
-        before = *results::replay(path);
+        before = results::replay(path).value();
         tally.emplace(before.counts, before.causes);
     }
-    void dispatch(std::int64_t row) { tally->dispatch(row, before.row(row)); }
+    void dispatch(std::int64_t row) { tally->dispatch(row, *before.row(row)); }
     void attempt(std::int64_t row) {
         attempt_line(row);
         tally->attempt(row);
@@ -58,7 +58,7 @@ struct Run {
     }
     void record(std::int64_t row, Status status, Cause cause = Cause::none) {
         result_line(row, status, cause);
-        tally->record(row, before.row(row), status, cause);
+        tally->record(row, *before.row(row), status, cause);
     }
     results::StatusCounts replayed() {
         out.flush();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 
 #include "results/replay.hpp"
 #include "runner/send.hpp"
@@ -51,7 +52,7 @@ TEST_SUITE("runner::send_campaign") {
         CHECK(log.back()["reason"] == "completed");
         auto state = results::replay(rig.log_path());
         REQUIRE(state);
-        CHECK(state->row(2).ever_sent());
+        CHECK(state->row(2)->ever_sent());
     }
 
     TEST_CASE("a second run of a finished campaign sends nothing and says it was complete") {
@@ -137,5 +138,62 @@ TEST_SUITE("runner::send_campaign") {
         CHECK(watch.last_progress.sent == 2);
         CHECK(watch.last_progress.in_flight == 0);
         CHECK(watch.last_figures.remaining(watch.last_progress) == 0);
+    }
+}
+
+TEST_SUITE("runner::send_campaign, the replay's temporary files") {
+    TEST_CASE("a rerun whose log's records cannot be read back stops, and never sends a number again") {
+        Rig rig;
+        std::string csv = "phone,name,user_id\n";
+        std::vector<std::string> numbers;
+        for (int i = 1000; i < 1400; ++i) {
+            numbers.push_back("91981200" + std::to_string(i));
+            csv += "+" + numbers.back() + ",N,u" + std::to_string(i) + "\n";
+        }
+        const auto c = runner_test::three_recipients(rig.folder, "rate: {concurrency: 4}\n");
+        rig.folder.put("samples/r.csv", csv);
+        runner::SendOptions first;
+        first.results_path = rig.log_path();
+        first.limit = 200;
+        auto sent = runner::send_campaign(
+            c, first, {.transport = rig.transport, .clock = rig.clock, .ui = rig.ui, .stop_requests = rig.stops});
+        REQUIRE(sent);
+        REQUIRE(rig.transport.started.size() == 200);
+        const auto sent_before = [&](const std::string& body) {
+            return std::any_of(numbers.begin(), numbers.begin() + 200,
+                               [&](const std::string& n) { return body.find(n) != std::string::npos; });
+        };
+        int stopped_while_sending = 0;
+        for (std::uint64_t limit = 1024; limit <= 64 * 1024; limit += 1024) {
+            CAPTURE(limit);
+            const std::string path = rig.folder.str("rerun-" + std::to_string(limit) + ".jsonl");
+            std::filesystem::copy_file(rig.log_path(), path);
+            fakes::FakeTransport transport{rig.clock, runner_test::accept_all, 20ms};
+            runner::SendOptions options;
+            options.results_path = path;
+            const auto dir = rig.folder.str("");
+            auto report = runner::send_campaign(
+                c, options,
+                {.transport = transport,
+                 .clock = rig.clock,
+                 .ui = rig.ui,
+                 .stop_requests = rig.stops,
+                 .replay = {
+                     .records = {
+                         .page_bytes = 1024, .cached_pages = 1, .temp_dir = dir, .fail_reads_after_bytes = limit}}});
+            for (const auto& s : transport.started) {
+                CHECK_FALSE(sent_before(s.request.body));
+            }
+            if (!report) {
+                CHECK(report.error().message.find("the log's replay on disk") != std::string::npos);
+                CHECK(transport.started.empty());
+                continue;
+            }
+            if (report->reason == queue::StopReason::input_error) {
+                ++stopped_while_sending;
+                CHECK(report->message.find("cannot read back a temporary file") != std::string::npos);
+            }
+        }
+        CHECK(stopped_while_sending > 0);
     }
 }
