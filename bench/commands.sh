@@ -67,3 +67,12 @@ for command in "${commands[@]}"; do
         "$(mib "${rss[$command-$last]}") MiB" "$first recipients: $(mib "${rss[$command-$first]}") MiB" \
         "${ratio}×" "≤ 1.2×" "$met"
 done
+
+printf '\n%-16s' "wall time (s)"
+for size in "${sizes[@]}"; do printf ' %12s' "$size"; done
+printf '\n'
+for command in "${commands[@]}"; do
+    printf '%-16s' "$command"
+    for size in "${sizes[@]}"; do printf ' %12s' "${wall[$command-$size]}"; done
+    printf '\n'
+done

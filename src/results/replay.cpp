@@ -286,6 +286,9 @@ util::Result<void> join_list(LogState& state, LogKeys& keys, const ReplayOptions
         }
         const auto r = static_cast<std::uint64_t>(row.row);
         if (!row.wa_id.empty()) {
+            TRY_ASSIGN(RowRecord rec, state.m_records.get(r));
+            rec.listed = listed_fingerprint(row.wa_id);
+            TRY(state.m_records.set(r, rec));
             if (const auto code = wa_id_code(row.wa_id)) {
                 TRY(list_numbers.add({*code, r}));
             } else {
@@ -367,6 +370,10 @@ util::Result<void> finish(LogState& state, const LogReader& reader, Folder& fold
 }
 
 }  // namespace
+
+std::uint64_t listed_fingerprint(std::string_view wa_id) {
+    return std::hash<std::string_view>{}(wa_id) | 1;
+}
 
 util::Result<RowRecord> LogState::record(std::int64_t row) const {
     if (row < 1 || row > k_max_row) {

@@ -39,7 +39,7 @@ struct RowState {
 };
 
 // What the log says about one CSV row, and what joining the log with the recipient list found
-// for it; 24 bytes, kept on disk (util::DiskArray), not in memory.
+// for it; 32 bytes, kept on disk (util::DiskArray), not in memory.
 struct RowRecord {
     static constexpr std::uint8_t k_number_sent = 1;        // a `sent` result names the row's number
     static constexpr std::uint8_t k_number_unknown = 2;     // its number had an unknown outcome under an earlier list
@@ -51,6 +51,9 @@ struct RowRecord {
     std::uint8_t unused[3] = {};
     std::int64_t marketing_at = 0;  // util::TimePoint ticks, with k_marketing_limited
     std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none
+    // listed_fingerprint() of the number the list had at this row when it was joined (0: none):
+    // the sending pass reads the list again, and must find the same number there.
+    std::uint64_t listed = 0;
 
     bool marked(std::uint8_t mark) const { return (marks & mark) != 0; }
 };
@@ -61,6 +64,9 @@ struct ListedRow {
     std::string wa_id;    // its normalised number; empty when the row has none
     std::string user_id;  // empty when none
 };
+
+// A number's fingerprint as RowRecord::listed keeps it: never 0.
+std::uint64_t listed_fingerprint(std::string_view wa_id);
 
 // The recipient list's rows in increasing row order, by the stream contract of util/result.hpp.
 using RowSource = std::function<util::Result<bool>(ListedRow&)>;

@@ -1,5 +1,7 @@
 #include "runner/decide.hpp"
 
+#include <fmt/format.h>
+
 namespace runner {
 
 namespace {
@@ -80,6 +82,15 @@ util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::Log
         return util::fail("the result log was not joined with the recipient list");
     }
     TRY_ASSIGN(const results::RowRecord rec, state->record(r.row));
+    if (r.verdict != campaign::Verdict::invalid && rec.listed != results::listed_fingerprint(r.message.wa_id)) {
+        // The marks below are of the number this row had when the log was joined with the list:
+        // a list rewritten since then (in place, during the run) could send a number again.
+        return util::fail(
+            fmt::format("row {}: its number is not the one it had when the run began: the recipient "
+                        "list was changed while the run read it; restore it, or start again with "
+                        "--force once it is final",
+                        r.row));
+    }
     facts.state = rec.state;
     if (r.verdict == campaign::Verdict::ok) {
         facts.number_sent = rec.marked(results::RowRecord::k_number_sent);

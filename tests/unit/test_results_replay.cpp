@@ -359,7 +359,7 @@ TEST_SUITE("results::replay") {
         SUBCASE("the per-row records, read later") {
             // Whatever read fails, the replay fails or the row asked does: no row reads as pending.
             int failed_later = 0;
-            for (std::uint64_t limit = 4096; limit <= 40 * 4096; limit += 4096) {
+            for (std::uint64_t limit = 4096; limit <= 200 * 4096; limit += 4096) {
                 auto state = f.replay(text, {.rows = rows_of(list),
                                              .records = {.page_bytes = 4096,
                                                          .cached_pages = 2,

@@ -1,5 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <vector>
+
+#include "campaign/recipients.hpp"
+#include "fakes.hpp"
+#include "results/replay.hpp"
 #include "runner/decide.hpp"
 
 using results::Cause;
@@ -128,4 +134,45 @@ TEST_SUITE("runner::decide") {
         CHECK(runner::retry_rule(Cause::opted_out) == runner::RetryRule::never);
         CHECK(runner::retry_rule(Cause::suppressed) == runner::RetryRule::never);
     }
+}
+
+TEST_CASE("runner::facts_of: a row whose number differs from the one the log was joined with stops the run") {
+    fakes::TempDir dir;
+    const auto log = (dir.path / "log.jsonl").string();
+    std::ofstream(log, std::ios::binary)
+        << R"({"event":"campaign","name":"spring","campaign_file":"c.yaml","campaign_sha256":"aa",)"
+           R"("recipients_file":"r.csv","recipients_sha256":"bb","started_at":"2026-11-21T09:00:00.000Z",)"
+           R"("version":"0.1.0","mode":"send"})"
+           "\n"
+           R"({"event":"result","row":1,"wa_id":"919800000001","user_name":"N","status":"sent","attempts":1,)"
+           R"("at":"2026-11-21T09:30:01.000Z"})"
+           "\n";
+    // The list when the run began: row 1 is the number sent, row 2 another one.
+    std::vector<results::ListedRow> list{{1, "919800000001", ""}, {2, "919800000002", ""}};
+    std::size_t next = 0;
+    results::ReplayOptions options;
+    options.rows = [&](results::ListedRow& out) -> util::Result<bool> {
+        if (next == list.size()) {
+            return false;
+        }
+        out = list[next++];
+        return true;
+    };
+    auto state = results::replay(log, options);
+    REQUIRE(state);
+    campaign::Recipient r;
+    r.row = 2;
+    r.message.wa_id = "919800000002";
+    auto same = runner::facts_of(r, &*state);
+    REQUIRE(same);
+    CHECK_FALSE(same->number_sent);
+    // The list rewritten in place during the run: row 2 now holds the number row 1 was sent.
+    r.message.wa_id = "919800000001";
+    auto changed = runner::facts_of(r, &*state);
+    REQUIRE_FALSE(changed);
+    CHECK(changed.error().message.find("row 2") != std::string::npos);
+    CHECK(changed.error().message.find("changed while the run read it") != std::string::npos);
+    // An invalid row is never sent: nothing to compare.
+    r.verdict = campaign::Verdict::invalid;
+    CHECK(runner::facts_of(r, &*state));
 }
