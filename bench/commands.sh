@@ -21,16 +21,7 @@ for size in "${sizes[@]}"; do
     dir=$bench_work/s$size
     mkdir -p "$dir"
     bench_make_csv "$size" "$dir/r.csv"
-    cat >"$dir/c.yaml" <<YAML
-name: bench
-service: {base_url: "$NGINX_URL", api_key: sandbox-key, access_token: sandbox-token, timeout: 30s}
-recipients: {file: "$dir/r.csv", columns: {wa_id: phone, user_name: name, user_id: user_id}, default_country: IN}
-message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
-rate: {per_second: $unlimited_rate, burst: 1, concurrency: 32}
-cleanup: {delete_contacts: true, batch_size: 1000}
-account: {ledger: off}
-results: "$dir/log.jsonl"
-YAML
+    bench_write_cleanup_campaign "$dir" "$NGINX_URL" "per_second: $unlimited_rate, burst: 1, concurrency: 32"
     for command in "${commands[@]}"; do
         case $command in
         dry_run) args=(run "$dir/c.yaml" --dry-run --no-progress --preview 0) ;;

@@ -253,6 +253,56 @@ results: "$4"
 YAML
 }
 
+# The body wacamp sends for row 1 of bench_make_csv's list with the benchmark campaign's text
+# (nlohmann orders the keys).
+bench_send_body='{"message":{"text":"Hi Person 0, this is a benchmark message."},"type":"text","userName":"Person 0","wa_id":"919000000000"}'
+
+# bench_write_send_lua FILE: a wrk script sending exactly what wacamp sends (checked against a
+# capture, see src/service/requests.cpp): POST with the key in the query and the apiKey header,
+# its User-Agent and Accept, and bench_send_body. wrk adds Host and Content-Length.
+bench_write_send_lua() {
+    cat >"$1" <<LUA
+wrk.method = "POST"
+wrk.path = "/whatsapp-automation/wa/send-message?apiKey=sandbox-key"
+wrk.headers["User-Agent"] = "wacamp/$(bench_wacamp_version)"
+wrk.headers["Accept"] = "application/json"
+wrk.headers["apiKey"] = "sandbox-key"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$bench_send_body'
+LUA
+}
+
+# bench_write_cleanup_campaign DIR BASE_URL RATE: DIR/c.yaml, a text campaign of DIR/r.csv with
+# user_ids and contact deletion at its end (batches of 1,000), the ledger off, its log
+# DIR/log.jsonl; RATE is the inside of the rate mapping.
+bench_write_cleanup_campaign() {
+    cat >"$1/c.yaml" <<YAML
+name: bench
+service: {base_url: "$2", api_key: sandbox-key, access_token: sandbox-token, timeout: 30s}
+recipients: {file: "$1/r.csv", columns: {wa_id: phone, user_name: name, user_id: user_id}, default_country: IN}
+message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
+rate: {$3}
+cleanup: {delete_contacts: true, batch_size: 1000}
+account: {ledger: off}
+results: "$1/log.jsonl"
+YAML
+}
+
+# bench_write_tls_campaign FILE HTTP CSV RESULTS RATE: a text campaign to $NGINX_TLS_URL trusting
+# $NGINX_TLS_DIR/cert.pem, with `service.http: HTTP`, the ledger off; RATE is the inside of the
+# rate mapping.
+bench_write_tls_campaign() {
+    cat >"$1" <<YAML
+name: bench-tls-h${2/./_}
+service: {base_url: "$NGINX_TLS_URL", api_key: sandbox-key, timeout: 30s, ca_file: "$NGINX_TLS_DIR/cert.pem", http: "$2"}
+recipients: {file: "$3", columns: {wa_id: phone, user_name: name}, default_country: IN}
+message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
+rate: {$5}
+account: {ledger: off}
+results: "$4"
+YAML
+}
+
 # bench_unlimited_rate: sets $unlimited_rate to "unlimited" when this wacamp accepts
 # `per_second: unlimited`, otherwise to 100000 (the loader's maximum), saying so on stderr.
 # Not meant for $(…): it asks wacamp once per script.

@@ -17,16 +17,7 @@ bench_unlimited_rate
 dir=$bench_work/rerun
 mkdir -p "$dir"
 bench_make_csv "$size" "$dir/r.csv"
-cat >"$dir/c.yaml" <<YAML
-name: bench
-service: {base_url: "$NGINX_URL", api_key: sandbox-key, access_token: sandbox-token, timeout: 30s}
-recipients: {file: "$dir/r.csv", columns: {wa_id: phone, user_name: name, user_id: user_id}, default_country: IN}
-message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
-rate: {per_second: $unlimited_rate, burst: 1, concurrency: 32}
-cleanup: {delete_contacts: true, batch_size: 1000}
-account: {ledger: off}
-results: "$dir/log.jsonl"
-YAML
+bench_write_cleanup_campaign "$dir" "$NGINX_URL" "per_second: $unlimited_rate, burst: 1, concurrency: 32"
 bench_time first "$new" run "$dir/c.yaml" --yes --no-progress
 [ "$T_RC" = 0 ] || bench_die "the first run exited $T_RC"
 printf 'first run (new, contact deletion included): %s s, %s KiB\n' "$T_WALL" "$T_RSS"

@@ -14,18 +14,8 @@ bench_setup wrk=wrk nginx=nginx-light cc=gcc
 cc -O2 -o "$bench_work/curl_client" bench/curl_client.c -lcurl
 bench_start_nginx
 
-# wrk sends exactly what wacamp sends (see src/service/requests.cpp; checked against a capture):
-# POST with the key in the query and the apiKey header, its User-Agent and Accept, and a body
-# rendered from row 1 of the CSV below (nlohmann orders the keys). wrk adds Host and Content-Length.
-cat >"$bench_work/send.lua" <<LUA
-wrk.method = "POST"
-wrk.path = "/whatsapp-automation/wa/send-message?apiKey=sandbox-key"
-wrk.headers["User-Agent"] = "wacamp/$(bench_wacamp_version)"
-wrk.headers["Accept"] = "application/json"
-wrk.headers["apiKey"] = "sandbox-key"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"message":{"text":"Hi Person 0, this is a benchmark message."},"type":"text","userName":"Person 0","wa_id":"919000000000"}'
-LUA
+# wrk sends exactly what wacamp sends (bench_write_send_lua).
+bench_write_send_lua "$bench_work/send.lua"
 # One wrk thread: one event loop, like wacamp's single libcurl multi loop, on the core that the
 # one nginx worker leaves free; a second thread would only contend with nginx for its core.
 wrk -t1 -c"$connections" -d"${seconds}s" -s "$bench_work/send.lua" "$NGINX_URL" >"$bench_work/wrk.out"

@@ -24,15 +24,8 @@ declare -A achieved window cpu_us conns protocols
 for http in 1.1 2; do
     dir=$bench_work/h$http
     mkdir -p "$dir"
-    cat >"$dir/campaign.yaml" <<YAML
-name: bench-tls-h${http/./_}
-service: {base_url: "$NGINX_TLS_URL", api_key: sandbox-key, timeout: 30s, ca_file: "$NGINX_TLS_DIR/cert.pem", http: "$http"}
-recipients: {file: "$bench_work/recipients.csv", columns: {wa_id: phone, user_name: name}, default_country: IN}
-message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
-rate: {per_second: $rate, burst: 1}
-account: {ledger: off}
-results: "$dir/results.jsonl"
-YAML
+    bench_write_tls_campaign "$dir/campaign.yaml" "$http" "$bench_work/recipients.csv" "$dir/results.jsonl" \
+        "per_second: $rate, burst: 1"
     journal_from=$(($(wc -l <"$bench_work/journal.jsonl") + 1))
     access_from=$(($(wc -l <"$NGINX_TLS_DIR/access.log") + 1))
     bench_time "wacamp-$http" "$WACAMP" run "$dir/campaign.yaml" --yes --no-progress

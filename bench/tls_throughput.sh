@@ -14,20 +14,11 @@ in_flight=32
 bench_setup nginx=nginx-light curl=curl openssl=openssl wrk=wrk h2load=nghttp2-client
 bench_start_nginx_tls standin
 url=$NGINX_TLS_URL/whatsapp-automation/wa/send-message?apiKey=sandbox-key
-body='{"message":{"text":"Hi Person 0, this is a benchmark message."},"type":"text","userName":"Person 0","wa_id":"919000000000"}'
-printf '%s' "$body" >"$bench_work/body.json"
+printf '%s' "$bench_send_body" >"$bench_work/body.json"
 agent="wacamp/$(bench_wacamp_version)"
 
-# wrk: the request wacamp sends (see bench/throughput.sh), over TLS, HTTP/1.1.
-cat >"$bench_work/send.lua" <<LUA
-wrk.method = "POST"
-wrk.path = "/whatsapp-automation/wa/send-message?apiKey=sandbox-key"
-wrk.headers["User-Agent"] = "$agent"
-wrk.headers["Accept"] = "application/json"
-wrk.headers["apiKey"] = "sandbox-key"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '$body'
-LUA
+# wrk: the request wacamp sends (bench_write_send_lua), over TLS, HTTP/1.1.
+bench_write_send_lua "$bench_work/send.lua"
 wrk -t1 -c"$in_flight" -d"${seconds}s" -s "$bench_work/send.lua" "$NGINX_TLS_URL" >"$bench_work/wrk.out"
 grep -q 'Non-2xx' "$bench_work/wrk.out" && { cat "$bench_work/wrk.out" >&2; bench_die "nginx answered wrk with errors"; }
 wrk_rps=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$bench_work/wrk.out")
@@ -52,15 +43,8 @@ declare -A mps cpu_us conns
 for http in 1.1 2; do
     dir=$bench_work/h$http
     mkdir -p "$dir"
-    cat >"$dir/campaign.yaml" <<YAML
-name: bench-tls-h${http/./_}
-service: {base_url: "$NGINX_TLS_URL", api_key: sandbox-key, timeout: 30s, ca_file: "$NGINX_TLS_DIR/cert.pem", http: "$http"}
-recipients: {file: "$bench_work/recipients.csv", columns: {wa_id: phone, user_name: name}, default_country: IN}
-message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
-rate: {per_second: $unlimited_rate, burst: 1, concurrency: $in_flight}
-account: {ledger: off}
-results: "$dir/results.jsonl"
-YAML
+    bench_write_tls_campaign "$dir/campaign.yaml" "$http" "$bench_work/recipients.csv" "$dir/results.jsonl" \
+        "per_second: $unlimited_rate, burst: 1, concurrency: $in_flight"
     sleep 1.5
     access_from=$(($(wc -l <"$NGINX_TLS_DIR/access.log") + 1))
     bench_time "wacamp-$http" "$WACAMP" run "$dir/campaign.yaml" --yes --no-progress
