@@ -46,17 +46,13 @@ void add_failed(LogFailures& f, const results::RowRecord& rec, util::TimePoint n
     case runner::RetryRule::when_asked: ++f.when_asked; return;
     case runner::RetryRule::never: ++f.never; return;
     case runner::RetryRule::after_a_day: {
-        if (!rec.marked(results::RowRecord::k_marketing_limited)) {
-            ++f.retryable;
-            return;
-        }
-        const util::TimePoint at{util::TimePoint::duration(rec.marketing_at)};
-        if (now >= at + runner::k_marketing_limit_hold) {
+        const auto at = rec.marketing_limited_at();
+        if (!at || now >= *at + runner::k_marketing_limit_hold) {
             ++f.retryable;
             return;
         }
         ++f.marketing_held;
-        f.marketing_until = std::max(f.marketing_until.value_or(at), at + runner::k_marketing_limit_hold);
+        f.marketing_until = std::max(f.marketing_until.value_or(*at), *at + runner::k_marketing_limit_hold);
         return;
     }
     }

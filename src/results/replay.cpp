@@ -372,7 +372,7 @@ util::Result<void> finish(LogState& state, const LogReader& reader, Folder& fold
 }  // namespace
 
 std::uint64_t listed_fingerprint(std::string_view wa_id) {
-    return std::hash<std::string_view>{}(wa_id) | 1;
+    return id_hash(wa_id) | 1;
 }
 
 util::Result<RowRecord> LogState::record(std::int64_t row) const {
@@ -389,10 +389,7 @@ util::Result<RowState> LogState::row(std::int64_t row) const {
 
 util::Result<std::optional<util::TimePoint>> LogState::marketing_limited_at(std::int64_t row) const {
     TRY_ASSIGN(const RowRecord rec, record(row));
-    if (!rec.marked(RowRecord::k_marketing_limited)) {
-        return std::optional<util::TimePoint>();
-    }
-    return std::optional(util::TimePoint(util::TimePoint::duration(rec.marketing_at)));
+    return rec.marketing_limited_at();
 }
 
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options) {

@@ -56,6 +56,13 @@ struct RowRecord {
     std::uint64_t listed = 0;
 
     bool marked(std::uint8_t mark) const { return (marks & mark) != 0; }
+    // When the row's latest result was a marketing-limit refusal: that answer's time.
+    std::optional<util::TimePoint> marketing_limited_at() const {
+        if (!marked(k_marketing_limited)) {
+            return std::nullopt;
+        }
+        return util::TimePoint(util::TimePoint::duration(marketing_at));
+    }
 };
 
 // One row of the recipient list, as the replay joins it with the log.

@@ -96,9 +96,7 @@ util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::Log
         facts.number_sent = rec.marked(results::RowRecord::k_number_sent);
         facts.number_unknown = rec.marked(results::RowRecord::k_number_unknown);
     }
-    if (rec.marked(results::RowRecord::k_marketing_limited)) {
-        facts.marketing_limited_at = util::TimePoint(util::TimePoint::duration(rec.marketing_at));
-    }
+    facts.marketing_limited_at = rec.marketing_limited_at();
     return facts;
 }
 
