@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, whatever wacamp needs to build and test that is missing.
 # Idempotent and quiet when everything is already there. Needs root (or sudo).
+#   scripts/setup.sh [--build-only] [PACKAGE]...
+# --build-only: only what building needs (deploy/Dockerfile uses it), not the tests' tools.
 set -euo pipefail
 
 packages=(
@@ -9,16 +11,29 @@ packages=(
   doctest-dev libcli11-dev libcpp-httplib-dev libphonenumber-dev libprotobuf-dev libssl-dev
   tzdata ca-certificates
   libhowardhinnant-date-dev libsqlite3-dev libsystemd-dev
+  libpq-dev           # the account ledger in PostgreSQL (account/pg_*.cpp)
   prometheus-cpp-dev  # metrics (observe/)
+  dpkg-dev file       # cpack -G DEB (dpkg-shlibdeps, file)
+  libhiredis-dev      # the account's pace shared in Redis (pace/, account.rate_store)
+)
+test_packages=(
+  redis-server        # tests: a real Redis for the shared pace (unit: pace, e2e: many runners)
   prometheus prometheus-pushgateway   # tests: promtool check metrics; a real Pushgateway
   chromium bsdutils   # tests: the HTML report in headless Chromium; script(1) for a terminal
   clang-format git    # tests: the layout check (scripts/format.sh --check)
   zsh fish man-db     # tests: the completion scripts parse, the man page renders
   systemd             # tests: systemd-analyze verify on the units
-  dpkg-dev file lintian   # tests: cpack -G DEB (dpkg-shlibdeps, file) and lintian on the package
+  lintian             # tests: lintian on the package
   nginx-light         # tests: an HTTP/2 front of the sandbox (e2e: http2)
   python3-h2          # tests: the HTTP/2 fault server (e2e: http2 faults)
+  yamllint python3-yaml docker-compose   # tests: the deploy/ examples (lint, docker-compose config)
+  postgresql          # tests: a throwaway PostgreSQL cluster for the PostgreSQL ledger
 )
+if [ "${1:-}" = "--build-only" ]; then
+  shift
+else
+  packages+=("${test_packages[@]}")
+fi
 packages+=("$@")   # extra packages a caller needs (e.g. benchmarks)
 
 missing=()

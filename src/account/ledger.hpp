@@ -1,10 +1,11 @@
 #pragma once
 // The account's ledger: what outlives one campaign (the suppression list, the sends per number,
 // the 131026 counts, the 131049 holds, how far each campaign's log has been folded in). Backends
-// (SQLite now, a server later) hide their storage behind this interface; every call takes a
+// (SQLite, PostgreSQL) hide their storage behind this interface; every call takes a
 // batch and is one transaction, so a server backend costs one round trip per call, not per row.
 // Time is always given (`now`, `at`): the ledger never reads a clock.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -76,11 +77,19 @@ struct OpenOptions {
     // write fails.
     Access access = Access::read_write;
     Sync sync = Sync::full;
+    // A PostgreSQL ledger's password, when not in its URL (`account.ledger`'s `${VAR}`); empty:
+    // the URL's, else libpq's PGPASSWORD or PGPASSFILE.
+    std::string password = {};
+    // A PostgreSQL server silent this long during a call fails the call (the run stops with
+    // `ledger_error`, resumable) instead of holding the send loop for good.
+    std::chrono::milliseconds answer_timeout{30'000};
 };
 
 // Opens the ledger at `path_or_url`: a file path opens (creating it, and its folder, when
-// missing) a SQLite ledger; "postgresql://…" fails, not built yet. Fails with a message naming
-// the path: a symbolic link, not a SQLite database, a newer schema, the OS's reason.
+// missing) a SQLite ledger; a "postgresql://" or "postgres://" URL a PostgreSQL one (creating
+// its schema when missing). Fails with a message naming the path, or the URL without its
+// password: a symbolic link, not a SQLite database, a server that cannot be reached, a newer
+// schema, the OS's reason.
 util::Result<std::unique_ptr<Ledger>> open_ledger(const std::string& path_or_url, const OpenOptions& options);
 
 }  // namespace account

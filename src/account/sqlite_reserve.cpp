@@ -130,7 +130,12 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         answers.reserve(request.sends.size());
         for (const auto& send : request.sends) {
             answers.push_back(reserver.decide(send));
-            if (commit && answers.back().granted()) {
+        }
+        // Written once every send is decided: the batch's own grants are counted by the
+        // Reserver, and one read back from the table would count twice.
+        for (std::size_t i = 0; commit && i < answers.size(); ++i) {
+            if (answers[i].granted()) {
+                const Send& send = request.sends[i];
                 insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(request.now));
                 insert.bind(k_account, m_account).run();
             }

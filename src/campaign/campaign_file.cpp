@@ -210,8 +210,9 @@ void refuse_secrets_in_message(detail::LoadContext& ctx, const Campaign& c) {
         }
         const auto line = c.lines.find(key);
         ctx.problem(line == c.lines.end() ? 1 : line->second,
-                    fmt::format("{}: holds the value of a secret (service.api_key, service.access_token or a "
-                                "service.headers value); it would be sent to every recipient",
+                    fmt::format("{}: holds the value of a secret (service.api_key, service.access_token, a "
+                                "service.headers value or account.ledger's password); it would be sent to every "
+                                "recipient",
                                 key));
     }
 }
@@ -245,10 +246,12 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         detail::read_service(root, campaign.cleanup, campaign.service);
         detail::read_recipients(root, campaign.cleanup, campaign.recipients);
         detail::read_message(root, campaign);
-        refuse_secrets_in_message(ctx, campaign);
+        // The pacing before the account: a rate_store needs a rate to share.
         detail::read_pacing(root, campaign);
-        detail::read_schedule(root, campaign.schedule);
+        // The account before the check: its URLs' passwords are secrets too.
         detail::read_account(root, campaign.service.base_url, campaign);
+        refuse_secrets_in_message(ctx, campaign);
+        detail::read_schedule(root, campaign.schedule);
         read_results(root, campaign);
     } catch (const YAML::Exception& e) {
         // Reading checks each node's type first; this is a last guard, not a path we expect.

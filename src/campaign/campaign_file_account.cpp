@@ -4,21 +4,67 @@
 #include <filesystem>
 #include <system_error>
 
+#include "account/ledger_url.hpp"
 #include "campaign/campaign_file.hpp"
 #include "campaign/campaign_file_sections.hpp"
+#include "pace/redis_url.hpp"
 #include "service/base_url.hpp"
+#include "util/env.hpp"
 #include "util/text.hpp"
 
 namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_account_keys[] = {"name", "ledger"};
+constexpr std::string_view k_account_keys[] = {"name", "ledger", "rate_store"};
 constexpr std::string_view k_suppression_keys[] = {"files", "undeliverable_after"};
 constexpr long long k_max_undeliverable_after = 1000;
 
+enum class Written { as_in_file, from_environment };
+
+// A PostgreSQL URL: never a path. Its password is a secret, as `service.api_key` is: `${VAR}`
+// read from the environment (unset under SecretsPolicy::optional: none, and libpq's PGPASSWORD or
+// PGPASSFILE apply), hidden from every message, and kept apart from the URL. A URL that came
+// whole from one variable (`ledger: ${LEDGER_URL}`) is already interpolated.
+void read_ledger_url(const Section& section, const std::string& url, Written written, Account& out) {
+    LoadContext& ctx = section.context();
+    std::string raw_password;
+    if (auto at = account::url_password(url)) {
+        raw_password = url.substr(at->at, at->size);
+    }
+    std::string rest = account::url_without_password(url);
+    if (written == Written::from_environment) {
+        out.ledger = std::move(rest);
+        out.ledger_password = util::percent_decoded(raw_password).value_or(raw_password);
+        ctx.secrets.add(raw_password);
+        ctx.secrets.add(out.ledger_password);
+        return;
+    }
+    auto password = util::interpolate(util::percent_decoded(raw_password).value_or(raw_password), ctx.env);
+    ctx.hide(raw_password, password ? *password : std::string());
+    if (!password) {
+        const bool unset = password.error().message.starts_with("environment variable ");
+        if (!unset || ctx.options.secrets == SecretsPolicy::required) {
+            section.problem("ledger", unset ? password.error().message : "malformed ${NAME} reference");
+            return;
+        }
+        password = std::string();
+    }
+    auto interpolated = util::interpolate(rest, ctx.env);
+    if (!interpolated) {
+        section.problem("ledger", interpolated.error().message);
+        return;
+    }
+    out.ledger = std::move(*interpolated);
+    out.ledger_password = std::move(*password);
+}
+
 void read_ledger(const Section& root, const std::optional<Section>& section, Account& out) {
     LoadContext& ctx = root.context();
+    if (auto url = section ? section->written("ledger") : std::nullopt; url && account::is_postgresql_url(*url)) {
+        read_ledger_url(*section, *url, Written::as_in_file, out);
+        return;
+    }
     auto written = section ? section->text("ledger") : std::nullopt;
     if (!written) {
         out.ledger = default_ledger_path(ctx.env);
@@ -37,8 +83,8 @@ void read_ledger(const Section& root, const std::optional<Section>& section, Acc
         section->problem("ledger", "expected a path or `off`, got an empty value");
         return;
     }
-    if (written->starts_with("postgresql://") || written->starts_with("postgres://")) {
-        section->problem("ledger", "a PostgreSQL ledger is not built into this wacamp yet; give a file path or `off`");
+    if (account::is_postgresql_url(*written)) {
+        read_ledger_url(*section, *written, Written::from_environment, out);
         return;
     }
     out.ledger = ctx.resolve(*written);
@@ -56,6 +102,37 @@ void read_name(const std::optional<Section>& section, const std::string& base_ur
         return;
     }
     out.name = std::move(*name);
+}
+
+// `account.rate_store`: a secret as a whole (its password comes from `${VAR}`), never echoed.
+void read_rate_store(const std::optional<Section>& section, const Rate& rate, Account& out) {
+    if (!section) {
+        return;
+    }
+    const SecretsPolicy policy = section->context().options.secrets;
+    auto url = section->secret("rate_store", Need::optional, policy);
+    if (!url) {
+        return;
+    }
+    if (url->empty()) {
+        // Only a dry run or validate gets here with an unset variable: they never use it.
+        if (policy == SecretsPolicy::required) {
+            section->problem("rate_store", "expected redis://[[user]:password@]host[:port][/db], got an empty value");
+        }
+        return;
+    }
+    auto store = pace::parse_redis_url(*url);
+    if (!store) {
+        section->problem("rate_store", store.error().message);
+        return;
+    }
+    if (rate.unlimited()) {
+        section->problem("rate_store",
+                         "rate.per_second is unlimited: there is no pace to share; give "
+                         "rate.per_second a number, or remove account.rate_store");
+        return;
+    }
+    out.rate_store = std::move(*store);
 }
 
 void read_suppression(const Section& root, SuppressionLists& out) {
@@ -87,6 +164,7 @@ void read_account(const Section& root, const std::string& base_url, Campaign& ou
     auto section = root.section("account", Need::optional, k_account_keys);
     read_name(section, base_url, out.account);
     read_ledger(root, section, out.account);
+    read_rate_store(section, out.rate, out.account);
     read_suppression(root, out.suppression);
 }
 

@@ -187,6 +187,14 @@ std::optional<std::string> Section::text(std::string_view key, Need need) const 
     return text_as(key, need, "a string");
 }
 
+std::optional<std::string> Section::written(std::string_view key) const {
+    const Entry* entry = find(key, Need::optional);
+    if (entry == nullptr || !entry->value.IsScalar()) {
+        return std::nullopt;
+    }
+    return entry->value.Scalar();
+}
+
 std::optional<std::string> Section::text_as(std::string_view key, Need need, std::string_view expected) const {
     const Entry* entry = find(key, need);
     if (entry == nullptr) {

@@ -71,6 +71,9 @@ public:
     // Each reader returns nothing when the key is absent or null (reporting it when `need` is
     // required) or when the value is wrong (reported).
     std::optional<std::string> text(std::string_view key, Need need = Need::optional) const;
+    // The scalar as written, its ${NAME}s not replaced; nothing when absent or not a scalar
+    // (reports nothing: a reader that follows says what is wrong).
+    std::optional<std::string> written(std::string_view key) const;
     // A secret: never echoed. Under SecretsPolicy::optional an unset variable or an empty
     // value is no problem (the value is then empty).
     std::optional<std::string> secret(std::string_view key, Need need, SecretsPolicy policy) const;

@@ -331,10 +331,12 @@ std::string man_page(const CommandDoc& program, const std::string& version) {
         ".SH FILES\n"
         ".TP\n.I $XDG_STATE_HOME/wacamp/ledger.sqlite\n"
         "the account's ledger (else \\fI~/.local/state/wacamp/ledger.sqlite\\fR); \\fBaccount.ledger\\fR "
-        "names another, \\fBoff\\fR none\n"
+        "names another (a path, or a \\fBpostgresql://\\fR URL that runners on several machines share), "
+        "\\fBoff\\fR none\n"
         ".SH ENVIRONMENT\n"
         ".TP\n.B XDG_STATE_HOME\nwhere the ledger lives by default\n"
-        ".TP\n.B WACAMP_*\nsecrets named in a campaign file as ${NAME} (any variable name works)\n";
+        ".TP\n.B WACAMP_*\nsecrets named in a campaign file as ${NAME} (any variable name works)\n"
+        ".TP\n.B PGPASSWORD, PGPASSFILE, PG*\nlibpq's own, for a PostgreSQL ledger whose URL gives no password\n";
     return out;
 }
 

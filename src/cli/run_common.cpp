@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "account/ledger_url.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/metrics_options.hpp"
 #include "cli/send_summary.hpp"
@@ -75,7 +76,7 @@ int with_output(const LogOptions& options, const std::vector<std::string>& input
 bool log_file_clashes(const campaign::Campaign& c, Output& out) {
     std::vector<std::pair<std::string, std::string>> files = {
         {c.file, "the campaign file"}, {c.recipients.file, "the recipient CSV"}, {c.results, "the result log"}};
-    if (c.account.ledger) {
+    if (c.account.ledger && !account::is_postgresql_url(*c.account.ledger)) {
         files.emplace_back(*c.account.ledger, "the account's ledger");
     }
     for (const auto& file : c.suppression.files) {

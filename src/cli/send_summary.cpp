@@ -40,7 +40,7 @@ std::string_view what_to_fix(queue::StopReason reason) {
                "continue";
     case queue::StopReason::ledger_error:
         return "the account's ledger could not be read or written: fix the cause shown above (disk space, the "
-               "file, another process holding it), then continue";
+               "file, another process holding it, the database server), then continue";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";

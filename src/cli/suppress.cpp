@@ -34,9 +34,10 @@ struct SuppressOptions {
 // The ledger and account a command works on, and how the numbers it is given are read.
 struct Target {
     std::string account;
-    std::string ledger;
+    std::string ledger;  // a path or a PostgreSQL URL
     campaign::PhoneNormalizer phones;
     runner::NumberForm form;
+    std::string password;  // the campaign file's ledger password, if any
 };
 
 // "1 number", "3 numbers".
@@ -61,7 +62,8 @@ std::optional<Target> campaign_target(const std::string& path, Output& out) {
         out.error(phones.error().message, k_exit_bad_input);
         return std::nullopt;
     }
-    return Target{c->account.name, *c->account.ledger, std::move(*phones), runner::NumberForm::as_csv};
+    return Target{c->account.name, *c->account.ledger, std::move(*phones), runner::NumberForm::as_csv,
+                  c->account.ledger_password};
 }
 
 std::optional<Target> account_target(const SuppressOptions& opts, Output& out) {
@@ -83,11 +85,12 @@ std::optional<Target> account_target(const SuppressOptions& opts, Output& out) {
         out.error(phones.error().message, k_exit_bad_input);
         return std::nullopt;
     }
-    return Target{opts.account, *ledger, std::move(*phones), runner::NumberForm::international};
+    return Target{opts.account, *ledger, std::move(*phones), runner::NumberForm::international, ""};
 }
 
 std::unique_ptr<account::Ledger> open_or_report(const Target& target, account::Access access, Output& out) {
-    auto ledger = account::open_ledger(target.ledger, {.account = target.account, .access = access});
+    auto ledger =
+        account::open_ledger(target.ledger, {.account = target.account, .access = access, .password = target.password});
     if (!ledger) {
         out.error(ledger.error().message, k_exit_bad_input);
         return nullptr;
@@ -190,7 +193,8 @@ CLI::App* add_command(CLI::App& suppress, const std::string& name, const std::st
                                      "The account and ledger of this campaign file (its default_country applies)");
     auto* account = sub->add_option("--account", opts.account, "The account's name (numbers must start with +)");
     auto* ledger = sub->add_option("--ledger", opts.ledger,
-                                   "With --account: the ledger's path (default $XDG_STATE_HOME/wacamp/ledger.sqlite)");
+                                   "With --account: the ledger's path or postgresql:// URL (default "
+                                   "$XDG_STATE_HOME/wacamp/ledger.sqlite)");
     campaign->excludes(account);
     ledger->needs(account);
     sub->footer("One of --campaign or --account is required.");
@@ -224,8 +228,8 @@ Action add_suppress(CLI::App& app) {
             return k_exit_bad_input;
         }
         if (list->parsed()) {
-            return list_suppressions(target->account, target->ledger, opts->json ? ListFormat::json : ListFormat::table,
-                                     out);
+            return list_suppressions({target->account, target->ledger, target->password},
+                                     opts->json ? ListFormat::json : ListFormat::table, out);
         }
         if (add_numbers->parsed()) {
             return add(*opts, *target, out);

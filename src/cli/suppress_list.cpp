@@ -103,8 +103,9 @@ std::string json_row(const account::Suppression& entry) {
     return util::json_safe(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) + "\n";
 }
 
-int list_suppressions(const std::string& account, const std::string& ledger_path, ListFormat format, Output& out) {
-    auto ledger = account::open_ledger(ledger_path, {.account = account, .access = account::Access::read_only});
+int list_suppressions(const ListTarget& target, ListFormat format, Output& out) {
+    auto ledger = account::open_ledger(
+        target.ledger, {.account = target.account, .access = account::Access::read_only, .password = target.password});
     if (!ledger) {
         return report_failure(ledger.error(), out);
     }

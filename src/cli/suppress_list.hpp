@@ -35,10 +35,17 @@ std::string json_row(const account::Suppression& entry);
 
 enum class ListFormat { table, json };
 
-// Prints the suppression list of `account` in the ledger at `ledger` on stdout as `format`
-// says, one entry at a time: memory does not grow with the list (the table reads it twice, the
-// first time for the widths). Opens the ledger read-only: a missing file is an empty list and
-// is not created. Reports a failure through `out`; returns the exit code.
-int list_suppressions(const std::string& account, const std::string& ledger, ListFormat format, Output& out);
+// Whose list, in which ledger (a path or a PostgreSQL URL, and that URL's password when kept apart).
+struct ListTarget {
+    std::string account;
+    std::string ledger;
+    std::string password;
+};
+
+// Prints the suppression list of `target` on stdout as `format` says, one entry at a time:
+// memory does not grow with the list (the table reads it twice, the first time for the widths).
+// Opens the ledger read-only: a missing file (or PostgreSQL schema) is an empty list and is not
+// created. Reports a failure through `out`; returns the exit code.
+int list_suppressions(const ListTarget& target, ListFormat format, Output& out);
 
 }  // namespace cli

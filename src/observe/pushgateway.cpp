@@ -17,23 +17,6 @@ namespace {
 constexpr std::chrono::seconds k_push_timeout{10};
 constexpr std::size_t k_shown_body = 200;  // of an answer that refused a push
 
-// `text` with its %XX escapes decoded; nothing when one is malformed.
-std::optional<std::string> percent_decoded(std::string_view text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '%') {
-            out += text[i];
-            continue;
-        }
-        if (i + 2 >= text.size() || util::hex_value(text[i + 1]) < 0 || util::hex_value(text[i + 2]) < 0) {
-            return std::nullopt;
-        }
-        out += static_cast<char>(util::hex_value(text[i + 1]) * 16 + util::hex_value(text[i + 2]));
-        i += 2;
-    }
-    return out;
-}
-
 std::string base64(std::string_view bytes) {
     std::vector<unsigned char> out(4 * ((bytes.size() + 2) / 3) + 1);
     const int n = EVP_EncodeBlock(out.data(), reinterpret_cast<const unsigned char*>(bytes.data()),
@@ -110,9 +93,9 @@ util::Result<PushTarget> parse_push_url(std::string_view url) {
     if (at != std::string_view::npos) {
         const std::string_view userinfo = authority.substr(0, at);
         const std::size_t colon = userinfo.find(':');
-        auto user = percent_decoded(userinfo.substr(0, colon));
+        auto user = util::percent_decoded(userinfo.substr(0, colon));
         auto password =
-            percent_decoded(colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
+            util::percent_decoded(colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
         if (!user || !password || user->empty()) {
             return util::fail(shown + ": its user name and password must be user:password@ (percent-encoded)");
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "queue/shared_pace.hpp"
 #include "service/requests.hpp"
 #include "util/time.hpp"
 
@@ -53,6 +54,11 @@ void Dispatcher::note_source_error() {
 }
 
 bool Dispatcher::take(Steady now, Job& out) {
+    if (!m_held.empty()) {
+        out = std::move(m_held.front());
+        m_held.pop_front();
+        return true;
+    }
     if (!m_waiting.empty() && m_waiting.top().due <= now) {
         out = m_waiting.top().job;
         m_waiting.pop();
@@ -77,13 +83,17 @@ bool Dispatcher::start_batch(Steady now) {
     constexpr std::size_t k_max_batch = 256;
     std::vector<Job> batch;
     std::optional<Steady> wake;
-    while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
-        Job job;
-        if (!take(now, job)) {
-            break;
+    if (m_parts.pace != nullptr) {
+        take_paced(now, batch);
+    } else {
+        while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
+            Job job;
+            if (!take(now, job)) {
+                break;
+            }
+            batch.push_back(std::move(job));
+            ++m_starting;
         }
-        batch.push_back(std::move(job));
-        ++m_starting;
     }
     m_starting = 0;
     if (batch.empty()) {
@@ -109,6 +119,57 @@ bool Dispatcher::start_batch(Steady now) {
     }
     admit(batch, *answers, now);
     return !m_stopping;
+}
+
+void Dispatcher::take_paced(Steady now, std::vector<Job>& batch) {
+    std::optional<Steady> wake;
+    if (!startable_now(now, wake)) {
+        return;
+    }
+    // As many as could start now: the local limiter lets them all start together (at most
+    // 1 + burst), there is room in flight, and there are jobs.
+    const std::size_t limit = in_flight_limit();
+    const std::size_t room = limit > busy() ? limit - busy() : 0;
+    const std::size_t most = std::min(room, static_cast<std::size_t>(m_parts.limiter->burst()) + 1);
+    while (batch.size() < most && m_parts.limiter->next_allowed(now, static_cast<int>(batch.size()) + 1) <= now) {
+        Job job;
+        if (!take(now, job)) {
+            break;
+        }
+        batch.push_back(std::move(job));
+    }
+    if (batch.empty()) {
+        return;
+    }
+    // One question for all of them. The slots are for now: those granted start in this turn
+    // (or are dropped if the account refuses the job), never kept for later.
+    const std::size_t asked = batch.size();
+    const PaceAnswer answer = m_parts.pace->take(now, static_cast<int>(asked));
+    const std::size_t granted = std::min(static_cast<std::size_t>(std::max(answer.granted, 0)), asked);
+    while (batch.size() > granted) {
+        m_held.push_front(std::move(batch.back()));
+        batch.pop_back();
+    }
+    for (std::size_t i = 0; i < granted; ++i) {
+        m_parts.limiter->try_acquire(now);
+    }
+    if (granted > 0) {
+        m_pace_reason.clear();
+        m_pace_until.reset();
+        m_pace_notice = false;
+        m_pause_reason.clear();
+        m_paused_until.reset();
+        m_announced.reset();
+    }
+    if (granted < asked) {
+        // Fewer than asked for: no more before the pace says.
+        m_pace_retry = std::max(answer.retry_at, now);
+        if (granted == 0) {
+            m_pace_reason = answer.reason;
+            m_pace_until = answer.paused_until;
+            m_pace_notice = answer.notice;
+        }
+    }
 }
 
 void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now) {
@@ -220,7 +281,7 @@ DispatchResult Dispatcher::run() {
             while (start_batch(now)) {
             }
             // A stop while starting (the ledger or the log failed) keeps its reason.
-            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() &&
+            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() && m_held.empty() &&
                 ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted())) {
                 m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
                 break;

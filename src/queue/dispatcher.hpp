@@ -22,6 +22,7 @@ namespace queue {
 class RateLimiter;
 class RetryPolicy;
 class DailyCap;
+class SharedPace;
 
 enum class StopReason {
     completed,
@@ -64,6 +65,7 @@ struct DispatchParts {
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
     Reserver* reserver = nullptr;                     // may be null: no account limits beyond daily_cap
+    SharedPace* pace = nullptr;                       // may be null: this runner paces alone
 };
 
 struct DispatchResult {

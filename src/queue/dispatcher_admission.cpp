@@ -58,6 +58,21 @@ bool Dispatcher::account_blocked(std::optional<Steady>& wake, Steady now) {
     return true;
 }
 
+bool Dispatcher::pace_blocked(std::optional<Steady>& wake, Steady now) {
+    if (m_parts.pace == nullptr || now >= m_pace_retry) {
+        return false;
+    }
+    if (!m_pace_reason.empty()) {
+        m_pause_reason = m_pace_reason;
+        m_paused_until = m_pace_until;
+        if (m_pace_notice) {
+            announce_pause();
+        }
+    }
+    wake = m_pace_retry;
+    return true;
+}
+
 // Tells the observer once per wait (the checks above repeat while it lasts).
 void Dispatcher::announce_pause() {
     if (m_announced && m_announced->first == m_pause_reason && m_announced->second == m_paused_until) {
@@ -98,7 +113,8 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
         return false;
     }
     bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
-    bool fresh = !m_deferred.empty() || (!(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted());
+    bool fresh = !m_held.empty() || !m_deferred.empty() ||
+                 (!(m_settings.limit > 0 && m_taken >= m_settings.limit) && !source_exhausted());
     if (!retry_due && !fresh) {
         if (!m_waiting.empty()) {
             wake = m_waiting.top().due;
@@ -106,7 +122,7 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
         return false;
     }
     if (gate_closed(m_parts.clock->wall_now(), wake, now) || cap_blocked(m_parts.clock->wall_now(), wake, now) ||
-        account_blocked(wake, now)) {
+        account_blocked(wake, now) || pace_blocked(wake, now)) {
         return false;
     }
     Steady allowed = m_parts.limiter->next_allowed(now);
@@ -118,9 +134,13 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
         }
         return false;
     }
-    m_pause_reason.clear();
-    m_paused_until.reset();
-    m_announced.reset();
+    if (m_pace_reason.empty()) {
+        // The shared pace's reason lasts until it grants a slot (take_paced): asking again is
+        // no end of the pause.
+        m_pause_reason.clear();
+        m_paused_until.reset();
+        m_announced.reset();
+    }
     return true;
 }
 

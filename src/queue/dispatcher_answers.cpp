@@ -6,6 +6,7 @@
 #include "queue/daily_cap.hpp"
 #include "queue/dispatcher_loop.hpp"
 #include "queue/retry_policy.hpp"
+#include "queue/shared_pace.hpp"
 
 namespace queue::detail {
 
@@ -71,6 +72,9 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     case service::Cause::rate_limited:
         // Not processed by the service: it goes again, and does not count as an attempt.
         m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
+        if (m_parts.pace != nullptr) {
+            m_parts.pace->throttled(now, outcome.retry_after);  // every runner of the account
+        }
         --job.attempts;
         finish(job, JobStatus::retrying, outcome, latency);
         m_waiting.push({now, m_seq++, std::move(job)});

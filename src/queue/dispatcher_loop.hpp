@@ -59,6 +59,10 @@ private:
     int gather_count() const;
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
+    // With a shared pace: takes the jobs that may start now and keeps those the pace grants.
+    void take_paced(Steady now, std::vector<Job>& batch);
+    // Whether the shared pace holds the queue back now (until m_pace_retry).
+    bool pace_blocked(std::optional<Steady>& wake, Steady now);
     // Takes the jobs that may start now, reserves them with the account (one call) and
     // starts those granted. Returns false when none started.
     bool start_batch(Steady now);
@@ -101,6 +105,11 @@ private:
     std::optional<std::chrono::system_clock::time_point> m_account_until;  // when room opens
     Steady m_account_retry{};                                              // when to ask the account again
     std::string m_account_reason;
+    std::deque<Job> m_held;  // taken, but granted no slot by the shared pace: they go first
+    Steady m_pace_retry{};   // when to ask the shared pace again
+    std::string m_pace_reason;
+    std::optional<std::chrono::system_clock::time_point> m_pace_until;
+    bool m_pace_notice = false;  // the pace's reason is told once (on_pause), not only shown
     std::size_t m_starting = 0;
     bool m_exhausted = false;
     std::optional<util::Error> m_source_error;  // why the source ended early

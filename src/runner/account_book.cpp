@@ -27,7 +27,9 @@ util::Result<std::unique_ptr<AccountBook>> AccountBook::open(const campaign::Cam
         return std::unique_ptr<AccountBook>();
     }
     TRY_ASSIGN(auto ledger,
-               account::open_ledger(*c.account.ledger, {.account = c.account.name, .access = access, .sync = sync}));
+               account::open_ledger(
+                   *c.account.ledger,
+                   {.account = c.account.name, .access = access, .sync = sync, .password = c.account.ledger_password}));
     return std::unique_ptr<AccountBook>(new AccountBook(c, std::move(ledger), access));
 }
 

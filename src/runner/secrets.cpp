@@ -3,9 +3,12 @@
 namespace runner {
 
 std::vector<std::string> campaign_secrets(const campaign::Campaign& c) {
-    std::vector<std::string> out{c.service.api_key, c.service.access_token};
+    std::vector<std::string> out{c.service.api_key, c.service.access_token, c.account.ledger_password};
     for (const auto& [name, value] : c.service.headers) {
         out.push_back(value);
+    }
+    if (c.account.rate_store) {
+        out.push_back(c.account.rate_store->password);
     }
     return out;
 }

@@ -83,6 +83,22 @@ int hex_value(char c) {
     return -1;
 }
 
+std::optional<std::string> percent_decoded(std::string_view text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out += text[i];
+            continue;
+        }
+        if (i + 2 >= text.size() || hex_value(text[i + 1]) < 0 || hex_value(text[i + 2]) < 0) {
+            return std::nullopt;
+        }
+        out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+        i += 2;
+    }
+    return out;
+}
+
 std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {
     static constexpr char k_lower[] = "0123456789abcdef";
     static constexpr char k_upper[] = "0123456789ABCDEF";

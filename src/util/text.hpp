@@ -2,6 +2,7 @@
 // Text from outside (the service, a CSV, a result log) made safe to show on a terminal.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,5 +43,8 @@ std::array<char, 2> hex_digits(unsigned char byte, HexCase letters = HexCase::lo
 
 // Returns the value of the hexadecimal digit `c` (either case), or -1 when it is not one.
 int hex_value(char c);
+
+// `text` with its %XX escapes decoded (URL userinfo); nullopt when one is malformed.
+std::optional<std::string> percent_decoded(std::string_view text);
 
 }  // namespace util

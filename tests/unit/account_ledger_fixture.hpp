@@ -1,13 +1,17 @@
 #pragma once
-// Helpers for the ledger's tests: a ledger in a temporary folder, times, sends.
+// Helpers for the ledger's tests: a ledger in a temporary folder or a fresh PostgreSQL database,
+// times, sends. The suite account::Ledger runs against the backend WACAMP_TEST_LEDGER names
+// (`sqlite`, the default, or `postgresql`): ctest runs it once for each.
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "../support/pg_cluster.hpp"
 #include "account/ledger.hpp"
 #include "fakes.hpp"
 
@@ -19,11 +23,47 @@ using namespace std::chrono_literals;
 inline const util::TimePoint k_t0 = util::TimePoint(std::chrono::seconds(1740787200));
 
 inline std::unique_ptr<account::Ledger> open_at(const std::string& path,
-                                                account::Access access = account::Access::read_write) {
-    auto opened = account::open_ledger(path, account::OpenOptions{.account = "acme", .access = access});
+                                                account::Access access = account::Access::read_write,
+                                                const std::string& account = "acme") {
+    auto opened = account::open_ledger(path, account::OpenOptions{.account = account, .access = access});
     REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
     return std::move(opened.value());
 }
+
+enum class Backend { sqlite, postgresql };
+
+inline Backend backend() {
+    const char* chosen = std::getenv("WACAMP_TEST_LEDGER");
+    return chosen != nullptr && std::string(chosen) == "postgresql" ? Backend::postgresql : Backend::sqlite;
+}
+
+// Where one test case's ledger lives: a file in a temporary folder, or a fresh database of the
+// test cluster, so that cases never see each other's. skipped(): PostgreSQL is not installed
+// (the skip line is printed; the case should return).
+class LedgerPlace {
+public:
+    explicit LedgerPlace(Backend chosen = backend()) {
+        if (chosen == Backend::sqlite) {
+            m_where = m_dir.file("ledger.sqlite");
+        } else if (auto url = test_support::pg_cluster::fresh_database()) {
+            m_where = *url;
+        } else {
+            m_skipped = true;
+        }
+    }
+    bool skipped() const { return m_skipped; }
+    // A file path or a URL.
+    const std::string& where() const { return m_where; }
+    std::unique_ptr<account::Ledger> open(account::Access access = account::Access::read_write,
+                                          const std::string& account = "acme") const {
+        return open_at(m_where, access, account);
+    }
+
+private:
+    fakes::TempDir m_dir;
+    std::string m_where;
+    bool m_skipped = false;
+};
 
 inline std::vector<account::Send> sends(const std::string& campaign, const std::vector<std::string>& wa_ids,
                                         std::int64_t first_row = 1) {

@@ -15,6 +15,7 @@
 #include "queue/dispatcher.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
+#include "queue/shared_pace.hpp"
 
 namespace dispatch_test {
 
@@ -102,7 +103,16 @@ struct Rig {
     }
 
     queue::DispatchResult run(queue::JobSource& source) {
-        queue::DispatchParts parts{&service, &transport, &clock, &limiter, &retry, daily_cap, gate, &recorder, &stops};
+        queue::DispatchParts parts{.service = &service,
+                                   .transport = &transport,
+                                   .clock = &clock,
+                                   .limiter = &limiter,
+                                   .retry = &retry,
+                                   .daily_cap = daily_cap,
+                                   .gate = gate,
+                                   .observer = &recorder,
+                                   .stop_requests = &stops,
+                                   .pace = pace};
         return queue::dispatch(source, settings, parts);
     }
 
@@ -118,6 +128,7 @@ struct Rig {
     std::atomic<int> stops{0};
     const queue::Gate* gate = nullptr;
     queue::DailyCap* daily_cap = nullptr;
+    queue::SharedPace* pace = nullptr;
 };
 
 inline fakes::FakeTransport::Answer ok(const service::HttpRequest&) {

@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "campaign_file_fixture.hpp"
+#include "runner/secrets.hpp"
 
 using namespace campaign_file_test;
 
@@ -74,12 +77,74 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK(c->account.ledger == folder.str("../state/ledger.sqlite"));
     }
 
+    TEST_CASE("a PostgreSQL URL is kept as written, never a path; its password from ${VAR} is kept apart") {
+        Folder folder;
+        auto vars = k_vars;
+        vars["PGPASS"] = "pg-S3cret/@pass";
+        vars["DB_HOST"] = "db.internal";
+        const std::string yaml =
+            k_minimal + "account:\n  ledger: postgresql://wacamp:${PGPASS}@${DB_HOST}:5432/wacamp?sslmode=require\n";
+        auto c = load_with(folder, yaml, util::MapEnvironment(vars));
+        CHECK(c.account.ledger == "postgresql://wacamp@db.internal:5432/wacamp?sslmode=require");
+        CHECK(c.account.ledger_password == "pg-S3cret/@pass");
+        // A password written in the URL is percent-decoded, as libpq would.
+        auto d = load_with(folder, k_minimal + "account:\n  ledger: postgres://wacamp:p%40ss@db/wacamp\n", k_env);
+        CHECK(d.account.ledger == "postgres://wacamp@db/wacamp");
+        CHECK(d.account.ledger_password == "p@ss");
+        // The whole URL from one variable.
+        vars["LEDGER_URL"] = "postgresql://wacamp:w%2Fhole@db/wacamp";
+        auto whole = load_with(folder, k_minimal + "account:\n  ledger: ${LEDGER_URL}\n", util::MapEnvironment(vars));
+        CHECK(whole.account.ledger == "postgresql://wacamp@db/wacamp");
+        CHECK(whole.account.ledger_password == "w/hole");
+        // No password: libpq's PGPASSWORD or PGPASSFILE apply.
+        auto e = load_with(folder, k_minimal + "account:\n  ledger: postgresql://wacamp@db/wacamp\n", k_env);
+        CHECK(e.account.ledger_password.empty());
+    }
+
+    TEST_CASE("a PostgreSQL password's unset variable is a problem only where secrets are required") {
+        Folder folder;
+        const std::string yaml = k_minimal + "account:\n  ledger: postgresql://wacamp:${PGPASS}@db/wacamp\n";
+        CHECK_PROBLEM(folder.problems(yaml), "12: account.ledger: environment variable PGPASS is not set");
+        auto c = folder.load(yaml, {.secrets = campaign::SecretsPolicy::optional});
+        REQUIRE(c);
+        CHECK(c->account.ledger == "postgresql://wacamp@db/wacamp");
+        CHECK(c->account.ledger_password.empty());
+    }
+
+    TEST_CASE("a PostgreSQL password never appears in a problem, even where another key shows it") {
+        Folder folder;
+        auto vars = k_vars;
+        vars["PGPASS"] = "pg-S3cretpass";
+        const std::string yaml = k_minimal +
+                                 "account:\n  ledger: postgresql://wacamp:${PGPASS}@db/wacamp\n"
+                                 "  name: \"pg-S3cretpass\\t\"\n";
+        folder.put("campaign.yaml", yaml);
+        auto c = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+        REQUIRE_FALSE(c.ok());
+        CHECK(c.error().message.find("account.name") != std::string::npos);
+        CHECK(c.error().message.find("pg-S3cretpass") == std::string::npos);
+    }
+
+    TEST_CASE("a message holding the PostgreSQL password is refused") {
+        Folder folder;
+        auto vars = k_vars;
+        vars["PGPASS"] = "pg-S3cretpass";
+        const std::string yaml = k_minimal.substr(0, k_minimal.find("  text:")) +
+                                 "  text: \"Your password: ${PGPASS}\"\n" +
+                                 "account:\n  ledger: postgresql://wacamp:${PGPASS}@db/wacamp\n";
+        folder.put("campaign.yaml", yaml);
+        auto c = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+        REQUIRE_FALSE(c.ok());
+        CHECK(c.error().message.find("message.text: holds the value of a secret") != std::string::npos);
+        CHECK(c.error().message.find("pg-S3cretpass") == std::string::npos);
+    }
+
     TEST_CASE("bad account keys name their line") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(k_minimal + "account: {nmae: acme}\n"),
                       "11: unknown key \"account.nmae\" (did you mean \"name\"?)");
-        CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  ledger: postgresql://db/wacamp\n"),
-                            "12: account.ledger: a PostgreSQL ledger is not built into this wacamp yet");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  ledger: postgresql://u:${NOT_SET}@db/wacamp\n"),
+                            "12: account.ledger: environment variable NOT_SET is not set");
         CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  name: \"a\\tb\"\n"),
                             "12: account.name: expected a name of 1 to 200 printable characters");
     }
@@ -136,5 +201,44 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK_FALSE(campaign::valid_account_name(std::string(201, 'a')));
         CHECK_FALSE(campaign::valid_account_name(""));
         CHECK_FALSE(campaign::valid_account_name("ac\x1bme"));
+    }
+
+    TEST_CASE("account.rate_store: a redis:// URL whose password comes from the environment, masked") {
+        Folder folder;
+        auto vars = k_vars;
+        vars["HOME"] = folder.str("home");
+        vars["REDIS_PASSWORD"] = "redis-pw-0123456789";
+        const util::MapEnvironment env(vars);
+        const std::string yaml =
+            k_minimal + "account:\n  rate_store: redis://pacer:${REDIS_PASSWORD}@10.1.2.3:6380/2\n";
+        const auto c = load_with(folder, yaml, env);
+        REQUIRE(c.account.rate_store);
+        CHECK(c.account.rate_store->host == "10.1.2.3");
+        CHECK(c.account.rate_store->port == 6380);
+        CHECK(c.account.rate_store->db == 2);
+        CHECK(c.account.rate_store->user == "pacer");
+        CHECK(c.account.rate_store->password == "redis-pw-0123456789");
+        const auto secrets = runner::campaign_secrets(c);
+        CHECK(std::find(secrets.begin(), secrets.end(), "redis-pw-0123456789") != secrets.end());
+        CHECK_FALSE(load_with(folder, k_minimal, env).account.rate_store.has_value());
+    }
+
+    TEST_CASE("account.rate_store: a malformed URL, `unlimited`, an unset variable are problems that show no secret") {
+        Folder folder;
+        const std::string bad =
+            folder.problems(k_minimal + "account:\n  rate_store: redis://:hunter2-pw@host:notaport\n");
+        CHECK_PROBLEM_START(bad, "12: account.rate_store: the port must be a number from 1 to 65535");
+        CHECK(bad.find("hunter2-pw") == std::string::npos);
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "account:\n  rate_store: rediss://host\n"),
+                            "12: account.rate_store: rediss:// (TLS) is not supported");
+        CHECK_PROBLEM_START(folder.problems(k_minimal + "rate: {per_second: unlimited}\naccount:\n  rate_store: "
+                                                        "redis://host\n"),
+                            "13: account.rate_store: rate.per_second is unlimited");
+        const std::string unset_yaml = k_minimal + "account:\n  rate_store: redis://:${NOT_SET_PW}@host\n";
+        CHECK_PROBLEM_START(folder.problems(unset_yaml), "12: account.rate_store: environment variable");
+        // validate and dry runs never contact Redis: the variable may be unset there.
+        auto dry = folder.load(unset_yaml, LoadOptions{.secrets = campaign::SecretsPolicy::optional});
+        REQUIRE(dry);
+        CHECK_FALSE(dry->account.rate_store.has_value());
     }
 }

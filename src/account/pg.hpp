@@ -1,0 +1,79 @@
+#pragma once
+// Thin RAII over libpq for the PostgreSQL ledger: a connection, a statement's result, and the
+// text form of array parameters. Failures throw pg::Failure, which the ledger's public calls
+// catch and return as util::Error; nothing outside account/ sees either.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace account::pg {
+
+struct Failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// One statement's rows (text format).
+class Rows {
+public:
+    explicit Rows(pg_result* result);
+    int size() const;
+    bool null(int row, int column) const;
+    std::string text(int row, int column) const;
+    std::int64_t integer(int row, int column) const;
+
+private:
+    std::unique_ptr<pg_result, void (*)(pg_result*)> m_result;
+};
+
+// A parameter: its text, or SQL NULL.
+using Param = std::optional<std::string>;
+
+class Connection {
+public:
+    // Connects with `keywords`/`values` (libpq's PQconnectdbParams, expand_dbname on). Throws
+    // Failure with libpq's reason.
+    // A server that sends nothing for `silence` while a statement runs (a stopped or stuck
+    // server, a lock held elsewhere) fails that statement, and the connection counts as lost.
+    Connection(const std::vector<std::string>& keywords, const std::vector<std::string>& values,
+               std::chrono::milliseconds silence);
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    // Runs `sql` (one or more statements without parameters); returns the last one's rows.
+    Rows exec(const std::string& sql);
+    // Runs one statement with `params` ($1, $2, …) in one round trip; returns its rows.
+    Rows query(const std::string& sql, const std::vector<Param>& params);
+    // Runs one statement and calls `each` for every row as it arrives (libpq's single-row mode),
+    // so that a long answer is never held whole.
+    void stream(const std::string& sql, const std::vector<Param>& params, const std::function<void(const Rows&)>& each);
+    // Whether the connection was lost (the server went away); reset() connects again.
+    bool lost() const;
+    void reset();
+
+private:
+    // Waits until an answer can be read without blocking; throws Failure after m_silence of
+    // nothing, leaving the connection lost (the statement's outcome is unknown: never re-run).
+    void await_answer();
+    // The results of the statement(s) just sent: the last one's, or Failure with the first error.
+    pg_result* last_result();
+
+    pg_conn* m_conn;
+    std::chrono::milliseconds m_silence;
+    bool m_abandoned = false;  // a statement got no answer in time: the connection is unusable
+};
+
+// The text form of an array parameter: {"a","b"} (each element quoted and escaped), {1,2}.
+std::string text_array(const std::vector<std::string>& items);
+std::string integer_array(const std::vector<std::int64_t>& items);
+
+}  // namespace account::pg

@@ -1,0 +1,264 @@
+#include "account/pg_ledger.hpp"
+
+#include "account/ledger_url.hpp"
+#include "account/pg.hpp"
+#include "account/pg_schema.hpp"
+#include "account/sqlite_ledger.hpp"  // to_millis, from_millis
+#include "util/redact.hpp"
+
+namespace account {
+
+namespace {
+
+std::string text_of(std::int64_t value) {
+    return std::to_string(value);
+}
+
+}  // namespace
+
+PgLedger::PgLedger(std::string url, const OpenOptions& options)
+    : m_url(std::move(url)),
+      m_shown(url_without_password(m_url)),
+      m_password(options.password),
+      m_account(options.account),
+      m_access(options.access),
+      m_sync(options.sync),
+      m_answer_timeout(options.answer_timeout) {}
+
+PgLedger::~PgLedger() = default;
+
+util::Result<std::unique_ptr<PgLedger>> PgLedger::open(const std::string& url, const OpenOptions& options) {
+    auto ledger = std::unique_ptr<PgLedger>(new PgLedger(url, options));
+    try {
+        ledger->connect();
+        ledger->prepare_schema();
+    } catch (const std::exception& e) {  // pg::Failure, or a malformed answer
+        return util::fail("ledger " + ledger->m_shown + ": " + ledger->masked(e.what()));
+    }
+    return ledger;
+}
+
+void PgLedger::connect() {
+    // Ours before the URL's `dbname` (the URL may set them otherwise), the session's settings and
+    // the password after it (they must hold).
+    std::vector<std::string> keywords = {
+        "connect_timeout",  "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+        "application_name", "dbname"};
+    std::vector<std::string> values = {text_of(k_connect_timeout_s), "30", "10", "3", "60000", "wacamp", m_url};
+    // A read-only ledger is read-only on the server too; `normal` commits do not wait for the
+    // server's disk (docs/ledger.md "PostgreSQL").
+    std::string settings;
+    if (m_access == Access::read_only) {
+        settings += "-c default_transaction_read_only=on ";
+    }
+    if (m_sync == Sync::normal) {
+        settings += "-c synchronous_commit=off";
+    }
+    if (!settings.empty()) {
+        keywords.emplace_back("options");
+        values.push_back(settings);
+    }
+    if (!m_password.empty()) {
+        keywords.emplace_back("password");
+        values.push_back(m_password);
+    }
+    try {
+        m_db = std::make_unique<pg::Connection>(keywords, values, m_answer_timeout);
+    } catch (const pg::Failure& e) {
+        throw pg::Failure(std::string("cannot connect: ") + e.what());
+    }
+}
+
+void PgLedger::prepare_schema() {
+    auto version = [this]() -> std::int64_t {
+        // A query of the catalog, not to_regclass(): that answers from the session's cache, which
+        // may not yet show a table another runner has just created.
+        const auto present = m_db->exec(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = 'wacamp' AND c.relname = 'meta')");
+        if (present.text(0, 0) != "t") {
+            return 0;
+        }
+        const auto rows = m_db->exec("SELECT coalesce(max(version), 0) FROM wacamp.meta");
+        return rows.integer(0, 0);
+    };
+    auto check = [](std::int64_t found) {
+        if (found > pg_schema::k_version) {
+            throw pg::Failure("schema version " + std::to_string(found) + " is newer than this wacamp knows (" +
+                              std::to_string(pg_schema::k_version) + "); use a newer wacamp");
+        }
+    };
+    std::int64_t found = version();
+    check(found);
+    if (found == pg_schema::k_version) {
+        return;
+    }
+    if (m_access == Access::read_only) {
+        m_empty = true;  // nothing recorded yet: an empty ledger, and nothing is created
+        return;
+    }
+    // Under a lock, so that runners opening a new database at once create the schema once.
+    m_db->exec("BEGIN");
+    try {
+        m_db->exec("SELECT pg_advisory_xact_lock(" + std::to_string(pg_schema::k_lock_space) + ", 0)");
+        found = version();
+        check(found);
+        if (found == 0) {
+            m_db->exec(pg_schema::k_create);
+        }
+        m_db->exec("COMMIT");
+    } catch (const pg::Failure& e) {
+        if (!m_db->lost()) {
+            try {
+                m_db->exec("ROLLBACK");
+            } catch (const pg::Failure&) {
+                // The failure above is the one to tell.
+            }
+        }
+        throw pg::Failure(std::string("creating the schema: ") + e.what());
+    }
+}
+
+std::string PgLedger::masked(const std::string& message) const {
+    util::Redactor secrets;
+    secrets.add(m_password);
+    if (auto password = url_password(m_url)) {
+        secrets.add(m_url.substr(password->at, password->size));
+    }
+    return secrets.apply(message);
+}
+
+void PgLedger::revive() {
+    if (m_db->lost()) {
+        // The last call lost the connection and failed: this one starts afresh (that call is not
+        // sent again, so nothing runs twice).
+        m_db->reset();
+    }
+}
+
+util::Error PgLedger::failure(const char* what, const std::exception& e) const {
+    return util::fail("ledger " + m_shown + ": " + what + ": " + masked(e.what()));
+}
+
+util::Error PgLedger::read_only(const char* what) const {
+    return util::fail("ledger " + m_shown + ": " + what + ": the ledger is open read-only");
+}
+
+util::Result<std::size_t> PgLedger::suppress(const std::vector<Suppression>& entries) {
+    if (m_empty) {
+        return read_only("adding to the suppression list");
+    }
+    return guarded<std::size_t>("adding to the suppression list", [&] {
+        std::vector<std::string> wa_ids, reasons, sources;
+        std::vector<std::int64_t> since;
+        for (const auto& entry : entries) {
+            wa_ids.push_back(entry.wa_id);
+            reasons.push_back(entry.reason);
+            since.push_back(to_millis(entry.since));
+            sources.push_back(entry.source);
+        }
+        // A number already listed (or earlier in the batch) keeps its first entry.
+        const auto added = m_db->query(
+            "INSERT INTO wacamp.suppressions (account, wa_id, reason, since, source) "
+            "SELECT $1, e.wa_id, e.reason, e.since, e.source "
+            "FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY "
+            "AS e (wa_id, reason, since, source, n) ORDER BY e.n "
+            "ON CONFLICT (account, wa_id) DO NOTHING RETURNING 1",
+            {m_account, pg::text_array(wa_ids), pg::text_array(reasons), pg::integer_array(since),
+             pg::text_array(sources)});
+        return static_cast<std::size_t>(added.size());
+    });
+}
+
+util::Result<std::size_t> PgLedger::unsuppress(const std::vector<std::string>& wa_ids) {
+    if (m_empty) {
+        return read_only("removing from the suppression list");
+    }
+    return guarded<std::size_t>("removing from the suppression list", [&] {
+        const auto removed = m_db->query(
+            "WITH gone AS (DELETE FROM wacamp.suppressions WHERE account = $1 AND wa_id = ANY ($2::text[]) "
+            "RETURNING 1), "
+            "forgotten AS (DELETE FROM wacamp.undeliverable WHERE account = $1 AND wa_id = ANY ($2::text[])) "
+            "SELECT count(*) FROM gone",
+            {m_account, pg::text_array(wa_ids)});
+        return static_cast<std::size_t>(removed.integer(0, 0));
+    });
+}
+
+util::Result<std::vector<Suppression>> PgLedger::suppressed(const std::vector<std::string>& wa_ids) {
+    if (m_empty) {
+        return std::vector<Suppression>{};
+    }
+    return guarded<std::vector<Suppression>>("reading the suppression list", [&] {
+        const auto rows = m_db->query(
+            "SELECT wa_id, reason, since, source FROM wacamp.suppressions "
+            "WHERE account = $1 AND wa_id = ANY ($2::text[])",
+            {m_account, pg::text_array(wa_ids)});
+        std::vector<Suppression> found;
+        for (int i = 0; i < rows.size(); ++i) {
+            found.push_back(
+                Suppression{rows.text(i, 0), rows.text(i, 1), from_millis(rows.integer(i, 2)), rows.text(i, 3)});
+        }
+        return found;
+    });
+}
+
+util::Result<void> PgLedger::list_suppressed(const std::function<void(const Suppression&)>& each) {
+    if (m_empty) {
+        return {};
+    }
+    return guarded<void>("listing the suppression list", [&] {
+        // Ordered by the bytes of the number, as SQLite orders them.
+        m_db->stream(
+            "SELECT wa_id, reason, since, source FROM wacamp.suppressions WHERE account = $1 "
+            "ORDER BY wa_id COLLATE \"C\"",
+            {m_account}, [&](const pg::Rows& row) {
+                each(Suppression{row.text(0, 0), row.text(0, 1), from_millis(row.integer(0, 2)), row.text(0, 3)});
+            });
+        return util::Result<void>{};
+    });
+}
+
+util::Result<std::vector<Hold>> PgLedger::held(const std::vector<std::string>& wa_ids, util::TimePoint now) {
+    if (m_empty) {
+        return std::vector<Hold>{};
+    }
+    return guarded<std::vector<Hold>>("reading marketing holds", [&] {
+        const auto rows = m_db->query(
+            "SELECT wa_id, until FROM wacamp.marketing_holds WHERE account = $1 AND wa_id = ANY ($2::text[]) "
+            "AND until > $3",
+            {m_account, pg::text_array(wa_ids), text_of(to_millis(now))});
+        std::vector<Hold> holds;
+        for (int i = 0; i < rows.size(); ++i) {
+            holds.push_back(Hold{rows.text(i, 0), from_millis(rows.integer(i, 1))});
+        }
+        return holds;
+    });
+}
+
+util::Result<std::uint64_t> PgLedger::folded(const std::string& campaign) {
+    if (m_empty) {
+        return std::uint64_t{0};
+    }
+    return guarded<std::uint64_t>("reading the fold mark", [&] {
+        const auto rows =
+            m_db->query("SELECT covered FROM wacamp.folds WHERE account = $1 AND campaign = $2", {m_account, campaign});
+        return rows.size() > 0 ? static_cast<std::uint64_t>(rows.integer(0, 0)) : std::uint64_t{0};
+    });
+}
+
+util::Result<std::size_t> PgLedger::prune(util::TimePoint before) {
+    if (m_empty) {
+        return read_only("pruning");
+    }
+    return guarded<std::size_t>("pruning", [&] {
+        const auto pruned = m_db->query(
+            "WITH sends AS (DELETE FROM wacamp.sends WHERE account = $1 AND at < $2 RETURNING 1), "
+            "holds AS (DELETE FROM wacamp.marketing_holds WHERE account = $1 AND until < $2) "
+            "SELECT count(*) FROM sends",
+            {m_account, text_of(to_millis(before))});
+        return static_cast<std::size_t>(pruned.integer(0, 0));
+    });
+}
+
+}  // namespace account

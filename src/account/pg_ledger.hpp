@@ -1,0 +1,74 @@
+#pragma once
+// The ledger in PostgreSQL (docs/ledger.md "PostgreSQL"), shared by runners on any number of
+// machines: the schema `wacamp`, created on first open; each call one statement, so one round
+// trip and one transaction; reservations decided by a server-side function under an
+// account-wide advisory lock.
+
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "account/ledger.hpp"
+
+namespace account {
+
+namespace pg {
+class Connection;
+}  // namespace pg
+
+class PgLedger final : public Ledger {
+public:
+    // How long connecting may take, unless the URL says (`connect_timeout=`).
+    static constexpr int k_connect_timeout_s = 10;
+
+    // Connects to `url` (options.password, when not empty, over the URL's and libpq's
+    // PGPASSWORD / PGPASSFILE) and creates the schema when missing (read_write). Fails with a
+    // message naming the URL without its password: unreachable, refused, a newer schema.
+    static util::Result<std::unique_ptr<PgLedger>> open(const std::string& url, const OpenOptions& options);
+    ~PgLedger() override;
+
+    util::Result<std::size_t> suppress(const std::vector<Suppression>& entries) override;
+    util::Result<std::size_t> unsuppress(const std::vector<std::string>& wa_ids) override;
+    util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) override;
+    util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) override;
+    util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) override;
+    util::Result<Recorded> record(const ResultBatch& batch) override;
+    util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override;
+    util::Result<std::uint64_t> folded(const std::string& campaign) override;
+    util::Result<std::size_t> prune(util::TimePoint before) override;
+
+private:
+    PgLedger(std::string url, const OpenOptions& options);
+
+    // Runs `body` on a live connection (connecting again first if the last call lost it: a
+    // failed call is never run again), turning a pg::Failure into "ledger URL: WHAT: reason",
+    // the password masked.
+    template <typename T, typename F>
+    util::Result<T> guarded(const char* what, F&& body) {
+        try {
+            revive();
+            return body();
+        } catch (const std::exception& e) {  // pg::Failure, or a malformed answer
+            return failure(what, e);
+        }
+    }
+    void revive();
+    util::Error failure(const char* what, const std::exception& e) const;
+    util::Error read_only(const char* what) const;
+    void connect();
+    void prepare_schema();
+    std::string masked(const std::string& message) const;
+    std::vector<Reservation> reserve_in_empty(const ReservationRequest& request) const;
+
+    std::string m_url;    // as given, password and all
+    std::string m_shown;  // without the password: what messages name
+    std::string m_password;
+    std::string m_account;
+    Access m_access;
+    Sync m_sync;
+    std::chrono::milliseconds m_answer_timeout;
+    bool m_empty = false;  // read-only and no schema yet: an empty ledger
+    std::unique_ptr<pg::Connection> m_db;
+};
+
+}  // namespace account

@@ -1,0 +1,89 @@
+#pragma once
+// The account's pace kept in Redis (`account.rate_store`, docs/pace.md): one GCRA for every runner
+// of the account, in one hash key `wacamp:{ACCOUNT}:pace`, changed only by one Lua script that
+// reads Redis's own clock (TIME), so runners on machines with different clocks agree.
+//
+// - take: grants min(want, how many conform now) slots, all at Redis's now. T = 1 s / rate (with
+//   the local limiter's 0.1 % margin), tau = burst x T at the configured rate, as in
+//   queue::RateLimiter; a grant of n is allowed while new TAT - now <= tau + T.
+// - throttled: pause-until = max(current, now + Retry-After, or 1 s without one); the rate in
+//   force halves (not below min(configured, 0.1/s)) unless a decrease's pause is still running
+//   (throttles that belong together count once), then climbs back linearly by configured / 20 a
+//   second after the pause: a halving is won back in 10 s.
+// - The key expires 30 s after its state stops mattering: idle accounts leave nothing behind.
+// - Redis unreachable, a reply lost or late (a command timeout): nothing granted, the answer says
+//   "rate store unreachable: …" and to ask again in a second (then it reconnects).
+// Blocking (a connect timeout of 250 ms, a command timeout of 1 s), on the dispatcher's thread.
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "campaign/campaign.hpp"
+#include "queue/shared_pace.hpp"
+#include "util/clock.hpp"
+#include "util/redact.hpp"
+
+struct redisContext;
+
+namespace pace {
+
+struct RedisPaceOptions {
+    std::chrono::milliseconds connect_timeout{250};
+    std::chrono::milliseconds command_timeout{1'000};
+    std::chrono::milliseconds retry{1'000};  // after an error, the next try
+};
+
+class RedisPace final : public queue::SharedPace {
+public:
+    // The pace of `account` at `per_second` (finite) with `burst`, kept at `store`. Connects on
+    // the first take().
+    RedisPace(campaign::RateStore store, const std::string& account, double per_second, int burst,
+              const util::Clock& clock, RedisPaceOptions options = {});
+    ~RedisPace() override;
+    RedisPace(const RedisPace&) = delete;
+    RedisPace& operator=(const RedisPace&) = delete;
+
+    queue::PaceAnswer take(std::chrono::steady_clock::time_point now, int want) override;
+    void throttled(std::chrono::steady_clock::time_point now,
+                   std::optional<std::chrono::milliseconds> retry_after) override;
+
+    // The hash key of the account's state.
+    const std::string& key() const { return m_key; }
+    // Whether another runner of the account configured a different rate (the last answer said).
+    bool rate_mismatch() const { return m_mismatch; }
+    // Redis's clock (us since the epoch) at the last take() answered: the time of its grant.
+    long long last_time_us() const { return m_last_time_us; }
+
+private:
+    struct Reply {
+        long long granted = 0;
+        long long retry_us = 0;
+        long long why = 0;  // 0: the pace; 1: the account's throttle pause
+        long long pause_left_us = 0;
+        long long mismatch = 0;
+        long long time_us = 0;  // Redis's clock at the answer
+    };
+    // Runs the script; an error (already masked) closes the connection.
+    util::Result<Reply> run(const std::string& mode, long long argument);
+    util::Result<void> connect();
+    util::Result<void> load_script();
+    void disconnect();
+    util::Error failed(const std::string& what);
+
+    campaign::RateStore m_store;
+    std::string m_key;
+    std::string m_rate;  // ARGV: the configured rate and burst, as text
+    std::string m_burst;
+    const util::Clock& m_clock;
+    RedisPaceOptions m_options;
+    util::Redactor m_secrets;
+    redisContext* m_context = nullptr;
+    std::string m_sha;  // of the loaded script
+    std::optional<std::chrono::steady_clock::time_point> m_down_until;
+    std::string m_down_reason;
+    bool m_mismatch = false;
+    long long m_last_time_us = 0;
+};
+
+}  // namespace pace

@@ -1,0 +1,228 @@
+// The account's ledger in PostgreSQL, end to end: two `wacamp run` processes (two campaigns of
+// one account) share it as they would from two machines. Against the test cluster
+// (tests/support/pg_cluster.hpp); reported skipped where PostgreSQL is not installed.
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "../support/pg_cluster.hpp"
+#include "fixtures.hpp"
+
+using namespace e2e;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* k_password = "pg-E2eSecret-9431";
+
+// The ledger's URL for a campaign file: the cluster's database, its password from ${PGPASS}.
+std::string ledger_yaml(const std::string& url, const std::string& more = "") {
+    const std::string user = "postgresql://wacamp";
+    return fmt::format("account:\n  ledger: \"postgresql://wacamp:${{PGPASS}}{}\"\n{}", url.substr(user.size()), more);
+}
+
+// A campaign of the sandbox's account whose ledger is `url`, named `name`.
+void use_ledger(CampaignFixture& f, const std::string& name) {
+    f.env["PGPASS"] = k_password;
+    edit_campaign(f, "name: e2e", "name: " + name);
+}
+
+// The first value `sql` answers on the database at `url`.
+std::string sql_at(const std::string& url, const std::string& sql) {
+    PGconn* conn = PQconnectdb(url.c_str());
+    REQUIRE_MESSAGE(PQstatus(conn) == CONNECTION_OK, PQerrorMessage(conn));
+    PGresult* result = PQexec(conn, sql.c_str());
+    const bool ok = PQresultStatus(result) == PGRES_TUPLES_OK;
+    std::string value = ok && PQntuples(result) > 0 ? PQgetvalue(result, 0, 0) : "";
+    PQclear(result);
+    PQfinish(conn);
+    REQUIRE(ok);
+    return value;
+}
+
+json result_of(const CampaignFixture& f, long long row) {
+    json out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "result" && r["row"] == row) {
+            out = r;
+        }
+    }
+    return out;
+}
+
+int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
+    }
+    return n;
+}
+
+int total_delivered(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& [wa_id, times] : delivered(sandbox)) {
+        n += times;
+    }
+    return n;
+}
+
+template <typename F>
+bool wait_until(F&& done, int seconds = 30) {
+    for (int i = 0; i < seconds * 100; ++i) {
+        if (done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+}
+
+std::string file_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: ledger in PostgreSQL") {
+    TEST_CASE("an opt-out one runner saw is honoured by another's run; validate reads it; the password never shows") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox({"--meta-error", numbers_wa_id(1) + "=131050"});
+        CampaignFixture first(sandbox, numbers_csv(4), ledger_yaml(*url));
+        use_ledger(first, "first");
+        auto r = first.wacamp({"run", first.campaign.string(), "--no-progress"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(result_of(first, 2)["cause"] == "opted_out");
+        CHECK(sql_at(*url, "SELECT reason FROM wacamp.suppressions WHERE wa_id = '" + numbers_wa_id(1) + "'") ==
+              "opted_out");
+
+        CampaignFixture second(sandbox, numbers_csv(4), ledger_yaml(*url));
+        use_ledger(second, "second");
+        auto checked = second.wacamp({"validate", second.campaign.string()});
+        CAPTURE(checked.out);
+        CHECK(checked.exit_code == 0);
+        CHECK(contains(checked.out, "would hold back 1 now: suppressed 1"));
+        auto run = second.wacamp({"run", second.campaign.string(), "--no-progress"});
+        CAPTURE(run.err);
+        CHECK(run.exit_code == 0);
+        const auto rec = result_of(second, 2);
+        CAPTURE(rec.dump());
+        CHECK(rec["status"] == "skipped");
+        CHECK(rec["cause"] == "suppressed");
+        CHECK(contains(rec.value("error", ""), "opted_out"));
+        CHECK(requests_for(sandbox, numbers_wa_id(1)) == 1);  // the first runner's only
+        CHECK(delivered(sandbox)[numbers_wa_id(0)] == 2);
+
+        auto listed = second.wacamp({"suppress", "list", "--campaign", second.campaign.string()});
+        CAPTURE(listed.err);
+        CHECK(listed.exit_code == 0);
+        CHECK(contains(listed.out, "opted_out"));
+        // --account with --ledger URL: the same list, by hand.
+        const std::string account = fmt::format("127.0.0.1:{}", sandbox.port());
+        auto added = second.wacamp({"suppress", "add", "--account", account, "--ledger", *url, "+" + numbers_wa_id(3)});
+        CAPTURE(added.err);
+        CHECK(added.exit_code == 0);
+        auto by_account = second.wacamp({"suppress", "list", "--account", account, "--ledger", *url, "--json"});
+        CHECK(by_account.exit_code == 0);
+        CHECK(contains(by_account.out, "\"wa_id\":\"" + numbers_wa_id(1) + "\",\"reason\":\"opted_out\""));
+        CHECK(contains(by_account.out, "\"wa_id\":\"" + numbers_wa_id(3) + "\",\"reason\":\"manual\""));
+        for (const auto* f : {&first, &second}) {
+            CHECK_FALSE(leaks(k_password, {file_text(f->log)}));
+        }
+        CHECK_FALSE(
+            leaks(k_password, {r.out, r.err, checked.out, checked.err, run.out, run.err, listed.out, listed.err}));
+    }
+
+    TEST_CASE("rate.per_day holds across two runners at once: never more sends than the day allows") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox({"--latency", "15"});
+        const std::string rate = "rate: {per_second: 40, concurrency: 2, per_day: 40}\n";
+        CampaignFixture first(sandbox, numbers_csv(30), ledger_yaml(*url, rate));
+        CampaignFixture second(sandbox, numbers_csv(30, 30), ledger_yaml(*url, rate));
+        use_ledger(first, "first");
+        use_ledger(second, "second");
+        Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
+        Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
+        const auto paused = [&](const Background& p) { return contains(p.out() + p.err(), "daily cap"); };
+        CHECK(wait_until([&] { return total_delivered(sandbox) >= 40 && (paused(a) || paused(b)); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        a.signal(SIGINT);
+        b.signal(SIGINT);
+        const int code_a = a.wait();
+        const int code_b = b.wait();
+        CAPTURE(a.err());
+        CAPTURE(b.err());
+        CHECK((code_a == 0 || code_a == 3));
+        CHECK((code_b == 0 || code_b == 3));
+        CHECK(total_delivered(sandbox) == 40);
+        CHECK(status_counts(first)["sent"] + status_counts(second)["sent"] == 40);
+        CHECK(sql_at(*url, "SELECT count(*) FROM wacamp.sends") == "40");
+        CHECK_FALSE(
+            leaks(k_password, {a.out(), a.err(), b.out(), b.err(), file_text(first.log), file_text(second.log)}));
+    }
+
+    TEST_CASE("a ledger server that cannot be reached stops the run before any send, naming it without the password") {
+        if (!test_support::pg_cluster::fresh_database()) {
+            return;
+        }
+        Sandbox sandbox;
+        // Port 1 of 127.0.0.1: nothing listens there.
+        CampaignFixture f(
+            sandbox, numbers_csv(3),
+            "account:\n  ledger: \"postgresql://wacamp:${PGPASS}@127.0.0.1:1/nowhere?connect_timeout=2\"\n");
+        use_ledger(f, "unreachable");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err,
+                       "ledger postgresql://wacamp@127.0.0.1:1/nowhere?connect_timeout=2: cannot connect: "
+                       "connection to server at \"127.0.0.1\", port 1 failed: Connection refused Is the server"));
+        CHECK_FALSE(leaks(k_password, {r.out, r.err}));
+        CHECK(send_requests(sandbox) == 0);
+    }
+
+    TEST_CASE("the ledger's connection lost mid-run stops the run, resumable; the resume sends each number once") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        const int n = 40;
+        CampaignFixture f(sandbox, numbers_csv(n), ledger_yaml(*url, "rate: {per_second: 10}\n"));
+        use_ledger(f, "lost");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        CHECK(wait_until([&] { return total_delivered(sandbox) >= 3; }));
+        // The server ends the runner's session, as a restart or a network cut would.
+        const std::string database = url->substr(url->rfind('/') + 1);
+        sql_at(*url, "SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE datname = '" +
+                         database + "' AND application_name = 'wacamp'");
+        const int code = run.wait();
+        CAPTURE(run.out());
+        CAPTURE(run.err());
+        CHECK(code == 3);
+        CHECK(contains(run.err(), "ledger " + *url + ": "));
+        CHECK(total_delivered(sandbox) < n);
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(once_each(delivered(sandbox), n) == "");
+        CHECK(sql_at(*url, "SELECT count(*) FROM wacamp.sends WHERE state = 'sent'") == std::to_string(n));
+        CHECK_FALSE(leaks(k_password, {run.out(), run.err(), resumed.out, resumed.err, file_text(f.log)}));
+    }
+}

@@ -1,0 +1,240 @@
+// What only the PostgreSQL ledger does: a server to reach, runners on other connections, a
+// schema made on first open. Against the test cluster (tests/support/pg_cluster.hpp).
+#include <doctest/doctest.h>
+
+#include <libpq-fe.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "account/ledger_url.hpp"
+#include "account_ledger_fixture.hpp"
+#include "util/text.hpp"
+
+namespace {
+
+using namespace account_fixture;
+
+// Runs `sql` on the database at `url`; returns the first value of its answer ("" when none).
+std::string sql_at(const std::string& url, const std::string& sql) {
+    PGconn* conn = PQconnectdb(url.c_str());
+    REQUIRE_MESSAGE(PQstatus(conn) == CONNECTION_OK, PQerrorMessage(conn));
+    PGresult* result = PQexec(conn, sql.c_str());
+    const ExecStatusType status = PQresultStatus(result);
+    const bool ok = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK;
+    std::string value = ok && PQntuples(result) > 0 ? PQgetvalue(result, 0, 0) : "";
+    std::string error = ok ? "" : PQresultErrorMessage(result);
+    PQclear(result);
+    PQfinish(conn);
+    REQUIRE_MESSAGE(ok, error);
+    return value;
+}
+
+// What went wrong in other threads: counted, the first kept.
+class Failures {
+public:
+    void operator()(const std::string& message) {
+        std::lock_guard lock(m_mutex);
+        if (m_count++ == 0) {
+            m_first = message;
+        }
+    }
+    int count() const { return m_count; }
+    const std::string& first() const { return m_first; }
+
+private:
+    std::mutex m_mutex;
+    int m_count = 0;
+    std::string m_first;
+};
+
+}  // namespace
+
+TEST_SUITE("account::PgLedger") {
+    TEST_CASE("runners on two connections reserving at once never together exceed per_day") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        Failures fail;
+        std::vector<std::set<std::string>> granted_by(4);
+        std::vector<std::thread> runners;
+        for (int runner = 0; runner < 4; ++runner) {
+            runners.emplace_back([&, runner] {
+                auto opened = account::open_ledger(place.where(), account::OpenOptions{.account = "acme"});
+                if (!opened) {
+                    fail(opened.error().message);
+                    return;
+                }
+                // Each runner its own campaign, 300 numbers in batches of 25, overlapping the others'.
+                for (int first = 0; first < 300; first += 25) {
+                    std::vector<account::Send> batch;
+                    for (int i = first; i < first + 25; ++i) {
+                        batch.push_back(account::Send{std::to_string(5000 + (runner * 71 + i) % 400),
+                                                      "c" + std::to_string(runner), i, std::nullopt});
+                    }
+                    auto answers = (*opened)->reserve(request(batch, per_day(100), k_t0));
+                    if (!answers) {
+                        fail(answers.error().message);
+                        return;
+                    }
+                    for (std::size_t i = 0; i < batch.size(); ++i) {
+                        if ((*answers)[i].granted()) {
+                            granted_by[static_cast<std::size_t>(runner)].insert(batch[i].wa_id);
+                        }
+                    }
+                }
+            });
+        }
+        for (auto& runner : runners) {
+            runner.join();
+        }
+        CHECK_MESSAGE(fail.count() == 0, fail.first());
+        std::set<std::string> numbers;
+        for (const auto& granted_numbers : granted_by) {
+            numbers.insert(granted_numbers.begin(), granted_numbers.end());
+        }
+        // 400 numbers were tried by the four together: the day's 100 are reached, never passed.
+        CHECK(numbers.size() == 100);
+        CHECK(sql_at(place.where(), "SELECT count(DISTINCT wa_id) FROM wacamp.sends") == "100");
+    }
+    TEST_CASE("runners opening a new database at once create the schema once") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        Failures fail;
+        std::vector<std::thread> openers;
+        for (int i = 0; i < 6; ++i) {
+            openers.emplace_back([&] {
+                auto opened = account::open_ledger(place.where(), account::OpenOptions{.account = "acme"});
+                if (!opened) {
+                    fail(opened.error().message);
+                } else if (auto mark = (*opened)->folded("spring"); !mark) {
+                    fail(mark.error().message);
+                }
+            });
+        }
+        for (auto& opener : openers) {
+            opener.join();
+        }
+        CHECK_MESSAGE(fail.count() == 0, fail.first());
+        CHECK(sql_at(place.where(), "SELECT count(*) FROM wacamp.meta") == "1");
+    }
+    TEST_CASE("read-only on an empty database: nothing is created") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open(account::Access::read_only);
+        auto found = book->suppressed({"1"});
+        REQUIRE(found.ok());
+        CHECK(found->empty());
+        CHECK(sql_at(place.where(), "SELECT to_regnamespace('wacamp') IS NULL") == "t");
+    }
+    TEST_CASE("a schema newer than this wacamp's is refused, read-only too") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        { auto book = place.open(); }
+        sql_at(place.where(), "UPDATE wacamp.meta SET version = 99");
+        for (const auto access : {account::Access::read_write, account::Access::read_only}) {
+            auto opened =
+                account::open_ledger(place.where(), account::OpenOptions{.account = "acme", .access = access});
+            REQUIRE_FALSE(opened.ok());
+            CHECK(opened.error().message.find("newer") != std::string::npos);
+        }
+    }
+    TEST_CASE("an unreachable server fails naming the URL without its password") {
+        // A port nothing listens on (the cluster's, plus one, is as good as any).
+        const std::string url = "postgresql://wacamp:Sup3rSecretPw@127.0.0.1:1/ledger?connect_timeout=2";
+        auto opened = account::open_ledger(url, account::OpenOptions{.account = "acme"});
+        REQUIRE_FALSE(opened.ok());
+        const std::string& message = opened.error().message;
+        CHECK(message.starts_with("ledger postgresql://wacamp@127.0.0.1:1/ledger?connect_timeout=2: cannot connect: "));
+        CHECK(message.find("Sup3rSecretPw") == std::string::npos);
+        auto given = account::open_ledger("postgresql://wacamp@127.0.0.1:1/ledger?connect_timeout=2",
+                                          account::OpenOptions{.account = "acme", .password = "An0therSecret"});
+        REQUIRE_FALSE(given.ok());
+        CHECK(given.error().message.find("An0therSecret") == std::string::npos);
+    }
+    TEST_CASE("a connection lost mid-run fails that call, never runs it again, and the next call reconnects") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        REQUIRE(book->reserve(request(sends("spring", {"1"}), per_day(10), k_t0)).ok());
+        const std::string database = place.where().substr(place.where().rfind('/') + 1);
+        sql_at(place.where(), "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '" +
+                                  database + "' AND application_name = 'wacamp'");
+        auto lost = book->reserve(request(sends("spring", {"2"}, 2), per_day(10), k_t0));
+        REQUIRE_FALSE(lost.ok());
+        CHECK(lost.error().message.starts_with("ledger " + place.where() + ": reserving sends: "));
+        // The failed call wrote nothing (its statement never reached the server, or failed there).
+        CHECK(sql_at(place.where(), "SELECT count(*) FROM wacamp.sends") == "1");
+        auto again = book->reserve(request(sends("spring", {"3"}, 3), per_day(10), k_t0));
+        REQUIRE(again.ok());
+        CHECK(granted(*again) == std::vector<bool>{true});
+    }
+    TEST_CASE("a server that does not answer fails the call after answer_timeout instead of holding it for good") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        auto opened = account::open_ledger(
+            place.where(), account::OpenOptions{.account = "acme", .answer_timeout = std::chrono::milliseconds(500)});
+        REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
+        auto& book = *opened.value();
+        // Another session holds the account's lock: every reservation waits behind it.
+        PGconn* holder = PQconnectdb(place.where().c_str());
+        REQUIRE(PQstatus(holder) == CONNECTION_OK);
+        PGresult* locked = PQexec(holder, "SELECT pg_advisory_lock(1463895917, hashtext('acme'))");
+        REQUIRE(PQresultStatus(locked) == PGRES_TUPLES_OK);
+        PQclear(locked);
+        auto waited = book.reserve(request(sends("spring", {"1"}), per_day(10), k_t0));
+        PQfinish(holder);  // the lock goes with the session
+        REQUIRE_FALSE(waited.ok());
+        CHECK(waited.error().message.find("no answer from the server for") != std::string::npos);
+        // The connection it gave up on is dropped; the next call connects afresh and works.
+        auto again = book.reserve(request(sends("spring", {"2"}, 2), per_day(10), k_t0));
+        REQUIRE_MESSAGE(again.ok(), (again.ok() ? "" : again.error().message));
+        CHECK(granted(*again) == std::vector<bool>{true});
+    }
+    TEST_CASE("Sync::normal and a password given apart connect as well") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        auto opened = account::open_ledger(
+            place.where(),
+            account::OpenOptions{.account = "acme", .sync = account::Sync::normal, .password = "unused"});
+        REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
+        REQUIRE((*opened)->suppress({account::Suppression{"1", "manual", k_t0, "manual"}}).ok());
+    }
+}
+
+TEST_SUITE("account::ledger_url") {
+    TEST_CASE("a URL's password is found and left out of what is shown") {
+        CHECK(account::is_postgresql_url("postgresql://db/x"));
+        CHECK(account::is_postgresql_url("postgres://db/x"));
+        CHECK_FALSE(account::is_postgresql_url("./postgresql://x"));
+        CHECK(account::url_without_password("postgresql://u:p%40ss@db:5432/x?sslmode=require") ==
+              "postgresql://u@db:5432/x?sslmode=require");
+        CHECK(account::url_without_password("postgresql://u@db/x?password=pw&sslmode=require") ==
+              "postgresql://u@db/x?sslmode=require");
+        CHECK(account::url_without_password("postgresql://db/x?sslmode=require&password=pw") ==
+              "postgresql://db/x?sslmode=require");
+        CHECK(account::url_without_password("postgresql://u:a@db/x?password=b") == "postgresql://u@db/x");
+        // A ':' after the host is its port, not a password.
+        CHECK(account::url_without_password("postgresql://db:5432/x") == "postgresql://db:5432/x");
+        CHECK_FALSE(account::url_password("postgresql://db:5432/x"));
+        const auto password = account::url_password("postgresql://u:${PGPASS}@db/x");
+        REQUIRE(password);
+        CHECK(std::string("postgresql://u:${PGPASS}@db/x").substr(password->at, password->size) == "${PGPASS}");
+        CHECK(util::percent_decoded("p%40ss%2Fw") == "p@ss/w");
+        CHECK_FALSE(util::percent_decoded("p%40ss%2Fw%zz").has_value());
+    }
+}

@@ -1,0 +1,215 @@
+// The dispatcher with a shared pace (account.rate_store): slots are used at once or dropped.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+
+#include "queue_dispatch_rig.hpp"
+
+using namespace std::chrono_literals;
+
+using namespace dispatch_test;
+
+namespace {
+
+using Steady = std::chrono::steady_clock::time_point;
+
+// A scripted pace that records every question and every slot it granted, by time.
+class FakePace final : public queue::SharedPace {
+public:
+    using Script = std::function<queue::PaceAnswer(Steady now, int want)>;
+    explicit FakePace(Script script) : m_script(std::move(script)) {}
+    queue::PaceAnswer take(Steady now, int want) override {
+        asks.push_back({now, want});
+        queue::PaceAnswer answer = m_script(now, want);
+        granted[now] += answer.granted;
+        return answer;
+    }
+    void throttled(Steady now, std::optional<std::chrono::milliseconds> retry_after) override {
+        throttles.push_back({now, retry_after});
+    }
+    std::vector<std::pair<Steady, int>> asks;
+    std::map<Steady, int> granted;
+    std::vector<std::pair<Steady, std::optional<std::chrono::milliseconds>>> throttles;
+
+private:
+    Script m_script;
+};
+
+queue::PaceAnswer grant(int n, Steady retry_at = {}) {
+    queue::PaceAnswer answer;
+    answer.granted = n;
+    answer.retry_at = retry_at;
+    return answer;
+}
+
+// Every request started at a time the pace granted at least that many slots: none kept for later.
+void check_starts_granted(const fakes::FakeTransport& transport, const FakePace& pace) {
+    std::map<Steady, int> starts;
+    for (const auto& s : transport.started) {
+        ++starts[s.at];
+    }
+    for (const auto& [at, n] : starts) {
+        auto it = pace.granted.find(at);
+        CHECK(it != pace.granted.end());
+        if (it != pace.granted.end()) {
+            CHECK(n <= it->second);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("queue::dispatch with a shared pace") {
+    TEST_CASE("asks for what could start now (at most 1 + burst) and starts what is granted") {
+        Rig rig(ok, 100, 4, 10ms);
+        rig.settings.concurrency = 50;
+        FakePace pace([](Steady, int want) { return grant(want); });
+        rig.pace = &pace;
+        ListSource source(40);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 40);
+        REQUIRE(!pace.asks.empty());
+        CHECK(pace.asks.front().second == 5);
+        for (const auto& [at, want] : pace.asks) {
+            CHECK(want >= 1);
+            CHECK(want <= 5);
+        }
+        check_starts_granted(rig.transport, pace);
+    }
+    TEST_CASE("a partial grant starts that many, keeps the rest first in line and asks again when told") {
+        Rig rig(ok, 1000, 9, 10ms);
+        rig.settings.concurrency = 50;
+        FakePace pace([](Steady now, int want) { return grant(std::min(want, 2), now + 100ms); });
+        rig.pace = &pace;
+        ListSource source(10);
+        rig.run(source);
+        REQUIRE(rig.transport.started.size() == 10);
+        check_starts_granted(rig.transport, pace);
+        // Two every 100 ms: the 10 take 400 ms, and no question comes before its time.
+        CHECK(rig.transport.started.back().at - rig.transport.started.front().at == 400ms);
+        for (std::size_t i = 1; i < pace.asks.size(); ++i) {
+            CHECK(pace.asks[i].first - pace.asks[i - 1].first >= 100ms);
+        }
+        // Rows in order: a job granted no slot goes first next time.
+        for (std::size_t i = 0; i < rig.transport.started.size(); ++i) {
+            CHECK(rig.transport.started[i].request.body.find(std::to_string(919812300000LL + 1 + i)) !=
+                  std::string::npos);
+        }
+    }
+    TEST_CASE("none granted: wakes at the time the pace names, without asking meanwhile") {
+        Rig rig(ok, 1000, 0, 10ms);
+        rig.settings.concurrency = 5;
+        Steady first{};
+        FakePace pace([&](Steady now, int want) {
+            if (first == Steady{}) {
+                first = now;
+            }
+            return now - first < 700ms ? grant(0, now + 700ms) : grant(want);
+        });
+        rig.pace = &pace;
+        ListSource source(3);
+        rig.run(source);
+        REQUIRE(rig.transport.started.size() == 3);
+        CHECK(rig.transport.started.front().at - first == 700ms);
+        REQUIRE(pace.asks.size() >= 2);
+        CHECK(pace.asks[1].first - pace.asks[0].first == 700ms);
+        check_starts_granted(rig.transport, pace);
+    }
+    TEST_CASE("the rate store unreachable: nothing starts while it lasts, one notice, then it goes on") {
+        Rig rig(ok, 1000, 0, 10ms);
+        rig.settings.concurrency = 5;
+        Steady first{};
+        FakePace pace([&](Steady now, int want) {
+            if (first == Steady{}) {
+                first = now;
+            }
+            if (now - first < 3s) {
+                queue::PaceAnswer down;
+                down.retry_at = now + 1s;
+                down.reason = "rate store unreachable: 127.0.0.1:6390: Connection refused";
+                down.notice = true;
+                return down;
+            }
+            return grant(want);
+        });
+        rig.pace = &pace;
+        ListSource source(4);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        REQUIRE(rig.transport.started.size() == 4);
+        CHECK(rig.transport.started.front().at - first >= 3s);
+        // Asked once a second meanwhile, not in a busy loop.
+        CHECK(pace.asks.size() <= 8);
+        REQUIRE(rig.recorder.pauses.size() == 1);
+        CHECK(rig.recorder.pauses[0].pause_reason == "rate store unreachable: 127.0.0.1:6390: Connection refused");
+        REQUIRE(rig.recorder.last_pause);
+        CHECK(rig.recorder.last_pause->pause_reason.starts_with("rate store unreachable"));
+        // Once it answers, the pause is over.
+        REQUIRE(rig.recorder.last_progress);
+        CHECK(rig.recorder.last_progress->pause_reason.empty());
+        check_starts_granted(rig.transport, pace);
+    }
+    TEST_CASE("slots the account does not use are dropped, not kept: each start has its own grant") {
+        // Grants 1 + burst at a time, but the rows come one by one from retries: unused slots
+        // would let a later retry start without asking.
+        int calls = 0;
+        Rig rig(
+            [&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                return ++calls <= 3 ? fakes::http_answer(503, "") : fakes::http_answer(200, k_ok);
+            },
+            1000, 4, 10ms);
+        rig.settings.concurrency = 5;
+        FakePace pace([](Steady, int) { return grant(5); });  // more than asked: clamped
+        rig.pace = &pace;
+        ListSource source(1);
+        rig.run(source);
+        REQUIRE(rig.transport.started.size() == 3);  // max_attempts 3
+        CHECK(pace.asks.size() == 3);
+        for (const auto& [at, want] : pace.asks) {
+            CHECK(want == 1);
+        }
+        check_starts_granted(rig.transport, pace);
+    }
+    TEST_CASE("a throttle is shared with the pace, and the local limiter pauses too") {
+        int calls = 0;
+        Rig rig([&](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+            return ++calls == 1 ? fakes::http_answer(429, "", "2") : fakes::http_answer(200, k_ok);
+        });
+        rig.settings.concurrency = 1;
+        FakePace pace([](Steady, int want) { return grant(want); });
+        rig.pace = &pace;
+        ListSource source(2);
+        rig.run(source);
+        REQUIRE(pace.throttles.size() == 1);
+        CHECK(pace.throttles[0].second == std::optional<std::chrono::milliseconds>(2000ms));
+        REQUIRE(rig.transport.started.size() == 3);
+        CHECK(rig.transport.started[1].at - rig.transport.started[0].at >= 2s);
+    }
+    TEST_CASE("a shared throttle pause shows on the progress line but is no notice") {
+        Rig rig(ok, 1000, 0, 10ms);
+        rig.settings.concurrency = 5;
+        rig.settings.progress_interval = 100ms;
+        Steady first{};
+        FakePace pace([&](Steady now, int want) {
+            if (first == Steady{}) {
+                first = now;
+            }
+            if (now - first < 2s) {
+                queue::PaceAnswer paused;
+                paused.retry_at = first + 2s;
+                paused.reason = "rate limited by the service (the account's runners pause together)";
+                return paused;
+            }
+            return grant(want);
+        });
+        rig.pace = &pace;
+        ListSource source(2);
+        rig.run(source);
+        CHECK(rig.recorder.pauses.empty());
+        REQUIRE(rig.recorder.last_pause);
+        CHECK(rig.recorder.last_pause->pause_reason.starts_with("rate limited by the service"));
+        CHECK(rig.transport.started.front().at - first == 2s);
+    }
+}
