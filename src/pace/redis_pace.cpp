@@ -18,7 +18,8 @@ using std::chrono::microseconds;
 // ARGV: mode ("take" or "throttle"), configured rate (1/s), burst, then for take the slots
 // wanted, for throttle the Retry-After in ms (-1: none). Times in microseconds of Redis's clock.
 // Fields: tat, pause (the shared pause's end), dec (the rate right after the last decrease,
-// absent when the configured rate is in force), cfg (the rate the last writer configured).
+// absent when the configured rate is in force), cfg (the rate and burst the last writer
+// configured, as "RATE/BURST").
 // Returns {granted, retry after (us), why (0 pace, 1 throttle pause), pause left (us), mismatch,
 // Redis's now (us)}.
 constexpr const char* k_script = R"lua(
@@ -33,8 +34,9 @@ local s = redis.call('HMGET', key, 'tat', 'pause', 'dec', 'cfg')
 local tat = tonumber(s[1]) or now
 local pause = tonumber(s[2]) or 0
 local dec = tonumber(s[3])
+local cfgtext = ARGV[2] .. '/' .. ARGV[3]
 local mismatch = 0
-if s[4] and tonumber(s[4]) ~= cfg then mismatch = 1 end
+if s[4] and s[4] ~= cfgtext then mismatch = 1 end
 local rate = cfg
 if dec then
   local climb = 0
@@ -76,7 +78,7 @@ else
   if pause_end > pause then pause = pause_end end
 end
 redis.call('HSET', key, 'tat', string.format('%.0f', tat), 'pause', string.format('%.0f', pause),
-           'cfg', string.format('%.17g', cfg))
+           'cfg', cfgtext)
 if dec then
   redis.call('HSET', key, 'dec', string.format('%.17g', dec))
 else
@@ -248,6 +250,14 @@ queue::PaceAnswer RedisPace::take(Steady now, int want) {
     }
     m_down_until.reset();
     m_mismatch = reply->mismatch != 0;
+    if (m_mismatch && !m_mismatch_told && m_options.warn) {
+        m_mismatch_told = true;
+        m_options.warn(fmt::format(
+            "account.rate_store: another runner of this account paces it with a different rate.per_second or "
+            "rate.burst (this one: {}/s, burst {}): the account's bound then follows whichever asked last; "
+            "give every campaign of the account the same rate",
+            m_rate, m_burst));
+    }
     m_last_time_us = reply->time_us;
     answer.granted = static_cast<int>(std::clamp<long long>(reply->granted, 0, want));
     answer.retry_at = now + microseconds(std::max<long long>(reply->retry_us, 0));

@@ -16,6 +16,7 @@
 // Blocking (a connect timeout of 250 ms, a command timeout of 1 s), on the dispatcher's thread.
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,8 @@ struct RedisPaceOptions {
     std::chrono::milliseconds connect_timeout{250};
     std::chrono::milliseconds command_timeout{1'000};
     std::chrono::milliseconds retry{1'000};  // after an error, the next try
+    // Told once a run when another runner of the account configured a different rate or burst.
+    std::function<void(const std::string&)> warn;
 };
 
 class RedisPace final : public queue::SharedPace {
@@ -50,7 +53,8 @@ public:
 
     // The hash key of the account's state.
     const std::string& key() const { return m_key; }
-    // Whether another runner of the account configured a different rate (the last answer said).
+    // Whether another runner of the account configured a different rate or burst (the last answer
+    // said).
     bool rate_mismatch() const { return m_mismatch; }
     // Redis's clock (us since the epoch) at the last take() answered: the time of its grant.
     long long last_time_us() const { return m_last_time_us; }
@@ -83,6 +87,7 @@ private:
     std::optional<std::chrono::steady_clock::time_point> m_down_until;
     std::string m_down_reason;
     bool m_mismatch = false;
+    bool m_mismatch_told = false;
     long long m_last_time_us = 0;
 };
 

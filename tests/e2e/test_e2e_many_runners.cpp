@@ -162,12 +162,24 @@ TEST_SUITE("e2e: many runners") {
         CHECK(sent.exit_code == 0);
         CHECK(once_each(delivered(sandbox), 3) == "");
         CHECK(connections() > before + 1);
+        // Another campaign of the account at another rate: sent, with a warning that the account's
+        // runners disagree on its rate.
+        CampaignFixture faster(sandbox, numbers_csv(3, 100),
+                               "rate:\n  per_second: 20\naccount:\n  rate_store: redis://:${E2E_REDIS_PW}@127.0.0.1:" +
+                                   std::to_string(redis.port()) + "/0\n");
+        faster.env["E2E_REDIS_PW"] = "e2e-redis-password-42";
+        auto other = faster.wacamp({"run", faster.campaign.string()});
+        CHECK(other.exit_code == 0);
+        CHECK(contains(other.err, "another runner of this account paces it with a different rate.per_second"));
+        CHECK_FALSE(contains(sent.err, "different rate"));
+        CHECK(send_requests(sandbox) == 6);
         // A malformed URL: a campaign-file error naming the key (exit 2), nothing sent, no secret shown.
         edit_campaign(paced, "@127.0.0.1:", "@127.0.0.1:port");
         auto wrong = paced.wacamp({"run", paced.campaign.string()});
         CHECK(wrong.exit_code == 2);
         CHECK(contains(wrong.err, "account.rate_store: the port must be a number"));
-        CHECK(send_requests(sandbox) == 3);
-        CHECK_FALSE(leaks("e2e-redis-password-42", {sent.out, sent.err, wrong.out, wrong.err, read_file(paced.log)}));
+        CHECK(send_requests(sandbox) == 6);
+        CHECK_FALSE(leaks("e2e-redis-password-42",
+                          {sent.out, sent.err, other.out, other.err, wrong.out, wrong.err, read_file(paced.log)}));
     }
 }

@@ -153,9 +153,42 @@ TEST_SUITE("pace::redis_pace") {
         CHECK(one.retry_at > now + 500ms);
         CHECK(one.retry_at <= now + 1100ms);
         CHECK(!b.rate_mismatch());
-        pace::RedisPace faster(store_of(RedisServer::shared()), name, 2, 4, clock);
+        std::vector<std::string> told;
+        pace::RedisPaceOptions telling;
+        telling.warn = [&told](const std::string& w) { told.push_back(w); };
+        pace::RedisPace faster(store_of(RedisServer::shared()), name, 2, 4, clock, telling);
         faster.take(now, 1);
         CHECK(faster.rate_mismatch());
+        REQUIRE(told.size() == 1);
+        CHECK(told[0].find("different rate.per_second or rate.burst (this one: 2/s, burst 4)") != std::string::npos);
+        // Told once a run, however often it is seen again.
+        b.take(now, 1);
+        faster.take(now, 1);
+        CHECK(faster.rate_mismatch());
+        CHECK(told.size() == 1);
+    }
+    TEST_CASE("a different burst alone is a mismatch too, told once") {
+        if (redis_missing()) {
+            return;
+        }
+        util::SystemClock clock;
+        const std::string name = account("burst");
+        std::vector<std::string> told;
+        pace::RedisPaceOptions telling;
+        telling.warn = [&told](const std::string& w) { told.push_back(w); };
+        pace::RedisPace a(store_of(RedisServer::shared()), name, 100, 5, clock, telling);
+        pace::RedisPace same(store_of(RedisServer::shared()), name, 100, 5, clock, telling);
+        pace::RedisPace wider(store_of(RedisServer::shared()), name, 100, 6, clock, telling);
+        const auto now = clock.steady_now();
+        a.take(now, 1);
+        same.take(now, 1);
+        CHECK(told.empty());
+        wider.take(now, 1);
+        CHECK(wider.rate_mismatch());
+        CHECK(told.size() == 1);
+        a.take(now, 1);
+        CHECK(a.rate_mismatch());
+        CHECK(told.size() == 2);
     }
     TEST_CASE("a throttle seen by one runner pauses the others, halves the rate once, and the rate climbs back") {
         if (redis_missing()) {
