@@ -79,6 +79,44 @@ std::map<std::string, int> delivered(const Sandbox& sandbox) {
     return out;
 }
 
+int total_delivered(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& [wa_id, times] : delivered(sandbox)) {
+        n += times;
+    }
+    return n;
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + seconds;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+}
+
+PairRun run_pair_to_daily_cap(const Sandbox& sandbox, const CampaignFixture& first, const CampaignFixture& second,
+                              int cap) {
+    Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
+    Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
+    const auto paused = [](const Background& p) { return contains(p.out() + p.err(), "daily cap"); };
+    PairRun run;
+    run.capped = wait_until([&] { return total_delivered(sandbox) >= cap && (paused(a) || paused(b)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    a.signal(SIGINT);
+    b.signal(SIGINT);
+    run.code_first = a.wait();
+    run.code_second = b.wait();
+    run.out_first = a.out();
+    run.err_first = a.err();
+    run.out_second = b.out();
+    run.err_second = b.err();
+    return run;
+}
+
 bool leaks(const std::string& secret, const std::vector<std::string>& texts) {
     for (const auto& t : texts) {
         if (t.find(secret) != std::string::npos) {

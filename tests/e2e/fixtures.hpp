@@ -1,6 +1,8 @@
 #pragma once
 // A campaign in a temporary folder, pointed at a sandbox: the common setup of end-to-end tests.
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -42,6 +44,24 @@ struct CampaignFixture {
 
 // How many "ok" send-message answers the sandbox journaled per wa_id.
 std::map<std::string, int> delivered(const Sandbox& sandbox);
+
+// Waits, up to `seconds`, until `done` holds; whether it did.
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds = std::chrono::seconds(30));
+
+// How many "ok" send-message answers the sandbox journaled, all numbers together.
+int total_delivered(const Sandbox& sandbox);
+
+// Two campaigns of one account run at once (`run --no-progress`) until the sandbox has
+// delivered `cap` messages and one of them says it waits for the daily cap (at most 30 s),
+// half a second more (a send past the cap would show), then both are interrupted (SIGINT).
+struct PairRun {
+    bool capped = false;  // the cap was reached and a run said so in time
+    int code_first = -1;
+    int code_second = -1;
+    std::string out_first, err_first, out_second, err_second;
+};
+PairRun run_pair_to_daily_cap(const Sandbox& sandbox, const CampaignFixture& first, const CampaignFixture& second,
+                              int cap);
 
 // Whether `text` appears in any output, log or journal given.
 bool leaks(const std::string& secret, const std::vector<std::string>& texts);

@@ -54,26 +54,6 @@ std::string meta_error(int i, const std::string& code) {
     return numbers_wa_id(i) + "=" + code;
 }
 
-// Waits, up to `seconds`, until `done` holds.
-template <typename F>
-bool wait_until(F&& done, int seconds = 20) {
-    for (int i = 0; i < seconds * 100; ++i) {
-        if (done()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return done();
-}
-
-int total_delivered(const Sandbox& sandbox) {
-    int n = 0;
-    for (const auto& [wa_id, times] : delivered(sandbox)) {
-        n += times;
-    }
-    return n;
-}
-
 }  // namespace
 
 TEST_SUITE("e2e: ledger") {
@@ -279,19 +259,12 @@ TEST_SUITE("e2e: ledger") {
         CampaignFixture first(sandbox, numbers_csv(30), rate);
         CampaignFixture second(sandbox, numbers_csv(30, 30), rate);
         share_ledger(second, first, "second");
-        Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
-        Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
-        const auto paused = [&](const Background& p) { return contains(p.out() + p.err(), "daily cap"); };
-        CHECK(wait_until([&] { return total_delivered(sandbox) >= 40 && (paused(a) || paused(b)); }));
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        a.signal(SIGINT);
-        b.signal(SIGINT);
-        const int code_a = a.wait();
-        const int code_b = b.wait();
-        CAPTURE(a.err());
-        CAPTURE(b.err());
-        CHECK((code_a == 0 || code_a == 3));
-        CHECK((code_b == 0 || code_b == 3));
+        const PairRun pair = run_pair_to_daily_cap(sandbox, first, second, 40);
+        CAPTURE(pair.err_first);
+        CAPTURE(pair.err_second);
+        CHECK(pair.capped);
+        CHECK((pair.code_first == 0 || pair.code_first == 3));
+        CHECK((pair.code_second == 0 || pair.code_second == 3));
         CHECK(total_delivered(sandbox) == 40);
         CHECK(status_counts(first)["sent"] + status_counts(second)["sent"] == 40);
         const LedgerProbe ledger(ledger_of(first), account_of(sandbox));

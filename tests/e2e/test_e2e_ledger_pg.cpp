@@ -64,25 +64,6 @@ int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
     return n;
 }
 
-int total_delivered(const Sandbox& sandbox) {
-    int n = 0;
-    for (const auto& [wa_id, times] : delivered(sandbox)) {
-        n += times;
-    }
-    return n;
-}
-
-template <typename F>
-bool wait_until(F&& done, int seconds = 30) {
-    for (int i = 0; i < seconds * 100; ++i) {
-        if (done()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return done();
-}
-
 std::string file_text(const std::filesystem::path& path) {
     std::ifstream in(path);
     std::stringstream text;
@@ -156,24 +137,17 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
         CampaignFixture second(sandbox, numbers_csv(30, 30), ledger_yaml(*url, rate));
         use_ledger(first, "first");
         use_ledger(second, "second");
-        Background a({"run", first.campaign.string(), "--no-progress"}, first.env);
-        Background b({"run", second.campaign.string(), "--no-progress"}, second.env);
-        const auto paused = [&](const Background& p) { return contains(p.out() + p.err(), "daily cap"); };
-        CHECK(wait_until([&] { return total_delivered(sandbox) >= 40 && (paused(a) || paused(b)); }));
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        a.signal(SIGINT);
-        b.signal(SIGINT);
-        const int code_a = a.wait();
-        const int code_b = b.wait();
-        CAPTURE(a.err());
-        CAPTURE(b.err());
-        CHECK((code_a == 0 || code_a == 3));
-        CHECK((code_b == 0 || code_b == 3));
+        const PairRun pair = run_pair_to_daily_cap(sandbox, first, second, 40);
+        CAPTURE(pair.err_first);
+        CAPTURE(pair.err_second);
+        CHECK(pair.capped);
+        CHECK((pair.code_first == 0 || pair.code_first == 3));
+        CHECK((pair.code_second == 0 || pair.code_second == 3));
         CHECK(total_delivered(sandbox) == 40);
         CHECK(status_counts(first)["sent"] + status_counts(second)["sent"] == 40);
         CHECK(sql_at(*url, "SELECT count(*) FROM wacamp.sends") == "40");
-        CHECK_FALSE(
-            leaks(k_password, {a.out(), a.err(), b.out(), b.err(), file_text(first.log), file_text(second.log)}));
+        CHECK_FALSE(leaks(k_password, {pair.out_first, pair.err_first, pair.out_second, pair.err_second,
+                                       file_text(first.log), file_text(second.log)}));
     }
 
     TEST_CASE("a ledger server that cannot be reached stops the run before any send, naming it without the password") {
