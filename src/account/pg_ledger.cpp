@@ -149,14 +149,7 @@ util::Result<std::size_t> PgLedger::suppress(const std::vector<Suppression>& ent
         return read_only("adding to the suppression list");
     }
     return guarded<std::size_t>("adding to the suppression list", [&] {
-        std::vector<std::string> wa_ids, reasons, sources;
-        std::vector<std::int64_t> since;
-        for (const auto& entry : entries) {
-            wa_ids.push_back(entry.wa_id);
-            reasons.push_back(entry.reason);
-            since.push_back(to_millis(entry.since));
-            sources.push_back(entry.source);
-        }
+        const SuppressionArrays listed = arrays_of(entries);
         // A number already listed (or earlier in the batch) keeps its first entry.
         const auto added = m_db->query(
             "INSERT INTO wacamp.suppressions (account, wa_id, reason, since, source) "
@@ -164,10 +157,21 @@ util::Result<std::size_t> PgLedger::suppress(const std::vector<Suppression>& ent
             "FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY "
             "AS e (wa_id, reason, since, source, n) ORDER BY e.n "
             "ON CONFLICT (account, wa_id) DO NOTHING RETURNING 1",
-            {m_account, pg::text_array(wa_ids), pg::text_array(reasons), pg::integer_array(since),
-             pg::text_array(sources)});
+            {m_account, listed.wa_ids, listed.reasons, listed.since, listed.sources});
         return static_cast<std::size_t>(added.size());
     });
+}
+
+PgLedger::SuppressionArrays PgLedger::arrays_of(const std::vector<Suppression>& entries) {
+    std::vector<std::string> wa_ids, reasons, sources;
+    std::vector<std::int64_t> since;
+    for (const auto& entry : entries) {
+        wa_ids.push_back(entry.wa_id);
+        reasons.push_back(entry.reason);
+        since.push_back(to_millis(entry.since));
+        sources.push_back(entry.source);
+    }
+    return {pg::text_array(wa_ids), pg::text_array(reasons), pg::integer_array(since), pg::text_array(sources)};
 }
 
 util::Result<std::size_t> PgLedger::unsuppress(const std::vector<std::string>& wa_ids) {

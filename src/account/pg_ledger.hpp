@@ -38,6 +38,12 @@ public:
     util::Result<std::size_t> prune(util::TimePoint before) override;
 
 private:
+    // Suppression entries as the parameters of one unnest(): $wa_ids, $reasons, $since, $sources.
+    struct SuppressionArrays {
+        std::string wa_ids, reasons, since, sources;
+    };
+    static SuppressionArrays arrays_of(const std::vector<Suppression>& entries);
+
     PgLedger(std::string url, const OpenOptions& options);
 
     // Runs `body` on a live connection (connecting again first if the last call lost it: a

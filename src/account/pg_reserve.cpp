@@ -110,16 +110,11 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
                 ats.push_back(to_millis(answer.at));
             }
         };
-        std::vector<std::string> u_wa_ids, m_wa_ids, s_wa_ids, s_reasons, s_sources;
-        std::vector<std::int64_t> u_ats, m_ats, s_sinces;
+        std::vector<std::string> u_wa_ids, m_wa_ids;
+        std::vector<std::int64_t> u_ats, m_ats;
         answers(batch.undeliverable, u_wa_ids, u_ats);
         answers(batch.marketing_limited, m_wa_ids, m_ats);
-        for (const auto& entry : batch.suppress) {
-            s_wa_ids.push_back(entry.wa_id);
-            s_reasons.push_back(entry.reason);
-            s_sinces.push_back(to_millis(entry.since));
-            s_sources.push_back(entry.source);
-        }
+        SuppressionArrays suppress = arrays_of(batch.suppress);
         const auto rows = m_db->query(
             "SELECT * FROM wacamp.record($1, $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], "
             "$7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::bigint[], $13::text[], "
@@ -136,10 +131,10 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
              pg::integer_array(u_ats),
              pg::text_array(m_wa_ids),
              pg::integer_array(m_ats),
-             pg::text_array(s_wa_ids),
-             pg::text_array(s_reasons),
-             pg::integer_array(s_sinces),
-             pg::text_array(s_sources),
+             std::move(suppress.wa_ids),
+             std::move(suppress.reasons),
+             std::move(suppress.since),
+             std::move(suppress.sources),
              batch.fold ? pg::Param(batch.fold->campaign) : std::nullopt,
              batch.fold ? pg::Param(text_of(static_cast<std::int64_t>(batch.fold->value))) : std::nullopt,
              text_of(batch.undeliverable_after),
