@@ -81,6 +81,9 @@ struct CurlTransport::Impl {
         // The body goes through a read callback with no seek function, so libcurl cannot
         // resend it on its own (it would on a reused connection that closed unanswered).
         curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        // A request's body is a few hundred bytes: libcurl's smallest upload buffer (16 KiB, the
+        // size of its receive buffer) instead of 64 KiB, allocated and freed for every request.
+        curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
         curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 0L);  // see `deadlines`
         curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
