@@ -150,6 +150,18 @@ std::map<std::string, std::string> status_by_wa_id(const CampaignFixture& c) {
     return out;
 }
 
+// The result lines of the log whose status is unknown, one a line.
+std::string unknown_lines(const CampaignFixture& c) {
+    std::string out;
+    std::istringstream log(read_file(c.log));
+    for (std::string line; std::getline(log, line);) {
+        if (line.find("\"status\":\"unknown\"") != std::string::npos) {
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
 // "" when no number was processed more than once.
 std::string at_most_once(const std::map<std::string, int>& processed) {
     std::string out;
@@ -172,6 +184,8 @@ TEST_SUITE("e2e: http2 faults") {
         auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
         CAPTURE(r.out);
         CAPTURE(r.err);
+        const std::string unknown = unknown_lines(c);  // their reasons, when the check below fails
+        CAPTURE(unknown);
         CHECK(r.exit_code == 0);
         CHECK(status_counts(c)["sent"] == count);
         CHECK(once_each(server.processed(), count) == "");
