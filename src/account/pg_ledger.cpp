@@ -94,7 +94,9 @@ void PgLedger::prepare_schema() {
         return;
     }
     if (m_access == Access::read_only) {
-        m_empty = true;  // nothing recorded yet: an empty ledger, and nothing is created
+        // Nothing recorded yet: an empty ledger, and nothing is created. A version 1 schema is
+        // read as it is (its reserve() previews the caps; screening checks the rest).
+        m_empty = found == 0;
         return;
     }
     // Under a lock, so that runners opening a new database at once create the schema once.
@@ -105,6 +107,12 @@ void PgLedger::prepare_schema() {
         check(found);
         if (found == 0) {
             m_db->exec(pg_schema::k_create);
+        }
+        if (found < pg_schema::k_version) {
+            m_db->exec(pg_schema::k_reserve);
+        }
+        if (found == 1) {
+            m_db->exec(pg_schema::k_upgrade_from_1);
         }
         m_db->exec("COMMIT");
     } catch (const pg::Failure& e) {

@@ -17,6 +17,18 @@ std::string text_of(std::int64_t value) {
     return std::to_string(value);
 }
 
+// wacamp.reserve's refusal codes (pg_schema.cpp).
+Refusal refusal_of(std::int64_t code) {
+    switch (code) {
+    case 1: return Refusal::frequency_cap;
+    case 2: return Refusal::per_day;
+    case 3: return Refusal::suppressed;
+    case 4: return Refusal::held;
+    case 0: return Refusal::none;
+    default: throw pg::Failure("the server answered an unknown refusal " + std::to_string(code));
+    }
+}
+
 }  // namespace
 
 util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationRequest& request) {
@@ -51,10 +63,7 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
         for (int i = 0; i < decided.size(); ++i) {
             const auto refusal = decided.integer(i, 0);
             const auto room = decided.null(i, 1) ? std::nullopt : std::optional(from_millis(decided.integer(i, 1)));
-            answers.push_back(Reservation{refusal == 1   ? Refusal::frequency_cap
-                                          : refusal == 2 ? Refusal::per_day
-                                                         : Refusal::none,
-                                          room});
+            answers.push_back(Reservation{refusal_of(refusal), room});
         }
         return answers;
     });

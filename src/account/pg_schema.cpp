@@ -10,7 +10,7 @@ CREATE SCHEMA IF NOT EXISTS wacamp;
 CREATE TABLE wacamp.meta (
     version bigint NOT NULL
 );
-INSERT INTO wacamp.meta (version) VALUES (1);
+INSERT INTO wacamp.meta (version) VALUES (2);
 CREATE TABLE wacamp.suppressions (
     account text NOT NULL,
     wa_id   text NOT NULL,
@@ -49,110 +49,6 @@ CREATE TABLE wacamp.folds (
     covered  bigint NOT NULL,
     PRIMARY KEY (account, campaign)
 );
-
--- Decides a batch of sends in order (refusal 0: granted, 1: frequency_cap, 2: per_day, with
--- room_at) and, with p_commit, writes the granted ones as reserved, under the account's lock.
-CREATE FUNCTION wacamp.reserve(p_account text, p_campaigns text[], p_rows bigint[], p_wa_ids text[],
-                               p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean)
-RETURNS TABLE (refusal integer, room_at bigint)
-LANGUAGE plpgsql
--- Each lookup planned for its own values: a plan cached while the table was small (a new ledger,
--- never analyzed) scanned the whole day's sends for every number, 0.3 ms a lookup at 10,000.
-SET plan_cache_mode = force_custom_plan
-AS $$
-DECLARE
-    k_day constant bigint := 86400000;
-    v_day_before bigint := 0;  -- numbers messaged in the trailing 24 h, before this batch
-    v_new_today bigint := 0;   -- numbers this batch adds to them
-    v_today jsonb := '{}';     -- the batch's numbers (a set)
-    v_granted jsonb := '{}';   -- the batch's grants per number
-    v_grants integer[] := '{}';
-    v_grant integer;
-    v_wa_id text;
-    v_stored bigint;
-    v_total bigint;
-    v_offset bigint;
-    v_room bigint;
-    v_numbers bigint;
-    v_is_new boolean;
-BEGIN
-    IF p_commit THEN
-        -- Every runner of the account decides one batch at a time: two deciding at once could
-        -- each see room for the last slot.
-        PERFORM pg_advisory_xact_lock(1463895917, hashtext(p_account));
-    END IF;
-    IF p_per_day IS NOT NULL THEN
-        SELECT count(DISTINCT s.wa_id) INTO v_day_before FROM wacamp.sends s
-         WHERE s.account = p_account AND s.at > p_now - k_day;
-    END IF;
-    FOR i IN 1 .. coalesce(array_length(p_wa_ids, 1), 0) LOOP
-        v_wa_id := p_wa_ids[i];
-        IF p_max IS NOT NULL THEN
-            -- This row's own earlier reservation does not count against it.
-            SELECT count(*) INTO v_stored FROM wacamp.sends s
-             WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
-               AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i]);
-            v_total := v_stored + coalesce((v_granted ->> v_wa_id)::bigint, 0);
-            IF v_total >= p_max THEN
-                -- Room opens when the (total - max + 1)th oldest send ages out of the window.
-                v_offset := v_total - greatest(p_max, 0);
-                IF v_offset >= v_stored THEN
-                    v_room := p_now + p_per;
-                ELSE
-                    SELECT s.at INTO v_room FROM wacamp.sends s
-                     WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
-                       AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i])
-                     ORDER BY s.at OFFSET v_offset LIMIT 1;
-                    v_room := coalesce(v_room, p_now - p_per) + p_per;
-                END IF;
-                refusal := 1;
-                room_at := v_room;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-        END IF;
-        v_is_new := false;
-        IF p_per_day IS NOT NULL THEN
-            v_is_new := NOT (v_today ? v_wa_id) AND NOT EXISTS (
-                SELECT 1 FROM wacamp.sends s WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - k_day);
-            v_numbers := v_day_before + v_new_today;
-            IF v_is_new AND v_numbers >= p_per_day THEN
-                -- When the (numbers - cap + 1)th number, by its latest send, ages out.
-                v_offset := v_numbers - greatest(p_per_day, 0);
-                IF v_offset >= v_day_before THEN
-                    v_room := p_now + k_day;
-                ELSE
-                    SELECT max(s.at) AS last INTO v_room FROM wacamp.sends s
-                     WHERE s.account = p_account AND s.at > p_now - k_day
-                     GROUP BY s.wa_id ORDER BY last OFFSET v_offset LIMIT 1;
-                    v_room := coalesce(v_room, p_now) + k_day;
-                END IF;
-                refusal := 2;
-                room_at := v_room;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-        END IF;
-        IF v_is_new THEN
-            v_new_today := v_new_today + 1;
-        END IF;
-        v_today := v_today || jsonb_build_object(v_wa_id, true);
-        v_granted := v_granted || jsonb_build_object(v_wa_id, coalesce((v_granted ->> v_wa_id)::bigint, 0) + 1);
-        v_grants := v_grants || i;
-        refusal := 0;
-        room_at := NULL;
-        RETURN NEXT;
-    END LOOP;
-    -- Written once every send is decided: the batch's own grants are counted above, not read back.
-    IF p_commit THEN
-        FOREACH v_grant IN ARRAY v_grants LOOP
-            INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state)
-            VALUES (p_account, p_campaigns[v_grant], p_rows[v_grant], p_wa_ids[v_grant], p_now, 'reserved')
-            ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at WHERE s.state = 'reserved';
-        END LOOP;
-    END IF;
-END
-$$;
 
 -- Applies a batch of answers and moves the campaign's fold mark; returns the numbers it newly
 -- suppressed, in order.
@@ -226,5 +122,131 @@ BEGIN
 END
 $$;
 )SQL";
+
+const char* const k_reserve = R"SQL(
+-- Decides a batch of sends in order (refusal 0: granted, 1: frequency_cap, 2: per_day, with
+-- room_at; 3: suppressed; 4: held by a 131049 answer, room_at its end) and, with p_commit,
+-- writes the granted ones as reserved, under the account's lock. Version 2 added 3 and 4: an
+-- opt-out another runner met after this one screened its rows must still hold the send back.
+CREATE OR REPLACE FUNCTION wacamp.reserve(p_account text, p_campaigns text[], p_rows bigint[], p_wa_ids text[],
+                               p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean)
+RETURNS TABLE (refusal integer, room_at bigint)
+LANGUAGE plpgsql
+-- Each lookup planned for its own values: a plan cached while the table was small (a new ledger,
+-- never analyzed) scanned the whole day's sends for every number, 0.3 ms a lookup at 10,000.
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    k_day constant bigint := 86400000;
+    v_day_before bigint := 0;  -- numbers messaged in the trailing 24 h, before this batch
+    v_new_today bigint := 0;   -- numbers this batch adds to them
+    v_today jsonb := '{}';     -- the batch's numbers (a set)
+    v_granted jsonb := '{}';   -- the batch's grants per number
+    v_grants integer[] := '{}';
+    v_grant integer;
+    v_wa_id text;
+    v_stored bigint;
+    v_total bigint;
+    v_offset bigint;
+    v_room bigint;
+    v_numbers bigint;
+    v_is_new boolean;
+BEGIN
+    IF p_commit THEN
+        -- Every runner of the account decides one batch at a time: two deciding at once could
+        -- each see room for the last slot.
+        PERFORM pg_advisory_xact_lock(1463895917, hashtext(p_account));
+    END IF;
+    IF p_per_day IS NOT NULL THEN
+        SELECT count(DISTINCT s.wa_id) INTO v_day_before FROM wacamp.sends s
+         WHERE s.account = p_account AND s.at > p_now - k_day;
+    END IF;
+    FOR i IN 1 .. coalesce(array_length(p_wa_ids, 1), 0) LOOP
+        v_wa_id := p_wa_ids[i];
+        IF EXISTS (SELECT 1 FROM wacamp.suppressions x WHERE x.account = p_account AND x.wa_id = v_wa_id) THEN
+            refusal := 3;
+            room_at := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        v_room := NULL;
+        SELECT h.until INTO v_room FROM wacamp.marketing_holds h
+         WHERE h.account = p_account AND h.wa_id = v_wa_id AND h.until > p_now;
+        IF v_room IS NOT NULL THEN
+            refusal := 4;
+            room_at := v_room;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        IF p_max IS NOT NULL THEN
+            -- This row's own earlier reservation does not count against it.
+            SELECT count(*) INTO v_stored FROM wacamp.sends s
+             WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
+               AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i]);
+            v_total := v_stored + coalesce((v_granted ->> v_wa_id)::bigint, 0);
+            IF v_total >= p_max THEN
+                -- Room opens when the (total - max + 1)th oldest send ages out of the window.
+                v_offset := v_total - greatest(p_max, 0);
+                IF v_offset >= v_stored THEN
+                    v_room := p_now + p_per;
+                ELSE
+                    SELECT s.at INTO v_room FROM wacamp.sends s
+                     WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
+                       AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i])
+                     ORDER BY s.at OFFSET v_offset LIMIT 1;
+                    v_room := coalesce(v_room, p_now - p_per) + p_per;
+                END IF;
+                refusal := 1;
+                room_at := v_room;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+        END IF;
+        v_is_new := false;
+        IF p_per_day IS NOT NULL THEN
+            v_is_new := NOT (v_today ? v_wa_id) AND NOT EXISTS (
+                SELECT 1 FROM wacamp.sends s WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - k_day);
+            v_numbers := v_day_before + v_new_today;
+            IF v_is_new AND v_numbers >= p_per_day THEN
+                -- When the (numbers - cap + 1)th number, by its latest send, ages out.
+                v_offset := v_numbers - greatest(p_per_day, 0);
+                IF v_offset >= v_day_before THEN
+                    v_room := p_now + k_day;
+                ELSE
+                    SELECT max(s.at) AS last INTO v_room FROM wacamp.sends s
+                     WHERE s.account = p_account AND s.at > p_now - k_day
+                     GROUP BY s.wa_id ORDER BY last OFFSET v_offset LIMIT 1;
+                    v_room := coalesce(v_room, p_now) + k_day;
+                END IF;
+                refusal := 2;
+                room_at := v_room;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+        END IF;
+        IF v_is_new THEN
+            v_new_today := v_new_today + 1;
+        END IF;
+        v_today := v_today || jsonb_build_object(v_wa_id, true);
+        v_granted := v_granted || jsonb_build_object(v_wa_id, coalesce((v_granted ->> v_wa_id)::bigint, 0) + 1);
+        v_grants := v_grants || i;
+        refusal := 0;
+        room_at := NULL;
+        RETURN NEXT;
+    END LOOP;
+    -- Written once every send is decided: the batch's own grants are counted above, not read back.
+    IF p_commit THEN
+        FOREACH v_grant IN ARRAY v_grants LOOP
+            INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state)
+            VALUES (p_account, p_campaigns[v_grant], p_rows[v_grant], p_wa_ids[v_grant], p_now, 'reserved')
+            ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at WHERE s.state = 'reserved';
+        END LOOP;
+    END IF;
+END
+$$;
+)SQL";
+
+// Version 1 had the same tables and a reserve() that checked only the caps.
+const char* const k_upgrade_from_1 = "UPDATE wacamp.meta SET version = 2;";
 
 }  // namespace account::pg_schema

@@ -8,13 +8,18 @@
 namespace account::pg_schema {
 
 // The schema this build writes, kept in wacamp.meta.
-constexpr std::int64_t k_version = 1;
+constexpr std::int64_t k_version = 2;
 
 // The key of the advisory locks (pg_advisory_xact_lock(k_lock_space, …)): with 0, the creation
 // of the schema; with hashtext(account), the account's reservations.
 constexpr std::int64_t k_lock_space = 1463895917;  // "WACm"
 
-// Creates the schema (k_version) in a transaction that already holds the creation lock.
+// Creates the schema's tables and wacamp.record (k_version) in a transaction that already holds
+// the creation lock; k_reserve then (re)creates wacamp.reserve.
 extern const char* const k_create;
+extern const char* const k_reserve;
+// With k_reserve, brings a version 1 schema to version 2 (reserve() refuses suppressed and held
+// numbers).
+extern const char* const k_upgrade_from_1;
 
 }  // namespace account::pg_schema

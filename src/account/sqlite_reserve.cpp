@@ -22,7 +22,9 @@ public:
           m_sends_of_number(db,
                             "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
                             "AND NOT (campaign = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
-          m_in_day(db, "SELECT 1 FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 LIMIT 1") {
+          m_in_day(db, "SELECT 1 FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 LIMIT 1"),
+          m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
+          m_held(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2") {
         if (request.limits.per_day) {
             sqlite::Statement distinct(db, "SELECT COUNT(DISTINCT wa_id) FROM sends WHERE account = ?9 AND at > ?1");
             distinct.bind(1, to_millis(request.now - k_day)).bind(k_account, account);
@@ -31,6 +33,14 @@ public:
     }
 
     Reservation decide(const Send& send) {
+        // Checked here, in the transaction that reserves, not only when the row was screened: an
+        // opt-out another runner met (or `suppress add`) since then must hold this send back.
+        if (suppressed(send.wa_id)) {
+            return Reservation{Refusal::suppressed, std::nullopt};
+        }
+        if (auto until = held_until(send.wa_id)) {
+            return Reservation{Refusal::held, until};
+        }
         if (m_request.limits.per_recipient) {
             if (auto room = frequency_room(send, *m_request.limits.per_recipient)) {
                 return Reservation{Refusal::frequency_cap, room};
@@ -79,6 +89,23 @@ private:
         return oldest + limit.per;
     }
 
+    bool suppressed(const std::string& wa_id) {
+        m_suppressed.bind(1, wa_id).bind(k_account, m_account);
+        const bool found = m_suppressed.step();
+        m_suppressed.reset();
+        return found;
+    }
+
+    std::optional<util::TimePoint> held_until(const std::string& wa_id) {
+        m_held.bind(1, wa_id).bind(2, to_millis(m_request.now)).bind(k_account, m_account);
+        std::optional<util::TimePoint> until;
+        if (m_held.step()) {
+            until = from_millis(m_held.integer(0));
+        }
+        m_held.reset();
+        return until;
+    }
+
     bool counted_today(const std::string& wa_id) {
         m_in_day.bind(1, wa_id).bind(2, to_millis(m_request.now - k_day)).bind(k_account, m_account);
         const bool found = m_in_day.step();
@@ -105,6 +132,8 @@ private:
     const ReservationRequest& m_request;
     sqlite::Statement m_sends_of_number;
     sqlite::Statement m_in_day;
+    sqlite::Statement m_suppressed;
+    sqlite::Statement m_held;
     std::int64_t m_day_numbers_before = 0;  // numbers messaged in the trailing 24 h, before this batch
     std::int64_t m_new_today = 0;           // numbers this batch adds to them
     std::unordered_set<std::string> m_today;

@@ -52,10 +52,13 @@ struct ReservationRequest {
     Apply apply = Apply::commit;
 };
 
-enum class Refusal { none, frequency_cap, per_day };
+// Why a send was refused: the number is on the suppression list (never), held by a 131049 answer
+// (until `room_at`), at `rate.per_recipient` or at the account's `rate.per_day`.
+enum class Refusal { none, frequency_cap, per_day, suppressed, held };
 
 // The answer for one send: granted (refusal none) or refused, and then from when the same send
-// would be granted (`room_at`: when the oldest send in the way ages out of its window).
+// would be granted (`room_at`: when the oldest send in the way ages out of its window, or the
+// hold ends; nullopt for a suppressed number).
 struct Reservation {
     Refusal refusal = Refusal::none;
     std::optional<util::TimePoint> room_at;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -197,9 +198,21 @@ void read_results(const detail::Section& root, Campaign& out) {
     out.results = resolved;
 }
 
+// The variables wacamp reads secrets from whatever the campaign file says.
+constexpr std::string_view k_secret_variables[] = {"WACAMP_API_KEY", "WACAMP_ACCESS_TOKEN", "WACAMP_METRICS_PUSH"};
+
 // A message template holding a secret's value (`text: "key ${WACAMP_API_KEY}"`) would send it to
-// every recipient and write it into the dry run's log: refused, like any unusable input.
+// every recipient and write it into the dry run's log: refused, like any unusable input. Refused
+// too: a `${VAR}` naming a variable wacamp treats as a secret, whether or not this campaign uses
+// it, and the value of any of those variables however it got there.
 void refuse_secrets_in_message(detail::LoadContext& ctx, const Campaign& c) {
+    for (const auto name : k_secret_variables) {
+        ctx.secret_variables.insert(std::string(name));
+        if (auto value = ctx.env.get(std::string(name))) {
+            ctx.secrets.add(*value);
+        }
+    }
+    std::set<std::string> refused;  // one problem a key
     const std::pair<const char*, const std::string*> fields[] = {
         {"message.text", &c.message.text},
         {"message.source", &c.message.source},
@@ -208,12 +221,22 @@ void refuse_secrets_in_message(detail::LoadContext& ctx, const Campaign& c) {
         if (value == nullptr || ctx.secrets.apply(*value) == *value) {
             continue;
         }
+        refused.insert(key);
         const auto line = c.lines.find(key);
         ctx.problem(line == c.lines.end() ? 1 : line->second,
                     fmt::format("{}: holds the value of a secret (service.api_key, service.access_token, a "
-                                "service.headers value or account.ledger's password); it would be sent to every "
-                                "recipient",
+                                "service.headers value, a password of account.ledger or account.rate_store, or "
+                                "WACAMP_METRICS_PUSH); it would be sent to every recipient",
                                 key));
+    }
+    for (const auto& reference : ctx.references) {
+        if (reference.key.starts_with("message.") && ctx.secret_variables.contains(reference.variable) &&
+            refused.insert(reference.key).second) {
+            ctx.problem(reference.line,
+                        fmt::format("{}: names ${{{}}}, which holds a secret (an API key, token or password wacamp "
+                                    "reads); it would be sent to every recipient",
+                                    reference.key, reference.variable));
+        }
     }
 }
 

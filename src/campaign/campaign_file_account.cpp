@@ -61,6 +61,12 @@ void read_ledger_url(const Section& section, const std::string& url, Written wri
 
 void read_ledger(const Section& root, const std::optional<Section>& section, Account& out) {
     LoadContext& ctx = root.context();
+    if (auto raw = section ? section->written("ledger") : std::nullopt) {
+        // A URL whole from a variable carries a password: no message may name that variable.
+        for (auto& name : util::variables_in(*raw)) {
+            ctx.secret_variables.insert(std::move(name));
+        }
+    }
     if (auto url = section ? section->written("ledger") : std::nullopt; url && account::is_postgresql_url(*url)) {
         read_ledger_url(*section, *url, Written::as_in_file, out);
         return;

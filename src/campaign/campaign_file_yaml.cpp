@@ -99,14 +99,11 @@ void collect(LoadContext& ctx, const YAML::Node& map, const std::string& path, i
 void LoadContext::hide(std::string_view raw, const std::string& value) {
     secrets.add(value);
     // The variables too: "Bearer ${TOKEN}" must not leak TOKEN where another key uses it.
-    for (size_t open = raw.find("${"); open != std::string_view::npos; open = raw.find("${", open + 2)) {
-        const size_t close = raw.find('}', open + 2);
-        if (close == std::string_view::npos) {
-            break;
-        }
-        if (auto variable = env.get(std::string(raw.substr(open + 2, close - open - 2)))) {
+    for (auto& name : util::variables_in(raw)) {
+        if (auto variable = env.get(name)) {
             secrets.add(*variable);
         }
+        secret_variables.insert(std::move(name));
     }
 }
 
@@ -174,6 +171,9 @@ std::optional<std::string> Section::scalar(const YAML::Node& value, const std::s
     if (!value.IsScalar()) {
         m_ctx->problem(line, fmt::format("{}: expected {}, got {}", path, expected, describe(value)));
         return std::nullopt;
+    }
+    for (auto& name : util::variables_in(value.Scalar())) {
+        m_ctx->references.push_back(LoadContext::Reference{path, line, std::move(name)});
     }
     auto text = util::interpolate(value.Scalar(), m_ctx->env);
     if (!text) {

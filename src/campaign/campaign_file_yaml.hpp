@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,11 +37,21 @@ struct LoadContext {
     std::map<std::string, int>& lines;  // Campaign::lines, filled as keys are seen
     std::vector<std::pair<int, std::string>> problems;
     util::Redactor secrets;  // values never to show, even where another key echoes them
+    // The variables whose values are secrets (those the secret keys name); no message may name them.
+    std::set<std::string> secret_variables;
+    // Every `${NAME}` a scalar named: the key, its line, the variable.
+    struct Reference {
+        std::string key;
+        int line = 0;
+        std::string variable;
+    };
+    std::vector<Reference> references;
     int merges_left = 1000;  // merge keys expanded; bounds "billion laughs" via `<<`
 
     // Records `message` as found on 1-based `line`.
     void problem(int line, std::string message) { problems.emplace_back(line, std::move(message)); }
-    // Keeps `value` and the values of the variables `raw` names out of every message.
+    // Keeps `value` and the values of the variables `raw` names out of every message; those
+    // variables become secret_variables.
     void hide(std::string_view raw, const std::string& value);
     // Resolves `path` against the campaign file's folder.
     std::string resolve(const std::string& path) const { return (dir / path).lexically_normal().string(); }

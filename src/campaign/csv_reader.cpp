@@ -42,8 +42,14 @@ util::Result<CsvReader> CsvReader::open(const std::string& path, char delimiter)
 
 util::Result<CsvReader> CsvReader::open(const std::string& path, const CsvOptions& options) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
+    const auto type = std::filesystem::status(path, ec).type();
+    if (type == std::filesystem::file_type::directory) {
         return util::fail(path + ": is a directory, not a CSV file");
+    }
+    // Checked before opening: opening a FIFO waits for a writer, and a device such as /dev/zero
+    // never ends. A symlink to a regular file is followed.
+    if (!ec && type != std::filesystem::file_type::regular) {
+        return util::fail(path + ": not a regular file (a FIFO, a device or a socket); a CSV must be a file");
     }
     auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*file) {

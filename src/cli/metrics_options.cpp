@@ -49,6 +49,10 @@ std::optional<observe::ExportTargets> check_metrics_or_report(const MetricsOptio
         // Belt and braces: nothing prints the credentials, and should anything echo them
         // (a server's answer), they are masked, as typed (percent-encoded) or not.
         out.add_secret(push->password);
+        if (!push->password.empty()) {
+            // Its Basic authentication header: base64 of the pair, masked whole.
+            out.add_secret(push->user + ":" + push->password);
+        }
         if (!push->password.empty() && service::insecure_http(push->url)) {
             out.warning("--metrics-push: the Pushgateway's password travels unencrypted over plain http:// to " +
                         push->url);

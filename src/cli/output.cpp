@@ -1,6 +1,7 @@
 #include "cli/output.hpp"
 
 #include <spdlog/logger.h>
+#include <spdlog/sinks/rotating_file_sink.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <chrono>
@@ -68,6 +69,7 @@ util::Result<void> Output::log_to_file(const std::string& path, Rotation rotatio
     TRY_ASSIGN(auto sink, make_file_sink(path, m_format, m_redactor, rotation, std::move(on_failure)));
     m_file = make_logger({std::move(sink)});
     m_file_path = path;
+    m_file_rotations = rotation.max_files;
     m_file_made = !existed;
     return {};
 }
@@ -82,19 +84,33 @@ void Output::close_log_file() {
     m_file_path.clear();
 }
 
-bool Output::logs_into(const std::string& path) const {
-    if (!m_file || path.empty()) {
-        return false;
-    }
-    struct stat ours {};
-    struct stat theirs {};
-    if (::stat(m_file_path.c_str(), &ours) == 0 && ::stat(path.c_str(), &theirs) == 0) {
-        return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat one {};
+    struct stat other {};
+    if (::stat(a.c_str(), &one) == 0 && ::stat(b.c_str(), &other) == 0) {
+        return one.st_dev == other.st_dev && one.st_ino == other.st_ino;
     }
     std::error_code ec;
-    const auto a = std::filesystem::weakly_canonical(m_file_path, ec);
-    const auto b = std::filesystem::weakly_canonical(path, ec);
-    return !ec && a == b;
+    const auto x = std::filesystem::weakly_canonical(a, ec);
+    const auto y = std::filesystem::weakly_canonical(b, ec);
+    return !ec && x == y;
+}
+
+std::optional<std::string> Output::logs_into(const std::string& path) const {
+    if (!m_file || path.empty()) {
+        return std::nullopt;
+    }
+    if (same_file(m_file_path, path)) {
+        return m_file_path;
+    }
+    for (std::size_t i = 1; i <= m_file_rotations; ++i) {
+        // The names spdlog's rotating sink gives (L.jsonl -> L.1.jsonl), asked of spdlog itself.
+        const std::string rotated = spdlog::sinks::rotating_file_sink_st::calc_filename(m_file_path, i);
+        if (same_file(rotated, path)) {
+            return rotated;
+        }
+    }
+    return std::nullopt;
 }
 
 void Output::set_campaign(std::string_view name) {

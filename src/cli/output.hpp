@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,10 @@ struct Streams {
 // object per line, {"time", "level", "event", "message", …}, secrets masked in every string.
 // Errors, warnings, notices and progress go to stderr, the command's result to stdout. A
 // stream that fails (its reader went away) is no longer written to; nothing here throws.
+// Whether `a` and `b` name the same file: the same device and inode, or, when either does not
+// exist yet, the same path once symlinks and dots are resolved.
+bool same_file(const std::string& a, const std::string& b);
+
 class Output {
 public:
     explicit Output(LogFormat format, Streams streams = {});
@@ -47,10 +52,11 @@ public:
     // Fails, naming the file, when it cannot be opened. A later write that fails is reported
     // once as a warning, and the file is no longer written.
     util::Result<void> log_to_file(const std::string& path, Rotation rotation = {});
-    // Whether the log file is the file at `path` (the same file, by device and inode, or the
-    // same path when neither exists yet): a log file must never be appended to a campaign's
-    // own files. False without a log file.
-    bool logs_into(const std::string& path) const;
+    // Which of the log file's names is the file at `path` (same_file): the log file itself, or
+    // a name rotation gives it (PATH.1.EXT … PATH.5.EXT), which rotation would replace. A log
+    // file must never be appended to, nor rotated onto, a campaign's own files. Nothing
+    // without a log file, or when none is.
+    std::optional<std::string> logs_into(const std::string& path) const;
     // Stops writing the log file (before reporting that it cannot be used), and removes it
     // when log_to_file made it and it is still empty.
     void close_log_file();
@@ -111,6 +117,7 @@ private:
     std::shared_ptr<spdlog::logger> m_logger;   // stderr's diagnostics
     std::shared_ptr<spdlog::logger> m_file;     // --log-file's, or null
     std::string m_file_path;                    // its path, as given
+    std::size_t m_file_rotations = 0;           // how many rotated names it takes
     bool m_file_made = false;                   // log_to_file made it
     std::chrono::steady_clock::time_point m_next_file_progress{};
     bool m_live;

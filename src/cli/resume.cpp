@@ -122,6 +122,10 @@ int resume(const ResumeOptions& opts, Output& out) {
     if (!c) {
         return k_exit_bad_input;
     }
+    // --results names the result log in place of the campaign's: nothing may be written over it.
+    if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
+        return k_exit_bad_input;
+    }
     const auto& stops = install_stop_handlers();
     ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
     runner::SendOptions send{

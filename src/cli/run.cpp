@@ -146,6 +146,10 @@ int run_campaign(const RunOptions& opts, Output& out) {
     if (!c) {
         return k_exit_bad_input;
     }
+    // --results names the result log in place of the campaign's: nothing may be written over it.
+    if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
+        return k_exit_bad_input;
+    }
     if (opts.dry_run) {
         return run_dry(*c, opts, out);
     }

@@ -32,7 +32,8 @@ void add_log_options(CLI::App& sub, LogOptions& options) {
         ->check(CLI::IsMember({"text", "json"}));
     sub.add_option("--log-file", options.file,
                    "Also append the diagnostics, progress (every 10 s) and the summary to this file, in the "
-                   "--log-format; rotated at 10 MiB, five older files kept (PATH.1 … PATH.5)");
+                   "--log-format; rotated at 10 MiB, five older files kept (NAME.log rotates to NAME.1.log … "
+                   "NAME.5.log; a file without an extension to NAME.1 … NAME.5)");
 }
 
 void add_sync_option(CLI::App& sub, std::string& sync) {
@@ -45,13 +46,34 @@ void add_sync_option(CLI::App& sub, std::string& sync) {
 
 namespace {
 
-// Reports that the log file is `what` (the campaign file, its CSV, …) and stops writing it.
-int refuse_log_file(std::string_view what, Output& out) {
+// Reports that the log file, or `name` it would be rotated to, is `what` (the campaign file, its
+// CSV, …) and stops writing it.
+int refuse_log_file(const std::string& name, std::string_view what, Output& out) {
     const std::string path = out.log_file_path();
     out.close_log_file();  // not a line more into that file
-    out.error(fmt::format("--log-file {} is {}: a log must not be written into it; nothing was done", path, what),
-              k_exit_bad_input);
+    const std::string which = name == path ? fmt::format("--log-file {} is", path)
+                                           : fmt::format("--log-file {} is rotated to {}, which is", path, name);
+    out.error(
+        fmt::format("{} {}: a log must not be written into it nor rotated onto it; nothing was done", which, what),
+        k_exit_bad_input);
     return k_exit_bad_input;
+}
+
+// The campaign's own files, each with what it is: nothing may be written over them. `results`:
+// the result log --results names, if any.
+std::vector<std::pair<std::string, std::string>> own_files(const campaign::Campaign& c, const std::string& results) {
+    std::vector<std::pair<std::string, std::string>> files = {
+        {c.file, "the campaign file"}, {c.recipients.file, "the recipient CSV"}, {c.results, "the result log"}};
+    if (!results.empty()) {
+        files.emplace_back(results, "the result log");
+    }
+    if (c.account.ledger && !account::is_postgresql_url(*c.account.ledger)) {
+        files.emplace_back(*c.account.ledger, "the account's ledger");
+    }
+    for (const auto& file : c.suppression.files) {
+        files.emplace_back(file, "a suppression file");
+    }
+    return files;
 }
 
 }  // namespace
@@ -65,26 +87,39 @@ int with_output(const LogOptions& options, const std::vector<std::string>& input
             return k_exit_bad_input;
         }
         for (const auto& input : inputs) {
-            if (out.logs_into(input)) {
-                return refuse_log_file(fmt::format("the file {} given to this command", input), out);
+            if (auto name = out.logs_into(input)) {
+                return refuse_log_file(*name, fmt::format("the file {} given to this command", input), out);
             }
         }
     }
     return reporting_fatal_errors(out, [&] { return body(out); });
 }
 
-bool log_file_clashes(const campaign::Campaign& c, Output& out) {
-    std::vector<std::pair<std::string, std::string>> files = {
-        {c.file, "the campaign file"}, {c.recipients.file, "the recipient CSV"}, {c.results, "the result log"}};
-    if (c.account.ledger && !account::is_postgresql_url(*c.account.ledger)) {
-        files.emplace_back(*c.account.ledger, "the account's ledger");
+bool log_file_clashes(const campaign::Campaign& c, Output& out, const std::string& results) {
+    for (const auto& [path, what] : own_files(c, results)) {
+        if (auto name = out.logs_into(path)) {
+            refuse_log_file(*name, fmt::format("{} of campaign {} ({})", what, c.name, path), out);
+            return true;
+        }
     }
-    for (const auto& file : c.suppression.files) {
-        files.emplace_back(file, "a suppression file");
+    return false;
+}
+
+bool metrics_file_clashes(const campaign::Campaign& c, const observe::ExportTargets& metrics, Output& out,
+                          const std::string& results) {
+    if (metrics.file.empty()) {
+        return false;
+    }
+    auto files = own_files(c, results);
+    if (!out.log_file_path().empty()) {
+        files.emplace_back(out.log_file_path(), "the --log-file");
     }
     for (const auto& [path, what] : files) {
-        if (out.logs_into(path)) {
-            refuse_log_file(fmt::format("{} of campaign {} ({})", what, c.name, path), out);
+        if (same_file(metrics.file, path)) {
+            out.error(fmt::format("--metrics-file {} is {} of campaign {} ({}): it would be replaced by the metrics; "
+                                  "nothing was done",
+                                  metrics.file, what, c.name, path),
+                      k_exit_bad_input);
             return true;
         }
     }

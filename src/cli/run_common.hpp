@@ -41,7 +41,12 @@ int with_output(const LogOptions& options, const std::vector<std::string>& input
 // Whether the log file is one of the files of `campaign` (the campaign file, its CSV, result
 // log, ledger, suppression files): if so it is reported through `out` (exit code 2) and no
 // longer written.
-bool log_file_clashes(const campaign::Campaign& campaign, Output& out);
+bool log_file_clashes(const campaign::Campaign& campaign, Output& out, const std::string& results = {});
+
+// Whether `metrics`' file is one of `campaign`'s own files or the log file (then reported,
+// exit 2): the metrics file is replaced every 10 s.
+bool metrics_file_clashes(const campaign::Campaign& campaign, const observe::ExportTargets& metrics, Output& out,
+                          const std::string& results = {});
 
 // Adds --sync interval|every|none (the result log's durability) to `sub`, stored in `sync`.
 void add_sync_option(CLI::App& sub, std::string& sync);

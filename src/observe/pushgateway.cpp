@@ -1,12 +1,12 @@
 #include "observe/pushgateway.hpp"
 
-#include <openssl/evp.h>
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <vector>
 
 #include "service/requests.hpp"
+#include "util/base64.hpp"
 #include "util/text.hpp"
 #include "util/utf8.hpp"
 
@@ -16,13 +16,6 @@ namespace {
 
 constexpr std::chrono::seconds k_push_timeout{10};
 constexpr std::size_t k_shown_body = 200;  // of an answer that refused a push
-
-std::string base64(std::string_view bytes) {
-    std::vector<unsigned char> out(4 * ((bytes.size() + 2) / 3) + 1);
-    const int n = EVP_EncodeBlock(out.data(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                                  static_cast<int>(bytes.size()));
-    return std::string(reinterpret_cast<const char*>(out.data()), static_cast<std::size_t>(std::max(n, 0)));
-}
 
 // Whether `port` is a number from 1 to 65535.
 bool valid_port(std::string_view port) {
@@ -116,7 +109,7 @@ service::HttpRequest push_add_request(const PushTarget& target, std::string_view
     request.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     request.headers.emplace_back("User-Agent", service::user_agent());
     if (!target.user.empty()) {
-        request.headers.emplace_back("Authorization", "Basic " + base64(target.user + ":" + target.password));
+        request.headers.emplace_back("Authorization", "Basic " + util::base64(target.user + ":" + target.password));
     }
     request.body = std::move(body);
     request.timeout = k_push_timeout;

@@ -178,7 +178,7 @@ void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& 
         switch (answer.verdict) {
         case Reservation::Verdict::granted: launch(std::move(batch[i]), now); break;
         case Reservation::Verdict::refused:
-            if (auto logged = m_parts.observer->on_refused(batch[i], answer.reason); !logged) {
+            if (auto logged = m_parts.observer->on_refused(batch[i], answer); !logged) {
                 stop(StopReason::log_error, logged.error().message);
             }
             break;

@@ -74,9 +74,13 @@ struct Reservation {
         refused,  // never, in this run (on_refused records it)
         later,    // not before `until`: the queue pauses and asks again
     };
+    // Why a send was refused: its number is at rate.per_recipient, on the suppression list, or
+    // held by a 131049 answer.
+    enum class Refusal { frequency_cap, suppressed, marketing_limit };
     Verdict verdict = Verdict::granted;
     std::optional<std::chrono::system_clock::time_point> until;  // later: when room opens
     std::string reason;                                          // refused, later: why, for people
+    Refusal refusal = Refusal::frequency_cap;                    // refused: the cause
 };
 
 // The account's limits as every runner of the account sees them (its ledger): each send is
@@ -100,9 +104,9 @@ public:
     // whether that is final. A failure to record it stops the dispatch.
     virtual util::Result<void> on_result(const Job& job, JobStatus status, const service::Outcome& outcome,
                                          std::chrono::milliseconds latency) = 0;
-    // The account's limits refused `job` for good (Reservation::Verdict::refused): no request
-    // left. A failure to record it stops the dispatch.
-    virtual util::Result<void> on_refused(const Job&, const std::string& /*reason*/) { return {}; }
+    // The account's limits refused `job` for good (Reservation::Verdict::refused) with `answer`
+    // (its refusal and reason): no request left. A failure to record it stops the dispatch.
+    virtual util::Result<void> on_refused(const Job&, const Reservation& /*answer*/) { return {}; }
     // Called about once a second with the state of the queue.
     virtual void on_progress(const Progress& progress) = 0;
     // Called once when the queue starts to wait for the gate (send window) or the daily cap,

@@ -38,20 +38,21 @@ std::string link_target(const std::string& path) {
     return ec ? std::string("?") : target.string();
 }
 
-util::Error refused(const std::string& path, const std::string& what) {
-    return util::fail(
-        fmt::format("results path {} {}; a result log must be a regular file, so nothing "
-                    "was written there",
-                    path, what));
-}
-
 }  // namespace
 
 util::Result<LogPath> resolve_log_path(const std::string& path) {
+    return resolve_output_path(path, {"results path", "a result log"});
+}
+
+util::Result<LogPath> resolve_output_path(const std::string& path, const OutputKind& kind) {
+    const auto refused = [&kind](const std::string& where, const std::string& what) {
+        return util::fail(fmt::format("{} {} {}; {} must be a regular file, so nothing was written there", kind.name,
+                                      where, what, kind.noun));
+    };
     struct stat link {};
     if (::lstat(path.c_str(), &link) != 0) {
         if (errno != ENOENT && errno != ENOTDIR) {
-            return util::fail(fmt::format("cannot inspect results path {}: {}", path, std::strerror(errno)));
+            return util::fail(fmt::format("cannot inspect {} {}: {}", kind.name, path, std::strerror(errno)));
         }
         // Nothing there yet: the writer creates it (and reports a folder it cannot make).
         std::error_code ec;
@@ -77,7 +78,7 @@ util::Result<LogPath> resolve_log_path(const std::string& path) {
     std::error_code ec;
     auto resolved = std::filesystem::canonical(path, ec);
     if (ec) {
-        return util::fail(fmt::format("cannot resolve results path {}: {}", path, ec.message()));
+        return util::fail(fmt::format("cannot resolve {} {}: {}", kind.name, path, ec.message()));
     }
     return LogPath{resolved.string(), true};
 }

@@ -3,6 +3,7 @@
 // through symlinks), or nothing yet. Anything else is refused untouched.
 
 #include <string>
+#include <string_view>
 
 #include "util/result.hpp"
 
@@ -18,5 +19,13 @@ struct LogPath {
 // (a folder, a FIFO, a device, a socket), saying which. A path that does not exist yet (or
 // whose folder does not) passes: the writer creates it.
 util::Result<LogPath> resolve_log_path(const std::string& path);
+
+// What a file written like the result log is, for messages: {"journal", "a journal"}.
+struct OutputKind {
+    std::string_view name;
+    std::string_view noun;
+};
+// resolve_log_path for another file written the same way (the sandbox's journal).
+util::Result<LogPath> resolve_output_path(const std::string& path, const OutputKind& kind);
 
 }  // namespace results

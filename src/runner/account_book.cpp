@@ -8,14 +8,17 @@
 
 namespace runner {
 
-namespace {
+namespace {}  // namespace
 
 std::string suppressed_why(const account::Suppression& s) {
     return fmt::format("on the account's suppression list ({}, since {}, {})", s.reason,
                        util::format_timestamp(s.since), s.source);
 }
 
-}  // namespace
+std::string held_why(util::TimePoint until) {
+    return fmt::format("held until {}: the number answered 131049 (marketing limit) within the last 24 h",
+                       util::format_timestamp(until));
+}
 
 std::string campaign_key(const std::string& name, util::TimePoint started_at) {
     return name + "@" + util::format_timestamp(started_at);
@@ -113,9 +116,7 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
         } else if (m_listed.contains(wa_id)) {
             out[i] = {results::Cause::suppressed, "listed in suppression.files"};
         } else if (auto h = held_until.find(wa_id); h != held_until.end()) {
-            out[i] = {results::Cause::marketing_limit,
-                      fmt::format("held until {}: the number answered 131049 (marketing limit) within the last 24 h",
-                                  util::format_timestamp(h->second))};
+            out[i] = {results::Cause::marketing_limit, held_why(h->second)};
         } else if (i < frequency.size() && !frequency[i].granted()) {
             const auto& per = *m_campaign.rate.per_recipient;
             out[i] = {results::Cause::frequency_cap,

@@ -63,6 +63,11 @@ private:
     std::unordered_set<std::string> m_listed;  // read_only: suppression.files' numbers
 };
 
+// Why a row is held back, for the log's `error`: its number's suppression entry `s`; a 131049
+// hold until `until`.
+std::string suppressed_why(const account::Suppression& s);
+std::string held_why(util::TimePoint until);
+
 // The key of one campaign's sends in the ledger: stable across its resumes, different for a
 // campaign started afresh ("NAME@STARTED_AT").
 std::string campaign_key(const std::string& name, util::TimePoint started_at);

@@ -82,6 +82,20 @@ util::Result<std::vector<queue::Reservation>> AccountKeeper::reserve(const std::
                                   "(rate.per_recipient); next possible at {}",
                                   a.room_at ? util::format_timestamp(*a.room_at) : "?")};
             break;
+        case account::Refusal::suppressed: {
+            // Put on the list after the row was screened: by another runner's 131050, `suppress
+            // add`, or this run's own answer.
+            auto entries = m_book.ledger().suppressed({request.sends[i].wa_id});
+            out[i] = {
+                queue::Reservation::Verdict::refused, std::nullopt,
+                entries && !entries->empty() ? suppressed_why(entries->front()) : "on the account's suppression list",
+                queue::Reservation::Refusal::suppressed};
+            break;
+        }
+        case account::Refusal::held:
+            out[i] = {queue::Reservation::Verdict::refused, a.room_at, held_why(a.room_at.value_or(request.now)),
+                      queue::Reservation::Refusal::marketing_limit};
+            break;
         case account::Refusal::per_day:
             out[i] = {queue::Reservation::Verdict::later, a.room_at,
                       fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
@@ -114,7 +128,12 @@ util::Result<void> AccountKeeper::flush() {
     m_logged = false;
     TRY(m_inner.flush());
     m_logged = true;
-    if (!m_pending || (size_of(m_batch) < k_record_batch && m_clock.steady_now() - m_recorded_at < k_record_every)) {
+    // An opt-out, a 131026 or a 131049 hold is recorded at once: other runners of the account
+    // check the list when they reserve, and must not wait out k_record_every to see it.
+    const bool urgent =
+        !m_batch.suppress.empty() || !m_batch.undeliverable.empty() || !m_batch.marketing_limited.empty();
+    if (!m_pending ||
+        (!urgent && size_of(m_batch) < k_record_batch && m_clock.steady_now() - m_recorded_at < k_record_every)) {
         return {};
     }
     return record_pending();

@@ -83,15 +83,23 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     return written;
 }
 
-util::Result<void> LogObserver::on_refused(const queue::Job& job, const std::string& reason) {
+util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Reservation& answer) {
     results::ResultRecord record;
     record.row = job.row;
     record.wa_id = job.wa_id;
     record.user_name = job.user_name;
     record.attempts = job.requests;
     record.status = results::Status::skipped;
-    record.cause = results::Cause::frequency_cap;
-    record.error = reason;
+    switch (answer.refusal) {
+    case queue::Reservation::Refusal::frequency_cap: record.cause = results::Cause::frequency_cap; break;
+    case queue::Reservation::Refusal::suppressed: record.cause = results::Cause::suppressed; break;
+    case queue::Reservation::Refusal::marketing_limit:
+        // As screening records a hold: failed, so that a later run sends once the hold ends.
+        record.status = results::Status::failed;
+        record.cause = results::Cause::marketing_limit;
+        break;
+    }
+    record.error = answer.reason;
     record.at = m_clock.wall_now();
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));

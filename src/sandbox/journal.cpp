@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "results/log_path.hpp"
 #include "util/time.hpp"
 
 namespace sandbox {
@@ -47,7 +48,10 @@ Journal::~Journal() {
 }
 
 util::Result<std::unique_ptr<Journal>> Journal::open(const std::string& path) {
-    std::FILE* file = std::fopen(path.c_str(), "a");
+    // As the result log: a symlink to a file is followed; a FIFO (opening it would wait for a
+    // reader), a device or a folder is refused.
+    TRY_ASSIGN(const auto resolved, results::resolve_output_path(path, {"journal", "a journal"}));
+    std::FILE* file = std::fopen(resolved.resolved.c_str(), "a");
     if (file == nullptr) {
         return util::fail("cannot open journal " + path + ": " + std::strerror(errno));
     }

@@ -20,21 +20,25 @@ std::optional<std::string> MapEnvironment::get(const std::string& name) const {
     return it->second;
 }
 
-Result<std::string> interpolate(std::string_view text, const Environment& env) {
-    std::string out;
-    out.reserve(text.size());
+namespace {
+
+// Walks `text` as interpolate() reads it: `literal(c)` for each character it keeps (a `$$` gives
+// one '$'), `variable(name)` for each `${NAME}`, which may fail. Fails on an unterminated `${` or
+// an empty name.
+template <typename Literal, typename Variable>
+Result<void> walk(std::string_view text, Literal&& literal, Variable&& variable) {
     for (size_t i = 0; i < text.size(); ++i) {
         if (text[i] != '$' || i + 1 >= text.size()) {
-            out.push_back(text[i]);
+            literal(text[i]);
             continue;
         }
         if (text[i + 1] == '$') {
-            out.push_back('$');
+            literal('$');
             ++i;
             continue;
         }
         if (text[i + 1] != '{') {
-            out.push_back('$');
+            literal('$');
             continue;
         }
         size_t close = text.find('}', i + 2);
@@ -45,14 +49,40 @@ Result<std::string> interpolate(std::string_view text, const Environment& env) {
         if (name.empty()) {
             return fail("empty variable name \"${}\"");
         }
-        auto value = env.get(name);
-        if (!value) {
-            return fail("environment variable " + name + " is not set");
-        }
-        out += *value;
+        TRY(variable(name));
         i = close;
     }
+    return {};
+}
+
+}  // namespace
+
+Result<std::string> interpolate(std::string_view text, const Environment& env) {
+    std::string out;
+    out.reserve(text.size());
+    TRY(walk(
+        text, [&](char c) { out.push_back(c); },
+        [&](const std::string& name) -> Result<void> {
+            auto value = env.get(name);
+            if (!value) {
+                return fail("environment variable " + name + " is not set");
+            }
+            out += *value;
+            return {};
+        }));
     return out;
+}
+
+std::vector<std::string> variables_in(std::string_view text) {
+    std::vector<std::string> names;
+    // A malformed reference names what it could before it: interpolate() refuses the text anyway.
+    (void)walk(
+        text, [](char) {},
+        [&](const std::string& name) -> Result<void> {
+            names.push_back(name);
+            return {};
+        });
+    return names;
 }
 
 }  // namespace util

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/result.hpp"
 
@@ -38,5 +39,8 @@ private:
 // Replaces every `${NAME}` in `text` with its value from `env`. Fails, naming the variable,
 // when one is unset or a `${` is not closed. `$$` stands for a literal `$`.
 Result<std::string> interpolate(std::string_view text, const Environment& env);
+
+// Returns the NAMEs of the `${NAME}`s in `text`, in order, read as interpolate() reads them.
+std::vector<std::string> variables_in(std::string_view text);
 
 }  // namespace util

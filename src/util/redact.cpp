@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "util/base64.hpp"
 #include "util/text.hpp"
 
 namespace util {
@@ -11,6 +12,7 @@ namespace util {
 namespace {
 
 constexpr std::size_t k_min_secret = 4;
+constexpr std::size_t k_min_core = 8;        // base64 characters of a secret inside a longer encoding
 constexpr std::string_view k_clipped = "…";  // how a clipped error text ends
 
 // One character of `text` at `at` as the bytes it stands for, and its length in `text`.
@@ -199,8 +201,46 @@ Quick quick_match(std::string_view text, std::size_t start, std::string_view sec
 
 }  // namespace
 
+// The base64 forms `secret` takes in an encoded text (Basic authentication's "user:password", a
+// token encoded alone): its whole encoding, and for each of the three alignments it may have
+// inside a longer encoding, the characters that only its own bytes decide; each in the standard
+// and the URL-safe alphabet.
+namespace {
+
+std::vector<std::string> base64_forms(const std::string& secret) {
+    std::vector<std::string> forms{base64(secret)};
+    for (std::size_t align = 0; align < 3; ++align) {
+        const std::string encoded = base64(std::string(align, '\0') + secret);
+        const std::size_t first = (8 * align + 5) / 6;  // the first character of the secret's bits alone
+        const std::size_t last = 8 * (align + secret.size()) / 6;
+        if (last > first && last - first >= k_min_core) {
+            forms.push_back(encoded.substr(first, last - first));
+        }
+    }
+    const std::size_t standard = forms.size();
+    for (std::size_t i = 0; i < standard; ++i) {
+        std::string url_safe = forms[i];
+        std::replace(url_safe.begin(), url_safe.end(), '+', '-');
+        std::replace(url_safe.begin(), url_safe.end(), '/', '_');
+        forms.push_back(std::move(url_safe));
+    }
+    return forms;
+}
+
+}  // namespace
+
 void Redactor::add(std::string secret) {
-    if (secret.size() < k_min_secret || std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
+    if (secret.size() < k_min_secret) {
+        return;
+    }
+    for (auto& form : base64_forms(secret)) {
+        add_form(std::move(form));
+    }
+    add_form(std::move(secret));
+}
+
+void Redactor::add_form(std::string secret) {
+    if (std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
         return;
     }
     m_starts[static_cast<unsigned char>(secret[0])] = true;

@@ -11,7 +11,9 @@ namespace util {
 // Replaces registered secrets in text with "***", in every form a service may echo them:
 // as they are, JSON-escaped ("\"", "\/", "\u00e9"), percent-encoded (upper- or lower-case hex,
 // '+' for a space, whichever characters the encoder chose to encode) and HTML-escaped
-// ("&quot;", "&#34;"); and a secret cut short by a clipped text ending in "…".
+// ("&quot;", "&#34;"), in base64 (alone, or inside a longer encoding such as Basic
+// authentication's "user:password", standard or URL-safe alphabet); and a secret cut short by a
+// clipped text ending in "…".
 class Redactor {
 public:
     // Registers `secret`; empty or very short values (under 4 characters) are ignored, as
@@ -23,6 +25,8 @@ public:
     bool empty() const { return m_secrets.empty(); }
 
 private:
+    void add_form(std::string secret);
+
     std::vector<std::string> m_secrets;  // longest first
     std::array<bool, 256> m_starts{};    // bytes a masked occurrence may start with
 };

@@ -87,6 +87,36 @@ int total_delivered(const Sandbox& sandbox) {
     return n;
 }
 
+int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
+    }
+    return n;
+}
+
+nlohmann::json result_of(const CampaignFixture& f, long long row) {
+    nlohmann::json out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "result" && r["row"] == row) {
+            out = r;
+        }
+    }
+    return out;
+}
+
+MidRunOptOut run_opt_out_midway(const CampaignFixture& slow, const CampaignFixture& quick) {
+    Background run({"run", slow.campaign.string(), "--no-progress"}, slow.env);
+    MidRunOptOut out;
+    out.started = wait_until([&] { return count_events(slow, "attempt") > 0; });
+    out.quick_code = quick.wacamp({"run", quick.campaign.string(), "--no-progress"}).exit_code;
+    out.added_code =
+        slow.wacamp({"suppress", "add", "--campaign", slow.campaign.string(), "+" + numbers_wa_id(8)}).exit_code;
+    out.slow_code = run.wait();
+    out.slow_err = run.err();
+    return out;
+}
+
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds) {
     const auto deadline = std::chrono::steady_clock::now() + seconds;
     while (std::chrono::steady_clock::now() < deadline) {

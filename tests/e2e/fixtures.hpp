@@ -45,6 +45,25 @@ struct CampaignFixture {
 // How many "ok" send-message answers the sandbox journaled per wa_id.
 std::map<std::string, int> delivered(const Sandbox& sandbox);
 
+// How many send-message requests the sandbox journaled for `wa_id`, whatever their answer.
+int requests_for(const Sandbox& sandbox, const std::string& wa_id);
+
+// The last result record of `row` in `f`'s log; null when it has none.
+nlohmann::json result_of(const CampaignFixture& f, long long row);
+
+// Opt-outs that arrive while a campaign runs: `slow` (numbers_csv(10), one a second) runs in the
+// background; once its log holds an attempt (its rows are screened), `quick` (numbers_csv(1, 7),
+// sharing slow's ledger; the sandbox answers 131050 for that number) runs to its end, then
+// `suppress add` puts numbers_wa_id(8) on the list by hand; then slow runs to its end.
+struct MidRunOptOut {
+    bool started = false;  // slow logged an attempt in time
+    int quick_code = -1;
+    int added_code = -1;
+    int slow_code = -1;
+    std::string slow_err;
+};
+MidRunOptOut run_opt_out_midway(const CampaignFixture& slow, const CampaignFixture& quick);
+
 // Waits, up to `seconds`, until `done` holds; whether it did.
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds = std::chrono::seconds(30));
 

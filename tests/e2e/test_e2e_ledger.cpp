@@ -16,26 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// How many send-message requests the sandbox journaled for `wa_id`, whatever their answer.
-int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
-    int n = 0;
-    for (const auto& j : sandbox.journal()) {
-        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
-    }
-    return n;
-}
-
-// The last result record of `row`; null when it has none.
-json result_of(const CampaignFixture& f, long long row) {
-    json out;
-    for (const auto& r : f.records()) {
-        if (r.value("event", "") == "result" && r["row"] == row) {
-            out = r;
-        }
-    }
-    return out;
-}
-
 // A second campaign of the same account (same sandbox, same ledger as `first`), named `name`.
 void share_ledger(CampaignFixture& second, const CampaignFixture& first, const std::string& name) {
     second.env["XDG_STATE_HOME"] = first.env.at("XDG_STATE_HOME");
@@ -228,6 +208,35 @@ TEST_SUITE("e2e: ledger") {
         CHECK(contains(rec.value("error", ""), "held until"));
         CHECK(requests_for(sandbox, numbers_wa_id(2)) == 1);
         CHECK(delivered(sandbox)[numbers_wa_id(3)] == 2);
+    }
+
+    TEST_CASE("an opt-out met by one campaign, or added by hand, holds back another campaign already running") {
+        Sandbox sandbox({"--meta-error", meta_error(7, "131050")});
+        // per_recipient max 1 too: the 131050 gives its slot back, the suppression must still hold.
+        CampaignFixture slow(sandbox, numbers_csv(10),
+                             "rate: {per_second: 1, burst: 1, per_recipient: {max: 1, per: 7d}}\n");
+        CampaignFixture quick(sandbox, numbers_csv(1, 7));
+        share_ledger(quick, slow, "quick");
+        const MidRunOptOut run = run_opt_out_midway(slow, quick);
+        CAPTURE(run.slow_err);
+        REQUIRE(run.started);
+        CHECK(run.quick_code == 1);
+        CHECK(run.added_code == 0);
+        CHECK(run.slow_code == 0);
+        const auto opted_out = result_of(slow, 8);
+        CAPTURE(opted_out.dump());
+        CHECK(opted_out["status"] == "skipped");
+        CHECK(opted_out["cause"] == "suppressed");
+        CHECK(contains(opted_out.value("error", ""), "opted_out"));
+        const auto added = result_of(slow, 9);
+        CAPTURE(added.dump());
+        CHECK(added["status"] == "skipped");
+        CHECK(added["cause"] == "suppressed");
+        CHECK(contains(added.value("error", ""), "manual"));
+        CHECK(requests_for(sandbox, numbers_wa_id(7)) == 1);  // the quick campaign's only
+        CHECK(requests_for(sandbox, numbers_wa_id(8)) == 0);
+        CHECK(delivered(sandbox)[numbers_wa_id(9)] == 1);
+        CHECK(status_counts(slow)["sent"] == 8);
     }
 
     TEST_CASE("two campaigns running at once on one ledger never exceed rate.per_recipient together") {

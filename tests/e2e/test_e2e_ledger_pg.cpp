@@ -46,24 +46,6 @@ std::string sql_at(const std::string& url, const std::string& sql) {
     return value;
 }
 
-json result_of(const CampaignFixture& f, long long row) {
-    json out;
-    for (const auto& r : f.records()) {
-        if (r.value("event", "") == "result" && r["row"] == row) {
-            out = r;
-        }
-    }
-    return out;
-}
-
-int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
-    int n = 0;
-    for (const auto& j : sandbox.journal()) {
-        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
-    }
-    return n;
-}
-
 std::string file_text(const std::filesystem::path& path) {
     std::ifstream in(path);
     std::stringstream text;
@@ -124,6 +106,36 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
         }
         CHECK_FALSE(
             leaks(k_password, {r.out, r.err, checked.out, checked.err, run.out, run.err, listed.out, listed.err}));
+    }
+
+    TEST_CASE("an opt-out met by one runner, or added by hand, holds back another runner already running") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox({"--meta-error", numbers_wa_id(7) + "=131050"});
+        CampaignFixture slow(sandbox, numbers_csv(10),
+                             ledger_yaml(*url, "rate: {per_second: 1, burst: 1, per_recipient: {max: 1, per: 7d}}\n"));
+        CampaignFixture quick(sandbox, numbers_csv(1, 7), ledger_yaml(*url));
+        use_ledger(slow, "slow");
+        use_ledger(quick, "quick");
+        const MidRunOptOut run = run_opt_out_midway(slow, quick);
+        CAPTURE(run.slow_err);
+        REQUIRE(run.started);
+        CHECK(run.quick_code == 1);
+        CHECK(run.added_code == 0);
+        CHECK(run.slow_code == 0);
+        for (const long long row : {8, 9}) {
+            const auto rec = result_of(slow, row);
+            CAPTURE(rec.dump());
+            CHECK(rec["status"] == "skipped");
+            CHECK(rec["cause"] == "suppressed");
+        }
+        CHECK(contains(result_of(slow, 8).value("error", ""), "opted_out"));
+        CHECK(requests_for(sandbox, numbers_wa_id(7)) == 1);
+        CHECK(requests_for(sandbox, numbers_wa_id(8)) == 0);
+        CHECK(status_counts(slow)["sent"] == 8);
+        CHECK_FALSE(leaks(k_password, {run.slow_err, file_text(slow.log)}));
     }
 
     TEST_CASE("rate.per_day holds across two runners at once: never more sends than the day allows") {

@@ -108,6 +108,57 @@ TEST_SUITE("e2e: log_file") {
         CHECK(again.exit_code == 2);
         CHECK(read_file(f.log) == log_before);
     }
+    TEST_CASE("a log file whose rotation names are the result log is refused: rotation would move the log away") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        std::filesystem::create_directories(f.log.parent_path());
+        // spdlog rotates L.jsonl to L.1.jsonl … L.5.jsonl.
+        const auto results = f.dir.path() / "results" / "L.3.jsonl";
+        const auto log_file = f.dir.path() / "results" / "L.jsonl";
+        auto r = f.wacamp(
+            {"run", f.campaign.string(), "--yes", "--results", results.string(), "--log-file", log_file.string()});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "--log-file " + log_file.string() + " is rotated to " + results.string()));
+        CHECK_FALSE(std::filesystem::exists(results));
+        CHECK(send_requests(sandbox) == 0);
+        // A log that exists already (a resume) is refused the same way, and left as it was.
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 0);
+        const auto rotated_name = f.dir.path() / "results" / "e2e.jsonl";
+        REQUIRE(rotated_name == f.log);
+        const auto before = read_file(f.log);
+        const auto other = f.dir.path() / "results" / "e2e";  // no extension: e2e.1, … e2e.5
+        std::filesystem::rename(f.log, other.string() + ".1");
+        auto again = f.wacamp({"resume", other.string() + ".1", "--log-file", other.string()});
+        CAPTURE(again.err);
+        CHECK(again.exit_code == 2);
+        CHECK(read_file(other.string() + ".1") == before);
+        // --help names the rotated files as spdlog makes them.
+        CHECK(contains(f.wacamp({"run", "--help"}).out, "NAME.1.log"));
+    }
+    TEST_CASE("--metrics-file that is the result log, the campaign file or the log file: exit 2, untouched") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        std::filesystem::create_directories(f.log.parent_path());
+        const auto prom = f.dir.path() / "results" / "out.prom";
+        auto r = f.wacamp(
+            {"run", f.campaign.string(), "--yes", "--results", prom.string(), "--metrics-file", prom.string()});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "--metrics-file " + prom.string() + " is the result log"));
+        CHECK_FALSE(std::filesystem::exists(prom));
+        const auto before = read_file(f.campaign);
+        auto c = f.wacamp({"run", f.campaign.string(), "--yes", "--metrics-file", f.campaign.string()});
+        CHECK(c.exit_code == 2);
+        CHECK(read_file(f.campaign) == before);
+        const auto log_file = f.dir.path() / "wacamp.prom";
+        auto l = f.wacamp({"run", f.campaign.string(), "--yes", "--log-file", log_file.string(), "--metrics-file",
+                           log_file.string()});
+        CAPTURE(l.err);
+        CHECK(l.exit_code == 2);
+        CHECK(contains(l.err, "the --log-file"));
+        CHECK(send_requests(sandbox) == 0);
+    }
     TEST_CASE("a symlink to the campaign's CSV as the log file is refused: the CSV is untouched") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(2));

@@ -22,15 +22,6 @@ std::vector<json> records_of(const CampaignFixture& f, long long row) {
     return out;
 }
 
-// How many send-message requests the sandbox journaled for `wa_id`.
-int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
-    int n = 0;
-    for (const auto& j : sandbox.journal()) {
-        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
-    }
-    return n;
-}
-
 util::TimePoint at_of(const json& record) {
     return util::parse_timestamp(record["at"].get<std::string>(), util::TimestampSyntax::rfc3339).value();
 }

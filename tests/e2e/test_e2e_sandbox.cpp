@@ -1,6 +1,7 @@
 // `wacamp sandbox` itself, where the Sandbox fixture does not reach: how it starts and stops
 // when its output streams are not the usual ones.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <sstream>
@@ -60,5 +61,26 @@ TEST_SUITE("e2e: sandbox") {
             }
             CHECK(sends == 3);
         }
+    }
+    TEST_CASE("--journal on a FIFO or a device is refused at once; a symlink to a file is followed") {
+        TempDir dir;
+        const auto fifo = dir.path() / "journal.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        for (const std::string path : {fifo.string(), std::string("/dev/null")}) {
+            auto r =
+                run_program({"/usr/bin/timeout", "60", wacamp_path(), "sandbox", "--port", "0", "--journal", path});
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, "journal " + path));
+            CHECK(contains(r.err, "must be a regular file"));
+        }
+        const auto target = dir.write("journal.jsonl", "");
+        const auto link = dir.path() / "link.jsonl";
+        std::filesystem::create_symlink(target, link);
+        Background sandbox({"sandbox", "--port", "0", "--journal", link.string()});
+        REQUIRE(listening_port(sandbox) > 0);
+        sandbox.signal(SIGTERM);
+        CHECK(sandbox.wait() == 0);
+        CHECK(std::filesystem::is_symlink(link));
     }
 }

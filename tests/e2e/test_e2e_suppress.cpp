@@ -2,6 +2,7 @@
 // hand, in the ledger that runs read.
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <sstream>
@@ -41,15 +42,6 @@ std::vector<json> listed(const CampaignFixture& f) {
 
 util::TimePoint since_of(const json& entry) {
     return util::parse_timestamp(entry["since"].get<std::string>(), util::TimestampSyntax::rfc3339).value();
-}
-
-// How many send-message requests the sandbox journaled for `wa_id`.
-int requests_for(const Sandbox& sandbox, const std::string& wa_id) {
-    int n = 0;
-    for (const auto& j : sandbox.journal()) {
-        n += j.value("path", "") == "/whatsapp-automation/wa/send-message" && j.value("wa_id", "") == wa_id ? 1 : 0;
-    }
-    return n;
 }
 
 }  // namespace
@@ -174,6 +166,23 @@ TEST_SUITE("e2e: suppress") {
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, missing));
         CHECK(r.out.empty());
+    }
+
+    TEST_CASE("import of a device or a FIFO exits 2 at once instead of reading forever or waiting for a writer") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(1));
+        const auto fifo = f.dir.path() / "dnc.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        for (const std::string path : {std::string("/dev/zero"), fifo.string()}) {
+            // A bound, not a timing claim: before the fix neither ever returned.
+            auto r = run_program({"/usr/bin/timeout", "60", wacamp_path(), "suppress", "import", "--campaign",
+                                  f.campaign.string(), path},
+                                 f.env);
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, path));
+            CHECK(contains(r.err, "not a regular file"));
+        }
     }
 
     TEST_CASE("--account with --ledger keeps the list in that file; without, the default ledger the campaign reads") {

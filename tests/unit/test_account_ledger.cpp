@@ -215,6 +215,49 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(after.ok());
         CHECK(after->empty());
     }
+    TEST_CASE("reserve refuses a suppressed number, with or without limits, granted again once removed") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        // Another runner's 131050 answer, recorded after this one screened its rows.
+        auto opted_out = batch_at(k_t0);
+        opted_out.suppress = {Suppression{"14155550100", "opted_out", k_t0, "campaign:other"}};
+        REQUIRE(book->record(opted_out).ok());
+        for (const auto& limits : {account::Limits{}, per_recipient(5, std::chrono::days(7)), per_day(100)}) {
+            auto answers = book->reserve(request(sends("spring", {"14155550100", "2"}), limits, k_t0 + 1s));
+            REQUIRE(answers.ok());
+            CHECK(answers->at(0).refusal == Refusal::suppressed);
+            CHECK_FALSE(answers->at(0).room_at.has_value());
+            CHECK(answers->at(1).granted());
+        }
+        // A preview decides the same.
+        auto preview = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0 + 1s, account::Apply::preview));
+        REQUIRE(preview.ok());
+        CHECK(preview->at(0).refusal == Refusal::suppressed);
+        REQUIRE(book->unsuppress({"14155550100"}).ok());
+        auto again = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0 + 2s));
+        REQUIRE(again.ok());
+        CHECK(again->at(0).granted());
+    }
+    TEST_CASE("reserve refuses a number held by a 131049 answer until the hold ends") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        auto limited = batch_at(k_t0);
+        limited.marketing_limited = {account::Answer{"14155550100", k_t0}};
+        REQUIRE(book->record(limited).ok());
+        auto held = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0 + 1h));
+        REQUIRE(held.ok());
+        CHECK(held->at(0).refusal == Refusal::held);
+        CHECK(held->at(0).room_at == k_t0 + 24h);
+        auto after = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0 + 24h));
+        REQUIRE(after.ok());
+        CHECK(after->at(0).granted());
+    }
     TEST_CASE("the fold mark moves with its batch and survives reopening") {
         LedgerPlace place;
         if (place.skipped()) {

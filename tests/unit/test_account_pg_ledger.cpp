@@ -169,6 +169,35 @@ TEST_SUITE("account::PgLedger") {
             CHECK(opened.error().message.find("newer") != std::string::npos);
         }
     }
+    TEST_CASE("a version 1 schema is upgraded by a read-write open: its reserve() then refuses suppressed numbers") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        { auto book = place.open(); }
+        // Version 1's reserve(): the caps only (refusal 0 for everything here).
+        sql_at(place.where(),
+               "CREATE OR REPLACE FUNCTION wacamp.reserve(p_account text, p_campaigns text[], p_rows bigint[], "
+               "p_wa_ids text[], p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean) "
+               "RETURNS TABLE (refusal integer, room_at bigint) LANGUAGE sql AS "
+               "$$ SELECT 0, NULL::bigint FROM unnest(p_wa_ids) $$");
+        sql_at(place.where(), "UPDATE wacamp.meta SET version = 1");
+        sql_at(place.where(),
+               "INSERT INTO wacamp.suppressions VALUES ('acme', '14155550100', 'opted_out', 0, 'campaign:other')");
+        {
+            // Read-only reads it as it is: not an empty ledger, nothing changed.
+            auto reader = place.open(account::Access::read_only);
+            auto found = reader->suppressed({"14155550100"});
+            REQUIRE(found.ok());
+            CHECK(found->size() == 1);
+            CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "1");
+        }
+        auto book = place.open();
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "2");
+        auto answers = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0));
+        REQUIRE(answers.ok());
+        CHECK(answers->at(0).refusal == account::Refusal::suppressed);
+    }
     TEST_CASE("an unreachable server fails naming the URL without its password") {
         // A port nothing listens on (the cluster's, plus one, is as good as any).
         const std::string url = "postgresql://wacamp:Sup3rSecretPw@127.0.0.1:1/ledger?connect_timeout=2";

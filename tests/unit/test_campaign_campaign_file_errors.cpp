@@ -33,6 +33,34 @@ TEST_SUITE("campaign::load_campaign errors") {
         CHECK(folder.problems(base + "  text: \"Hi from ${HOST}\"\n").empty());
     }
 
+    TEST_CASE(
+        "a message naming a variable wacamp reads a secret from is refused, whether the campaign uses it or not") {
+        Folder folder;
+        const std::string base = k_minimal.substr(0, k_minimal.find("  text:"));
+        // No cleanup: the campaign never uses the access token, yet it is a secret.
+        const std::string token = folder.problems(base + "  text: \"t=${WACAMP_ACCESS_TOKEN}\"\n");
+        CHECK(token.find("\n10: message.text: ") != std::string::npos);
+        CHECK(token.find("token-0123456789") == std::string::npos);
+        // The Pushgateway's URL holds its password: refused by name, and its value never shown.
+        std::map<std::string, std::string> vars = k_vars;
+        vars["WACAMP_METRICS_PUSH"] = "http://pushuser:push-pw-4321@gw.example:9091";
+        vars["REDIS_PW"] = "pw";  // too short to be masked as a value: refused by its name
+        const std::string rate = "rate: {per_second: 5}\naccount:\n  rate_store: redis://:${REDIS_PW}@10.1.2.3\n";
+        for (const std::string text : {"${WACAMP_METRICS_PUSH}", "redis ${REDIS_PW}"}) {
+            folder.put("campaign.yaml", base + "  text: \"" + text + "\"\n" + rate);
+            auto c = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+            REQUIRE_FALSE(c.ok());
+            const std::string message = c.error().message;
+            CAPTURE(message);
+            CHECK(message.find(":10: message.text: ") != std::string::npos);
+            CHECK(message.find("secret") != std::string::npos);
+            CHECK(message.find("push-pw-4321") == std::string::npos);
+        }
+        // An ordinary variable beside them is fine.
+        folder.put("campaign.yaml", base + "  text: \"Hi from ${HOST}\"\n" + rate);
+        CHECK(campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars)).ok());
+    }
+
     TEST_CASE("a YAML syntax error gives yaml-cpp's message and the line") {
         Folder folder;
         CHECK_PROBLEM(folder.problems("name: a\nservice: [1\n"), "3: end of sequence flow not found");

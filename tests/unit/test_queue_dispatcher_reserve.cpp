@@ -66,12 +66,12 @@ public:
         results[job.row] = status;
         return {};
     }
-    util::Result<void> on_refused(const queue::Job& job, const std::string& reason) override {
+    util::Result<void> on_refused(const queue::Job& job, const queue::Reservation& answer) override {
         if (fail_refused) {
             return util::Error{"disk full", util::ErrorKind::write};
         }
         events.push_back("refused " + std::to_string(job.row));
-        refused[job.row] = reason;
+        refused[job.row] = answer.reason;
         return {};
     }
     void on_progress(const queue::Progress&) override {}

@@ -331,6 +331,37 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(s->since == k_t0);
     }
 
+    TEST_CASE("an opt-out is recorded in the turn that logged it, not with the next batch") {
+        Rig rig;
+        const auto a = job(1, "1");
+        const auto b = job(2, "2");
+        REQUIRE(rig.reserve({a, b}).size() == 2);
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        rig.flush();  // the first answers of a run are recorded at once; the next wait 250 ms...
+        rig.answer(b, queue::JobStatus::failed, answered(service::Cause::opted_out, 131050));
+        rig.flush();  // ...but not an opt-out: other runners check the list when they reserve
+        CHECK(rig.suppression_of("2").has_value());
+    }
+    TEST_CASE("reserve refuses a number suppressed or held since its row was screened, saying why") {
+        Rig rig;
+        REQUIRE(rig.book->ledger().suppress({account::Suppression{"1", "opted_out", k_t0, "campaign:other"}}).ok());
+        auto held = account::ResultBatch{};
+        held.marketing_limited = {account::Answer{"2", k_t0 - 1h}};
+        held.now = k_t0;
+        REQUIRE(rig.book->ledger().record(held).ok());
+        const auto answers = rig.reserve({job(1, "1"), job(2, "2"), job(3, "3")});
+        CHECK(answers[0].verdict == Reservation::Verdict::refused);
+        CHECK(answers[0].refusal == Reservation::Refusal::suppressed);
+        CHECK(answers[0].reason.find("opted_out") != std::string::npos);
+        CHECK(answers[0].reason.find("campaign:other") != std::string::npos);
+        CHECK(answers[1].verdict == Reservation::Verdict::refused);
+        CHECK(answers[1].refusal == Reservation::Refusal::marketing_limit);
+        CHECK(answers[1].until == k_t0 + 23h);
+        CHECK(answers[2].verdict == Reservation::Verdict::granted);
+        CHECK(rig.send_state(1).empty());
+        CHECK(rig.send_state(2).empty());
+    }
+
     TEST_CASE("131026 suppresses the number (undeliverable) at the second answer, with undeliverable_after 2") {
         Rig rig;
         rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::undeliverable, 131026));

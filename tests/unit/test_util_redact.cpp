@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "util/base64.hpp"
 #include "util/redact.hpp"
 
 namespace {
@@ -74,6 +75,36 @@ TEST_SUITE("util::Redactor") {
         r.add("token");
         r.add("token-long");
         CHECK(r.apply("a token-long b token c") == "a *** b *** c");
+    }
+    TEST_CASE("masks a secret's base64, alone and inside Basic authentication's user:password, at any alignment") {
+        util::Redactor r;
+        r.add("s3cr3t-pw-0123");
+        CHECK(r.apply("token " + util::base64("s3cr3t-pw-0123") + " refused") == "token *** refused");
+        // The user's length puts the password at each of base64's three alignments.
+        for (const std::string user : {"pushuser", "pushuser1", "pushuser12"}) {
+            const std::string header = "Authorization: Basic " + util::base64(user + ":s3cr3t-pw-0123");
+            const std::string masked = r.apply(header);
+            CAPTURE(header);
+            CAPTURE(masked);
+            CHECK(masked.find("***") != std::string::npos);
+            // What is left of the encoding decodes to at most a character of the password.
+            const std::string left = masked.substr(masked.find("***") + 3);
+            CHECK(left.size() <= 4);
+        }
+        // The URL-safe alphabet too.
+        util::Redactor slashes;
+        slashes.add("\xff\xfe\xfd-secret-\xfb\xff");
+        std::string url_safe = util::base64("\xff\xfe\xfd-secret-\xfb\xff");
+        REQUIRE(url_safe.find_first_of("+/") != std::string::npos);
+        for (auto& c : url_safe) {
+            c = c == '+' ? '-' : c == '/' ? '_' : c;
+        }
+        CHECK(slashes.apply("id=" + url_safe) == "id=***");
+    }
+    TEST_CASE("the user:password pair as a whole: its Basic header is masked whole") {
+        util::Redactor r;
+        r.add("pushuser:s3cr3t-pw");
+        CHECK(r.apply("Basic " + util::base64("pushuser:s3cr3t-pw")) == "Basic ***");
     }
     TEST_CASE("without secrets, text is unchanged") {
         util::Redactor r;
