@@ -27,6 +27,7 @@ if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
 fi
 ref=$1
 shift
+given_wacamp=${WACAMP:-}
 . "$(dirname "$0")/lib.sh"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
@@ -62,6 +63,7 @@ compare_build_ref
 
 # What each build accepts: bin, rate, account (1 when it knows `account:`), preview (1 when its
 # dry run takes `--preview 0`, which turns the preview off).
+label() { [ "$1" = ref ] && echo "REF" || echo "working"; }
 declare -A bin rate account preview
 bin[ref]=$WACAMP_REF
 bin[work]=$WACAMP
@@ -71,20 +73,19 @@ for which in ref work; do
         rate[$which]=unlimited
     else
         rate[$which]=100000
-        notes+=("the $which build refuses \`per_second: unlimited\`: its campaigns say \`per_second: 100000\`.")
+        notes+=("the $(label "$which") build refuses \`per_second: unlimited\`: its campaigns say \`per_second: 100000\`.")
     fi
     account[$which]=0
     if bench_accepts "${bin[$which]}" "per_second: 1" "account: {ledger: off}"; then
         account[$which]=1
     else
-        notes+=("the $which build knows no \`account:\` key (no ledger): its campaigns leave the key out, and its \"ledger on\" rows are n/a.")
+        notes+=("the $(label "$which") build knows no \`account:\` key (no ledger): its campaigns leave the key out, and its \"ledger on\" rows are n/a.")
     fi
     preview[$which]=0
     if "${bin[$which]}" run --help 2>/dev/null | grep -q -- '--preview'; then
         preview[$which]=1
     fi
 done
-label() { [ "$1" = ref ] && echo "REF" || echo "working"; }
 
 samples=$bench_work/samples.tsv
 : >"$samples"
@@ -164,14 +165,18 @@ for pair in $(seq "$pairs"); do
 done
 
 out_md=$bench_out/compare-${ref//\//_}.md
-dirty=
-[ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=" with uncommitted changes"
+working="the tree at $(git rev-parse --short HEAD)"
+[ -z "$(git status --porcelain --untracked-files=no)" ] || working+=" with uncommitted changes"
+if [ -n "$given_wacamp" ]; then
+    working="\`$WACAMP\` (named by WACAMP; $working)"
+else
+    working+=" (\`$WACAMP\`)"
+fi
 {
     echo "# wacamp against $ref"
     echo
     echo "Produced by \`bench/compare.sh $ref ${sizes[*]}\` (PAIRS=$pairs, THROUGHPUT_N=$n) on $(date -u '+%Y-%m-%d %H:%M UTC')."
-    echo "REF: $ref = $(git rev-parse --short "$ref_sha") (\`$WACAMP_REF\`); working: the tree at" \
-        "$(git rev-parse --short HEAD)$dirty (\`$WACAMP\`)."
+    echo "REF: $ref, commit $(git rev-parse --short "$ref_sha") (\`$WACAMP_REF\`); working: $working."
     bench_machine
     echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
