@@ -58,9 +58,7 @@ fi
     echo
     [ "$quick" = 1 ] && echo "**Quick sizes (\`bench/all.sh --quick\`): a check that the scripts work, not the figures.**" && echo
     echo "Produced by \`bench/all.sh${1:+ $1}\` on $(date -u '+%Y-%m-%d %H:%M UTC'), wacamp $(bench_wacamp_version)."
-    echo "Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
-        "$(free -m | awk '/^Mem:/ {printf "%.1f GiB RAM", $2 / 1024}'), Linux $(uname -r)," \
-        "$(. /etc/os-release && echo "$PRETTY_NAME")."
+    bench_machine
     echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
     echo "| what | command | result | reference | ratio | target | met? |"

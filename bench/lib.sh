@@ -272,10 +272,12 @@ wrk.body = '$bench_send_body'
 LUA
 }
 
-# bench_write_cleanup_campaign DIR BASE_URL RATE: DIR/c.yaml, a text campaign of DIR/r.csv with
-# user_ids and contact deletion at its end (batches of 1,000), the ledger off, its log
-# DIR/log.jsonl; RATE is the inside of the rate mapping.
+# bench_write_cleanup_campaign DIR BASE_URL RATE [ACCOUNT]: DIR/c.yaml, a text campaign of DIR/r.csv
+# with user_ids and contact deletion at its end (batches of 1,000), its log DIR/log.jsonl; RATE is
+# the inside of the rate mapping. ACCOUNT is the campaign's `account:` line, by default the ledger
+# off; an empty ACCOUNT leaves the key out (a build older than the ledger knows no `account:`).
 bench_write_cleanup_campaign() {
+    local account=${4-"account: {ledger: off}"}
     cat >"$1/c.yaml" <<YAML
 name: bench
 service: {base_url: "$2", api_key: sandbox-key, access_token: sandbox-token, timeout: 30s}
@@ -283,9 +285,9 @@ recipients: {file: "$1/r.csv", columns: {wa_id: phone, user_name: name, user_id:
 message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
 rate: {$3}
 cleanup: {delete_contacts: true, batch_size: 1000}
-account: {ledger: off}
 results: "$1/log.jsonl"
 YAML
+    [ -z "$account" ] || echo "$account" >>"$1/c.yaml"
 }
 
 # bench_write_tls_campaign FILE HTTP CSV RESULTS RATE: a text campaign to $NGINX_TLS_URL trusting
@@ -303,16 +305,24 @@ results: "$4"
 YAML
 }
 
+# bench_accepts BINARY RATE [EXTRA]: whether BINARY's `validate` accepts a one-row text campaign
+# with RATE as the inside of its rate mapping and the YAML lines EXTRA appended (a key a build
+# older than the working tree may not know: `account: {ledger: off}`, say).
+bench_accepts() {
+    local dir
+    dir=$(mktemp -d "$bench_work/probe.XXXXXX")
+    bench_make_csv 1 "$dir/r.csv"
+    bench_write_campaign "$dir/c.yaml" http://127.0.0.1:9 "$dir/r.csv" "$dir/r.jsonl" "$2"
+    [ -z "${3:-}" ] || echo "$3" >>"$dir/c.yaml"
+    "$1" validate "$dir/c.yaml" >/dev/null 2>&1
+}
+
 # bench_unlimited_rate: sets $unlimited_rate to "unlimited" when this wacamp accepts
 # `per_second: unlimited`, otherwise to 100000 (the loader's maximum), saying so on stderr.
 # Not meant for $(…): it asks wacamp once per script.
 bench_unlimited_rate() {
     [ -z "${unlimited_rate:-}" ] || return 0
-    local dir=$bench_work/unlimited-probe
-    mkdir -p "$dir"
-    bench_make_csv 1 "$dir/r.csv"
-    bench_write_campaign "$dir/c.yaml" http://127.0.0.1:9 "$dir/r.csv" "$dir/r.jsonl" "per_second: unlimited"
-    if "$WACAMP" validate "$dir/c.yaml" >/dev/null 2>&1; then
+    if bench_accepts "$WACAMP" "per_second: unlimited"; then
         unlimited_rate=unlimited
     else
         # A wacamp built before `per_second: unlimited` existed (compared against an older build).
@@ -335,6 +345,13 @@ bench_time() {
     # The last line: a command ended by a signal gets a line of its own before the figures.
     read -r T_USER T_SYS T_RSS < <(tail -1 "$bench_work/$name.time")
     T_WALL=$(python3 -c "print(f'{$end - $start:.3f}')")
+}
+
+# bench_machine: prints a line naming the machine (cores, CPU, RAM, kernel, distribution).
+bench_machine() {
+    echo "Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+        "$(free -m | awk '/^Mem:/ {printf "%.1f GiB RAM", $2 / 1024}'), Linux $(uname -r)," \
+        "$(. /etc/os-release && echo "$PRETTY_NAME")."
 }
 
 # bench_calc EXPRESSION: prints a Python expression's value (for ratios and rates).
