@@ -1,5 +1,7 @@
 #include "fixtures.hpp"
 
+#include <doctest/doctest.h>
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
@@ -115,6 +117,24 @@ MidRunOptOut run_opt_out_midway(const CampaignFixture& slow, const CampaignFixtu
     out.slow_code = run.wait();
     out.slow_err = run.err();
     return out;
+}
+
+void check_opt_out_midway(const Sandbox& sandbox, const CampaignFixture& slow, const MidRunOptOut& run) {
+    CAPTURE(run.slow_err);
+    REQUIRE(run.started);
+    CHECK(run.quick_code == 1);
+    CHECK(run.added_code == 0);
+    CHECK(run.slow_code == 0);
+    for (const long long row : {8, 9}) {
+        const auto rec = result_of(slow, row);
+        CAPTURE(rec.dump());
+        CHECK(rec["status"] == "skipped");
+        CHECK(rec["cause"] == "suppressed");
+    }
+    CHECK(contains(result_of(slow, 8).value("error", ""), "opted_out"));
+    CHECK(requests_for(sandbox, numbers_wa_id(7)) == 1);  // the quick campaign's only
+    CHECK(requests_for(sandbox, numbers_wa_id(8)) == 0);
+    CHECK(status_counts(slow)["sent"] == 8);
 }
 
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds) {

@@ -63,6 +63,9 @@ struct MidRunOptOut {
     std::string slow_err;
 };
 MidRunOptOut run_opt_out_midway(const CampaignFixture& slow, const CampaignFixture& quick);
+// Checks what `run` must leave: both numbers' rows of `slow` skipped (suppressed, the first saying
+// opted_out), no request for either from `slow`, its other 8 rows sent, every exit code as expected.
+void check_opt_out_midway(const Sandbox& sandbox, const CampaignFixture& slow, const MidRunOptOut& run);
 
 // Waits, up to `seconds`, until `done` holds; whether it did.
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds seconds = std::chrono::seconds(30));

@@ -218,25 +218,9 @@ TEST_SUITE("e2e: ledger") {
         CampaignFixture quick(sandbox, numbers_csv(1, 7));
         share_ledger(quick, slow, "quick");
         const MidRunOptOut run = run_opt_out_midway(slow, quick);
-        CAPTURE(run.slow_err);
-        REQUIRE(run.started);
-        CHECK(run.quick_code == 1);
-        CHECK(run.added_code == 0);
-        CHECK(run.slow_code == 0);
-        const auto opted_out = result_of(slow, 8);
-        CAPTURE(opted_out.dump());
-        CHECK(opted_out["status"] == "skipped");
-        CHECK(opted_out["cause"] == "suppressed");
-        CHECK(contains(opted_out.value("error", ""), "opted_out"));
-        const auto added = result_of(slow, 9);
-        CAPTURE(added.dump());
-        CHECK(added["status"] == "skipped");
-        CHECK(added["cause"] == "suppressed");
-        CHECK(contains(added.value("error", ""), "manual"));
-        CHECK(requests_for(sandbox, numbers_wa_id(7)) == 1);  // the quick campaign's only
-        CHECK(requests_for(sandbox, numbers_wa_id(8)) == 0);
+        check_opt_out_midway(sandbox, slow, run);
+        CHECK(contains(result_of(slow, 9).value("error", ""), "manual"));
         CHECK(delivered(sandbox)[numbers_wa_id(9)] == 1);
-        CHECK(status_counts(slow)["sent"] == 8);
     }
 
     TEST_CASE("two campaigns running at once on one ledger never exceed rate.per_recipient together") {

@@ -120,21 +120,7 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
         use_ledger(slow, "slow");
         use_ledger(quick, "quick");
         const MidRunOptOut run = run_opt_out_midway(slow, quick);
-        CAPTURE(run.slow_err);
-        REQUIRE(run.started);
-        CHECK(run.quick_code == 1);
-        CHECK(run.added_code == 0);
-        CHECK(run.slow_code == 0);
-        for (const long long row : {8, 9}) {
-            const auto rec = result_of(slow, row);
-            CAPTURE(rec.dump());
-            CHECK(rec["status"] == "skipped");
-            CHECK(rec["cause"] == "suppressed");
-        }
-        CHECK(contains(result_of(slow, 8).value("error", ""), "opted_out"));
-        CHECK(requests_for(sandbox, numbers_wa_id(7)) == 1);
-        CHECK(requests_for(sandbox, numbers_wa_id(8)) == 0);
-        CHECK(status_counts(slow)["sent"] == 8);
+        check_opt_out_midway(sandbox, slow, run);
         CHECK_FALSE(leaks(k_password, {run.slow_err, file_text(slow.log)}));
     }
 
