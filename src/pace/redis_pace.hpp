@@ -11,14 +11,19 @@
 //   (throttles that belong together count once), then climbs back linearly by configured / 20 a
 //   second after the pause: a halving is won back in 10 s.
 // - The key expires 30 s after its state stops mattering: idle accounts leave nothing behind.
-// - Redis unreachable, a reply lost or late (a command timeout): nothing granted, the answer says
-//   "rate store unreachable: …" and to ask again in a second (then it reconnects).
-// Blocking (a connect timeout of 250 ms, a command timeout of 1 s), on the dispatcher's thread.
+// - Redis unreachable, a reply lost or late, a reply over 4 KiB or of another shape than
+//   expected: nothing granted, the answer says "rate store unreachable: …" and to ask again in a
+//   second (then it reconnects).
+// Blocking on the dispatcher's thread, with bounds: a connect timeout of 250 ms, then 1 s for
+// the whole slot request (every byte of every reply, not 1 s between bytes), at most 4 KiB read
+// for a reply, and a stop request (SIGINT, SIGTERM) ends the wait within 50 ms.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "campaign/campaign.hpp"
 #include "queue/shared_pace.hpp"
@@ -29,12 +34,19 @@ struct redisContext;
 
 namespace pace {
 
+namespace detail {
+struct Resp;  // a reply of Redis, as redis_pace.cpp reads it
+}  // namespace detail
+
 struct RedisPaceOptions {
     std::chrono::milliseconds connect_timeout{250};
-    std::chrono::milliseconds command_timeout{1'000};
-    std::chrono::milliseconds retry{1'000};  // after an error, the next try
+    std::chrono::milliseconds command_timeout{1'000};  // for a whole slot request
+    std::chrono::milliseconds retry{1'000};            // after an error, the next try
     // Told once a run when another runner of the account configured a different rate or burst.
     std::function<void(const std::string&)> warn;
+    // The run's stop requests (SIGINT, SIGTERM): when positive, a wait for Redis ends, nothing
+    // granted. May be null.
+    const std::atomic<int>* stop_requests = nullptr;
 };
 
 class RedisPace final : public queue::SharedPace {
@@ -72,6 +84,11 @@ private:
     util::Result<Reply> run(const std::string& mode, long long argument);
     util::Result<void> connect();
     util::Result<void> load_script();
+    // Sends one command and reads its reply, by m_deadline and within k_max_reply bytes.
+    util::Result<detail::Resp> exchange(const std::vector<std::string>& args);
+    std::string wait_for(short events);
+    bool stop_requested() const;
+    std::string where() const;
     void disconnect();
     util::Error failed(const std::string& what);
 
@@ -89,6 +106,8 @@ private:
     bool m_mismatch = false;
     bool m_mismatch_told = false;
     long long m_last_time_us = 0;
+    std::chrono::steady_clock::time_point m_deadline{};  // of the slot request under way
+    bool m_interrupted = false;                          // it ended for a stop request
 };
 
 }  // namespace pace
