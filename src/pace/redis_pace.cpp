@@ -22,7 +22,8 @@ using std::chrono::microseconds;
 
 // One script for both modes, so that a take and a throttle see one state. KEYS[1]: the hash;
 // ARGV: mode ("take" or "throttle"), configured rate (1/s), burst, then for take the slots
-// wanted, for throttle the Retry-After in ms (-1: none). Times in microseconds of Redis's clock.
+// wanted, for throttle the Retry-After in ms (-1: none), then how late after its grant a start
+// may be (us). Times in microseconds of Redis's clock.
 // Fields: tat, pause (the shared pause's end), dec (the rate right after the last decrease,
 // absent when the configured rate is in force), cfg (the rate and burst the last writer
 // configured, as "RATE/BURST").
@@ -34,6 +35,7 @@ local mode = ARGV[1]
 local cfg = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local arg = tonumber(ARGV[4])
+local late = tonumber(ARGV[5]) or 0
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local s = redis.call('HMGET', key, 'tat', 'pause', 'dec', 'cfg')
@@ -50,8 +52,10 @@ if dec then
   rate = math.min(cfg, dec + climb)
   if rate >= cfg then dec = nil end
 end
--- Starts spaced 0.1 % wider than 1 s / rate, as in one runner (queue/rate_limiter.cpp).
-local function interval(r) return math.ceil(1000000 * 1.001 / r) end
+-- Starts spaced 0.1 % wider than 1 s / rate, as in one runner (queue/rate_limiter.cpp), and
+-- 'late' more a second: rate + burst + 1 grants span 1.001 s + late, so that starts each up to
+-- 'late' after its grant still hold rate + burst in any second.
+local function interval(r) return math.ceil((1000000 * 1.001 + late) / r) end
 local T = interval(rate)
 local tau = burst * interval(cfg)
 local granted, retry, why = 0, 0, 0
@@ -376,9 +380,21 @@ util::Result<RedisPace::Reply> RedisPace::run(const std::string& mode, long long
     if (m_context == nullptr) {
         TRY(connect());
     }
-    const std::vector<std::string> args{"EVALSHA", m_sha, "1", m_key, mode, m_rate, m_burst, std::to_string(argument)};
+    const std::vector<std::string> args{
+        "EVALSHA",
+        m_sha,
+        "1",
+        m_key,
+        mode,
+        m_rate,
+        m_burst,
+        std::to_string(argument),
+        std::to_string(std::chrono::duration_cast<microseconds>(m_options.use_within).count())};
     for (int attempt = 0;; ++attempt) {
         // Lost or late: the script may have run; its slots are dropped, never used unpaced.
+        // The grant is made after this: slots used by m_asked_at + use_within start no later
+        // than that after their time, on any clock.
+        m_asked_at = m_clock.steady_now();
         TRY_ASSIGN(const auto reply, exchange(args));
         if (reply.kind == Resp::Kind::error) {
             if (reply.text.starts_with("NOSCRIPT") && attempt == 0) {
@@ -428,6 +444,7 @@ queue::PaceAnswer RedisPace::take(Steady now, int want) {
     }
     m_last_time_us = reply->time_us;
     answer.granted = static_cast<int>(std::clamp<long long>(reply->granted, 0, want));
+    answer.use_by = m_asked_at + m_options.use_within;
     answer.retry_at = now + microseconds(std::max<long long>(reply->retry_us, 0));
     if (reply->why == 1 && answer.granted == 0) {
         answer.reason = "rate limited by the service (the account's runners pause together)";

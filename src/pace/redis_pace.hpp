@@ -3,9 +3,10 @@
 // of the account, in one hash key `wacamp:{ACCOUNT}:pace`, changed only by one Lua script that
 // reads Redis's own clock (TIME), so runners on machines with different clocks agree.
 //
-// - take: grants min(want, how many conform now) slots, all at Redis's now. T = 1 s / rate (with
-//   the local limiter's 0.1 % margin), tau = burst x T at the configured rate, as in
-//   queue::RateLimiter; a grant of n is allowed while new TAT - now <= tau + T.
+// - take: grants min(want, how many conform now) slots, all at Redis's now, to be used within
+//   `use_within` of asking (PaceAnswer::use_by). T = (1 s + 0.1 % + use_within) / rate (the
+//   local limiter's margin, and room for a start that late), tau = burst x T at the configured
+//   rate, as in queue::RateLimiter; a grant of n is allowed while new TAT - now <= tau + T.
 // - throttled: pause-until = max(current, now + Retry-After, or 1 s without one); the rate in
 //   force halves (not below min(configured, 0.1/s)) unless a decrease's pause is still running
 //   (throttles that belong together count once), then climbs back linearly by configured / 20 a
@@ -42,6 +43,9 @@ struct RedisPaceOptions {
     std::chrono::milliseconds connect_timeout{250};
     std::chrono::milliseconds command_timeout{1'000};  // for a whole slot request
     std::chrono::milliseconds retry{1'000};            // after an error, the next try
+    // How long after asking granted slots may still be used (PaceAnswer::use_by): the script
+    // spaces its grants this much wider than the bound needs (docs/pace.md).
+    std::chrono::milliseconds use_within{5};
     // Told once a run when another runner of the account configured a different rate or burst.
     std::function<void(const std::string&)> warn;
     // The run's stop requests (SIGINT, SIGTERM): when positive, a wait for Redis ends, nothing
@@ -107,6 +111,7 @@ private:
     bool m_mismatch_told = false;
     long long m_last_time_us = 0;
     std::chrono::steady_clock::time_point m_deadline{};  // of the slot request under way
+    std::chrono::steady_clock::time_point m_asked_at{};  // the script's command last sent (m_clock)
     bool m_interrupted = false;                          // it ended for a stop request
 };
 

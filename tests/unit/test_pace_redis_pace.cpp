@@ -151,6 +151,29 @@ TEST_SUITE("pace::redis_pace") {
             CHECK(!g.empty());
         }
     }
+    TEST_CASE("grants leave room for a start up to 5 ms late: per_second + burst + 1 of them span 1 s + 5 ms") {
+        // At 5/s, burst 1, with grants 1.001 s apart, starts 5 ms late and on time put 7 into one
+        // second where 6 are allowed.
+        if (redis_missing()) {
+            return;
+        }
+        util::SystemClock clock;
+        pace::RedisPace pace(store_of(RedisServer::shared()), account("late"), 5, 1, clock);
+        std::vector<long long> grants;  // Redis time of each slot
+        const auto end = clock.steady_now() + 2500ms;
+        while (clock.steady_now() < end) {
+            auto answer = pace.take(clock.steady_now(), 1);
+            CHECK(answer.use_by <= clock.steady_now() + 5ms);
+            for (int i = 0; i < answer.granted; ++i) {
+                grants.push_back(pace.last_time_us());
+            }
+            std::this_thread::sleep_until(std::min(answer.retry_at, end));
+        }
+        REQUIRE(grants.size() >= 10);
+        for (std::size_t i = 0; i + 6 < grants.size(); ++i) {
+            CHECK(grants[i + 6] - grants[i] >= 1'005'000);
+        }
+    }
     TEST_CASE("grants what conforms now and says when to ask again") {
         if (redis_missing()) {
             return;
