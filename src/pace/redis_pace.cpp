@@ -3,8 +3,14 @@
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 namespace pace {
@@ -16,7 +22,8 @@ using std::chrono::microseconds;
 
 // One script for both modes, so that a take and a throttle see one state. KEYS[1]: the hash;
 // ARGV: mode ("take" or "throttle"), configured rate (1/s), burst, then for take the slots
-// wanted, for throttle the Retry-After in ms (-1: none). Times in microseconds of Redis's clock.
+// wanted, for throttle the Retry-After in ms (-1: none), then how late after its grant a start
+// may be (us). Times in microseconds of Redis's clock.
 // Fields: tat, pause (the shared pause's end), dec (the rate right after the last decrease,
 // absent when the configured rate is in force), cfg (the rate and burst the last writer
 // configured, as "RATE/BURST").
@@ -28,6 +35,7 @@ local mode = ARGV[1]
 local cfg = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local arg = tonumber(ARGV[4])
+local late = tonumber(ARGV[5]) or 0
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local s = redis.call('HMGET', key, 'tat', 'pause', 'dec', 'cfg')
@@ -44,8 +52,10 @@ if dec then
   rate = math.min(cfg, dec + climb)
   if rate >= cfg then dec = nil end
 end
--- Starts spaced 0.1 % wider than 1 s / rate, as in one runner (queue/rate_limiter.cpp).
-local function interval(r) return math.ceil(1000000 * 1.001 / r) end
+-- Starts spaced 0.1 % wider than 1 s / rate, as in one runner (queue/rate_limiter.cpp), and
+-- 'late' more a second: rate + burst + 1 grants span 1.001 s + late, so that starts each up to
+-- 'late' after its grant still hold rate + burst in any second.
+local function interval(r) return math.ceil((1000000 * 1.001 + late) / r) end
 local T = interval(rate)
 local tau = burst * interval(cfg)
 local granted, retry, why = 0, 0, 0
@@ -98,10 +108,111 @@ timeval to_timeval(std::chrono::milliseconds ms) {
     return tv;
 }
 
-struct ReplyDeleter {
-    void operator()(redisReply* reply) const { freeReplyObject(reply); }
+// The most a reply may be: the replies wacamp expects (six integers, a script's SHA-1, OK, an
+// error line) are far shorter. More is no rate store's answer: the connection is closed.
+constexpr std::size_t k_max_reply = 4096;
+// How often a wait for Redis looks at the run's stop requests.
+constexpr std::chrono::milliseconds k_stop_check{50};
+
+}  // namespace
+
+// A reply of the shapes wacamp expects, read by read_reply.
+struct detail::Resp {
+    enum class Kind { status, error, bulk, integers };
+    Kind kind = Kind::status;
+    std::string text;                 // status, error, bulk
+    std::vector<long long> integers;  // an array of integers
 };
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+
+namespace {
+
+using detail::Resp;
+
+enum class Parsed { incomplete, complete, malformed, too_large };
+
+// The line at `at` in `buffer` up to CRLF (not included); nullopt when not all there.
+std::optional<std::string_view> line_at(std::string_view buffer, std::size_t& at) {
+    const auto end = buffer.find("\r\n", at);
+    if (end == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const auto line = buffer.substr(at, end - at);
+    at = end + 2;
+    return line;
+}
+
+bool to_integer(std::string_view text, long long& out) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return error == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+// Reads one reply from the start of `buffer`: a status, an error, a bulk string of at most
+// k_max_reply bytes (too_large beyond) or an array of at most 16 integers; any other shape is
+// malformed. A length is checked before anything is allocated for it, unlike hiredis's reader,
+// which allocates an array's claimed element count up front.
+Parsed read_reply(std::string_view buffer, Resp& out, std::size_t& used) {
+    std::size_t at = 1;
+    if (buffer.empty()) {
+        return Parsed::incomplete;
+    }
+    const auto line = line_at(buffer, at);
+    if (!line) {
+        return Parsed::incomplete;
+    }
+    long long n = 0;
+    switch (buffer[0]) {
+    case '+':
+    case '-':
+        out.kind = buffer[0] == '+' ? Resp::Kind::status : Resp::Kind::error;
+        out.text = *line;
+        break;
+    case '$':
+        if (!to_integer(*line, n) || n < 0) {
+            return Parsed::malformed;
+        }
+        if (n > static_cast<long long>(k_max_reply)) {
+            return Parsed::too_large;
+        }
+        if (buffer.size() < at + static_cast<std::size_t>(n) + 2) {
+            return Parsed::incomplete;
+        }
+        if (buffer.substr(at + static_cast<std::size_t>(n), 2) != "\r\n") {
+            return Parsed::malformed;
+        }
+        out.kind = Resp::Kind::bulk;
+        out.text = buffer.substr(at, static_cast<std::size_t>(n));
+        at += static_cast<std::size_t>(n) + 2;
+        break;
+    case '*':
+        if (!to_integer(*line, n) || n < 0 || n > 16) {
+            return Parsed::malformed;
+        }
+        out.kind = Resp::Kind::integers;
+        out.integers.clear();
+        for (long long i = 0; i < n; ++i) {
+            if (at >= buffer.size()) {
+                return Parsed::incomplete;
+            }
+            if (buffer[at] != ':') {
+                return Parsed::malformed;
+            }
+            ++at;
+            const auto item = line_at(buffer, at);
+            long long value = 0;
+            if (!item) {
+                return Parsed::incomplete;
+            }
+            if (!to_integer(*item, value)) {
+                return Parsed::malformed;
+            }
+            out.integers.push_back(value);
+        }
+        break;
+    default: return Parsed::malformed;
+    }
+    used = at;
+    return Parsed::complete;
+}
 
 }  // namespace
 
@@ -112,12 +223,16 @@ RedisPace::RedisPace(campaign::RateStore store, const std::string& account, doub
       m_rate(fmt::format("{:.17g}", std::clamp(per_second, 0.001, 1e6))),
       m_burst(std::to_string(std::max(burst, 0))),
       m_clock(clock),
-      m_options(options) {
+      m_options(std::move(options)) {
     m_secrets.add(m_store.password);
 }
 
 RedisPace::~RedisPace() {
     disconnect();
+}
+
+std::string RedisPace::where() const {
+    return m_store.host + ":" + std::to_string(m_store.port);
 }
 
 void RedisPace::disconnect() {
@@ -132,32 +247,105 @@ util::Error RedisPace::failed(const std::string& what) {
     return util::fail(m_secrets.apply(what));
 }
 
+bool RedisPace::stop_requested() const {
+    return m_options.stop_requests != nullptr && m_options.stop_requests->load() > 0;
+}
+
+// Waits for `events` on the connection until `m_deadline`, looking at the stop requests every
+// k_stop_check. Returns an empty string when ready, else why not.
+std::string RedisPace::wait_for(short events) {
+    for (;;) {
+        if (stop_requested()) {
+            m_interrupted = true;
+            return "interrupted";
+        }
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(m_deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            return fmt::format("no reply within {} ms", m_options.command_timeout.count());
+        }
+        pollfd p{m_context->fd, events, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min(left, k_stop_check).count()));
+        if (ready > 0) {
+            return {};
+        }
+        if (ready < 0 && errno != EINTR) {
+            return std::strerror(errno);
+        }
+    }
+}
+
+util::Result<Resp> RedisPace::exchange(const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lengths;
+    for (const auto& a : args) {
+        argv.push_back(a.data());
+        lengths.push_back(a.size());
+    }
+    char* formatted = nullptr;
+    const int size = redisFormatCommandArgv(&formatted, static_cast<int>(argv.size()), argv.data(), lengths.data());
+    if (size < 0) {
+        return failed(where() + ": out of memory");
+    }
+    const std::string command(formatted, static_cast<std::size_t>(size));
+    redisFreeCommand(formatted);
+    for (std::size_t sent = 0; sent < command.size();) {
+        if (auto why = wait_for(POLLOUT); !why.empty()) {
+            return failed(where() + ": " + why);
+        }
+        const ssize_t n =
+            ::send(m_context->fd, command.data() + sent, command.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            return failed(where() + ": " + std::strerror(errno));
+        }
+        sent += n > 0 ? static_cast<std::size_t>(n) : 0;
+    }
+    // The whole reply within the deadline and k_max_reply bytes: a server that trickles or
+    // floods its reply costs a second and a few KiB, not the run.
+    std::string buffer;
+    char chunk[1024];
+    for (;;) {
+        Resp reply;
+        std::size_t used = 0;
+        const Parsed parsed = read_reply(buffer, reply, used);
+        if (parsed == Parsed::complete && used == buffer.size()) {
+            return reply;
+        }
+        if (parsed == Parsed::malformed || parsed == Parsed::complete) {
+            return failed(where() + ": a reply that is not a rate store's");
+        }
+        if (parsed == Parsed::too_large || buffer.size() >= k_max_reply) {
+            return failed(fmt::format("{}: a reply over {} bytes", where(), k_max_reply));
+        }
+        if (auto why = wait_for(POLLIN); !why.empty()) {
+            return failed(where() + ": " + why);
+        }
+        const ssize_t n =
+            ::recv(m_context->fd, chunk, std::min(sizeof chunk, k_max_reply - buffer.size()), MSG_DONTWAIT);
+        if (n == 0) {
+            return failed(where() + ": the connection was closed");
+        }
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            return failed(where() + ": " + std::strerror(errno));
+        }
+        buffer.append(chunk, n > 0 ? static_cast<std::size_t>(n) : 0);
+    }
+}
+
 util::Result<void> RedisPace::connect() {
-    const std::string where = m_store.host + ":" + std::to_string(m_store.port);
     m_context = redisConnectWithTimeout(m_store.host.c_str(), m_store.port, to_timeval(m_options.connect_timeout));
     if (m_context == nullptr) {
-        return util::fail(where + ": out of memory");
+        return util::fail(where() + ": out of memory");
     }
     if (m_context->err != 0) {
-        return failed(where + ": " + m_context->errstr);
+        return failed(where() + ": " + m_context->errstr);
     }
-    if (redisSetTimeout(m_context, to_timeval(m_options.command_timeout)) != REDIS_OK) {
-        return failed(where + ": cannot set the command timeout");
-    }
-    const auto command = [&](std::vector<std::string> args, const char* what) -> util::Result<void> {
-        std::vector<const char*> argv;
-        std::vector<std::size_t> lengths;
-        for (const auto& a : args) {
-            argv.push_back(a.data());
-            lengths.push_back(a.size());
-        }
-        ReplyPtr reply(static_cast<redisReply*>(
-            redisCommandArgv(m_context, static_cast<int>(argv.size()), argv.data(), lengths.data())));
+    const auto command = [&](const std::vector<std::string>& args, const char* what) -> util::Result<void> {
+        auto reply = exchange(args);
         if (!reply) {
-            return failed(fmt::format("{}: {}: {}", where, what, m_context->errstr));
+            return reply.error();
         }
-        if (reply->type == REDIS_REPLY_ERROR) {
-            return failed(fmt::format("{}: {} refused: {}", where, what, std::string(reply->str, reply->len)));
+        if (reply->kind == Resp::Kind::error) {
+            return failed(fmt::format("{}: {} refused: {}", where(), what, reply->text));
         }
         return {};
     };
@@ -167,7 +355,7 @@ util::Result<void> RedisPace::connect() {
             auth.push_back(m_store.user);
         }
         auth.push_back(m_store.password);
-        TRY(command(std::move(auth), "AUTH"));
+        TRY(command(auth, "AUTH"));
     }
     if (m_store.db != 0) {
         TRY(command({"SELECT", std::to_string(m_store.db)}, "SELECT"));
@@ -176,58 +364,50 @@ util::Result<void> RedisPace::connect() {
 }
 
 util::Result<void> RedisPace::load_script() {
-    ReplyPtr reply(static_cast<redisReply*>(redisCommand(m_context, "SCRIPT LOAD %s", k_script)));
-    const std::string where = m_store.host + ":" + std::to_string(m_store.port);
-    if (!reply) {
-        return failed(where + ": SCRIPT LOAD: " + m_context->errstr);
+    TRY_ASSIGN(const auto reply, exchange({"SCRIPT", "LOAD", k_script}));
+    if (reply.kind != Resp::Kind::bulk) {
+        return failed(where() + ": SCRIPT LOAD refused: " +
+                      (reply.kind == Resp::Kind::error ? reply.text : std::string("unexpected reply")));
     }
-    if (reply->type != REDIS_REPLY_STRING) {
-        return failed(where + ": SCRIPT LOAD refused: " +
-                      (reply->type == REDIS_REPLY_ERROR ? std::string(reply->str, reply->len) : "unexpected reply"));
-    }
-    m_sha.assign(reply->str, reply->len);
+    m_sha = reply.text;
     return {};
 }
 
 util::Result<RedisPace::Reply> RedisPace::run(const std::string& mode, long long argument) {
+    // One deadline for the whole slot request: connecting's commands, a reload, the script.
+    m_deadline = std::chrono::steady_clock::now() + m_options.command_timeout;
+    m_interrupted = false;
     if (m_context == nullptr) {
         TRY(connect());
     }
-    const std::string where = m_store.host + ":" + std::to_string(m_store.port);
-    const std::string arg = std::to_string(argument);
+    const std::vector<std::string> args{
+        "EVALSHA",
+        m_sha,
+        "1",
+        m_key,
+        mode,
+        m_rate,
+        m_burst,
+        std::to_string(argument),
+        std::to_string(std::chrono::duration_cast<microseconds>(m_options.use_within).count())};
     for (int attempt = 0;; ++attempt) {
-        const char* argv[] = {"EVALSHA",      m_sha.c_str(),   "1",        m_key.c_str(), mode.c_str(),
-                              m_rate.c_str(), m_burst.c_str(), arg.c_str()};
-        std::size_t lengths[std::size(argv)];
-        for (std::size_t i = 0; i < std::size(argv); ++i) {
-            lengths[i] = std::strlen(argv[i]);
-        }
-        lengths[3] = m_key.size();
-        ReplyPtr reply(
-            static_cast<redisReply*>(redisCommandArgv(m_context, static_cast<int>(std::size(argv)), argv, lengths)));
-        if (!reply) {
-            // Lost or late: the script may have run; its slots are dropped, never used unpaced.
-            return failed(where + ": " + m_context->errstr);
-        }
-        if (reply->type == REDIS_REPLY_ERROR) {
-            const std::string text(reply->str, reply->len);
-            if (text.starts_with("NOSCRIPT") && attempt == 0) {
+        // Lost or late: the script may have run; its slots are dropped, never used unpaced.
+        // The grant is made after this: slots used by m_asked_at + use_within start no later
+        // than that after their time, on any clock.
+        m_asked_at = m_clock.steady_now();
+        TRY_ASSIGN(const auto reply, exchange(args));
+        if (reply.kind == Resp::Kind::error) {
+            if (reply.text.starts_with("NOSCRIPT") && attempt == 0) {
                 TRY(load_script());  // the server restarted or flushed its scripts
                 continue;
             }
-            return failed(where + ": " + text);
+            return failed(where() + ": " + reply.text);
         }
-        if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 6) {
-            return failed(where + ": unexpected reply to the pace script");
+        if (reply.kind != Resp::Kind::integers || reply.integers.size() != 6) {
+            return failed(where() + ": unexpected reply to the pace script");
         }
-        long long values[6] = {};
-        for (std::size_t i = 0; i < 6; ++i) {
-            if (reply->element[i]->type != REDIS_REPLY_INTEGER) {
-                return failed(where + ": unexpected reply to the pace script");
-            }
-            values[i] = reply->element[i]->integer;
-        }
-        return Reply{values[0], values[1], values[2], values[3], values[4], values[5]};
+        const auto& v = reply.integers;
+        return Reply{v[0], v[1], v[2], v[3], v[4], v[5]};
     }
 }
 
@@ -240,6 +420,10 @@ queue::PaceAnswer RedisPace::take(Steady now, int want) {
         return answer;
     }
     auto reply = run("take", std::max(want, 1));
+    if (!reply && m_interrupted) {
+        answer.retry_at = now + m_options.retry;  // the run stops: nothing to tell
+        return answer;
+    }
     if (!reply) {
         m_down_until = now + m_options.retry;
         m_down_reason = "rate store unreachable: " + reply.error().message;
@@ -260,6 +444,7 @@ queue::PaceAnswer RedisPace::take(Steady now, int want) {
     }
     m_last_time_us = reply->time_us;
     answer.granted = static_cast<int>(std::clamp<long long>(reply->granted, 0, want));
+    answer.use_by = m_asked_at + m_options.use_within;
     answer.retry_at = now + microseconds(std::max<long long>(reply->retry_us, 0));
     if (reply->why == 1 && answer.granted == 0) {
         answer.reason = "rate limited by the service (the account's runners pause together)";
@@ -273,7 +458,7 @@ void RedisPace::throttled(Steady now, std::optional<std::chrono::milliseconds> r
         return;  // the next take after the outage says why
     }
     const long long argument = retry_after ? std::max<long long>(retry_after->count(), 0) : -1;
-    if (auto reply = run("throttle", argument); !reply) {
+    if (auto reply = run("throttle", argument); !reply && !m_interrupted) {
         m_down_until = now + m_options.retry;
         m_down_reason = "rate store unreachable: " + reply.error().message;
     }

@@ -54,11 +54,6 @@ void Dispatcher::note_source_error() {
 }
 
 bool Dispatcher::take(Steady now, Job& out) {
-    if (!m_held.empty()) {
-        out = std::move(m_held.front());
-        m_held.pop_front();
-        return true;
-    }
     if (!m_waiting.empty() && m_waiting.top().due <= now) {
         out = m_waiting.top().job;
         m_waiting.pop();
@@ -79,21 +74,20 @@ bool Dispatcher::take(Steady now, Job& out) {
 }
 
 bool Dispatcher::start_batch(Steady now) {
+    if (m_parts.pace != nullptr) {
+        return start_paced(now);
+    }
     // One reservation call per turn: at most what the in-flight limit has room for.
     constexpr std::size_t k_max_batch = 256;
     std::vector<Job> batch;
     std::optional<Steady> wake;
-    if (m_parts.pace != nullptr) {
-        take_paced(now, batch);
-    } else {
-        while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
-            Job job;
-            if (!take(now, job)) {
-                break;
-            }
-            batch.push_back(std::move(job));
-            ++m_starting;
+    while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
+        Job job;
+        if (!take(now, job)) {
+            break;
         }
+        batch.push_back(std::move(job));
+        ++m_starting;
     }
     m_starting = 0;
     if (batch.empty()) {
@@ -105,6 +99,22 @@ bool Dispatcher::start_batch(Steady now) {
                 return false;
             }
         }
+        return true;
+    }
+    if (!reserve(batch, now)) {
+        return false;
+    }
+    for (auto& job : batch) {
+        if (m_stopping) {
+            break;
+        }
+        launch(std::move(job), now);
+    }
+    return !m_stopping;
+}
+
+bool Dispatcher::reserve(std::vector<Job>& batch, Steady now) {
+    if (m_parts.reserver == nullptr || batch.empty()) {
         return true;
     }
     std::vector<const Job*> jobs;
@@ -121,38 +131,71 @@ bool Dispatcher::start_batch(Steady now) {
     return !m_stopping;
 }
 
-void Dispatcher::take_paced(Steady now, std::vector<Job>& batch) {
-    std::optional<Steady> wake;
-    if (!startable_now(now, wake)) {
-        return;
-    }
+std::size_t Dispatcher::paced_room(Steady now) const {
     // As many as could start now: the local limiter lets them all start together (at most
-    // 1 + burst), there is room in flight, and there are jobs.
+    // 1 + burst), and there is room in flight.
     const std::size_t limit = in_flight_limit();
     const std::size_t room = limit > busy() ? limit - busy() : 0;
     const std::size_t most = std::min(room, static_cast<std::size_t>(m_parts.limiter->burst()) + 1);
-    while (batch.size() < most && m_parts.limiter->next_allowed(now, static_cast<int>(batch.size()) + 1) <= now) {
+    std::size_t n = 0;
+    while (n < most && m_parts.limiter->next_allowed(now, static_cast<int>(n) + 1) <= now) {
+        ++n;
+    }
+    return n;
+}
+
+bool Dispatcher::start_paced(Steady now) {
+    std::optional<Steady> wake;
+    if (!startable_now(now, wake)) {
+        return false;
+    }
+    const std::size_t room = paced_room(now);
+    // The jobs to ask slots for: those already reserved with the account first, then new ones,
+    // reserved before the question: the slots are for now, and nothing slow (the ledger) may
+    // come between a grant and the requests leaving.
+    std::vector<Job> fresh;
+    while (m_held.size() + fresh.size() < room) {
         Job job;
         if (!take(now, job)) {
             break;
         }
-        batch.push_back(std::move(job));
+        fresh.push_back(std::move(job));
     }
-    if (batch.empty()) {
-        return;
+    const bool took = !fresh.empty();
+    if (!reserve(fresh, now)) {
+        return false;
     }
-    // One question for all of them. The slots are for now: those granted start in this turn
-    // (or are dropped if the account refuses the job), never kept for later.
-    const std::size_t asked = batch.size();
-    const PaceAnswer answer = m_parts.pace->take(now, static_cast<int>(asked));
+    for (auto& job : fresh) {
+        m_held.push_back(std::move(job));
+    }
+    if (m_held.empty()) {
+        return took && !m_stopping;  // all refused or deferred: look again
+    }
+    const std::size_t asked = std::min(m_held.size(), room);
+    if (asked == 0) {
+        return false;
+    }
+    // Asked at the time of asking: reserving may have taken a while since `now`.
+    const PaceAnswer answer = m_parts.pace->take(m_parts.clock->steady_now(), static_cast<int>(asked));
     const std::size_t granted = std::min(static_cast<std::size_t>(std::max(answer.granted, 0)), asked);
-    while (batch.size() > granted) {
-        m_held.push_front(std::move(batch.back()));
-        batch.pop_back();
-    }
-    for (std::size_t i = 0; i < granted; ++i) {
+    std::size_t started = 0;
+    // A grant is a start time, not a permission: a slot unused by `use_by` is dropped (its time
+    // has passed; used late it could break the account's bound) and asked for again.
+    while (started < granted && !m_stopping && m_parts.clock->steady_now() <= answer.use_by) {
+        Job job = std::move(m_held.front());
+        m_held.pop_front();
         m_parts.limiter->try_acquire(now);
+        if (!launch(std::move(job), now)) {
+            return false;
+        }
+        ++started;
     }
+    note_pace_answer(answer, granted, asked, started, now);
+    return started > 0 && !m_stopping;
+}
+
+void Dispatcher::note_pace_answer(const PaceAnswer& answer, std::size_t granted, std::size_t asked, std::size_t started,
+                                  Steady now) {
     if (granted > 0) {
         m_pace_reason.clear();
         m_pace_until.reset();
@@ -161,7 +204,9 @@ void Dispatcher::take_paced(Steady now, std::vector<Job>& batch) {
         m_paused_until.reset();
         m_announced.reset();
     }
-    if (granted < asked) {
+    if (started < granted) {
+        m_pace_retry = now;  // slots dropped: ask again at once
+    } else if (granted < asked) {
         // Fewer than asked for: no more before the pace says.
         m_pace_retry = std::max(answer.retry_at, now);
         if (granted == 0) {
@@ -173,10 +218,11 @@ void Dispatcher::take_paced(Steady now, std::vector<Job>& batch) {
 }
 
 void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now) {
+    std::vector<Job> granted;
     for (std::size_t i = 0; i < batch.size() && !m_stopping; ++i) {
         const Reservation& answer = i < answers.size() ? answers[i] : Reservation{};
         switch (answer.verdict) {
-        case Reservation::Verdict::granted: launch(std::move(batch[i]), now); break;
+        case Reservation::Verdict::granted: granted.push_back(std::move(batch[i])); break;
         case Reservation::Verdict::refused:
             if (auto logged = m_parts.observer->on_refused(batch[i], answer); !logged) {
                 stop(StopReason::log_error, logged.error().message);
@@ -196,6 +242,7 @@ void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& 
             break;
         }
     }
+    batch = std::move(granted);
 }
 
 bool Dispatcher::launch(Job job, Steady now) {

@@ -135,7 +135,7 @@ bool Dispatcher::startable_now(Steady now, std::optional<Steady>& wake) {
         return false;
     }
     if (m_pace_reason.empty()) {
-        // The shared pace's reason lasts until it grants a slot (take_paced): asking again is
+        // The shared pace's reason lasts until it grants a slot (start_paced): asking again is
         // no end of the pause.
         m_pause_reason.clear();
         m_paused_until.reset();

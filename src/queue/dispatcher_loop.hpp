@@ -18,6 +18,7 @@
 #include "queue/in_flight_window.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/send_rate.hpp"
+#include "queue/shared_pace.hpp"
 
 namespace queue::detail {
 
@@ -59,16 +60,27 @@ private:
     int gather_count() const;
     bool startable_now(Steady now, std::optional<Steady>& wake);
     bool take(Steady now, Job& out);
-    // With a shared pace: takes the jobs that may start now and keeps those the pace grants.
-    void take_paced(Steady now, std::vector<Job>& batch);
     // Whether the shared pace holds the queue back now (until m_pace_retry).
     bool pace_blocked(std::optional<Steady>& wake, Steady now);
     // Takes the jobs that may start now, reserves them with the account (one call) and
     // starts those granted. Returns false when none started.
     bool start_batch(Steady now);
+    // With a shared pace: reserves the jobs that may start now with the account, then asks the
+    // pace for slots and starts as many as it grants, each by the grant's use-by time. Returns
+    // false when none started.
+    bool start_paced(Steady now);
+    // How many jobs may start now with a shared pace (in flight, the local limiter, 1 + burst).
+    std::size_t paced_room(Steady now) const;
+    // Keeps the pace's answer: when to ask again and why the wait.
+    void note_pace_answer(const PaceAnswer& answer, std::size_t granted, std::size_t asked, std::size_t started,
+                          Steady now);
+    // Reserves `batch` with the account (one call) and leaves in it only the jobs granted;
+    // false when the dispatch stops.
+    bool reserve(std::vector<Job>& batch, Steady now);
     // Writes the job's attempt line and hands its request to the transport.
     bool launch(Job job, Steady now);
-    // Applies the account's answers to `batch`, launching the granted jobs.
+    // Applies the account's answers to `batch`: keeps the granted jobs in it, records the
+    // refused ones and defers the others.
     void admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now);
     // Whether a send the account deferred (Reservation::later) holds the queue back now.
     bool account_blocked(std::optional<Steady>& wake, Steady now);
@@ -105,8 +117,10 @@ private:
     std::optional<std::chrono::system_clock::time_point> m_account_until;  // when room opens
     Steady m_account_retry{};                                              // when to ask the account again
     std::string m_account_reason;
-    std::deque<Job> m_held;  // taken, but granted no slot by the shared pace: they go first
-    Steady m_pace_retry{};   // when to ask the shared pace again
+    // Taken and reserved with the account, but granted no slot by the shared pace yet: they go
+    // first, without another reservation.
+    std::deque<Job> m_held;
+    Steady m_pace_retry{};  // when to ask the shared pace again
     std::string m_pace_reason;
     std::optional<std::chrono::system_clock::time_point> m_pace_until;
     bool m_pace_notice = false;  // the pace's reason is told once (on_pause), not only shown

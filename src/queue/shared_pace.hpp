@@ -1,9 +1,9 @@
 #pragma once
 // The account's pace shared by every runner of the account (`account.rate_store`, docs/pace.md):
 // the dispatcher takes its send slots from it as well as from its own RateLimiter.
-// A slot is for *now*: the dispatcher uses the slots it was granted at once or drops them, never
-// keeps one for later (a slot used late would break the account-wide bound of per_second + burst
-// in any one second).
+// A slot is a start time, not a permission: the dispatcher starts the requests it was granted
+// slots for by the answer's `use_by` or drops the slots, never keeps one for later (a slot used
+// late would break the account-wide bound of per_second + burst in any one second).
 
 #include <chrono>
 #include <optional>
@@ -24,6 +24,10 @@ struct PaceAnswer {
     // unreachable), not only shown on the progress line (a shared throttle's pause, like this
     // runner's own).
     bool notice = false;
+    // With slots granted: the latest time their requests may start (their attempt lines). A
+    // slot's time is when it was granted; one unused by then is dropped, never used late (a
+    // late start could break the bound), and asked for again.
+    std::chrono::steady_clock::time_point use_by = std::chrono::steady_clock::time_point::max();
 };
 
 class SharedPace {

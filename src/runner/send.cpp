@@ -75,7 +75,8 @@ void send(SendRun& run) {
     std::optional<pace::RedisPace> pace;
     if (c.account.rate_store) {
         pace.emplace(*c.account.rate_store, c.account.name, c.rate.per_second, c.rate.burst, clock,
-                     pace::RedisPaceOptions{.warn = [&ui = run.parts.ui](const std::string& w) { ui.warning(w); }});
+                     pace::RedisPaceOptions{.warn = [&ui = run.parts.ui](const std::string& w) { ui.warning(w); },
+                                            .stop_requests = &run.parts.stop_requests});
     }
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);

@@ -171,6 +171,23 @@ int Background::wait() {
     return m_exit;
 }
 
+std::optional<int> Background::wait_for(std::chrono::milliseconds bound) {
+    const auto end = std::chrono::steady_clock::now() + bound;
+    while (m_exit < 0) {
+        int status = 0;
+        const pid_t done = waitpid(m_pid, &status, WNOHANG);
+        if (done == m_pid) {
+            m_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            break;
+        }
+        if (std::chrono::steady_clock::now() >= end) {
+            return std::nullopt;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return m_exit;
+}
+
 std::string Background::out() const {
     return read_file(m_dir / "out");
 }

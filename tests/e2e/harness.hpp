@@ -3,9 +3,11 @@
 
 #include <poll.h>
 #include <sys/types.h>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,9 @@ public:
     void signal(int signal);
     // Waits for the process to end and returns its exit code (128 + signal if killed).
     int wait();
+    // Waits at most `bound` for the process to end: its exit code, or nullopt while it runs.
+    std::optional<int> wait_for(std::chrono::milliseconds bound);
+    pid_t pid() const { return m_pid; }
     std::string out() const;
     std::string err() const;
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ class Recorder final : public queue::DispatchObserver {
 public:
     util::Result<void> on_attempt(const queue::Job&) override {
         ++attempts;
+        if (attempt_hook) {
+            attempt_hook();
+        }
         return {};
     }
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
@@ -85,6 +89,7 @@ public:
             std::count_if(events.begin(), events.end(), [&](const Event& e) { return e.status == status; }));
     }
     int attempts = 0;
+    std::function<void()> attempt_hook;  // runs in each on_attempt (e.g. a slow log write)
     std::vector<Event> events;
     std::optional<queue::Progress> last_progress;
     std::vector<std::size_t> limits;            // in_flight_limit of each progress report
@@ -112,6 +117,7 @@ struct Rig {
                                    .gate = gate,
                                    .observer = &recorder,
                                    .stop_requests = &stops,
+                                   .reserver = reserver,
                                    .pace = pace};
         return queue::dispatch(source, settings, parts);
     }
@@ -129,6 +135,7 @@ struct Rig {
     const queue::Gate* gate = nullptr;
     queue::DailyCap* daily_cap = nullptr;
     queue::SharedPace* pace = nullptr;
+    queue::Reserver* reserver = nullptr;
 };
 
 inline fakes::FakeTransport::Answer ok(const service::HttpRequest&) {

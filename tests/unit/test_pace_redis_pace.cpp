@@ -5,16 +5,20 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../support/redis_server.hpp"
+#include "../support/resp_fault_server.hpp"
 #include "pace/redis_pace.hpp"
 #include "pace/redis_url.hpp"
 
 using namespace std::chrono_literals;
 using test_support::RedisServer;
+using test_support::RespFault;
+using test_support::RespFaultServer;
 
 namespace {
 
@@ -32,6 +36,24 @@ campaign::RateStore store_of(const RedisServer& server, std::string password = {
     REQUIRE(store);
     store->password = std::move(password);
     return *store;
+}
+
+campaign::RateStore store_of(const RespFaultServer& server) {
+    auto store = pace::parse_redis_url(server.url());
+    REQUIRE(store);
+    return *store;
+}
+
+// This process's resident memory now (VmRSS, KiB).
+long long rss_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.starts_with("VmRSS:")) {
+            return std::stoll(line.substr(6));
+        }
+    }
+    return 0;
 }
 
 // A fresh account name per test: the shared server keeps the others' state.
@@ -127,6 +149,29 @@ TEST_SUITE("pace::redis_pace") {
         // Every runner got slots: one Redis, one queue of slots, no runner starved.
         for (const auto& g : grants) {
             CHECK(!g.empty());
+        }
+    }
+    TEST_CASE("grants leave room for a start up to 5 ms late: per_second + burst + 1 of them span 1 s + 5 ms") {
+        // At 5/s, burst 1, with grants 1.001 s apart, starts 5 ms late and on time put 7 into one
+        // second where 6 are allowed.
+        if (redis_missing()) {
+            return;
+        }
+        util::SystemClock clock;
+        pace::RedisPace pace(store_of(RedisServer::shared()), account("late"), 5, 1, clock);
+        std::vector<long long> grants;  // Redis time of each slot
+        const auto end = clock.steady_now() + 2500ms;
+        while (clock.steady_now() < end) {
+            auto answer = pace.take(clock.steady_now(), 1);
+            CHECK(answer.use_by <= clock.steady_now() + 5ms);
+            for (int i = 0; i < answer.granted; ++i) {
+                grants.push_back(pace.last_time_us());
+            }
+            std::this_thread::sleep_until(std::min(answer.retry_at, end));
+        }
+        REQUIRE(grants.size() >= 10);
+        for (std::size_t i = 0; i + 6 < grants.size(); ++i) {
+            CHECK(grants[i + 6] - grants[i] >= 1'005'000);
         }
     }
     TEST_CASE("grants what conforms now and says when to ask again") {
@@ -290,5 +335,54 @@ TEST_SUITE("pace::redis_pace") {
         auto back = pace.take(now + 1s, 1);
         CHECK(back.granted == 1);
         CHECK(back.reason.empty());
+    }
+    TEST_CASE("a reply trickled a byte at a time: nothing granted once the second is up, and it says why") {
+        RespFaultServer server(RespFault::trickle);
+        util::SystemClock clock;
+        pace::RedisPace pace(store_of(server), account("trickle"), 5, 1, clock);
+        const auto start = std::chrono::steady_clock::now();
+        auto answer = pace.take(clock.steady_now(), 1);
+        // About 1 s; bytes arriving every 300 ms no longer extend the wait. 10 s for a slow machine.
+        CHECK(std::chrono::steady_clock::now() - start < 10s);
+        CHECK(answer.granted == 0);
+        CHECK(answer.notice);
+        CHECK(answer.reason ==
+              "rate store unreachable: 127.0.0.1:" + std::to_string(server.port()) + ": no reply within 1000 ms");
+    }
+    TEST_CASE("a stop request ends a wait for Redis: nothing granted, nothing to tell") {
+        RespFaultServer server(RespFault::trickle);
+        util::SystemClock clock;
+        std::atomic<int> stops{0};
+        pace::RedisPaceOptions options;
+        options.command_timeout = 600s;
+        options.stop_requests = &stops;
+        pace::RedisPace pace(store_of(server), account("stop"), 5, 1, clock, options);
+        std::thread signal([&stops] {
+            std::this_thread::sleep_for(300ms);
+            stops = 1;
+        });
+        const auto start = std::chrono::steady_clock::now();
+        auto answer = pace.take(clock.steady_now(), 1);
+        signal.join();
+        CHECK(std::chrono::steady_clock::now() - start < 10s);
+        CHECK(answer.granted == 0);
+        CHECK_FALSE(answer.notice);
+        CHECK(answer.reason.empty());
+    }
+    TEST_CASE("a reply of 2 GB: a few KiB read, the connection closed, nothing granted") {
+        RespFaultServer server(RespFault::huge);
+        util::SystemClock clock;
+        pace::RedisPace pace(store_of(server), account("huge"), 5, 1, clock);
+        const long long before = rss_kib();
+        const auto start = std::chrono::steady_clock::now();
+        auto answer = pace.take(clock.steady_now(), 1);
+        CHECK(std::chrono::steady_clock::now() - start < 10s);
+        CHECK(rss_kib() - before < 50 * 1024);
+        CHECK(answer.granted == 0);
+        CHECK(answer.reason ==
+              "rate store unreachable: 127.0.0.1:" + std::to_string(server.port()) + ": a reply over 4096 bytes");
+        // It asks again only after a second, on a new connection.
+        CHECK(pace.take(clock.steady_now(), 1).reason == answer.reason);
+        CHECK(server.connections() == 1);
     }
 }

@@ -1,7 +1,9 @@
 // The dispatcher with a shared pace (account.rate_store): slots are used at once or dropped.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 
 #include "queue_dispatch_rig.hpp"
@@ -56,6 +58,29 @@ void check_starts_granted(const fakes::FakeTransport& transport, const FakePace&
             CHECK(n <= it->second);
         }
     }
+}
+
+// An account that grants every send, its ledger taking `takes` a call.
+class SlowReserver final : public queue::Reserver {
+public:
+    SlowReserver(fakes::FakeClock& clock, std::chrono::milliseconds takes) : m_clock(clock), m_takes(takes) {}
+    util::Result<std::vector<queue::Reservation>> reserve(const std::vector<const queue::Job*>& jobs) override {
+        m_clock.advance(m_takes);
+        ++calls;
+        return std::vector<queue::Reservation>(jobs.size());
+    }
+    int calls = 0;
+
+private:
+    fakes::FakeClock& m_clock;
+    std::chrono::milliseconds m_takes;
+};
+
+// A pace that grants what is asked, to be used within 5 ms.
+queue::PaceAnswer grant_for_5ms(Steady now, int want) {
+    queue::PaceAnswer answer = grant(want);
+    answer.use_by = now + 5ms;
+    return answer;
 }
 
 }  // namespace
@@ -211,5 +236,54 @@ TEST_SUITE("queue::dispatch with a shared pace") {
         REQUIRE(rig.recorder.last_pause);
         CHECK(rig.recorder.last_pause->pause_reason.starts_with("rate limited by the service"));
         CHECK(rig.transport.started.front().at - first == 2s);
+    }
+    TEST_CASE("a slow ledger comes before the slots are asked for: requests leave at their grant's time") {
+        // 5/s, burst 1, a rate store, and a ledger that takes 10 ms to reserve: granted first and
+        // reserved then, each request would leave 10 ms after its slot's time, and a second
+        // could hold 7 starts where 6 are allowed.
+        Rig rig(ok, 5, 1, 10ms);
+        rig.settings.concurrency = 5;
+        SlowReserver ledger(rig.clock, 10ms);
+        rig.reserver = &ledger;
+        FakePace pace(grant_for_5ms);
+        rig.pace = &pace;
+        ListSource source(8);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        REQUIRE(rig.transport.started.size() == 8);
+        check_starts_granted(rig.transport, pace);
+        CHECK(ledger.calls >= 1);
+    }
+    TEST_CASE("a slot not used by its use-by time is dropped and asked for again, never used late") {
+        // Each attempt line takes 3 ms to write: of 5 slots granted at t, usable until t + 5 ms,
+        // the third would start at t + 6 ms.
+        Rig rig(ok, 1000, 4, 10ms);
+        rig.settings.concurrency = 10;
+        rig.recorder.attempt_hook = [&rig] { rig.clock.advance(3ms); };
+        std::vector<Steady> use_by;
+        FakePace pace([&use_by](Steady now, int want) {
+            use_by.push_back(now + 5ms);
+            return grant_for_5ms(now, want);
+        });
+        rig.pace = &pace;
+        ListSource source(10);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        REQUIRE(rig.transport.started.size() == 10);
+        // Every request left by the use-by time of the grant it used (the last one before it).
+        for (const auto& s : rig.transport.started) {
+            // The attempt line of this request was written 3 ms before it was handed over.
+            const Steady attempt = s.at - 3ms;
+            const auto g = std::upper_bound(pace.granted.begin(), pace.granted.end(), attempt,
+                                            [](Steady t, const auto& e) { return t < e.first; });
+            REQUIRE(g != pace.granted.begin());
+            CHECK(attempt <= std::prev(g)->first + 5ms);
+        }
+        // More asked than started: the dropped slots were asked for again.
+        int granted = 0;
+        for (const auto& [at, n] : pace.granted) {
+            granted += n;
+        }
+        CHECK(granted > 10);
     }
 }
