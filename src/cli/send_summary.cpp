@@ -152,6 +152,12 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
             "to send them again: {}\n",
             s.unknown, s.resend_unknown_command);
     }
+    if (r.never_left > 0) {
+        out += fmt::format(
+            "  {} of them never left: the result log could not be written before they were sent, so they "
+            "reached no one (the log shows them unknown)\n",
+            r.never_left);
+    }
     if (s.refused > 0) {
         out += fmt::format(
             "  {} recipient(s) were refused by the service for good (rejected, undeliverable or outside_window); "
@@ -189,6 +195,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"invalid", n[Status::invalid]},
             {"skipped", n[Status::skipped]},
             {"held_unknown", r.held_unknown},
+            {"never_left", r.never_left},
             {"held_rejected", r.held_rejected},
             {"held_marketing_limit", r.held_marketing_limit},
             {"marketing_limit_until",

@@ -255,6 +255,7 @@ bool Dispatcher::launch(Job job, Steady now) {
     std::uint64_t id = m_next_id++;
     m_parts.transport->start(id, service::send_message_request(*m_parts.service, job.body));
     m_in_flight.emplace(id, InFlight{std::move(job), now});
+    m_unpolled.push_back(id);
     return true;
 }
 
@@ -291,6 +292,23 @@ void Dispatcher::abandon_in_flight() {
         finish(flight.job, JobStatus::unknown, outcome, milliseconds(0));
     }
     m_in_flight.clear();
+}
+
+void Dispatcher::abandon_unsent() {
+    service::Outcome outcome;
+    outcome.cause = service::Cause::transient;
+    outcome.ambiguous = true;  // as the log reads it: an attempt without an answer
+    outcome.error = "never sent: the result log could not be written before the request left";
+    for (const auto id : m_unpolled) {
+        auto it = m_in_flight.find(id);
+        if (it == m_in_flight.end()) {
+            continue;
+        }
+        finish(it->second.job, JobStatus::unknown, outcome, milliseconds(0));
+        ++m_result.never_left;
+        m_in_flight.erase(it);
+    }
+    m_unpolled.clear();
 }
 
 void Dispatcher::report_progress(Steady now) {
@@ -352,9 +370,11 @@ DispatchResult Dispatcher::run() {
         if (auto flushed = m_parts.observer->flush(); !flushed) {
             // The requests started this turn have not left (the transport sends when polled).
             stop(flush_failure(flushed.error()), flushed.error().message);
+            abandon_unsent();
             abandon_in_flight();
             break;
         }
+        m_unpolled.clear();  // polling hands them to the network
         for (auto& completion : m_parts.transport->poll(wait, mode)) {
             handle(std::move(completion), m_parts.clock->steady_now());
         }

@@ -72,6 +72,10 @@ struct DispatchResult {
     StopReason reason = StopReason::completed;
     std::string message;  // what stopped it, for people (e.g. the service's auth error)
     Progress progress;
+    // Requests stopped before they left: their `attempt` lines were logged, then the log could
+    // not be written, so the transport never sent them. Counted in progress.unknown too (the log
+    // shows them so).
+    std::int64_t never_left = 0;
 };
 
 // Runs `source` to the end or to a stop.

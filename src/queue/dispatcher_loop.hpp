@@ -95,6 +95,9 @@ private:
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();
+    // Finishes the requests started since the last poll as unknown (the log shows them so) and
+    // counts them in never_left: the transport never sent them.
+    void abandon_unsent();
     // Stops with `throttled` once every answer since `m_throttled_since` was a throttle for
     // longer than max_throttled (a Retry-After pause counts: no answer comes meanwhile).
     void check_throttled(Steady now);
@@ -111,6 +114,7 @@ private:
     DispatchParts m_parts;
     InFlightWindow m_window;  // used with concurrency auto
     std::unordered_map<std::uint64_t, InFlight> m_in_flight;
+    std::vector<std::uint64_t> m_unpolled;  // started since the transport was last polled: not left yet
     std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
     std::optional<Job> m_peeked;
     std::deque<Job> m_deferred;  // granted no slot by the account yet: they go first

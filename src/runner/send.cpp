@@ -53,6 +53,7 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.reason = result.reason;
     report.message = run.secrets.apply(result.message);
     report.sent_this_run = result.progress.sent;
+    report.never_left = result.never_left;
     report.throttled_this_run = observer.throttled();
     report.rate_in_force = result.progress.rate_in_force;
     report.held_unknown = jobs.held_unknown;

@@ -47,11 +47,12 @@ struct CleanupSummary {
 
 struct SendReport {
     queue::StopReason reason = queue::StopReason::completed;
-    std::string message;                                   // what stopped it, when it stopped early
-    results::StatusCounts counts;                          // final state of every row recorded in the log
-    std::int64_t held_unknown = 0;                         // unknown rows left alone (no --resend-unknown)
-    std::int64_t held_rejected = 0;                        // rejected rows left alone (no --retry-failed)
-    std::int64_t held_marketing_limit = 0;                 // refused for the marketing limit < 24 h ago
+    std::string message;                    // what stopped it, when it stopped early
+    results::StatusCounts counts;           // final state of every row recorded in the log
+    std::int64_t held_unknown = 0;          // unknown rows left alone (no --resend-unknown)
+    std::int64_t never_left = 0;            // of the unknown: logged as attempts, never sent (the log failed first)
+    std::int64_t held_rejected = 0;         // rejected rows left alone (no --retry-failed)
+    std::int64_t held_marketing_limit = 0;  // refused for the marketing limit < 24 h ago
     std::optional<util::TimePoint> marketing_limit_until;  // when a later run may send the last of them
     results::CauseCounts causes;                           // failed and skipped rows per cause
     std::int64_t sent_this_run = 0;
