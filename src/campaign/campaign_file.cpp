@@ -260,7 +260,8 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
     TRY_ASSIGN(const YAML::Node document, parse(path, text));
     Campaign campaign;
     campaign.file = path;
-    detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {}, {}};
+    detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {}, {}, {},
+                            {}};
     try {
         const detail::Section root(ctx, document, "", 1, k_top_keys);
         read_name(root, campaign);
