@@ -80,6 +80,8 @@ struct Abort {
     // How long the service may throttle without a break (every answer a 429, or a Retry-After
     // pause) before the run stops with reason `throttled`.
     std::chrono::milliseconds max_throttled{30 * 60 * 1000};
+    // The share of invalid rows (0..1) above which, with more than 10 of them, nothing is sent.
+    double max_invalid_share = 0.05;
 };
 
 struct Window {

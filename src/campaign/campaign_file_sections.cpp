@@ -16,7 +16,7 @@ constexpr std::string_view k_rate_keys[] = {"per_second",      "burst",   "concu
 constexpr std::string_view k_per_recipient_keys[] = {"max", "per"};
 constexpr std::string_view k_retry_keys[] = {"max_attempts", "initial_backoff", "max_backoff", "ambiguous"};
 constexpr std::string_view k_ambiguous[] = {"retry", "hold"};
-constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures", "max_throttled"};
+constexpr std::string_view k_abort_keys[] = {"max_consecutive_failures", "max_throttled", "max_invalid_share"};
 constexpr std::string_view k_cleanup_keys[] = {"delete_contacts", "only", "batch_size"};
 constexpr std::string_view k_cleanup_scopes[] = {"sent", "all"};
 
@@ -176,6 +176,7 @@ void read_pacing(const Section& root, Campaign& out) {
         using std::chrono::hours, std::chrono::seconds;
         out.abort.max_throttled = abort->duration("max_throttled", {seconds(1), hours(24 * 7), "between 1s and 7d"})
                                       .value_or(out.abort.max_throttled);
+        out.abort.max_invalid_share = abort->fraction("max_invalid_share").value_or(out.abort.max_invalid_share);
     }
 }
 

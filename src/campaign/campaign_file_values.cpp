@@ -101,6 +101,21 @@ std::optional<double> Section::positive_number(std::string_view key, double max)
     return value;
 }
 
+std::optional<double> Section::fraction(std::string_view key) const {
+    auto text_value = text_as(key, Need::optional, "a number");
+    if (!text_value) {
+        return std::nullopt;
+    }
+    const std::string& s = *text_value;
+    double value = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (s.empty() || end != s.data() + s.size() || ec != std::errc() || !(value >= 0 && value <= 1)) {
+        problem(key, "expected a number from 0 to 1 (0.05 is 5%), got " + in_quotes(s));
+        return std::nullopt;
+    }
+    return value;
+}
+
 std::optional<long long> Section::integer(std::string_view key, long long min, long long max) const {
     auto text_value = text_as(key, Need::optional, "a whole number");
     if (!text_value) {

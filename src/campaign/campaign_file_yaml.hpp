@@ -89,6 +89,8 @@ public:
     // value is no problem (the value is then empty).
     std::optional<std::string> secret(std::string_view key, Need need, SecretsPolicy policy) const;
     std::optional<double> positive_number(std::string_view key, double max) const;
+    // A number from 0 to 1 (a share).
+    std::optional<double> fraction(std::string_view key) const;
     std::optional<long long> integer(std::string_view key, long long min, long long max) const;
     std::optional<bool> boolean(std::string_view key) const;
     std::optional<std::chrono::milliseconds> duration(std::string_view key, const DurationRange& range) const;

@@ -1,5 +1,6 @@
 #include "campaign/phone.hpp"
 
+#include <fmt/format.h>
 #include <mutex>
 
 #include <phonenumbers/logger.h>
@@ -160,6 +161,38 @@ util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default
     return PhoneNormalizer(std::move(region), code == 0 ? std::string() : std::to_string(code));
 }
 
+util::Result<std::string> PhoneNormalizer::international_or_local(std::string_view raw, const std::string& digits,
+                                                                  const std::string& wa_id) const {
+    // Bare digits are the service's own wa_id form, but a local number of the country most of
+    // the list is in ("6633774138" in a list of Indian numbers) must not go abroad.
+    const std::string local = m_dominant_country.empty() ? std::string() : try_parse(digits, m_dominant_country);
+    const std::string fix = "set recipients.default_country, or write the number with +";
+    if (!local.empty() && local != wa_id) {
+        const std::string as_local = fmt::format("+{} in {} (most of the list's numbers are in {})", local,
+                                                 m_dominant_country, m_dominant_country);
+        if (wa_id.empty()) {
+            return util::fail(fmt::format("{} is not a valid number with a country code, but a local number: {}: {}",
+                                          quoted(raw), as_local, fix));
+        }
+        return util::fail(fmt::format("{} reads two ways: +{} in {}, or as a local number {}: {}", quoted(raw), wa_id,
+                                      region_of(wa_id), as_local, fix));
+    }
+    if (!wa_id.empty()) {
+        return wa_id;
+    }
+    return util::fail(quoted(raw) + " is not a valid number with a country code " +
+                      "(and no default country is set for local numbers)");
+}
+
+std::string PhoneNormalizer::country_of(std::string_view raw) const {
+    auto d = extract_digits(raw);
+    if (!d || d->digits.size() > 17) {
+        return {};
+    }
+    const std::string wa_id = try_parse(d->digits, "ZZ");
+    return wa_id.empty() ? std::string() : region_of(wa_id);
+}
+
 util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const {
     TRY_ASSIGN(const Digits d, extract_digits(raw));
     if (d.digits.size() > 17) {
@@ -186,11 +219,7 @@ util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const
     // be Italy's +39).
     const std::string wa_id = try_parse(d.digits, "ZZ");
     if (m_default_country.empty()) {
-        if (!wa_id.empty()) {
-            return wa_id;
-        }
-        return util::fail(quoted(raw) + " is not a valid number with a country code " +
-                          "(and no default country is set for local numbers)");
+        return international_or_local(raw, d.digits, wa_id);
     }
     if (!wa_id.empty() && wa_id.starts_with(m_country_code)) {
         return wa_id;

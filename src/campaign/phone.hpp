@@ -24,7 +24,19 @@ public:
     // default country's (a local typo must not become a foreign number). Without a default
     // country such digits must start with a country code. Fails with `"abc" is not a phone
     // number` or `"12345" is not a valid number for IN`.
+    // Without a default country but with a dominant one (set_dominant_country), digits that
+    // are also a valid national number of the dominant country, giving another wa_id, fail
+    // naming both readings and the fix.
     util::Result<std::string> normalize(std::string_view raw) const;
+
+    // Returns the region ("IN", "+800" for a non-geographic code) of `raw` when it carries a
+    // country code: written with "+" or "00", or digits valid as such; "" otherwise.
+    // What the dominant country of a list is counted from.
+    std::string country_of(std::string_view raw) const;
+
+    // Sets the country most of the list's numbers belong to ("": none), used only without a
+    // default country.
+    void set_dominant_country(std::string region) { m_dominant_country = std::move(region); }
 
     const std::string& default_country() const { return m_default_country; }
 
@@ -32,8 +44,14 @@ private:
     PhoneNormalizer(std::string default_country, std::string country_code)
         : m_default_country(std::move(default_country)), m_country_code(std::move(country_code)) {}
 
+    // The reading of bare `digits` (international reading `wa_id`, "" when invalid) without a
+    // default country.
+    util::Result<std::string> international_or_local(std::string_view raw, const std::string& digits,
+                                                     const std::string& wa_id) const;
+
     std::string m_default_country;
     std::string m_country_code;  // the default country's calling code ("91"), or ""
+    std::string m_dominant_country;
 };
 
 }  // namespace campaign

@@ -1,6 +1,9 @@
 #include "campaign/recipients.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
 #include <optional>
 
 #include "campaign/content_rules.hpp"
@@ -27,10 +30,75 @@ std::string column_list(const std::vector<std::string>& header) {
     return fmt::format("{}", fmt::join(header, ", "));
 }
 
+// Returns `reason` with what differs from row to row left out: quoted values (but a column's
+// name) and numbers of four digits or more, so that reasons of one kind count together.
+std::string reason_kind(std::string_view reason) {
+    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::string out;
+    for (std::size_t i = 0; i < reason.size();) {
+        if (reason[i] == '"') {
+            if (const std::size_t close = reason.find('"', i + 1); close != std::string_view::npos) {
+                const bool column_name = out.ends_with("column ");
+                out += column_name ? reason.substr(i, close + 1 - i) : "\"…\"";
+                i = close + 1;
+                continue;
+            }
+        }
+        std::size_t end = i;
+        while (end < reason.size() && is_digit(reason[end])) {
+            ++end;
+        }
+        if (end - i >= 4) {
+            out += "…";
+        } else {
+            out.append(reason.substr(i, std::max<std::size_t>(end - i, 1)));
+        }
+        i = std::max(end, i + 1);
+    }
+    return out;
+}
+
+// Counts rows and invalid rows by kind of reason, in memory bounded whatever the list.
+class SurveyCounter {
+public:
+    void add(const Recipient& r) {
+        ++m_survey.rows;
+        if (r.verdict != Verdict::invalid) {
+            return;
+        }
+        ++m_survey.invalid;
+        std::string kind = reason_kind(r.reason);
+        if (m_kinds.size() >= k_max_kinds && !m_kinds.contains(kind)) {
+            kind = "other reasons";
+        }
+        ++m_kinds[kind];
+    }
+
+    ListSurvey finish(std::string dominant_country) {
+        constexpr std::size_t k_kept = 5;
+        std::vector<std::pair<std::string, long long>> kinds(m_kinds.begin(), m_kinds.end());
+        std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        kinds.resize(std::min(kinds.size(), k_kept));
+        m_survey.reasons = std::move(kinds);
+        m_survey.dominant_country = std::move(dominant_country);
+        return std::move(m_survey);
+    }
+
+private:
+    static constexpr std::size_t k_max_kinds = 256;
+    ListSurvey m_survey;
+    std::map<std::string, long long> m_kinds;
+};
+
+std::string percent(double share) {
+    return fmt::format("{:.1f}%", share * 100);
+}
+
 }  // namespace
 
 struct RecipientStream::Impl {
     CsvReader reader;
+    ListSurvey survey;
     PhoneNormalizer phones;
     DuplicateRows duplicates;
     std::string reader_name;  // the CSV's path, for messages
@@ -205,31 +273,69 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
 util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options,
                                                     const RowChecks& checks) {
     TRY_ASSIGN(auto impl, make_impl(c, checks));
+    std::string dominant;
+    if (c.recipients.default_country.empty()) {
+        TRY_ASSIGN(dominant, dominant_country(*impl));
+        impl->phones.set_dominant_country(dominant);
+        TRY_ASSIGN(impl, make_impl(c, checks));  // from the first row again
+        impl->phones.set_dominant_country(dominant);
+    }
+    // A first pass over the list counts the invalid rows (nothing is sent when too many are)
+    // and finds the repeats, so that the second (the one that sends) knows them without
+    // holding every number in memory. The same checks: a row they make invalid is no first
+    // of its number either.
+    TRY_ASSIGN(auto scan, make_impl(c, checks));
+    scan->phones.set_dominant_country(dominant);
+    std::optional<DuplicateFinder> finder;
     if (impl->dedupe) {
-        // A first pass over the list finds the repeats, so that the second (the one that
-        // sends) knows them without holding every number in memory.
-        // The same checks: a row they make invalid is no first of its number either.
-        TRY_ASSIGN(auto scan, make_impl(c, checks));
-        DuplicateFinder finder(options);
-        Recipient r;
-        for (;;) {
-            TRY_ASSIGN(const bool found, scan->read(r));
-            if (!found) {
-                break;
-            }
-            if (r.verdict == Verdict::ok) {
-                if (auto added = finder.add(r.message.wa_id, r.row); !added) {
-                    return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + added.error().message);
-                }
+        finder.emplace(options);
+    }
+    SurveyCounter counter;
+    Recipient r;
+    for (;;) {
+        TRY_ASSIGN(const bool found, scan->read(r));
+        if (!found) {
+            break;
+        }
+        counter.add(r);
+        if (finder && r.verdict == Verdict::ok) {
+            if (auto added = finder->add(r.message.wa_id, r.row); !added) {
+                return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + added.error().message);
             }
         }
-        auto found = finder.finish();
+    }
+    if (finder) {
+        auto found = finder->finish();
         if (!found) {
             return util::fail(at(c, "recipients.dedupe") + "recipients.dedupe: " + found.error().message);
         }
         impl->duplicates = std::move(*found);
     }
+    impl->survey = counter.finish(std::move(dominant));
     return RecipientStream(std::move(impl));
+}
+
+util::Result<std::string> RecipientStream::dominant_country(Impl& impl) {
+    // Only counts per country are kept: memory stays flat in the length of the list.
+    std::map<std::string, long long> counts;
+    CsvRecord& record = impl.record;
+    for (;;) {
+        TRY_ASSIGN(const bool found, impl.reader.next(record));
+        if (!found) {
+            break;
+        }
+        if (!record.problem.empty()) {
+            continue;
+        }
+        // A non-geographic code ("+800") has no local numbers.
+        if (std::string region = impl.phones.country_of(record.fields[impl.wa_id_col]);
+            !region.empty() && !region.starts_with('+')) {
+            ++counts[region];
+        }
+    }
+    const auto most = std::max_element(counts.begin(), counts.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    return most == counts.end() ? std::string() : most->first;
 }
 
 RecipientStream::RecipientStream(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -239,6 +345,34 @@ RecipientStream::~RecipientStream() = default;
 
 const std::vector<std::string>& RecipientStream::header() const {
     return m_impl->reader.header();
+}
+
+const ListSurvey& RecipientStream::survey() const {
+    return m_impl->survey;
+}
+
+std::optional<std::string> too_many_invalid(const Campaign& c, const ListSurvey& survey) {
+    constexpr long long k_always_allowed = 10;
+    const double allowed = c.abort.max_invalid_share;
+    if (survey.invalid <= k_always_allowed || static_cast<double>(survey.invalid) <= allowed * survey.rows) {
+        return std::nullopt;
+    }
+    std::string out = fmt::format(
+        "{}{} of {} rows of {} ({}) are invalid, more than abort.max_invalid_share ({}) allows: nothing is sent. "
+        "The most common reasons:",
+        at(c, "abort.max_invalid_share"), survey.invalid, survey.rows, c.recipients.file,
+        percent(static_cast<double>(survey.invalid) / survey.rows), percent(allowed));
+    for (const auto& [reason, count] : survey.reasons) {
+        out += fmt::format("\n  {} × {}", count, reason);
+    }
+    if (c.recipients.default_country.empty() && !survey.dominant_country.empty()) {
+        out += fmt::format(
+            "\nMost of the list's numbers are in {0}: if its numbers without + are local numbers, set "
+            "recipients.default_country: {0}.",
+            survey.dominant_country);
+    }
+    out += fmt::format("\nFix the list, or raise abort.max_invalid_share in {} to leave these rows out.", c.file);
+    return out;
 }
 
 util::Result<bool> RecipientStream::next(Recipient& out) {

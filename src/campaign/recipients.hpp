@@ -3,6 +3,7 @@
 // phone normalisation → rendering → duplicates. Bad rows come back with their reason.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,23 @@ struct Recipient {
     std::vector<std::string> defaults;  // placeholders that took their default, each once
 };
 
+// What the first pass over the list found, before any row is handed out. Its size does not
+// grow with the list: reasons are grouped with the quoted values and long numbers left out,
+// and only the most common groups are kept.
+struct ListSurvey {
+    long long rows = 0;
+    long long invalid = 0;
+    // The country most of the numbers that carry a country code belong to; "" when
+    // recipients.default_country is set (it is not looked for) or no number has one.
+    std::string dominant_country;
+    std::vector<std::pair<std::string, long long>> reasons;  // most common first
+};
+
+// Returns why `campaign` must not be sent when more than abort.max_invalid_share of the rows
+// of `survey`, and more than 10, are invalid: the counts, the most common reasons and what to
+// change; nothing when it may be sent.
+std::optional<std::string> too_many_invalid(const Campaign& campaign, const ListSurvey& survey);
+
 // What a stream holds each row against, besides the campaign file and the CSV.
 struct RowChecks {
     const MediaVerdicts* media = nullptr;  // images refused before sending; must outlive the stream
@@ -41,7 +59,9 @@ public:
     // column of its header, and prepares the templates. On failure the message lists every
     // problem, one per line, as "FILE:LINE: …". `duplicates` says where the duplicate
     // pass sorts (tests use it to make the index fail). A row whose image `checks.media`
-    // refused is invalid, with the reason.
+    // refused is invalid, with the reason. Before returning it reads the list through once
+    // (twice without recipients.default_country, to find the dominant country first) for
+    // survey() and the duplicates.
     static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {},
                                               const RowChecks& checks = {});
 
@@ -57,11 +77,18 @@ public:
     // The CSV's column names.
     const std::vector<std::string>& header() const;
 
+    // What the first pass over the list found (every row as next() will read it, but for the
+    // duplicates).
+    const ListSurvey& survey() const;
+
 private:
     struct Impl;
     explicit RecipientStream(std::unique_ptr<Impl> impl);
     // Opens the CSV and binds columns and templates (the stream and its duplicate scan each need one).
     static util::Result<std::unique_ptr<Impl>> make_impl(const Campaign& campaign, const RowChecks& checks);
+    // Reads the list of `impl` to its end and returns the country most of its numbers that
+    // carry a country code belong to, or "".
+    static util::Result<std::string> dominant_country(Impl& impl);
     std::unique_ptr<Impl> m_impl;
 };
 

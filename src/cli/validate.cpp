@@ -105,6 +105,12 @@ int validate(const ValidateOptions& opts) {
     }
     out += fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}\n", path, rows, ok, invalid, duplicates,
                        duplicates == 1 ? "" : "s");
+    if (auto refused = campaign::too_many_invalid(*c, stream->survey())) {
+        print_out(redactor, out);
+        text.error(*refused, k_exit_bad_input,
+                   fmt::format("{}\nwacamp: error: {} would be refused: too many invalid rows\n", *refused, path));
+        return k_exit_bad_input;
+    }
     if (ok == 0) {
         out += "no row can be sent\n";
     } else if (*book != nullptr) {

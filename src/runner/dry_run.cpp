@@ -91,6 +91,9 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     report.results_path = dry_run_path(results_path);
 
     TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = checks.media}));
+    if (auto refused = campaign::too_many_invalid(c, stream.survey())) {
+        return util::fail(std::move(*refused));
+    }
     TRY_ASSIGN(const auto header, make_campaign_header(c, results::Mode::dry_run, clock.wall_now()));
     ScreenedRows rows(stream, checks.book, campaign_key(c.name, header.started_at), clock);
     TRY_ASSIGN(const auto lock, results::RunLock::acquire(report.results_path));

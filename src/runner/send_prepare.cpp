@@ -171,6 +171,20 @@ util::Result<Next> confirm(SendRun& run) {
     return Next::go_on;
 }
 
+// Refuses a list with too many invalid rows before anything is sent. A campaign whose log
+// exists was let through before (or began before the rule): it is continued as long as its
+// list is the one it began with, not stopped halfway.
+util::Result<void> check_invalid_share(const SendRun& run) {
+    const bool same_list = run.state && run.state->latest_header.recipients_sha256 == run.header.recipients_sha256;
+    if (same_list) {
+        return {};
+    }
+    if (auto refused = campaign::too_many_invalid(run.campaign, run.stream->survey())) {
+        return util::fail(std::move(*refused));
+    }
+    return {};
+}
+
 }  // namespace
 
 util::Result<void> prepare(SendRun& run) {
@@ -182,6 +196,7 @@ util::Result<void> prepare(SendRun& run) {
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
     TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
     TRY(read_existing_log(run));
+    TRY(check_invalid_share(run));
     return open_account(run);
 }
 

@@ -31,6 +31,39 @@ std::string numbers_csv(int count, int first) {
     return csv;
 }
 
+namespace {
+
+// The ten national digits of row `i` of seven_formats_csv.
+std::string seven_formats_national(int i) {
+    static constexpr const char* k_starts[] = {"98123", "66337", "65817", "82225"};
+    return fmt::format("{}{:05}", k_starts[i % 4], i);
+}
+
+}  // namespace
+
+std::string seven_formats_wa_id(int i) {
+    return "91" + seven_formats_national(i);
+}
+
+std::string seven_formats_csv(int count) {
+    std::string csv = "phone,name,user_id\n";
+    for (int i = 0; i < count; ++i) {
+        const std::string n = seven_formats_national(i);
+        std::string phone;
+        switch (i % 7) {
+        case 0: phone = "+91 " + n; break;
+        case 1: phone = "0091" + n; break;
+        case 2: phone = "91" + n; break;
+        case 3: phone = "0" + n; break;
+        case 4: phone = n; break;
+        case 5: phone = n.substr(0, 5) + " " + n.substr(5); break;
+        default: phone = n.substr(0, 3) + "-" + n.substr(3, 3) + "-" + n.substr(6); break;
+        }
+        csv += fmt::format("{},Person {},u-{}\n", phone, i, i);
+    }
+    return csv;
+}
+
 CampaignFixture::CampaignFixture(const Sandbox& sandbox, const std::string& csv_text, const std::string& extra_yaml,
                                  const std::string& message_yaml) {
     csv = dir.write("recipients.csv", csv_text);

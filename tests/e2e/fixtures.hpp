@@ -22,6 +22,13 @@ std::string numbers_csv(int count, int first = 0);
 // The wa_id of row `i` (0-based) of numbers_csv.
 std::string numbers_wa_id(int i);
 
+// "phone,name,user_id\n" and `count` Indian mobile numbers as an operator's list holds them,
+// in seven formats by turns: "+91 …", "0091…", "91…", "0…", and bare ten digits three ways
+// ("6633774138", "66337 74138", "663-377-4138"). Many of the bare ones also read as foreign
+// numbers (+66 Thailand, +65 Singapore, +82 South Korea). Row i (0-based) is seven_formats_wa_id(i).
+std::string seven_formats_csv(int count);
+std::string seven_formats_wa_id(int i);
+
 struct CampaignFixture {
     // Writes `csv` and a campaign whose body is the standard one plus `extra_yaml` (top-level
     // keys, which may replace the defaults of `rate:` etc. if `standard` is false).

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "fixtures.hpp"
 
@@ -75,6 +76,69 @@ TEST_SUITE("e2e: dry run and validate") {
         CHECK(r.out.find("5 rows: 2 to send, 3 invalid") != std::string::npos);
         CHECK(sandbox.journal().empty());
         CHECK_FALSE(std::filesystem::exists(f.log));
+    }
+    TEST_CASE(
+        "without default_country, local numbers are not read as foreign: the list is refused, saying what to set") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, seven_formats_csv(8009));
+        edit_campaign(f, "  default_country: IN\n", "");
+        auto v = f.wacamp({"validate", f.campaign.string()});
+        CAPTURE(v.err);
+        CHECK(v.exit_code == 2);
+        // The fourth row, written "0…", has only a local reading; the fifth, two.
+        CHECK(contains(v.out,
+                       "recipients.csv:5: row 4: column \"phone\": \"08222500003\" is not a valid number with "
+                       "a country code, but a local number: +918222500003 in IN"));
+        CHECK(contains(v.out,
+                       "recipients.csv:13: row 12: column \"phone\": \"8222500011\" reads two ways: "
+                       "+8222500011 in KR, or as a local number +918222500011 in IN"));
+        CHECK(contains(v.out, "set recipients.default_country, or write the number with +"));
+        CHECK(contains(v.err, "are invalid, more than abort.max_invalid_share (5.0%) allows: nothing is sent"));
+        CHECK(contains(v.err, "The most common reasons:\n  "));
+        CHECK(contains(v.err, "set recipients.default_country: IN"));
+        CHECK(contains(v.err, "would be refused: too many invalid rows"));
+
+        auto dry = f.wacamp({"run", "--dry-run", f.campaign.string()});
+        CHECK(dry.exit_code == 2);
+        CHECK(contains(dry.err, "set recipients.default_country: IN"));
+        CHECK_FALSE(std::filesystem::exists(f.dir.path() / "results" / "e2e.dry-run.jsonl"));
+        CHECK(sandbox.journal().empty());
+    }
+    TEST_CASE("with default_country: IN every number of the seven formats is read as Indian") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, seven_formats_csv(8009));
+        auto v = f.wacamp({"validate", f.campaign.string()});
+        CHECK(v.exit_code == 0);
+        CHECK(contains(v.out, "8009 rows: 8009 to send, 0 invalid, 0 duplicates"));
+        auto dry = f.wacamp({"run", "--dry-run", f.campaign.string()});
+        REQUIRE(dry.exit_code == 0);
+        long long checked = 0;
+        for (const auto& rec : read_jsonl(f.dir.path() / "results" / "e2e.dry-run.jsonl")) {
+            if (rec.value("event", "") == "result") {
+                CHECK(rec["wa_id"] == seven_formats_wa_id(rec["row"].get<int>() - 1));
+                ++checked;
+            }
+        }
+        CHECK(checked == 8009);
+    }
+    TEST_CASE("a raised abort.max_invalid_share lets a list with many invalid rows through") {
+        Sandbox sandbox;
+        std::string csv = numbers_csv(20);
+        for (int i = 0; i < 11; ++i) {
+            csv += fmt::format("12345{},Bad,u{}\n", i, i);
+        }
+        CampaignFixture f(sandbox, csv);
+        auto refused = f.wacamp({"validate", f.campaign.string()});
+        CHECK(refused.exit_code == 2);
+        CHECK(contains(refused.err, "11 of 31 rows of"));
+        CHECK(contains(refused.err, "11 × column \"phone\": \"…\" is not a valid number for IN"));
+        edit_campaign(f, "results:", "abort: {max_invalid_share: 0.5}\nresults:");
+        auto v = f.wacamp({"validate", f.campaign.string()});
+        CHECK(v.exit_code == 0);
+        CHECK(contains(v.out, "31 rows: 20 to send, 11 invalid"));
+        auto dry = f.wacamp({"run", "--dry-run", f.campaign.string()});
+        CHECK(dry.exit_code == 0);
+        CHECK(contains(dry.out, "would send 20"));
     }
     TEST_CASE("validate reports campaign-file problems with their line and exits 2") {
         Sandbox sandbox;

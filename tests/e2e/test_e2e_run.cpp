@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -29,6 +30,42 @@ TEST_SUITE("e2e: run") {
         CHECK(records.back()["event"] == "end");
         CHECK(records.back()["reason"] == "completed");
         CHECK(r.out.find("sent 20") != std::string::npos);
+    }
+    TEST_CASE("a list with too many invalid rows is refused before any request and before the prompt") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, seven_formats_csv(300), "rate: {per_second: 200, concurrency: 4}\n");
+        edit_campaign(f, "  default_country: IN\n", "");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "more than abort.max_invalid_share (5.0%) allows: nothing is sent"));
+        CHECK(contains(r.err, "set recipients.default_country: IN"));
+        CHECK(sandbox.journal().empty());
+        CHECK_FALSE(std::filesystem::exists(f.log));
+        auto t = on_terminal(f, {"run", f.campaign.string()}, "y\n");
+        CAPTURE(t.out);
+        CHECK(t.exit_code == 2);
+        CHECK_FALSE(contains(t.out, "[y/N]"));
+        CHECK(sandbox.journal().empty());
+    }
+    TEST_CASE("a campaign begun with its list is continued, not refused halfway; a changed list is checked again") {
+        Sandbox sandbox;
+        std::string csv = numbers_csv(20);
+        for (int i = 0; i < 11; ++i) {
+            csv += fmt::format("12345{},Bad,u{}\n", i, i);
+        }
+        CampaignFixture f(sandbox, csv, "rate: {per_second: 200, concurrency: 2}\nabort: {max_invalid_share: 0.5}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress", "--limit", "5"}).exit_code == 0);
+        CHECK(delivered(sandbox).size() == 5);
+        edit_campaign(f, "abort: {max_invalid_share: 0.5}\n", "");
+        auto continued = f.wacamp({"run", f.campaign.string(), "--no-progress", "--force"});
+        CAPTURE(continued.err);
+        CHECK(continued.exit_code == 0);
+        CHECK(delivered(sandbox).size() == 20);
+        std::ofstream(f.csv, std::ios::app) << "123459,Bad,u99\n";
+        auto changed = f.wacamp({"run", f.campaign.string(), "--no-progress", "--force"});
+        CHECK(changed.exit_code == 2);
+        CHECK(contains(changed.err, "12 of 32 rows of"));
     }
     TEST_CASE("a proxy named in the environment carries the requests") {
         // libcurl is told "no proxy" only when no proxy variable is set (to spare it looking

@@ -36,6 +36,7 @@ retry: {max_attempts: 7, initial_backoff: 500ms, max_backoff: 2m, ambiguous: hol
 abort:
   max_consecutive_failures: 9
   max_throttled: 45m
+  max_invalid_share: 0.2
 schedule:
   start_at: 2026-12-01T09:00:00+05:30
   window: {timezone: Asia/Kolkata, days: [mon, fri], from: "09:30", to: "18:00"}
@@ -77,6 +78,7 @@ results: out/spring.jsonl
         CHECK(c->retry.ambiguous == campaign::Ambiguous::hold);
         CHECK(c->abort.max_consecutive_failures == 9);
         CHECK(c->abort.max_throttled == 45min);
+        CHECK(c->abort.max_invalid_share == 0.2);
         using namespace std::chrono;
         CHECK(c->schedule.start_at == sys_days(2026y / December / 1) + 3h + 30min);
         REQUIRE(c->schedule.window.has_value());
@@ -118,6 +120,7 @@ results: out/spring.jsonl
         CHECK(c->retry.ambiguous == campaign::Ambiguous::hold);
         CHECK(c->abort.max_consecutive_failures == 25);
         CHECK(c->abort.max_throttled == 30min);
+        CHECK(c->abort.max_invalid_share == 0.05);
         CHECK_FALSE(c->schedule.start_at.has_value());
         CHECK_FALSE(c->schedule.window.has_value());
         CHECK_FALSE(c->cleanup.delete_contacts);

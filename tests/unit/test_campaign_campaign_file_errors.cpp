@@ -211,6 +211,15 @@ rate: {per_second: fast}
                       "11: abort.max_throttled: \"forever\" is not a duration (examples: 500ms, 15s, 2m, 1h)");
     }
 
+    TEST_CASE("abort.max_invalid_share is a number from 0 to 1") {
+        Folder folder;
+        CHECK_PROBLEM(folder.problems(k_minimal + "abort: {max_invalid_share: 5%}\n"),
+                      "11: abort.max_invalid_share: expected a number from 0 to 1 (0.05 is 5%), got \"5%\"");
+        CHECK_PROBLEM(folder.problems(k_minimal + "abort: {max_invalid_share: 1.5}\n"),
+                      "11: abort.max_invalid_share: expected a number from 0 to 1 (0.05 is 5%), got \"1.5\"");
+        CHECK(folder.problems(k_minimal + "abort: {max_invalid_share: 1}\n").empty());
+    }
+
     TEST_CASE("initial_backoff may not exceed max_backoff") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(k_minimal + "retry:\n  initial_backoff: 2m\n  max_backoff: 1m\n"),

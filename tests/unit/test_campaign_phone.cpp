@@ -153,6 +153,54 @@ TEST_SUITE("campaign::PhoneNormalizer") {
         const std::string raw(60, 'x');
         CHECK(error("IN", raw) == "\"" + std::string(40, 'x') + "…\" is not a phone number");
     }
+    TEST_CASE("without a default country, bare digits are read as a wa_id, even an Indian number's") {
+        CHECK(wa_id("", "6633774138") == "6633774138");  // +66 33774138, Thailand
+        CHECK(wa_id("", "6581727372") == "6581727372");  // +65 8172 7372, Singapore
+    }
+    TEST_CASE("bare digits that are also a local number of the list's dominant country are refused, naming both") {
+        auto normalizer = PhoneNormalizer::create("");
+        REQUIRE(normalizer.ok());
+        normalizer->set_dominant_country("IN");
+        auto thai = normalizer->normalize("66337 74138");
+        REQUIRE_FALSE(thai.ok());
+        CHECK(thai.error().message ==
+              "\"66337 74138\" reads two ways: +6633774138 in TH, or as a local number +916633774138 in IN (most "
+              "of the list's numbers are in IN): set recipients.default_country, or write the number with +");
+        auto korean = normalizer->normalize("8222544417");
+        REQUIRE_FALSE(korean.ok());
+        CHECK(korean.error().message.find("+8222544417 in KR, or as a local number +918222544417 in IN") !=
+              std::string::npos);
+        auto local_only = normalizer->normalize("098123 45678");
+        REQUIRE_FALSE(local_only.ok());
+        CHECK(local_only.error().message ==
+              "\"098123 45678\" is not a valid number with a country code, but a local number: +919812345678 in IN "
+              "(most of the list's numbers are in IN): set recipients.default_country, or write the number with +");
+    }
+    TEST_CASE("a dominant country leaves numbers with a country code as they are") {
+        auto normalizer = PhoneNormalizer::create("");
+        REQUIRE(normalizer.ok());
+        normalizer->set_dominant_country("IN");
+        CHECK(*normalizer->normalize("+66 33774138") == "6633774138");
+        CHECK(*normalizer->normalize("0065 8172 7372") == "6581727372");
+        CHECK(*normalizer->normalize("919812345678") == "919812345678");  // the same number either way
+        CHECK(*normalizer->normalize("447400123456") == "447400123456");  // no Indian reading
+    }
+    TEST_CASE("a default country outranks the dominant one") {
+        auto normalizer = PhoneNormalizer::create("IN");
+        REQUIRE(normalizer.ok());
+        normalizer->set_dominant_country("TH");
+        CHECK(*normalizer->normalize("6633774138") == "916633774138");
+    }
+    TEST_CASE("country_of names the country of numbers that carry a country code") {
+        auto normalizer = PhoneNormalizer::create("");
+        REQUIRE(normalizer.ok());
+        CHECK(normalizer->country_of("+91 98123 45678") == "IN");
+        CHECK(normalizer->country_of("0091 98123 45678") == "IN");
+        CHECK(normalizer->country_of("919812345678") == "IN");
+        CHECK(normalizer->country_of("+44 7400 123456") == "GB");
+        CHECK(normalizer->country_of("098123 45678").empty());
+        CHECK(normalizer->country_of("abc").empty());
+    }
 }
 
 // PhoneRules replays libphonenumber's parsing and validation without ICU; these cases hold

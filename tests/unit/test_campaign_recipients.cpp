@@ -2,6 +2,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "campaign/recipients.hpp"
 #include "campaign_file_fixture.hpp"
@@ -96,6 +98,78 @@ TEST_SUITE("campaign::RecipientStream") {
                   {Verdict::invalid, refused}, {Verdict::ok, ""}, {Verdict::invalid, refused}, {Verdict::ok, ""}});
     }
 
+    TEST_CASE("without a default country, a bare local number of the list's dominant country is invalid") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv",
+                   "phone,name\n"
+                   "+91 98123 45678,Asha\n"
+                   "0091 98123 45679,Vikram\n"
+                   "919812345680,Meera\n"
+                   "6633774138,Ravi\n"
+                   "+66 33774139,Somchai\n");
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        CHECK(stream->survey().dominant_country == "IN");
+        CHECK(stream->survey().rows == 5);
+        CHECK(stream->survey().invalid == 1);
+        std::vector<std::string> reasons;
+        Recipient r;
+        for (auto more = stream->next(r); more && *more; more = stream->next(r)) {
+            reasons.push_back(r.verdict == Verdict::ok ? r.message.wa_id : r.reason);
+        }
+        CHECK(reasons == std::vector<std::string>{
+                             "919812345678", "919812345679", "919812345680",
+                             "column \"phone\": \"6633774138\" reads two ways: +6633774138 in TH, or as a local "
+                             "number +916633774138 in IN (most of the list's numbers are in IN): set "
+                             "recipients.default_country, or write the number with +",
+                             "6633774139"});
+    }
+
+    TEST_CASE("with a default country, every local number is read as that country's") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv", "phone,name\n+91 98123 45678,Asha\n6633774138,Ravi\n6581727372,Meera\n");
+        auto c = folder.load(
+            campaign_file_test::minimal_with("file: samples/r.csv", "file: samples/r.csv\n  default_country: IN"));
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        CHECK(stream->survey().dominant_country.empty());
+        std::vector<std::string> wa_ids;
+        Recipient r;
+        for (auto more = stream->next(r); more && *more; more = stream->next(r)) {
+            wa_ids.push_back(r.message.wa_id);
+        }
+        CHECK(wa_ids == std::vector<std::string>{"919812345678", "916633774138", "916581727372"});
+    }
+
+    TEST_CASE("the survey groups invalid rows by kind of reason, most common first") {
+        campaign_file_test::Folder folder;
+        std::string csv = "phone,name\n";
+        for (int i = 0; i < 3; ++i) {
+            csv += "+91 98123 4567" + std::to_string(i) + ",\n";  // no name
+        }
+        for (int i = 0; i < 5; ++i) {
+            csv += "12345" + std::to_string(i) + ",Asha\n";
+        }
+        csv += "+919812345699,Meera\n";
+        folder.put("samples/r.csv", csv);
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        const auto& survey = stream->survey();
+        CHECK(survey.rows == 9);
+        CHECK(survey.invalid == 8);
+        CHECK(survey.reasons ==
+              std::vector<std::pair<std::string, long long>>{
+                  {"column \"phone\": \"…\" is not a valid number with a country code (and no default country is set "
+                   "for local numbers)",
+                   5},
+                  {"column \"name\" is empty", 3}});
+    }
+
     TEST_CASE("a stream read to the end ends with false, not an error") {
         campaign_file_test::Folder folder;
         fakes::TempDir temp;
@@ -104,5 +178,64 @@ TEST_SUITE("campaign::RecipientStream") {
         CHECK(read.rows == 600);
         CHECK(read.repeats == 599);
         CHECK_FALSE(read.error);
+    }
+}
+
+namespace {
+
+campaign::ListSurvey survey_of(long long rows, long long invalid) {
+    campaign::ListSurvey s;
+    s.rows = rows;
+    s.invalid = invalid;
+    s.reasons = {{"column \"phone\": \"…\" is not a valid number for IN", invalid}};
+    return s;
+}
+
+}  // namespace
+
+TEST_SUITE("campaign::too_many_invalid") {
+    TEST_CASE("more than the share and more than 10 rows refuse the campaign, naming the reasons") {
+        campaign_file_test::Folder folder;
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto refused = campaign::too_many_invalid(*c, survey_of(200, 11));
+        REQUIRE(refused);
+        CHECK(*refused == folder.str("campaign.yaml") + ": 11 of 200 rows of " + folder.str("samples/r.csv") +
+                              " (5.5%) are invalid, more than abort.max_invalid_share (5.0%) allows: nothing is "
+                              "sent. The most common reasons:\n"
+                              "  11 × column \"phone\": \"…\" is not a valid number for IN\n"
+                              "Fix the list, or raise abort.max_invalid_share in " +
+                              folder.str("campaign.yaml") + " to leave these rows out.");
+    }
+
+    TEST_CASE("up to 10 invalid rows, or up to the share, never refuse") {
+        campaign_file_test::Folder folder;
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        CHECK_FALSE(campaign::too_many_invalid(*c, survey_of(10, 10)));
+        CHECK_FALSE(campaign::too_many_invalid(*c, survey_of(220, 11)));
+        CHECK_FALSE(campaign::too_many_invalid(*c, survey_of(0, 0)));
+    }
+
+    TEST_CASE("a raised abort.max_invalid_share lets the list through; the refusal points at the key") {
+        campaign_file_test::Folder folder;
+        auto c = folder.load(campaign_file_test::k_minimal + "abort: {max_invalid_share: 0.5}\n");
+        REQUIRE(c);
+        CHECK_FALSE(campaign::too_many_invalid(*c, survey_of(100, 50)));
+        auto refused = campaign::too_many_invalid(*c, survey_of(100, 51));
+        REQUIRE(refused);
+        CHECK(refused->starts_with(folder.str("campaign.yaml") + ":11: 51 of 100 rows"));
+    }
+
+    TEST_CASE("without a default country, the refusal says which to set") {
+        campaign_file_test::Folder folder;
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto survey = survey_of(100, 40);
+        survey.dominant_country = "IN";
+        auto refused = campaign::too_many_invalid(*c, survey);
+        REQUIRE(refused);
+        CHECK(refused->find("Most of the list's numbers are in IN: if its numbers without + are local numbers, set "
+                            "recipients.default_country: IN.") != std::string::npos);
     }
 }
