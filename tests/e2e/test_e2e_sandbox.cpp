@@ -66,7 +66,7 @@ TEST_SUITE("e2e: sandbox") {
         TempDir dir;
         const auto fifo = dir.path() / "journal.fifo";
         REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-        for (const std::string path : {fifo.string(), std::string("/dev/null")}) {
+        for (const std::string& path : {fifo.string(), std::string("/dev/null")}) {
             auto r =
                 run_program({"/usr/bin/timeout", "60", wacamp_path(), "sandbox", "--port", "0", "--journal", path});
             CAPTURE(r.err);

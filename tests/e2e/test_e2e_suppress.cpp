@@ -173,7 +173,7 @@ TEST_SUITE("e2e: suppress") {
         CampaignFixture f(sandbox, numbers_csv(1));
         const auto fifo = f.dir.path() / "dnc.fifo";
         REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-        for (const std::string path : {std::string("/dev/zero"), fifo.string()}) {
+        for (const std::string& path : {std::string("/dev/zero"), fifo.string()}) {
             // A bound, not a timing claim: before the fix neither ever returned.
             auto r = run_program({"/usr/bin/timeout", "60", wacamp_path(), "suppress", "import", "--campaign",
                                   f.campaign.string(), path},
