@@ -14,6 +14,21 @@ namespace campaign::detail {
 
 namespace {
 
+// `text` read whole as a floating-point number: `read` when it is one (`out_of_range` when too
+// large or small for a double, `value` then as std::from_chars leaves it).
+struct Number {
+    bool read = false;
+    bool out_of_range = false;
+    double value = 0;
+};
+Number number_in(const std::string& text) {
+    Number out;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out.value);
+    out.out_of_range = ec == std::errc::result_out_of_range;
+    out.read = !text.empty() && end == text.data() + text.size() && (ec == std::errc() || out.out_of_range);
+    return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<size_t> row(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) {
@@ -87,14 +102,13 @@ std::optional<double> Section::positive_number(std::string_view key, double max)
         return std::nullopt;
     }
     const std::string& s = *text_value;
-    double value = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
-        std::isnan(value)) {
+    const Number number = number_in(s);
+    if (!number.read || std::isnan(number.value)) {
         problem(key, "expected a number, got " + in_quotes(s));
         return std::nullopt;
     }
-    if (ec == std::errc::result_out_of_range || !(value > 0) || value > max) {
+    const double value = number.value;
+    if (number.out_of_range || !(value > 0) || value > max) {
         problem(key, fmt::format("must be more than 0 and at most {}, got {}", max, s));
         return std::nullopt;
     }
@@ -107,9 +121,9 @@ std::optional<double> Section::fraction(std::string_view key) const {
         return std::nullopt;
     }
     const std::string& s = *text_value;
-    double value = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (s.empty() || end != s.data() + s.size() || ec != std::errc() || !(value >= 0 && value <= 1)) {
+    const Number number = number_in(s);
+    const double value = number.value;
+    if (!number.read || number.out_of_range || !(value >= 0 && value <= 1)) {
         problem(key, "expected a number from 0 to 1 (0.05 is 5%), got " + in_quotes(s));
         return std::nullopt;
     }

@@ -1,5 +1,7 @@
 #include "resp_fault_server.hpp"
 
+#include "scripted_server.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -98,17 +100,7 @@ struct RespFaultServer::Impl {
 
 RespFaultServer::RespFaultServer(RespFault fault) : m_impl(std::make_unique<Impl>()) {
     m_impl->fault = fault;
-    m_impl->listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (m_impl->listen_fd < 0 || ::bind(m_impl->listen_fd, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
-        ::listen(m_impl->listen_fd, SOMAXCONN) != 0 ||
-        ::getsockname(m_impl->listen_fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-        throw std::runtime_error("the RESP fault server cannot listen on 127.0.0.1");
-    }
-    m_impl->port = ntohs(address.sin_port);
+    m_impl->listen_fd = listen_on_loopback("the RESP fault server", m_impl->port);
     m_impl->acceptor = std::thread([impl = m_impl.get()] { impl->accept_loop(); });
 }
 

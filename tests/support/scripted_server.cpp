@@ -148,19 +148,26 @@ struct ScriptedServer::Impl {
     }
 };
 
-ScriptedServer::ScriptedServer(Script script) : m_impl(std::make_unique<Impl>()) {
-    m_impl->script = std::move(script);
-    m_impl->listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+int listen_on_loopback(const std::string& server, int& port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t size = sizeof address;
-    if (m_impl->listen_fd < 0 || ::bind(m_impl->listen_fd, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
-        ::listen(m_impl->listen_fd, SOMAXCONN) != 0 ||
-        ::getsockname(m_impl->listen_fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-        throw std::runtime_error("the scripted server cannot listen on 127.0.0.1");
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || ::listen(fd, SOMAXCONN) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        throw std::runtime_error(server + " cannot listen on 127.0.0.1");
     }
-    m_impl->port = ntohs(address.sin_port);
+    port = ntohs(address.sin_port);
+    return fd;
+}
+
+ScriptedServer::ScriptedServer(Script script) : m_impl(std::make_unique<Impl>()) {
+    m_impl->script = std::move(script);
+    m_impl->listen_fd = listen_on_loopback("the scripted server", m_impl->port);
     m_impl->acceptor = std::thread([impl = m_impl.get()] { impl->accept_loop(); });
 }
 

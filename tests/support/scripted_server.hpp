@@ -32,6 +32,10 @@ struct Reply {
     int pause_ms = 0;  // between the writes of a stream, to pace it
 };
 
+// Opens a socket listening on a free port of 127.0.0.1, sets `port` to it and returns the socket;
+// throws std::runtime_error naming `server` when it cannot.
+int listen_on_loopback(const std::string& server, int& port);
+
 // Returns a whole response: `status`, `content_type`, Content-Length, `body`.
 std::string http_response(int status, const std::string& body, const std::string& content_type = "application/json");
 
