@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/send_causes.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace cli {
@@ -117,13 +118,27 @@ bool TerminalUi::confirm(const runner::Preview& p) {
     if (!m_ask) {
         return false;  // json never asks; run refuses that case before it starts
     }
-    std::string text = fmt::format(
-        "Campaign {}: {} rows in the CSV — {} to send now, {} invalid, {} duplicates, {} already recorded\n"
+    std::string counts = fmt::format("{} to send now", p.to_send);
+    if (const auto held = total_of(p.held_back); held > 0) {
+        counts += fmt::format(", {} held back by the account's ledger ({})", held, cause_list(p.held_back));
+    }
+    counts += fmt::format(", {} invalid, {}, {} already recorded", p.invalid, util::counted(p.duplicates, "duplicate"),
+                          p.already_done);
+    if (p.beyond_limit > 0) {
+        counts += fmt::format(", {} left for a later run (--limit)", p.beyond_limit);
+    }
+    std::string timing = "Starts " + p.starts;
+    if (!p.takes.empty()) {
+        timing += "; takes " + p.takes;
+    }
+    const std::string text = fmt::format(
+        "Campaign {}: {} in the CSV — {}\n"
+        "{}.\n"
         "Rate: {}, {} in flight. Result log: {}\n"
-        "First message (to {}):\n  {}\n",
-        p.campaign_name, p.rows, p.to_send, p.invalid, p.duplicates, p.already_done, p.per_second, p.concurrency,
-        p.results_path, p.first_wa_id, p.first_body);
-    m_out.prompt(fmt::format("{}Send {} message{}? [y/N] ", text, p.to_send, p.to_send == 1 ? "" : "s"));
+        "First message to be sent (to {}):\n  {}\n",
+        p.campaign_name, util::counted(p.rows, "row"), counts, timing, p.per_second, p.concurrency, p.results_path,
+        p.first_wa_id, p.first_body);
+    m_out.prompt(fmt::format("{}Send {}? [y/N] ", text, util::counted(p.to_send, "message")));
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         return false;

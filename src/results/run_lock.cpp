@@ -73,6 +73,40 @@ util::Result<int> lock_log_file(const std::string& file) {
     return fd;
 }
 
+// Whether the file open at `fd` is still the one at `path`: not removed (discard) or replaced
+// since it was opened.
+bool still_at(int fd, const std::string& path) {
+    struct stat held {};
+    struct stat named {};
+    return ::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+           held.st_ino == named.st_ino;
+}
+
+// Locks the lock file at `path` without waiting; its descriptor. A file removed between the
+// open and the lock (a run that discarded it) is let go and the new one tried.
+util::Result<int> lock_file_at(const std::string& path) {
+    constexpr int k_tries = 100;
+    for (int tries = 1;; ++tries) {
+        TRY_ASSIGN(const int fd, open_lock_file(path));
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            const int error = errno;
+            const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
+            ::close(fd);
+            if (error != EWOULDBLOCK) {
+                return util::fail(fmt::format("cannot lock {}: {}", path, std::strerror(error)));
+            }
+            return held(path, pid);
+        }
+        if (still_at(fd, path)) {
+            return fd;
+        }
+        ::close(fd);
+        if (tries == k_tries) {
+            return util::fail(fmt::format("cannot lock {}: it keeps being removed and made again", path));
+        }
+    }
+}
+
 }  // namespace
 
 util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
@@ -88,16 +122,7 @@ util::Result<RunLock> RunLock::acquire(const std::string& log_path) {
     }
     struct stat before {};
     const bool lock_file_was_there = ::lstat(path.c_str(), &before) == 0;  // left by an earlier run
-    TRY_ASSIGN(const int fd, open_lock_file(path));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int error = errno;
-        const long pid = error == EWOULDBLOCK ? read_pid(fd) : 0;
-        ::close(fd);
-        if (error != EWOULDBLOCK) {
-            return util::fail(fmt::format("cannot lock {}: {}", path, std::strerror(error)));
-        }
-        return held(path, pid);
-    }
+    TRY_ASSIGN(const int fd, lock_file_at(path));
     RunLock lock(fd, path, log.resolved);
     lock.m_earlier_run = lock_file_was_there;
     if (log.exists) {
@@ -140,6 +165,13 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
 }
 
 RunLock::~RunLock() {
+    release();
+}
+
+void RunLock::discard() {
+    if (m_fd >= 0) {
+        ::unlink(m_path.c_str());
+    }
     release();
 }
 

@@ -32,6 +32,12 @@ public:
     // made to it later finds it locked. Fails as acquire() does.
     util::Result<void> cover(const std::string& file);
 
+    // Removes the lock file (while still holding it) and releases the locks: for a run that
+    // made the lock file and ended before writing anything, so that it leaves nothing behind.
+    // A process that opened the old file meanwhile finds, once it has locked it, that it is
+    // no longer the one at the path, and tries again (acquire).
+    void discard();
+
     // Returns the path of the lock file.
     const std::string& path() const { return m_path; }
     // Returns the log's path with symlinks followed: where to read and write it.

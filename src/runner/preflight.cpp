@@ -5,10 +5,12 @@
 #include "campaign/csv_reader.hpp"
 #include "campaign/recipients.hpp"
 #include "runner/decide.hpp"
+#include "runner/screened_rows.hpp"
 #include "service/classify.hpp"
 #include "service/messages.hpp"
 #include "service/requests.hpp"
 #include "service/templates.hpp"
+#include "util/time.hpp"
 
 namespace runner {
 
@@ -48,30 +50,76 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
                                   fmt::join(names, ", ")));
 }
 
-util::Result<Preview> make_preview(const campaign::Campaign& c, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path, util::TimePoint now,
-                                   const campaign::MediaVerdicts* media) {
-    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = media}));
+namespace {
+
+// When the first request may leave: now, at schedule.start_at, or when the send window opens.
+std::string start_of(const SendRun& run, util::TimePoint now) {
+    const auto& start_at = run.campaign.schedule.start_at;
+    const util::TimePoint from = start_at && *start_at > now ? *start_at : now;
+    std::string when = from == now ? "now" : fmt::format("at {} (schedule.start_at)", util::format_timestamp(from));
+    if (run.window) {
+        const auto opens = run.window->next_open(from);
+        if (!opens) {
+            return "never: the send window has no days";
+        }
+        if (*opens > from) {
+            return fmt::format("when the send window opens, {} ({}) — {}", run.window->local_text(*opens),
+                               util::format_timestamp(*opens), run.window->describe());
+        }
+    }
+    return when;
+}
+
+// About how long `to_send` requests take at the configured pace; empty when it is unlimited.
+std::string duration_of(const campaign::Rate& rate, std::int64_t to_send, bool windowed) {
+    if (rate.unlimited() || to_send <= 0) {
+        return {};
+    }
+    const auto ms = static_cast<std::int64_t>(static_cast<double>(to_send) / rate.per_second * 1000);
+    std::string text = fmt::format(
+        "about {} at {}/s", util::format_duration(util::Millis(ms), util::DurationStyle::report), rate.per_second);
+    if (rate.per_day && to_send > *rate.per_day) {
+        text += fmt::format(", over at least {} days at {} numbers a day (rate.per_day)",
+                            (to_send + *rate.per_day - 1) / *rate.per_day, *rate.per_day);
+    }
+    if (windowed) {
+        text += ", counted while the send window is open";
+    }
+    return text;
+}
+
+}  // namespace
+
+util::Result<Preview> make_preview(const SendRun& run) {
+    const campaign::Campaign& c = run.campaign;
+    const SendOptions& options = run.options;
+    const util::TimePoint now = run.parts.clock.wall_now();
+    TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = run.refused_media()}));
+    // Keyed as the run will be: a campaign's own earlier sends count as they will.
+    const std::string key = campaign_key(c.name, run.state ? run.state->header.started_at : run.header.started_at);
+    ScreenedRows rows(stream, run.book.get(), key, run.parts.clock);
     Preview p;
     p.campaign_name = c.name;
-    p.results_path = results_path;
+    p.results_path = run.report.results_path;
     p.per_second = c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}/s", c.rate.per_second);
     p.concurrency = c.rate.concurrency ? std::to_string(*c.rate.concurrency)
                                        : fmt::format("auto (up to {})", c.rate.max_concurrency);
     campaign::Recipient r;
+    Screening screening;
     for (;;) {
-        TRY_ASSIGN(const bool found, stream.next(r));
+        TRY_ASSIGN(const bool found, rows.next(r, screening));
         if (!found) {
             break;
         }
         ++p.rows;
-        TRY_ASSIGN(const RowFacts facts, facts_of(r, state));
+        TRY_ASSIGN(const RowFacts facts, facts_of(r, run.existing()));
         switch (decide(facts, options.retry_rejected, options.resend_unknown, now)) {
         case Decision::send:
-            if (options.limit > 0 && p.to_send >= options.limit) {
-                break;
-            }
-            if (p.to_send++ == 0) {
+            if (screening.cause != results::Cause::none) {
+                ++p.held_back[screening.cause];
+            } else if (options.limit > 0 && p.to_send >= options.limit) {
+                ++p.beyond_limit;
+            } else if (p.to_send++ == 0) {
                 p.first_wa_id = r.message.wa_id;
                 p.first_body = service::send_message_body(r.message);
             }
@@ -85,6 +133,8 @@ util::Result<Preview> make_preview(const campaign::Campaign& c, const results::L
         case Decision::hold_marketing_limit: ++p.already_done; break;
         }
     }
+    p.starts = start_of(run, now);
+    p.takes = duration_of(c.rate, p.to_send, run.window.has_value());
     return p;
 }
 

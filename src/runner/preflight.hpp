@@ -9,6 +9,7 @@
 #include "campaign/media_verdicts.hpp"
 #include "results/replay.hpp"
 #include "runner/send.hpp"
+#include "runner/send_steps.hpp"
 #include "runner/ui.hpp"
 #include "service/http.hpp"
 #include "util/result.hpp"
@@ -25,12 +26,10 @@ struct TemplateCheckResult {
 // key or account, or a certificate that failed verification, comes back as `stop`.
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
-// Counts what a run would do with every row at `now` (one pass over the CSV) and renders the
-// first message to be sent. `state` is the existing log's, or null; `media`, the images refused
-// by a check before sending, or null.
-util::Result<Preview> make_preview(const campaign::Campaign& campaign, const results::LogState* state,
-                                   const SendOptions& options, const std::string& results_path, util::TimePoint now,
-                                   const campaign::MediaVerdicts* media = nullptr);
+// Counts what `run` would do with every row now (one pass over the CSV, each row that could be
+// sent screened against the account's ledger as the run will screen it), says when it starts
+// and about how long it takes, and renders the first message that will be sent.
+util::Result<Preview> make_preview(const SendRun& run);
 
 // Estimates, cheaply (the CSV is read but not validated), how many rows a run will send: the
 // CSV's rows less those the log has settled, capped by the limit. For progress and its ETA.

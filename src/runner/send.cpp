@@ -2,6 +2,8 @@
 
 #include "runner/send.hpp"
 
+#include <filesystem>
+
 #include "pace/redis_pace.hpp"
 #include "queue/daily_cap.hpp"
 #include "queue/rate_limiter.hpp"
@@ -146,18 +148,46 @@ void finish(SendRun& run) {
     }
 }
 
-util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options,
-                                       const SendParts& parts) {
-    SendRun run(c, options, parts);
-    run.report.results_path = options.results_path.empty() ? c.results : options.results_path;
+namespace {
+
+// Prepares, asks, waits, sends and finishes `run`; Next::stop when it ended before the log.
+util::Result<Next> run_campaign(SendRun& run) {
     TRY(prepare(run));
     TRY_ASSIGN(const Next next, confirm_and_wait(run));
     if (next == Next::stop) {
-        return std::move(run.report);
+        return next;
     }
     TRY(open_log(run));
     send(run);
     finish(run);
+    return Next::go_on;
+}
+
+// Removes the lock file a run made when it ended before writing its log (declined, refused,
+// interrupted while waiting): it leaves the folder as it found it. A lock file that was there
+// before stays, and so does one beside a log with content.
+void leave_no_lock(SendRun& run) {
+    if (!run.lock || run.log || run.lock->earlier_run()) {
+        return;
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(run.lock->log_path(), ec);
+    if (ec || size == 0) {
+        run.lock->discard();
+    }
+}
+
+}  // namespace
+
+util::Result<SendReport> send_campaign(const campaign::Campaign& c, const SendOptions& options,
+                                       const SendParts& parts) {
+    SendRun run(c, options, parts);
+    run.report.results_path = options.results_path.empty() ? c.results : options.results_path;
+    auto ran = run_campaign(run);
+    leave_no_lock(run);
+    if (!ran) {
+        return ran.error();
+    }
     return std::move(run.report);
 }
 

@@ -161,8 +161,7 @@ util::Result<Next> confirm(SendRun& run) {
         run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
         return Next::go_on;
     }
-    TRY_ASSIGN(const Preview preview, make_preview(run.campaign, run.existing(), run.options, run.report.results_path,
-                                                   run.parts.clock.wall_now(), run.refused_media()));
+    TRY_ASSIGN(const Preview preview, make_preview(run));
     if (preview.to_send > 0 && !run.parts.ui.confirm(preview)) {
         run.report.declined = true;
         return Next::stop;

@@ -19,14 +19,18 @@ struct Preview {
     std::string campaign_name;
     std::string results_path;
     std::int64_t rows = 0;     // data rows in the CSV
-    std::int64_t to_send = 0;  // rows that will be sent now
+    std::int64_t to_send = 0;  // rows that will be sent now: valid, not yet recorded, not held back
     std::int64_t invalid = 0;
     std::int64_t duplicates = 0;
-    std::int64_t already_done = 0;  // recorded in the log already (sent, invalid, skipped, held)
-    std::string per_second;         // "10", "2.5" or "unlimited"
-    std::string concurrency;        // "4" or "auto (up to 256)"
-    std::string first_wa_id;
-    std::string first_body;  // the first message to be sent, as JSON
+    std::int64_t already_done = 0;   // recorded in the log already (sent, invalid, skipped, held)
+    results::CauseCounts held_back;  // rows the account's ledger holds back now, by cause
+    std::int64_t beyond_limit = 0;   // rows to send left for a later run by --limit
+    std::string per_second;          // "10/s", "2.5/s" or "unlimited"
+    std::string concurrency;         // "4" or "auto (up to 256)"
+    std::string starts;              // "now", or when and why later
+    std::string takes;               // "about 5m 00s at 10/s", or empty when the pace is unlimited
+    std::string first_wa_id;         // of the first row to be sent
+    std::string first_body;          // its message, as JSON
 };
 
 // What the runner adds to the queue's progress.

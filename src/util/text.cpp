@@ -45,6 +45,13 @@ std::string json_safe(std::string json) {
     return out;
 }
 
+std::string counted(long long n, std::string_view noun, std::string_view plural) {
+    if (n == 1) {
+        return "1 " + std::string(noun);
+    }
+    return std::to_string(n) + " " + (plural.empty() ? std::string(noun) + "s" : std::string(plural));
+}
+
 std::string_view trim(std::string_view text) {
     constexpr std::string_view k_space = " \t\r\n";
     const std::size_t first = text.find_first_not_of(k_space);

@@ -26,6 +26,10 @@ std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::esc
 // same. (JSON serialisers escape C0 controls themselves.)
 std::string json_safe(std::string json);
 
+// Returns `n` and `noun`, in the plural unless `n` is 1: "1 duplicate", "3 duplicates". The
+// plural is the noun with an "s" unless `plural` gives it.
+std::string counted(long long n, std::string_view noun, std::string_view plural = {});
+
 // Returns `text` without the spaces, tabs and line breaks around it.
 std::string_view trim(std::string_view text);
 

@@ -47,6 +47,23 @@ TEST_SUITE("results::RunLock") {
         REQUIRE(again.ok());
         CHECK(again->earlier_run());
     }
+    TEST_CASE("a discarded lock leaves no file, and the next lock is not an earlier run's") {
+        TempDir dir;
+        const std::string log = (dir.path / "log.jsonl").string();
+        {
+            auto first = results::RunLock::acquire(log);
+            REQUIRE(first.ok());
+            first->discard();
+            CHECK_FALSE(std::filesystem::exists(log + ".lock"));
+            auto meanwhile = results::RunLock::acquire(log);  // released by discard
+            REQUIRE(meanwhile.ok());
+            meanwhile->discard();
+        }
+        auto again = results::RunLock::acquire(log);
+        REQUIRE(again.ok());
+        CHECK_FALSE(again->earlier_run());
+        CHECK(std::filesystem::exists(log + ".lock"));
+    }
     TEST_CASE("different logs do not conflict") {
         TempDir dir;
         auto a = results::RunLock::acquire((dir.path / "a.jsonl").string());
