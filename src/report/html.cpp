@@ -5,6 +5,7 @@
 
 #include "report/html_chart.hpp"
 #include "report/html_sections.hpp"
+#include "report/next_steps.hpp"
 #include "report/text_cells.hpp"
 #include "util/time.hpp"
 
@@ -96,7 +97,17 @@ void add_heading(std::string& out, const Summary& s) {
 
 void add_figures(std::string& out, const Summary& s) {
     out += R"(<section id="figures"><h2>Recipients</h2><div class="tiles">)";
-    add_tile(out, "", "Recipients", group_digits(s.rows));
+    switch (s.list.found) {
+    case ListState::Found::same: add_tile(out, "", "List", group_digits(s.list.rows), "rows, unchanged"); break;
+    case ListState::Found::changed:
+        add_tile(out, "", "List", group_digits(s.list.rows), "rows, changed since the log began");
+        break;
+    case ListState::Found::missing: add_tile(out, "", "List", "–", "cannot be read now"); break;
+    }
+    add_tile(out, "", "Recipients", group_digits(s.rows), "in the log");
+    if (const auto left = not_yet_attempted(s); left > 0) {
+        add_tile(out, "", "Not yet attempted", group_digits(left), percent(left, s.list.rows));
+    }
     std::vector<Share> shares;
     for (Status status : results::k_all_statuses) {
         const auto n = s.counts[status];
@@ -169,11 +180,13 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
                        html_escape(summary.header.name), k_style);
     add_heading(out, summary);
     add_figures(out, summary);
+    add_html_next_steps(out, summary);
     add_html_charts(out, summary, details);
     add_html_errors(out, summary);
     add_html_review(out, summary);
     add_html_slowest(out, details);
     add_html_not_sent(out, summary, details);
+    add_html_invalid(out, summary, details);
     add_html_cleanup_and_warnings(out, summary);
     out += fmt::format("<footer>Made by wacamp {} from <code>{}</code>.</footer>\n", WACAMP_VERSION,
                        html_escape(summary.log_path));

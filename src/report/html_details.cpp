@@ -19,7 +19,10 @@ constexpr std::string_view k_in_flight_error =
 class DetailFolder {
 public:
     explicit DetailFolder(const Summary& summary)
-        : m_rows(summary.not_sent_rows), m_latest(summary.not_sent_rows.size()) {
+        : m_rows(summary.not_sent_rows),
+          m_latest(summary.not_sent_rows.size()),
+          m_invalid_rows(summary.invalid_rows),
+          m_invalid(summary.invalid_rows.size()) {
         m_details.timeline = Timeline(summary.first_at, summary.last_at);
     }
 
@@ -51,6 +54,9 @@ public:
         if (auto* latest = latest_for(r.row)) {
             *latest = r;
         }
+        if (auto* invalid = slot_of(m_invalid_rows, m_invalid, r.row)) {
+            *invalid = r;
+        }
     }
 
     template <typename Other>
@@ -64,18 +70,28 @@ public:
                 m_details.not_sent.push_back(std::move(*latest));
             }
         }
+        for (auto& invalid : m_invalid) {
+            if (invalid && invalid->status == Status::invalid) {
+                m_details.invalid.push_back(std::move(*invalid));
+            }
+        }
         return std::move(m_details);
     }
 
 private:
-    // The slot of `row` if it is one of the listed rows.
-    std::optional<results::ResultRecord>* latest_for(std::int64_t row) {
-        auto it = std::lower_bound(m_rows.begin(), m_rows.end(), row);
-        if (it == m_rows.end() || *it != row) {
+    // The slot in `slots` of `row` if it is one of `rows` (ascending).
+    static std::optional<results::ResultRecord>* slot_of(const std::vector<std::int64_t>& rows,
+                                                         std::vector<std::optional<results::ResultRecord>>& slots,
+                                                         std::int64_t row) {
+        auto it = std::lower_bound(rows.begin(), rows.end(), row);
+        if (it == rows.end() || *it != row) {
             return nullptr;
         }
-        return &m_latest[static_cast<std::size_t>(it - m_rows.begin())];
+        return &slots[static_cast<std::size_t>(it - rows.begin())];
     }
+
+    // The slot of `row` if it is one of the listed rows.
+    std::optional<results::ResultRecord>* latest_for(std::int64_t row) { return slot_of(m_rows, m_latest, row); }
 
     // Keeps the k_slowest slowest requests, at most one per row (its slowest).
     void note_latency(const results::ResultRecord& r) {
@@ -100,6 +116,8 @@ private:
 
     const std::vector<std::int64_t>& m_rows;  // ascending
     std::vector<std::optional<results::ResultRecord>> m_latest;
+    const std::vector<std::int64_t>& m_invalid_rows;  // ascending
+    std::vector<std::optional<results::ResultRecord>> m_invalid;
     HtmlDetails m_details;
 };
 

@@ -21,6 +21,8 @@ struct HtmlDetails {
     // The latest record of each row in Summary::not_sent_rows, by row. A row whose request
     // was in flight when a run stopped has status unknown and the error saying so.
     std::vector<results::ResultRecord> not_sent;
+    // The latest record of each row in Summary::invalid_rows, by row.
+    std::vector<results::ResultRecord> invalid;
 };
 
 // Reads `summary.log_path` again, up to the records `summary` counted, and returns the

@@ -196,6 +196,43 @@ void add_html_not_sent(std::string& out, const Summary& s, const HtmlDetails& d)
     out += "</section>\n";
 }
 
+void add_html_next_steps(std::string& out, const Summary& s) {
+    out += R"(<section id="next"><h2>Next step</h2>)";
+    if (s.next_steps.empty()) {
+        out += "<p class=\"empty\">Nothing left to do: every recipient was sent, invalid or skipped.</p></section>\n";
+        return;
+    }
+    out += "<table><tbody>";
+    for (const auto& step : s.next_steps) {
+        out += fmt::format("<tr><td>{}</td><td><code>{}</code></td></tr>", html_escape(step.what),
+                           html_escape(step.command));
+    }
+    out += "</tbody></table></section>\n";
+}
+
+void add_html_invalid(std::string& out, const Summary& s, const HtmlDetails& d) {
+    const auto total = s.counts[Status::invalid];
+    if (total == 0) {
+        return;
+    }
+    out += fmt::format(R"(<section id="invalid"><h2>Invalid rows ({})</h2>)", group_digits(total));
+    out += table_head({"#Row", "Number", "Name", "Reason"});
+    for (const auto& r : d.invalid) {
+        out += table_row({{std::to_string(r.row), "num"},
+                          {html_escape(r.wa_id)},
+                          {html_escape(r.user_name)},
+                          {html_escape(r.error), "msg"}});
+    }
+    out += "</tbody></table>";
+    const auto shown = static_cast<std::int64_t>(d.invalid.size());
+    if (total > shown) {
+        out += fmt::format(R"(<p class="note" id="invalid-more">… and {} more; )"
+                           "<code>wacamp report {} --format csv</code> lists every recipient.</p>",
+                           group_digits(total - shown), html_escape(s.log_path));
+    }
+    out += "</section>\n";
+}
+
 void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
     if (s.cleanup) {
         const auto& c = *s.cleanup;
@@ -203,9 +240,7 @@ void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
                            "deleted, {} failed; {} contacts deleted.{}</p></section>\n",
                            group_digits(c.batches), group_digits(c.deleted), group_digits(c.failed),
                            group_digits(c.ids_deleted),
-                           c.last_failed ? " The last batch failed: run <code>wacamp "
-                                           "delete-contacts</code> again."
-                                         : "");
+                           c.last_failed ? " The last batch failed (the next step finishes it)." : "");
     }
     if (s.warning_count == 0) {
         return;

@@ -55,6 +55,12 @@ void add_html_slowest(std::string& out, const HtmlDetails& details);
 void add_html_not_sent(std::string& out, const Summary& summary, const HtmlDetails& details);
 
 // The contact-deletion step and the log's warnings, when there are any.
+// The next step: what to do and the exact command; or that nothing is left to do.
+void add_html_next_steps(std::string& out, const Summary& summary);
+
+// The first invalid rows, with their reasons.
+void add_html_invalid(std::string& out, const Summary& summary, const HtmlDetails& details);
+
 void add_html_cleanup_and_warnings(std::string& out, const Summary& summary);
 
 }  // namespace report

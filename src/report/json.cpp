@@ -7,6 +7,10 @@
 //   records             records read (unusable lines not counted)
 //   ended               true when the log's last record is an `end`
 //   end_reason          the latest `end` record's reason, or null
+//   list                {file, found ("same", "changed" since the log began, or "missing"),
+//                        rows (data rows in the CSV now), problem (why it cannot be read, or null)}:
+//                        the recipient list of the latest run, as it is now
+//   not_yet_attempted   the list's rows less those the log names (0 when the list is missing)
 //   rows                rows the log names
 //   counts              {sent, failed, invalid, skipped, dry_run, unknown}: rows by final state
 //   in_flight           of `unknown`: rows whose last record is an attempt
@@ -27,12 +31,15 @@
 //                       the log has no `delete` record
 //   messages            a dry run's log: {rendered, with_defaults, defaults: {PLACEHOLDER: rows},
 //                        longest: [{row, characters}]}; null for a log without messages
+//   next_steps          [{what, command}]: what to do next, the first step first; [] when
+//                       nothing is left to do
 //   warnings            the first ~100 warnings ("PATH:LINE: …")
 //   warning_count       how many warnings there were in all
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "report/format.hpp"
+#include "report/next_steps.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -96,6 +103,24 @@ json review_json(const Review& r) {
             {"longest", longest}};
 }
 
+json list_json(const Summary& s) {
+    const auto found = s.list.found == ListState::Found::same      ? "same"
+                       : s.list.found == ListState::Found::changed ? "changed"
+                                                                   : "missing";
+    return {{"file", s.latest_header.recipients_file},
+            {"found", found},
+            {"rows", s.list.rows},
+            {"problem", s.list.problem.empty() ? json(nullptr) : json(s.list.problem)}};
+}
+
+json next_steps_json(const std::vector<NextStep>& steps) {
+    json out = json::array();
+    for (const auto& step : steps) {
+        out.push_back({{"what", step.what}, {"command", step.command}});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string format_json(const Summary& s) {
@@ -118,6 +143,8 @@ std::string format_json(const Summary& s) {
         {"records", s.records},
         {"ended", s.ended},
         {"end_reason", s.last_end ? json(s.last_end->reason) : json(nullptr)},
+        {"list", list_json(s)},
+        {"not_yet_attempted", not_yet_attempted(s)},
         {"rows", s.rows},
         {"counts", counts},
         {"in_flight", s.in_flight},
@@ -133,6 +160,7 @@ std::string format_json(const Summary& s) {
         {"latency_ms", latency_json(s.latency)},
         {"cleanup", cleanup},
         {"messages", review_json(s.review)},
+        {"next_steps", next_steps_json(s.next_steps)},
         {"warnings", s.warnings},
         {"warning_count", s.warning_count},
     };

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "report/latency_histogram.hpp"
+#include "report/next_steps.hpp"
 #include "report/open_log.hpp"
 #include "results/replay.hpp"
 #include "util/utf8.hpp"
@@ -32,6 +33,35 @@ struct RowFold {
     std::uint16_t group = k_no_group;
 };
 
+// Returns an invalid row's reason without what is particular to the row, so that rows invalid
+// for the same reason share a group: a quoted value (but a column's name) becomes "…", and a run
+// of digits "#" ("\"0663 377\" is not a valid number for IN" → "\"…\" is not a valid number for IN").
+std::string reason_shape(std::string_view reason) {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::string out;
+    for (std::size_t i = 0; i < reason.size();) {
+        if (reason[i] == '"') {
+            const auto close = reason.find('"', i + 1);
+            if (close != std::string_view::npos) {
+                // A column's name stays: the value quoted after it is the row's own.
+                const bool column = reason.substr(0, i).ends_with("column ");
+                out += column ? reason.substr(i, close + 1 - i) : std::string_view("\"…\"");
+                i = close + 1;
+                continue;
+            }
+        }
+        if (digit(reason[i])) {
+            while (i < reason.size() && digit(reason[i])) {
+                ++i;
+            }
+            out += '#';
+            continue;
+        }
+        out += reason[i++];
+    }
+    return out;
+}
+
 // Says that the per-row state could not be kept, naming the log the report is of.
 util::Error scratch_failed(const std::string& path, const util::Error& error) {
     return util::fail(fmt::format("cannot report on {}: {}", path, error.message));
@@ -46,6 +76,7 @@ public:
         note_time(h.started_at);
         close_run();
         ++m_summary.runs;
+        m_summary.latest_header = h;
         return {};
     }
 
@@ -106,8 +137,8 @@ public:
     util::Result<void> finish();
 
 private:
-    // http_status, or k_no_http, or k_others; error_code, or nothing
-    using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>>;
+    // http_status, or k_no_http, or k_others; error_code, or nothing; an invalid row's reason_shape
+    using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>, std::string>;
     static constexpr int k_no_http = -1;
     static constexpr int k_others = -2;
 
@@ -131,12 +162,13 @@ private:
             return k_no_group;
         }
         const bool plausible = r.http_status && *r.http_status >= 100 && *r.http_status <= 999;
-        GroupKey key{r.status, r.cause, plausible ? *r.http_status : k_no_http, r.error_code};
+        GroupKey key{r.status, r.cause, plausible ? *r.http_status : k_no_http, r.error_code,
+                     r.status == Status::invalid ? reason_shape(r.error) : std::string()};
         // Past the limit, a new key joins its status and cause's `others`: with the few statuses
         // and causes, that bounds the groups far below k_no_group.
         const bool others = m_groups.size() >= Summary::k_max_error_groups && !m_group_index.contains(key);
         if (others) {
-            key = GroupKey{r.status, r.cause, k_others, std::nullopt};
+            key = GroupKey{r.status, r.cause, k_others, std::nullopt, std::string()};
         }
         auto [it, inserted] = m_group_index.try_emplace(key, static_cast<std::uint16_t>(m_groups.size()));
         if (inserted) {
@@ -198,6 +230,9 @@ util::Result<void> Folder::finish() {
             m_summary.not_sent_rows.size() < Summary::k_not_sent_listed) {
             m_summary.not_sent_rows.push_back(static_cast<std::int64_t>(row_number));
         }
+        if (status == Status::invalid && m_summary.invalid_rows.size() < Summary::k_not_sent_listed) {
+            m_summary.invalid_rows.push_back(static_cast<std::int64_t>(row_number));
+        }
         ++m_summary.counts[status];
         if (in_flight) {
             ++m_summary.in_flight;
@@ -241,6 +276,7 @@ util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOp
     Summary summary;
     summary.log_path = path;
     summary.header = opened.header;
+    summary.latest_header = opened.header;
     summary.first_at = summary.last_at = summary.header.started_at;
     summary.records = 1;
     Folder folder(summary, opened.reader, std::move(*rows));
@@ -259,6 +295,8 @@ util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOp
     if (auto finished = folder.finish(); !finished) {
         return scratch_failed(path, finished.error());
     }
+    summary.list = look_at_list(summary.latest_header);
+    summary.next_steps = next_steps_for(summary);
     return summary;
 }
 

@@ -47,13 +47,28 @@ struct CleanupSummary {
     bool last_failed = false;      // the latest batch failed: `delete-contacts` should be rerun
 };
 
+// The recipient list the log's latest run read, as it is now.
+struct ListState {
+    enum class Found { same, changed, missing };
+    Found found = Found::missing;
+    std::int64_t rows = 0;  // data rows in the CSV now (same or changed)
+    std::string problem;    // missing: why it cannot be read
+};
+
+// What to do next with the campaign: why, and the exact command.
+struct NextStep {
+    std::string what;     // "to continue", "to finish the deletion step", …
+    std::string command;  // "wacamp resume results/spring.jsonl"
+};
+
 struct Summary {
     static constexpr std::size_t k_not_sent_listed = 100;
     static constexpr std::size_t k_max_error_groups = 1000;
 
     std::string log_path;
-    results::CampaignHeader header;  // line 1
-    int runs = 1;                    // `campaign` records
+    results::CampaignHeader header;         // line 1
+    results::CampaignHeader latest_header;  // the last `campaign` record: the inputs of the latest run
+    int runs = 1;                           // `campaign` records
     std::optional<results::EndRecord> last_end;
     bool ended = false;  // the last record is an `end`
     std::int64_t records = 0;
@@ -63,6 +78,9 @@ struct Summary {
     std::int64_t in_flight = 0;               // of `unknown`: an attempt after the last result
     std::vector<ErrorGroup> errors;           // rows not sent, most frequent first
     std::vector<std::int64_t> not_sent_rows;  // the first k_not_sent_listed failed or unknown rows
+    std::vector<std::int64_t> invalid_rows;   // the first k_not_sent_listed invalid rows
+    ListState list;                           // the CSV now
+    std::vector<NextStep> next_steps;         // the first is the one to take; empty: nothing left to do
 
     util::TimePoint first_at;         // earliest time of any record
     util::TimePoint last_at;          // latest time of any record
@@ -79,6 +97,10 @@ struct Summary {
     std::int64_t warning_count = 0;     // all of them
 };
 
+// Returns the rows of the list not yet in the log: the CSV's rows less those the log names
+// (0 when the CSV cannot be read).
+std::int64_t not_yet_attempted(const Summary& summary);
+
 // The temporary file of the per-row state: 4 KiB pages, 256 of them cached (1 MiB). A log's rows
 // come mostly in order, so any page size serves it; small pages keep a log whose rows come out of
 // order (hand-made, or merged) to a 4 KiB read and write a row rather than 64 KiB.
@@ -92,7 +114,9 @@ inline util::DiskArrayOptions row_scratch() {
 // Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
 // cannot be opened or read or its first line is not a `campaign` record, or when the per-row
 // state cannot be kept in its temporary file (made per `scratch`: TMPDIR unless it names a
-// directory); unusable lines (a torn last line) are warnings.
+// directory); unusable lines (a torn last line) are warnings. The recipient list the latest run
+// read is looked at as it is now (its rows counted, its SHA-256 compared), and the next steps
+// worked out.
 util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
 
 }  // namespace report

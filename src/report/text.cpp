@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/format.hpp"
+#include "report/next_steps.hpp"
 #include "report/text_cells.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
@@ -50,8 +51,28 @@ void add_header(std::string& out, const Summary& s) {
     out += fmt::format("{:<{}}{}\n", "Last run", k_label_width, last);
 }
 
+// "5,000 rows in /abs/r.csv, unchanged since the log began".
+std::string list_line(const Summary& s) {
+    const auto& list = s.list;
+    const std::string file = one_line(s.latest_header.recipients_file);
+    switch (list.found) {
+    case ListState::Found::same:
+        return fmt::format("{} rows in {}, unchanged since the log began", group_digits(list.rows), file);
+    case ListState::Found::changed:
+        return fmt::format("{} rows in {}, CHANGED since the log began (the log's rows are of the list as it was)",
+                           group_digits(list.rows), file);
+    case ListState::Found::missing: break;
+    }
+    return fmt::format("{} cannot be read now: {}", file, one_line(list.problem));
+}
+
 void add_counts(std::string& out, const Summary& s) {
-    out += fmt::format("\n{:<{}}{}\n", "Recipients", k_label_width, group_digits(s.rows));
+    out += fmt::format("\n{:<{}}{}\n", "List", k_label_width, list_line(s));
+    std::string in_log = fmt::format("{} in the log", group_digits(s.rows));
+    if (const auto left = not_yet_attempted(s); left > 0) {
+        in_log += fmt::format(" · not yet attempted {}", group_digits(left));
+    }
+    out += fmt::format("{:<{}}{}\n", "Recipients", k_label_width, in_log);
     if (s.rows == 0) {
         return;
     }
@@ -164,6 +185,17 @@ void add_review(std::string& out, const Summary& s) {
     line(out, "every one", "--format csv (a row per recipient, for a spreadsheet) or --format html");
 }
 
+void add_next_steps(std::string& out, const Summary& s) {
+    out += "\nNext step\n";
+    if (s.next_steps.empty()) {
+        out += "  nothing left to do: every recipient was sent, invalid or skipped\n";
+        return;
+    }
+    for (const auto& step : s.next_steps) {
+        out += fmt::format("  {}: {}\n", step.what, one_line(step.command));
+    }
+}
+
 void add_cleanup(std::string& out, const Summary& s) {
     if (!s.cleanup) {
         return;
@@ -175,7 +207,7 @@ void add_cleanup(std::string& out, const Summary& s) {
                      group_digits(c.failed)));
     line(out, "contacts", fmt::format("{} deleted", group_digits(c.ids_deleted)));
     if (c.last_failed) {
-        line(out, "state", "the last batch failed: run `wacamp delete-contacts` again");
+        line(out, "state", "the last batch failed (the next step below finishes it)");
     }
 }
 
@@ -203,6 +235,7 @@ std::string format_text(const Summary& summary) {
     add_review(out, summary);
     add_timing(out, summary);
     add_cleanup(out, summary);
+    add_next_steps(out, summary);
     add_warnings(out, summary);
     return out;
 }

@@ -192,6 +192,7 @@ util::Result<void> LogWriter::sync_per_policy() {
 
 util::Result<void> LogWriter::append(std::string_view line) {
     TRY(check_line(line));
+    TRY(take_preamble());
     if (!m_batch.empty()) {
         m_batch.append(line);
         return flush();
@@ -204,10 +205,21 @@ util::Result<void> LogWriter::append(std::string_view line) {
 util::Result<void> LogWriter::append_batched(std::string_view line) {
     constexpr std::size_t k_max_batch = 64 * 1024;
     TRY(check_line(line));
+    TRY(take_preamble());
     m_batch.append(line);
     if (m_batch.size() >= k_max_batch) {
         return flush();
     }
+    return {};
+}
+
+util::Result<void> LogWriter::take_preamble() {
+    if (m_preamble.empty()) {
+        return {};
+    }
+    TRY(check_line(m_preamble));
+    m_batch.append(m_preamble);
+    m_preamble.clear();
     return {};
 }
 

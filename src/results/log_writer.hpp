@@ -64,6 +64,9 @@ public:
     util::Result<void> append_batched(std::string_view line);
     // Writes the batch (if any), then syncs per the policy; fails as append() does.
     util::Result<void> flush();
+    // Has `line` written just before the next line appended (by either call), if any is: a
+    // continued campaign's `campaign` record, which only a run that writes leaves.
+    void begin_with(std::string line) { m_preamble = std::move(line); }
     // Forces what was appended to the disk now, whatever the policy.
     util::Result<void> sync();
     // Syncs per the policy and closes; later appends fail.
@@ -82,6 +85,7 @@ private:
     util::Result<void> write_all(std::string_view bytes);
     util::Result<void> write_line(std::string_view line);
     util::Result<void> check_line(std::string_view line) const;
+    util::Result<void> take_preamble();
     util::Result<void> sync_per_policy();
     util::Result<void> verify();
     util::Result<void> recover(const LogCheck& check);
@@ -95,6 +99,7 @@ private:
     bool m_torn = false;         // a failed write left part of a line: start the next on a new one
     std::int64_t m_written = 0;  // bytes the file holds at least: its size at open plus what was written
     std::string m_batch;         // whole lines not yet written (append_batched)
+    std::string m_preamble;      // begin_with's line, until the next append
     std::chrono::steady_clock::time_point m_last_sync;
     std::int64_t m_sync_count = 0;
 };

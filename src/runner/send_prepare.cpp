@@ -245,6 +245,10 @@ util::Result<void> open_log(SendRun& run) {
         // Changed inputs (--force): replay again so that rows are read against the new
         // recipient list; what was sent is still known by number.
         TRY_ASSIGN(run.state, replay_existing(run, path));
+    } else if (run.state) {
+        // Each run that adds to the log begins its part with a `campaign` record: the report
+        // counts the runs, and their sending time apart from the gaps between them.
+        run.log->begin_with(results::to_line(run.header));
     }
     if (run.state) {
         run.parts.ui.log_read(*run.state);

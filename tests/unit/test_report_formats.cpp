@@ -57,7 +57,7 @@ TEST_SUITE("report::format_text") {
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(has_line(text, "Campaign      spring"));
         CHECK(has_line(text, "Log           " + log.path));
-        CHECK(has_line(text, "Recipients    4"));
+        CHECK(has_line(text, "Recipients    4 in the log"));
         CHECK(has_line(text, "  sent        1   25.0%"));
         CHECK(has_line(text, "  failed      1   25.0%"));
         CHECK(text.find("skipped") == std::string::npos);

@@ -1,0 +1,97 @@
+#include "report/next_steps.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "campaign/csv_reader.hpp"
+#include "runner/decide.hpp"
+#include "util/sha256.hpp"
+#include "util/text.hpp"
+
+namespace report {
+
+namespace {
+
+using results::Status;
+
+// The failed rows of `summary` by what a later resume does with them: {retried by a plain
+// resume, retried only with --retry-failed}.
+std::pair<std::int64_t, std::int64_t> failed_by_rule(const Summary& summary) {
+    std::int64_t retried = 0;
+    std::int64_t when_asked = 0;
+    for (const auto& g : summary.errors) {
+        if (g.status != Status::failed) {
+            continue;
+        }
+        switch (runner::retry_rule(g.cause)) {
+        case runner::RetryRule::always:
+        case runner::RetryRule::after_a_day: retried += g.count; break;
+        case runner::RetryRule::when_asked: when_asked += g.count; break;
+        case runner::RetryRule::never: break;
+        }
+    }
+    return {retried, when_asked};
+}
+
+// Whether the log's last run stopped before the end of its list.
+bool unfinished(const Summary& s) {
+    return !s.ended || !s.last_end || s.last_end->reason != "completed" || not_yet_attempted(s) > 0;
+}
+
+}  // namespace
+
+ListState look_at_list(const results::CampaignHeader& header) {
+    ListState list;
+    auto hash = util::sha256_file(header.recipients_file);
+    auto reader = campaign::CsvReader::open(header.recipients_file, ',');
+    if (!hash || !reader) {
+        list.problem = !hash ? hash.error().message : reader.error().message;
+        return list;
+    }
+    campaign::CsvRecord record;
+    auto more = reader->next(record);  // data rows: the reader takes the header row itself
+    for (; more && *more; more = reader->next(record)) {
+        ++list.rows;
+    }
+    if (!more) {
+        list.problem = more.error().message;
+        return list;
+    }
+    list.found = *hash == header.recipients_sha256 ? ListState::Found::same : ListState::Found::changed;
+    return list;
+}
+
+std::int64_t not_yet_attempted(const Summary& summary) {
+    if (summary.list.found == ListState::Found::missing) {
+        return 0;
+    }
+    return std::max<std::int64_t>(0, summary.list.rows - summary.rows);
+}
+
+std::vector<NextStep> next_steps_for(const Summary& s) {
+    std::vector<NextStep> steps;
+    const std::string& log = s.log_path;
+    if (s.header.mode == results::Mode::dry_run) {
+        steps.push_back({"to send it", "wacamp run " + s.header.campaign_file});
+        return steps;
+    }
+    if (s.cleanup && s.cleanup->last_failed) {
+        steps.push_back({"to finish the deletion step", "wacamp delete-contacts " + log});
+    }
+    const auto [retried, when_asked] = failed_by_rule(s);
+    if (unfinished(s) || retried > 0) {
+        steps.push_back({"to continue", "wacamp resume " + log});
+    }
+    if (const auto unknown = s.counts[Status::unknown]; unknown > 0) {
+        steps.push_back({fmt::format("to send the {} again, once you know they did not get it",
+                                     util::counted(unknown, "unknown recipient")),
+                         "wacamp resume " + log + " --resend-unknown"});
+    }
+    if (when_asked > 0) {
+        steps.push_back({fmt::format("to try the {} refused for good again", util::counted(when_asked, "recipient")),
+                         "wacamp resume " + log + " --retry-failed"});
+    }
+    return steps;
+}
+
+}  // namespace report
