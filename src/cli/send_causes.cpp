@@ -58,13 +58,18 @@ std::string explanation(Cause cause, std::int64_t n) {
 std::string cause_lines(const runner::SendReport& r, util::TimePoint now) {
     std::string counts;
     std::string notes;
+    const auto held = marketing_hold_note(r, now);
     for_each_cause(r.causes, [&](Cause cause, std::int64_t n) {
         counts += fmt::format("{}{} {}", counts.empty() ? "" : " · ", results::to_string(cause), n);
+        // The hold says it with the time: the general note would say it twice.
+        if (cause == Cause::marketing_limit && !held.empty()) {
+            return;
+        }
         if (auto text = explanation(cause, n); !text.empty()) {
             notes += "  " + text + "\n";
         }
     });
-    if (auto held = marketing_hold_note(r, now); !held.empty()) {
+    if (!held.empty()) {
         notes += fmt::format("  {}; a later run or resume sends them then\n", held);
     }
     return counts.empty() ? notes : fmt::format("  failed or skipped, by cause: {}\n{}", counts, notes);

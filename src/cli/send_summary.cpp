@@ -84,7 +84,8 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     if (s.refused > 0) {
         s.retry_failed_command = fmt::format("wacamp resume {} --retry-failed", r.results_path);
     }
-    if (left || failed.retried > 0) {
+    // A run that found nothing to send would find nothing again: no advice that loops.
+    if (!r.already_complete && (left || failed.retried > 0)) {
         s.continue_command = "wacamp resume " + r.results_path;
     }
     return s;
@@ -118,8 +119,10 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
         out += fmt::format("  why: {}\n", because);
     }
     const auto& n = r.counts;
-    out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}\n", n[Status::sent],
+    out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}", n[Status::sent],
                        n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
+    // The counts are of the rows the log holds: those the run did not reach are not in them.
+    out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
     out += cause_lines(r, std::chrono::system_clock::now());
     if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
@@ -194,6 +197,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"unknown", n[Status::unknown]},
             {"invalid", n[Status::invalid]},
             {"skipped", n[Status::skipped]},
+            {"not_yet_attempted", r.not_yet_attempted},
             {"held_unknown", r.held_unknown},
             {"never_left", r.never_left},
             {"held_rejected", r.held_rejected},

@@ -124,6 +124,7 @@ void send(SendRun& run) {
     report_dispatch(run, result, jobs, observer);
     run.report.counts = tally.counts();
     run.report.causes = tally.causes();
+    run.report.not_yet_attempted = std::max<std::int64_t>(0, run.stream->survey().rows - run.report.counts.total());
 }
 
 void finish(SendRun& run) {

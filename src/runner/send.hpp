@@ -49,6 +49,7 @@ struct SendReport {
     queue::StopReason reason = queue::StopReason::completed;
     std::string message;                    // what stopped it, when it stopped early
     results::StatusCounts counts;           // final state of every row recorded in the log
+    std::int64_t not_yet_attempted = 0;     // rows of the list the log does not hold yet (--limit, a stop)
     std::int64_t held_unknown = 0;          // unknown rows left alone (no --resend-unknown)
     std::int64_t never_left = 0;            // of the unknown: logged as attempts, never sent (the log failed first)
     std::int64_t held_rejected = 0;         // rejected rows left alone (no --retry-failed)
