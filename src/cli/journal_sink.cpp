@@ -124,7 +124,8 @@ std::vector<std::string> journal_fields(const LogEntry& entry, spdlog::level::le
         const auto more = nlohmann::json::parse(entry.fields, nullptr, false);
         if (more.is_object()) {
             for (const auto& [key, value] : more.items()) {
-                if (!value.is_null() && key != "message") {  // the message is MESSAGE
+                // The message is MESSAGE, the campaign WACAMP_CAMPAIGN: each field once.
+                if (!value.is_null() && key != "message" && key != "campaign") {
                     fields.push_back(field_name(key) + "=" + printable(value_text(value)));
                 }
             }

@@ -113,8 +113,28 @@ std::optional<std::string> Output::logs_into(const std::string& path) const {
     return std::nullopt;
 }
 
-void Output::set_campaign(std::string_view name) {
+void Output::set_campaign(std::string_view name, std::string_view account) {
     *m_campaign = name;
+    m_account = account;
+}
+
+nlohmann::ordered_json Output::in_context(const nlohmann::ordered_json& fields) const {
+    auto out = nlohmann::ordered_json::object();
+    if (fields.contains("message")) {
+        out["message"] = fields["message"];  // first, as in every other line
+    }
+    if (!m_campaign->empty()) {
+        out["campaign"] = *m_campaign;
+    }
+    if (!m_account.empty()) {
+        out["account"] = m_account;
+    }
+    if (fields.is_object()) {
+        for (const auto& [key, value] : fields.items()) {
+            out[key] = value;
+        }
+    }
+    return out;
 }
 
 void Output::add_secret(const std::string& secret) {
@@ -133,12 +153,13 @@ void Output::error(std::string_view message, ExitCode code) {
 }
 
 void Output::error(std::string_view message, ExitCode code, std::string_view text) {
-    const auto fields = fields_text({{"exit_code", static_cast<int>(code)}});
+    const auto fields = fields_text(in_context({{"exit_code", static_cast<int>(code)}}));
     log(spdlog::level::err, {.event = "error", .message = message, .text = text, .fields = fields});
 }
 
 void Output::warning(std::string_view message) {
-    log(spdlog::level::warn, {.event = "warning", .message = message});
+    const auto fields = fields_text(in_context({}));
+    log(spdlog::level::warn, {.event = "warning", .message = message, .fields = fields});
 }
 
 void Output::notice(std::string_view message) {
@@ -146,11 +167,12 @@ void Output::notice(std::string_view message) {
 }
 
 void Output::notice(std::string_view message, std::string_view text) {
-    log(spdlog::level::info, {.event = "notice", .message = message, .text = text});
+    const auto fields = fields_text(in_context({}));
+    log(spdlog::level::info, {.event = "notice", .message = message, .text = text, .fields = fields});
 }
 
 void Output::progress(std::string_view line, const nlohmann::ordered_json& fields) {
-    const auto more = fields_text(fields);  // the entry's views point into it
+    const auto more = fields_text(in_context(fields));  // the entry's views point into it
     const LogEntry entry{.event = "progress", .message = line, .fields = more};
     if (m_live) {
         m_err->draw_live(shown(line, *m_redactor));
@@ -171,7 +193,8 @@ void Output::result(Level level, std::string_view event, std::string_view text, 
     const auto message = fields.contains("message") && fields["message"].is_string()
                              ? fields["message"].get<std::string>()
                              : std::string(text);
-    const auto more = fields_text(fields);  // the entry's views point into it
+    const auto all = in_context(fields);
+    const auto more = fields_text(all);  // the entry's views point into it
     const LogEntry entry{.event = event, .message = message, .text = text, .fields = more};
     if (m_file) {
         log_entry(*m_file, spdlog_level(level), entry);
@@ -186,7 +209,7 @@ void Output::result(Level level, std::string_view event, std::string_view text, 
         return;
     }
     if (m_format == LogFormat::json) {
-        m_out->write(json_line(std::chrono::system_clock::now(), level, event, fields, *m_redactor));
+        m_out->write(json_line(std::chrono::system_clock::now(), level, event, all, *m_redactor));
         return;
     }
     m_out->write(shown(text, *m_redactor));

@@ -62,8 +62,10 @@ public:
     void close_log_file();
     // The log file's path, as given; empty without one.
     const std::string& log_file_path() const { return m_file_path; }
-    // The campaign the command works on, for journald's WACAMP_CAMPAIGN.
-    void set_campaign(std::string_view name);
+    // The campaign the command works on, and its account when it keeps a ledger (else empty):
+    // every JSON line from then on names them (`campaign`, `account`), and journald's entries
+    // the campaign (WACAMP_CAMPAIGN).
+    void set_campaign(std::string_view name, std::string_view account = {});
     // Whether diagnostics go to journald (stderr is the journal's stream).
     bool to_journal() const { return m_journal_err; }
 
@@ -103,12 +105,15 @@ public:
     void clear_line();
 
 private:
+    // Returns `fields` with the campaign and account first (after `message`, if it has one).
+    nlohmann::ordered_json in_context(const nlohmann::ordered_json& fields) const;
     // Logs `entry` to stderr's logger and to the log file's, if there is one.
     void log(spdlog::level::level_enum level, const LogEntry& entry);
 
     LogFormat m_format;
     std::shared_ptr<util::Redactor> m_redactor;  // shared with the logger's formatters
     std::shared_ptr<std::string> m_campaign;     // shared with the journal's sink
+    std::string m_account;                       // the campaign's account, when it keeps a ledger
     std::shared_ptr<Stream> m_out;
     std::shared_ptr<Stream> m_err;              // shared with the logger's sink, which clears the live line
     bool m_journal_err;                         // stderr is the journal's stream: diagnostics go as entries

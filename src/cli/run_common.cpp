@@ -150,7 +150,7 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
     for (const auto& secret : runner::campaign_secrets(*loaded)) {
         out.add_secret(secret);
     }
-    out.set_campaign(loaded->name);
+    out.set_campaign(loaded->name, loaded->account.ledger ? loaded->account.name : std::string());
     if (log_file_clashes(*loaded, out)) {
         return std::nullopt;
     }
