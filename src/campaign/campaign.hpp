@@ -13,7 +13,9 @@
 
 namespace campaign {
 
-enum class MessageType { text, image };
+enum class MessageType { text, image, template_message };
+// A template's header, as the campaign fills it (docs/campaign-file.md "Template campaigns").
+enum class HeaderKind { none, text, image, video, document };
 enum class CleanupScope { sent, all };
 enum class Ambiguous { retry, hold };  // no answer (a timeout, a lost connection) after the request left
 
@@ -32,13 +34,44 @@ struct Recipients {
     bool dedupe = true;
 };
 
+// One variable of a template's body: positional ({{1}}, in order; `name` empty) or named.
+struct TemplateVariable {
+    std::string name;
+    std::string value;  // a placeholder string, like `text`
+};
+
+// The variable part of a URL button, by the button's position among the template's buttons.
+struct TemplateButton {
+    int index = 0;
+    std::string text;  // a placeholder string
+};
+
+// `message.type: template`: an approved template of the account and what fills it in.
+struct TemplateMessage {
+    std::string name;      // the template's configuration.name
+    std::string language;  // its configuration.language; empty: the only one by that name
+    HeaderKind header = HeaderKind::none;
+    std::string header_value;  // the text, or the media's link (a placeholder string)
+    std::string filename;      // a document header's file name (a placeholder string); may be empty
+    bool named = false;        // the body's variables are named ({customer: …}), not positional
+    std::vector<TemplateVariable> body;
+    std::vector<TemplateButton> buttons;
+    // Found in the template list by the check before the first send; empty until then (and
+    // when the check was skipped with --offline).
+    std::string id;           // the record's `_id`: send-template's templateId
+    std::string category;     // MARKETING, UTILITY, …
+    std::string header_text;  // configuration.textHeader
+    std::string body_text;    // configuration.body
+};
+
 // Message fields are templates with {{column}} / {{column|default}} placeholders.
 struct Message {
     MessageType type = MessageType::text;
     std::string text;                  // type text
     std::string source;                // type image: link to the image
     std::optional<std::string> label;  // type image: caption
-    bool check_media = false;          // type image: `run` checks the images before sending
+    bool check_media = false;          // type image (or a template's media header): checked before sending
+    TemplateMessage templated;         // type template
 };
 
 struct TemplateCheck {

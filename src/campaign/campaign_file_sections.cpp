@@ -3,13 +3,22 @@
 #include "campaign/campaign_file_sections.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
 
 namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type", "text", "source", "label", "check_media"};
-constexpr std::string_view k_message_types[] = {"text", "image"};
+constexpr std::string_view k_message_keys[] = {"type",     "text",     "source", "label", "check_media",
+                                               "template", "language", "header", "body",  "buttons"};
+constexpr std::string_view k_message_types[] = {"text", "image", "template"};
+constexpr std::string_view k_template_only_keys[] = {"template", "language", "header", "body", "buttons"};
+constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
+constexpr std::string_view k_button_keys[] = {"index", "text"};
+constexpr long long k_max_button_index = 9;  // WhatsApp allows at most 10 buttons
 constexpr std::string_view k_template_keys[] = {"name"};
 constexpr std::string_view k_rate_keys[] = {"per_second",      "burst",   "concurrency",
                                             "max_concurrency", "per_day", "per_recipient"};
@@ -110,6 +119,112 @@ void read_template(const Section& root, Campaign& out) {
     }
 }
 
+// A template's header: exactly one of text, image, video or document (with an optional filename).
+void read_template_header(const Section& m, TemplateMessage& out) {
+    auto header = m.section("header", Need::optional, k_header_keys);
+    if (!header) {
+        return;
+    }
+    constexpr std::pair<std::string_view, HeaderKind> kinds[] = {{"text", HeaderKind::text},
+                                                                 {"image", HeaderKind::image},
+                                                                 {"video", HeaderKind::video},
+                                                                 {"document", HeaderKind::document}};
+    std::vector<std::string_view> given;
+    for (const auto& [key, kind] : kinds) {
+        if (auto value = header->text(key)) {
+            given.push_back(key);
+            out.header = kind;
+            out.header_value = std::move(*value);
+        }
+    }
+    if (given.size() != 1) {
+        m.problem("header", given.empty()
+                                ? "needs one of text, image, video or document"
+                                : fmt::format("has {}: a template has one header", fmt::join(given, " and ")));
+    }
+    if (auto filename = header->text("filename")) {
+        if (out.header != HeaderKind::document) {
+            header->problem("filename", "only applies to a document header");
+        }
+        out.filename = std::move(*filename);
+    }
+}
+
+// A template's body: a list fills {{1}}, {{2}} … in order; a mapping fills named variables.
+void read_template_body(const Section& m, TemplateMessage& out) {
+    if (!m.has("body")) {
+        return;
+    }
+    if (m.holds_list("body")) {
+        if (auto values = m.list("body")) {
+            for (auto& value : *values) {
+                out.body.push_back({std::string(), std::move(value.text)});
+            }
+        }
+        return;
+    }
+    auto named = m.string_map("body");
+    if (!named) {
+        return;
+    }
+    out.named = true;
+    for (auto& [name, value] : *named) {
+        const bool word = !name.text.empty() && std::all_of(name.text.begin(), name.text.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        });
+        if (!word) {
+            m.context().problem(name.line, fmt::format("{}: variable name {} must be lower-case letters, digits and _ "
+                                                       "(as the template writes {{{{name}}}})",
+                                                       m.path_of("body"), in_quotes(name.text)));
+        }
+        out.body.push_back({std::move(name.text), std::move(value.text)});
+    }
+}
+
+// A template's buttons: the variable part of URL buttons, each by its index.
+void read_template_buttons(const Section& m, TemplateMessage& out) {
+    auto buttons = m.sections("buttons", k_button_keys);
+    if (!buttons) {
+        return;
+    }
+    std::set<long long> seen;
+    for (const auto& button : *buttons) {
+        auto index = button.integer("index", 0, k_max_button_index);
+        auto text = button.text("text", Need::required);
+        if (!button.has("index")) {
+            button.missing("index");
+        }
+        if (index && !seen.insert(*index).second) {
+            button.problem("index", fmt::format("button {} is given twice", *index));
+        }
+        if (index && text) {
+            out.buttons.push_back({static_cast<int>(*index), std::move(*text)});
+        }
+    }
+}
+
+void read_template_message(const Section& root, const Section& m, Campaign& out) {
+    out.message.type = MessageType::template_message;
+    TemplateMessage& t = out.message.templated;
+    t.name = m.text("template", Need::required).value_or("");
+    t.language = m.text("language").value_or("");
+    read_template_header(m, t);
+    read_template_body(m, t);
+    read_template_buttons(m, t);
+    const std::string why =
+        "not allowed with type template (the template holds the text: fill its variables "
+        "with header, body and buttons)";
+    for (const auto key : {"text", "source", "label"}) {
+        refuse(m, key, why);
+    }
+    out.message.check_media = m.boolean("check_media").value_or(false);
+    if (root.has("template")) {
+        root.problem("template",
+                     "a template campaign names its template in message.template: use message.template "
+                     "(the top-level template: key checks a text or image campaign's template)");
+    }
+}
+
 }  // namespace
 
 void read_message(const Section& root, Campaign& out) {
@@ -127,6 +242,13 @@ void read_message(const Section& root, Campaign& out) {
         (void)m.text("label");
         (void)m.boolean("check_media");
         return;
+    }
+    if (*type == 2) {
+        read_template_message(root, m, out);
+        return;
+    }
+    for (const auto key : k_template_only_keys) {
+        refuse(m, key, "only applies to type template");
     }
     if (*type == 0) {
         out.message.type = MessageType::text;

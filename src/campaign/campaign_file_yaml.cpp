@@ -252,6 +252,37 @@ std::optional<Section> Section::section(std::string_view key, Need need,
     return Section(*m_ctx, entry->value, path_of(key), entry->line, known);
 }
 
+std::optional<std::vector<Section>> Section::sections(std::string_view key,
+                                                      std::span<const std::string_view> known) const {
+    const Entry* entry = find(key, Need::optional);
+    if (entry == nullptr) {
+        return std::nullopt;
+    }
+    if (!entry->value.IsSequence()) {
+        problem(key, "expected a list, got " + describe(entry->value));
+        return std::nullopt;
+    }
+    std::vector<Section> items;
+    bool all_good = true;
+    size_t index = 0;
+    for (const auto& item : entry->value) {
+        const int line = line_of_node(item, entry->line);
+        const std::string path = fmt::format("{}[{}]", path_of(key), index++);
+        if (!item.IsMap()) {
+            m_ctx->problem(line, fmt::format("{}: expected a mapping, got {}", path, describe(item)));
+            all_good = false;
+            continue;
+        }
+        items.emplace_back(*m_ctx, item, path, line, known);
+    }
+    return all_good ? std::optional(std::move(items)) : std::nullopt;
+}
+
+bool Section::holds_list(std::string_view key) const {
+    const auto it = m_entries.find(key);
+    return it != m_entries.end() && it->second.value.IsSequence();
+}
+
 std::optional<std::vector<Scalar>> Section::list(std::string_view key) const {
     const Entry* entry = find(key, Need::optional);
     if (entry == nullptr) {

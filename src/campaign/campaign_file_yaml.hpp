@@ -100,6 +100,10 @@ public:
     std::optional<Section> section(std::string_view key, Need need, std::span<const std::string_view> known) const;
     // A list of scalars.
     std::optional<std::vector<Scalar>> list(std::string_view key) const;
+    // A list of mappings, each read as a Section at "PATH.KEY[i]".
+    std::optional<std::vector<Section>> sections(std::string_view key, std::span<const std::string_view> known) const;
+    // Whether `key` holds a list (a sequence), not a mapping or a scalar.
+    bool holds_list(std::string_view key) const;
     // A mapping of free-form names to scalars, in file order.
     std::optional<std::vector<std::pair<Scalar, Scalar>>> string_map(std::string_view key) const;
 

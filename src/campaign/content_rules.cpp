@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "campaign/template_text.hpp"
 #include "util/text.hpp"
 #include "util/utf8.hpp"
 
@@ -39,7 +40,65 @@ bool absolute_http_url(std::string_view url) {
     return true;
 }
 
+namespace {
+
+// Why a template message breaks a rule: a variable WhatsApp refuses, a header or body over its
+// limit once filled in, a media header that is no http(s) URL.
+std::optional<std::string> template_problem(const service::OutgoingMessage& m) {
+    const service::TemplateForm& form = *m.form;
+    for (std::size_t i = 0; i < m.body_values.size(); ++i) {
+        if (auto why = variable_problem(m.body_values[i])) {
+            const auto key =
+                i < form.body_names.size() ? "message.body." + form.body_names[i] : fmt::format("message.body[{}]", i);
+            return fmt::format("{} {} after rendering; WhatsApp refuses such a template variable", key, *why);
+        }
+    }
+    for (std::size_t i = 0; i < m.button_texts.size(); ++i) {
+        if (auto why = variable_problem(m.button_texts[i])) {
+            return fmt::format("message.buttons[{}].text {} after rendering; WhatsApp refuses such a template variable",
+                               i, *why);
+        }
+    }
+    switch (form.header) {
+    case service::TemplateHeader::none: break;
+    case service::TemplateHeader::text: {
+        if (auto why = variable_problem(m.header_value)) {
+            return fmt::format("message.header.text {} after rendering; WhatsApp refuses such a template variable",
+                               *why);
+        }
+        const auto header =
+            form.header_text.empty() ? m.header_value : filled_in(form.header_text, {}, {m.header_value});
+        if (const std::size_t n = code_points(header); n > k_max_template_header_chars) {
+            return fmt::format("the template's header renders to {} characters, over WhatsApp's limit of {}", n,
+                               k_max_template_header_chars);
+        }
+        break;
+    }
+    case service::TemplateHeader::image:
+    case service::TemplateHeader::video:
+    case service::TemplateHeader::document:
+        if (!absolute_http_url(m.header_value)) {
+            return fmt::format("message.header renders to \"{}\", not an absolute http:// or https:// URL",
+                               util::printable(util::clip_utf8(m.header_value, 200)));
+        }
+        break;
+    }
+    if (!form.body_text.empty()) {
+        const auto body = filled_in(form.body_text, form.body_names, m.body_values);
+        if (const std::size_t n = code_points(body); n > k_max_template_body_chars) {
+            return fmt::format("the template's body renders to {} characters, over WhatsApp's limit of {}", n,
+                               k_max_template_body_chars);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> content_problem(const service::OutgoingMessage& message) {
+    if (message.kind == service::MessageKind::template_message) {
+        return message.form ? template_problem(message) : std::nullopt;
+    }
     if (message.kind == service::MessageKind::text) {
         if (util::trim(message.text).empty()) {
             return "message.text is empty after rendering; WhatsApp sends no empty text";

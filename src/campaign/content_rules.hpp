@@ -15,6 +15,8 @@ namespace campaign {
 // WhatsApp's limits, in Unicode code points (not bytes, not what a person sees as one character).
 inline constexpr std::size_t k_max_text_chars = 4096;
 inline constexpr std::size_t k_max_caption_chars = 1024;
+inline constexpr std::size_t k_max_template_body_chars = 1024;  // a template's body, its variables filled in
+inline constexpr std::size_t k_max_template_header_chars = 60;  // a template's text header, filled in
 
 // Returns the number of Unicode code points in `text`; a byte that starts no well-formed UTF-8
 // sequence counts as one.

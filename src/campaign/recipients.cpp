@@ -113,6 +113,12 @@ struct RecipientStream::Impl {
     std::optional<BoundTemplate> text;
     std::optional<BoundTemplate> source;
     std::optional<BoundTemplate> label;
+    // A template campaign's: the header, a document's file name, the body's and buttons' values.
+    std::shared_ptr<const service::TemplateForm> form;
+    std::optional<BoundTemplate> header;
+    std::optional<BoundTemplate> filename;
+    std::vector<BoundTemplate> body;
+    std::vector<BoundTemplate> buttons;
     const MediaVerdicts* media = nullptr;  // images refused by a check before sending
     CsvRecord record;
 
@@ -137,6 +143,9 @@ struct RecipientStream::Impl {
         if (out.message.user_name.find_first_not_of(" \t") == std::string::npos) {
             return fmt::format("column \"{}\" is empty", name_name);
         }
+        if (type == MessageType::template_message) {
+            return fill_template(out);
+        }
         out.message.kind = type == MessageType::text ? service::MessageKind::text : service::MessageKind::image;
         const std::pair<std::optional<BoundTemplate>*, std::string*> parts[] = {
             {&text, &out.message.text}, {&source, &out.message.source}, {&label, &out.message.label}};
@@ -157,15 +166,64 @@ struct RecipientStream::Impl {
         return refused_image(out);
     }
 
+    // Renders the template's values of the row into `out`; returns the reason when unusable.
+    std::optional<std::string> fill_template(Recipient& out) {
+        const auto& fields = record.fields;
+        auto& m = out.message;
+        m.kind = service::MessageKind::template_message;
+        m.form = form;
+        const auto render = [&](const BoundTemplate& tmpl, std::string& into) -> std::optional<std::string> {
+            if (auto r = tmpl.render_into(fields, into, &out.defaults); !r) {
+                return r.error().message;
+            }
+            return std::nullopt;
+        };
+        const auto render_all = [&](const std::vector<BoundTemplate>& from,
+                                    std::vector<std::string>& into) -> std::optional<std::string> {
+            into.resize(from.size());
+            for (std::size_t i = 0; i < from.size(); ++i) {
+                if (auto problem = render(from[i], into[i])) {
+                    return problem;
+                }
+            }
+            return std::nullopt;
+        };
+        if (header) {
+            if (auto problem = render(*header, m.header_value)) {
+                return problem;
+            }
+        }
+        if (filename) {
+            if (auto problem = render(*filename, m.filename)) {
+                return problem;
+            }
+        }
+        if (auto problem = render_all(body, m.body_values)) {
+            return problem;
+        }
+        if (auto problem = render_all(buttons, m.button_texts)) {
+            return problem;
+        }
+        out.rendered = true;
+        if (auto problem = content_problem(m)) {
+            return problem;
+        }
+        return refused_image(out);
+    }
+
     // Why the image of `r`, rendered, fails the check before sending; nothing when it passed
     // or was not checked.
     std::optional<std::string> refused_image(const Recipient& r) const {
+        const bool template_media = type == MessageType::template_message && form &&
+                                    form->header != service::TemplateHeader::none &&
+                                    form->header != service::TemplateHeader::text;
+        const std::string& link = template_media ? r.message.header_value : r.message.source;
         const std::string* reason =
-            media != nullptr && type == MessageType::image ? media->refusal(r.message.source) : nullptr;
+            media != nullptr && (type == MessageType::image || template_media) ? media->refusal(link) : nullptr;
         if (reason == nullptr) {
             return std::nullopt;
         }
-        return fmt::format("image {}: {}", r.message.source, *reason);
+        return fmt::format("{} {}: {}", template_media ? "header media" : "image", link, *reason);
     }
 
     // Reads the next row into `out`, without looking for duplicates; false at the end.
@@ -203,6 +261,62 @@ struct RecipientStream::Impl {
         return true;
     }
 };
+
+namespace {
+
+service::TemplateHeader header_of(HeaderKind kind) {
+    switch (kind) {
+    case HeaderKind::none: return service::TemplateHeader::none;
+    case HeaderKind::text: return service::TemplateHeader::text;
+    case HeaderKind::image: return service::TemplateHeader::image;
+    case HeaderKind::video: return service::TemplateHeader::video;
+    case HeaderKind::document: return service::TemplateHeader::document;
+    }
+    return service::TemplateHeader::none;
+}
+
+// The form every row of template campaign `t` shares.
+std::shared_ptr<const service::TemplateForm> form_of(const TemplateMessage& t) {
+    auto form = std::make_shared<service::TemplateForm>();
+    form->id = t.id;
+    form->header = header_of(t.header);
+    if (t.named) {
+        for (const auto& variable : t.body) {
+            form->body_names.push_back(variable.name);
+        }
+    }
+    for (const auto& button : t.buttons) {
+        form->button_indexes.push_back(button.index);
+    }
+    form->header_text = t.header_text;
+    form->body_text = t.body_text;
+    return form;
+}
+
+}  // namespace
+
+template <typename Bind>
+void RecipientStream::bind_template(const Campaign& c, const Bind& bind, Impl& impl) {
+    const TemplateMessage& t = c.message.templated;
+    impl.form = form_of(t);
+    if (t.header != HeaderKind::none) {
+        bind("message.header", t.header_value, impl.header);
+    }
+    if (!t.filename.empty()) {
+        bind("message.header.filename", t.filename, impl.filename);
+    }
+    std::optional<BoundTemplate> bound;
+    for (std::size_t i = 0; i < t.body.size(); ++i) {
+        bind(t.named ? "message.body." + t.body[i].name : fmt::format("message.body[{}]", i), t.body[i].value, bound);
+        impl.body.push_back(bound ? std::move(*bound) : BoundTemplate{});
+        bound.reset();
+    }
+    for (std::size_t i = 0; i < t.buttons.size(); ++i) {
+        bind(fmt::format("message.buttons[{}].text", i), t.buttons[i].text, bound);
+        impl.buttons.push_back(bound ? std::move(*bound) : BoundTemplate{});
+        bound.reset();
+    }
+}
 
 util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(const Campaign& c,
                                                                                 const RowChecks& checks) {
@@ -256,7 +370,9 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
         }
         into = std::move(*bound);
     };
-    if (c.message.type == MessageType::text) {
+    if (c.message.type == MessageType::template_message) {
+        bind_template(c, bind, *impl);
+    } else if (c.message.type == MessageType::text) {
         bind("message.text", c.message.text, impl->text);
     } else {
         bind("message.source", c.message.source, impl->source);

@@ -86,6 +86,9 @@ private:
     explicit RecipientStream(std::unique_ptr<Impl> impl);
     // Opens the CSV and binds columns and templates (the stream and its duplicate scan each need one).
     static util::Result<std::unique_ptr<Impl>> make_impl(const Campaign& campaign, const RowChecks& checks);
+    // Binds a template campaign's header, body and buttons through `bind` (make_impl's).
+    template <typename Bind>
+    static void bind_template(const Campaign& campaign, const Bind& bind, Impl& impl);
     // Reads the list of `impl` to its end and returns the country most of its numbers that
     // carry a country code belong to, or "".
     static util::Result<std::string> dominant_country(Impl& impl);

@@ -253,7 +253,8 @@ bool Dispatcher::launch(Job job, Steady now) {
         return false;
     }
     std::uint64_t id = m_next_id++;
-    m_parts.transport->start(id, service::send_message_request(*m_parts.service, job.body));
+    m_parts.transport->start(id, job.template_send ? service::send_template_request(*m_parts.service, job.body)
+                                                   : service::send_message_request(*m_parts.service, job.body));
     m_in_flight.emplace(id, InFlight{std::move(job), now});
     m_unpolled.push_back(id);
     return true;

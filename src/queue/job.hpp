@@ -16,10 +16,11 @@ struct Job {
     std::int64_t row = 0;
     std::string wa_id;
     std::string user_name;
-    std::string body;           // the send-message JSON
-    int requests = 0;           // requests made for this row so far, over all runs (the log's `attempt`)
-    int attempts = 0;           // attempts counted against retry.max_attempts in this run
-    int pair_rate_answers = 0;  // Meta's pair-rate answers (131056) for this row in this run
+    std::string body;            // the send-message (or send-template) JSON
+    bool template_send = false;  // goes to send-template
+    int requests = 0;            // requests made for this row so far, over all runs (the log's `attempt`)
+    int attempts = 0;            // attempts counted against retry.max_attempts in this run
+    int pair_rate_answers = 0;   // Meta's pair-rate answers (131056) for this row in this run
 };
 
 // Where fresh jobs come from, in order.

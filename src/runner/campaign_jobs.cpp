@@ -77,7 +77,8 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         out.row = r.row;
         out.wa_id = r.message.wa_id;
         out.user_name = r.message.user_name;
-        out.body = service::send_message_body(r.message);
+        out.body = service::request_body(r.message);
+        out.template_send = r.message.kind == service::MessageKind::template_message;
         out.requests = state.attempts;
         out.attempts = 0;
         m_tally.dispatch(r.row, state);

@@ -56,7 +56,7 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, const S
         rec.cause = results::Cause::none;
         rec.error.clear();
         if (report.samples.size() < sample_count) {
-            report.samples.push_back({r.row, r.message.wa_id, service::send_message_body(r.message)});
+            report.samples.push_back({r.row, r.message.wa_id, service::request_body(r.message)});
         }
         break;
     case campaign::Verdict::invalid:

@@ -121,7 +121,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
                 ++p.beyond_limit;
             } else if (p.to_send++ == 0) {
                 p.first_wa_id = r.message.wa_id;
-                p.first_body = service::send_message_body(r.message);
+                p.first_body = service::request_body(r.message);
             }
             break;
         case Decision::record_invalid: ++p.invalid; break;

@@ -2,12 +2,25 @@
 // The JSON bodies of the send-message and status-update requests, as the service's interface
 // document shows them: exactly these keys and no others.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace service {
 
-enum class MessageKind { text, image };
+enum class MessageKind { text, image, template_message };
+
+enum class TemplateHeader { none, text, image, video, document };
+
+// What every row of a template campaign shares: the template and the shape of its params.
+struct TemplateForm {
+    std::string id;  // the template record's `_id` (24 hex digits), found in the template list
+    TemplateHeader header = TemplateHeader::none;
+    std::vector<std::string> body_names;  // named variables, in the campaign's order; empty: positional
+    std::vector<int> button_indexes;      // the URL buttons the campaign fills, in its order
+    std::string header_text;              // the template's textHeader, when known (for the limits)
+    std::string body_text;                // the template's body, when known (for the limits)
+};
 
 // A rendered message for one recipient.
 struct OutgoingMessage {
@@ -18,10 +31,25 @@ struct OutgoingMessage {
     std::string source;  // kind image
     std::string label;   // kind image; left out of the body when empty and !has_label
     bool has_label = false;
+    // kind template_message: the form (shared by every row) and this row's values
+    std::shared_ptr<const TemplateForm> form;
+    std::string header_value;               // the header's text or media link
+    std::string filename;                   // a document header's file name; left out when empty
+    std::vector<std::string> body_values;   // in the order of the campaign's body
+    std::vector<std::string> button_texts;  // in the order of form->button_indexes
 };
 
 // Returns the send-message body: {"userName","wa_id","type","message":{…}}.
 std::string send_message_body(const OutgoingMessage& message);
+
+// Returns the send-template body of a kind template_message message:
+// {"params":[components],"templateId","userName","wa_id"}, the components in Meta's Cloud API
+// shape (header, body, then each button); `params` is [] for a template without variables.
+std::string send_template_body(const OutgoingMessage& message);
+
+// Returns the body of the request that sends `message`: send_template_body for a template,
+// send_message_body otherwise.
+std::string request_body(const OutgoingMessage& message);
 
 // Returns the status-update body: {"ids":[…],"status":…,"subscriberIds":[…]};
 // `subscriberIds` is left out when `subscriber_ids` is empty.

@@ -60,6 +60,13 @@ HttpRequest send_message_request(const ServiceConfig& config, std::string body) 
     return request;
 }
 
+HttpRequest send_template_request(const ServiceConfig& config, std::string body) {
+    HttpRequest request = base_request(config, Method::post, k_send_template_path);
+    add_api_key(config, request);
+    add_json_body(request, std::move(body));
+    return request;
+}
+
 HttpRequest status_update_request(const ServiceConfig& config, std::string body) {
     HttpRequest request = base_request(config, Method::put, k_status_update_path);
     request.headers.emplace_back("Authorization", "Bearer " + config.access_token);

@@ -12,6 +12,7 @@ namespace service {
 
 inline constexpr std::string_view k_templates_path = "/whatsapp-automation/wa/templates";
 inline constexpr std::string_view k_send_message_path = "/whatsapp-automation/wa/send-message";
+inline constexpr std::string_view k_send_template_path = "/whatsapp-automation/wa/send-template";
 inline constexpr std::string_view k_status_update_path = "/inbox/users/status-update";
 
 // Returns the User-Agent wacamp sends: "wacamp/VERSION".
@@ -22,6 +23,9 @@ HttpRequest list_templates_request(const ServiceConfig& config);
 
 // POST send-message carrying `body` (see messages.hpp).
 HttpRequest send_message_request(const ServiceConfig& config, std::string body);
+
+// POST send-template carrying `body` (send_template_body), authenticated as send-message.
+HttpRequest send_template_request(const ServiceConfig& config, std::string body);
 
 // PUT status-update carrying `body`, with the Bearer access token.
 HttpRequest status_update_request(const ServiceConfig& config, std::string body);

@@ -229,7 +229,7 @@ rate: {per_second: fast}
     TEST_CASE("a value outside its set of names is refused, with a suggestion") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(minimal_with("type: text", "type: imgae")),
-                      "9: message.type: expected text or image, got \"imgae\" (did you mean \"image\"?)");
+                      "9: message.type: expected text, image or template, got \"imgae\" (did you mean \"image\"?)");
         const auto p = folder.problems(k_minimal + "cleanup: {only: some}\nretry: {ambiguous: maybe}\n");
         CHECK_PROBLEM(p, "11: cleanup.only: expected sent or all, got \"some\"");
         CHECK_PROBLEM(p, "12: retry.ambiguous: expected retry or hold, got \"maybe\"");

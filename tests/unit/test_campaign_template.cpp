@@ -1,0 +1,186 @@
+// Template campaigns, the pure parts: the campaign file's message.type template, the variables of a
+// template's text, the rules a row's values must keep, and the send-template body.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "campaign/content_rules.hpp"
+#include "campaign/template_text.hpp"
+#include "campaign_file_fixture.hpp"
+#include "service/messages.hpp"
+
+using namespace campaign_file_test;
+
+namespace {
+
+const std::string k_base = k_minimal.substr(0, k_minimal.find("message:"));
+
+// A template message with `form` and the given values.
+service::OutgoingMessage template_message(std::shared_ptr<const service::TemplateForm> form,
+                                          std::vector<std::string> body, std::string header = {}) {
+    service::OutgoingMessage m;
+    m.kind = service::MessageKind::template_message;
+    m.user_name = "Asha";
+    m.wa_id = "919812345678";
+    m.form = std::move(form);
+    m.body_values = std::move(body);
+    m.header_value = std::move(header);
+    return m;
+}
+
+}  // namespace
+
+TEST_SUITE("campaign template text") {
+    TEST_CASE("positional variables are counted by the highest number, each once, gaps named") {
+        const auto v = campaign::variables_of("Hi {{1}}, {{2}} and again {{1}}; {{4}}");
+        CHECK(v.positional == 4);
+        CHECK(v.named.empty());
+        CHECK(v.missing == std::vector<int>{3});
+    }
+    TEST_CASE("named variables are counted once each, in order of first appearance") {
+        const auto v = campaign::variables_of("Hi {{customer}}, order {{order_id}} for {{customer}}");
+        CHECK(v.positional == 0);
+        CHECK(v.named == std::vector<std::string>{"customer", "order_id"});
+    }
+    TEST_CASE("a text without variables has none; braces that are no variable are text") {
+        CHECK(campaign::variables_of("Hello, world").empty());
+        CHECK(campaign::variables_of("{{ 1 }} {{Name}} {{}} {{1").empty());
+    }
+    TEST_CASE("filled_in puts the values where the variables are") {
+        CHECK(campaign::filled_in("Hi {{1}}, {{2}}! {{1}}", {}, {"Asha", "20%"}) == "Hi Asha, 20%! Asha");
+        CHECK(campaign::filled_in("Hi {{customer}}", {"customer"}, {"Ravi"}) == "Hi Ravi");
+        CHECK(campaign::filled_in("Hi {{3}}", {}, {"a"}) == "Hi {{3}}");
+    }
+    TEST_CASE("a variable may hold 4 spaces in a row, not 5; no line break, no tab, not empty") {
+        CHECK_FALSE(campaign::variable_problem("a    b").has_value());
+        CHECK(campaign::variable_problem("a     b") == "holds more than 4 spaces in a row");
+        CHECK(campaign::variable_problem("a\nb") == "holds a line break");
+        CHECK(campaign::variable_problem("a\tb") == "holds a tab");
+        CHECK(campaign::variable_problem("  ") == "is empty");
+    }
+}
+
+TEST_SUITE("campaign template content rules") {
+    TEST_CASE("the body filled in may be 1,024 characters, not 1,025") {
+        auto form = std::make_shared<service::TemplateForm>();
+        form->body_text = "Hi {{1}}";  // 3 characters besides the variable
+        CHECK_FALSE(campaign::content_problem(template_message(form, {std::string(1021, 'x')})).has_value());
+        const auto over = campaign::content_problem(template_message(form, {std::string(1022, 'x')}));
+        REQUIRE(over.has_value());
+        CHECK(*over == "the template's body renders to 1025 characters, over WhatsApp's limit of 1024");
+    }
+    TEST_CASE("a text header filled in may be 60 characters, not 61") {
+        auto form = std::make_shared<service::TemplateForm>();
+        form->header = service::TemplateHeader::text;
+        form->header_text = "News: {{1}}";  // 6 besides the variable
+        CHECK_FALSE(campaign::content_problem(template_message(form, {}, std::string(54, 'h'))).has_value());
+        CHECK(campaign::content_problem(template_message(form, {}, std::string(55, 'h'))).has_value());
+    }
+    TEST_CASE("a media header must be an absolute http(s) link; a variable with 5 spaces is refused") {
+        auto form = std::make_shared<service::TemplateForm>();
+        form->header = service::TemplateHeader::image;
+        CHECK(campaign::content_problem(template_message(form, {}, "cdn/a.jpg"))->find("not an absolute") !=
+              std::string::npos);
+        CHECK_FALSE(campaign::content_problem(template_message(form, {}, "https://cdn.example/a.jpg")).has_value());
+        const auto spaced = campaign::content_problem(template_message(form, {"a     b"}, "https://cdn.example/a.jpg"));
+        REQUIRE(spaced.has_value());
+        CHECK(spaced->starts_with("message.body[0] holds more than 4 spaces in a row"));
+    }
+}
+
+TEST_SUITE("service send-template body") {
+    TEST_CASE("an image header, positional body variables and a URL button, in Meta's shape") {
+        auto form = std::make_shared<service::TemplateForm>();
+        form->id = "65a1c3e9f2b4d6a8c0e1f203";
+        form->header = service::TemplateHeader::image;
+        form->button_indexes = {1};
+        auto m = template_message(form, {"Asha", "20%"}, "https://cdn.example/a.jpg");
+        m.button_texts = {"order-7"};
+        const auto body = nlohmann::json::parse(service::send_template_body(m));
+        const auto expected = nlohmann::json::parse(R"({
+          "params": [
+            {"type": "header", "parameters": [{"type": "image", "image": {"link": "https://cdn.example/a.jpg"}}]},
+            {"type": "body", "parameters": [{"type": "text", "text": "Asha"}, {"type": "text", "text": "20%"}]},
+            {"type": "button", "sub_type": "url", "index": "1", "parameters": [{"type": "text", "text": "order-7"}]}
+          ],
+          "templateId": "65a1c3e9f2b4d6a8c0e1f203", "userName": "Asha", "wa_id": "919812345678"})");
+        CHECK(body == expected);
+        CHECK(service::request_body(m) == service::send_template_body(m));
+    }
+    TEST_CASE("named variables carry parameter_name; a document its filename; no variables, params []") {
+        auto form = std::make_shared<service::TemplateForm>();
+        form->id = "id1";
+        form->header = service::TemplateHeader::document;
+        form->body_names = {"customer"};
+        auto m = template_message(form, {"Ravi"}, "https://cdn.example/a.pdf");
+        m.filename = "invoice.pdf";
+        const auto body = nlohmann::json::parse(service::send_template_body(m));
+        CHECK(body["params"][0]["parameters"][0]["document"]["filename"] == "invoice.pdf");
+        CHECK(body["params"][1]["parameters"][0]["parameter_name"] == "customer");
+        auto bare = std::make_shared<service::TemplateForm>();
+        bare->id = "id2";
+        CHECK(service::send_template_body(template_message(bare, {})) ==
+              R"({"params":[],"templateId":"id2","userName":"Asha","wa_id":"919812345678"})");
+    }
+}
+
+TEST_SUITE("campaign::load_campaign template messages") {
+    TEST_CASE("a template message reads its template, language, header, body and buttons") {
+        Folder folder;
+        auto c = folder.load(k_base + R"(message:
+  type: template
+  template: spring_offer
+  language: en
+  header: {image: "https://cdn.example.com/{{name}}.jpg"}
+  body: ["{{name}}", "{{phone|soon}}"]
+  buttons: [{index: 0, text: "{{name}}"}]
+)");
+        REQUIRE(c.ok());
+        const auto& t = c->message.templated;
+        CHECK(c->message.type == campaign::MessageType::template_message);
+        CHECK(t.name == "spring_offer");
+        CHECK(t.language == "en");
+        CHECK(t.header == campaign::HeaderKind::image);
+        CHECK(t.header_value == "https://cdn.example.com/{{name}}.jpg");
+        REQUIRE(t.body.size() == 2);
+        CHECK_FALSE(t.named);
+        CHECK(t.body[1].value == "{{phone|soon}}");
+        REQUIRE(t.buttons.size() == 1);
+        CHECK(t.buttons[0].index == 0);
+    }
+    TEST_CASE("a mapping body names its variables") {
+        Folder folder;
+        auto c = folder.load(k_base + "message:\n  type: template\n  template: t\n  body: {customer: \"{{name}}\"}\n");
+        REQUIRE(c.ok());
+        CHECK(c->message.templated.named);
+        CHECK(c->message.templated.body[0].name == "customer");
+    }
+    TEST_CASE("keys of the other message types, and a top-level template:, are refused with their lines") {
+        Folder folder;
+        const auto problems = folder.problems(k_base + R"(template: {name: other}
+message:
+  type: template
+  template: t
+  text: "Hi"
+  header: {text: "a", image: "https://x.example/a.jpg", filename: "a.pdf"}
+  buttons: [{index: 0, text: "a"}, {index: 0, text: "b"}]
+)");
+        CAPTURE(problems);
+        CHECK(problems.find("\n8: template: a template campaign names its template in message.template") !=
+              std::string::npos);
+        CHECK(problems.find("\n12: message.text: not allowed with type template") != std::string::npos);
+        CHECK(problems.find("message.header: has text and image: a template has one header") != std::string::npos);
+        CHECK(problems.find("message.header.filename: only applies to a document header") != std::string::npos);
+        CHECK(problems.find("button 0 is given twice") != std::string::npos);
+        const auto on_text = folder.problems(k_base + "message:\n  type: text\n  text: hi\n  header: {text: a}\n");
+        CHECK(on_text.find("message.header: only applies to type template") != std::string::npos);
+    }
+    TEST_CASE("a secret in a template's header, body or buttons is refused") {
+        Folder folder;
+        const auto problems =
+            folder.problems(k_base + "message:\n  type: template\n  template: t\n  body: [\"${WACAMP_API_KEY}\"]\n");
+        CAPTURE(problems);
+        CHECK(problems.find("11: message.body[0]: names ${WACAMP_API_KEY}, which holds a secret") != std::string::npos);
+        CHECK(problems.find("key-0123456789") == std::string::npos);
+    }
+}
