@@ -30,6 +30,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::tls:
         return "the service's TLS certificate failed verification: fix the server's certificate, or name its CA "
                "in service.ca_file, then continue";
+    case queue::StopReason::endpoint:
+        return "the service has no such URL: fix service.base_url (the service's root, without the operation's "
+               "path), then continue";
     case queue::StopReason::failure_threshold:
         return "too many requests failed in a row: fix the cause shown above, then continue";
     case queue::StopReason::throttled:

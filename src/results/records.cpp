@@ -108,12 +108,27 @@ std::string to_line(const EndRecord& record) {
     return line.finish();
 }
 
+std::string to_line(const UnsentRecord& record) {
+    LineBuilder line("unsent");
+    line.add_int("row", record.row);
+    line.add_string("wa_id", record.wa_id);
+    line.add_int("attempt", record.attempt);
+    if (record.http_status) {
+        line.add_int("http_status", *record.http_status);
+    }
+    if (!record.error.empty()) {
+        line.add_string("error", record.error);
+    }
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
 std::string to_line(const Record& record) {
     return std::visit([](const auto& r) { return to_line(r); }, record);
 }
 
 std::string_view event_name(const Record& record) {
-    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end"};
+    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end", "unsent"};
     return k_names[record.index()];
 }
 
