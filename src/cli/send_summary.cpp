@@ -124,6 +124,9 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}\n", n[Status::sent],
                        n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
     out += cause_lines(r, std::chrono::system_clock::now());
+    if (c.account.ledger) {
+        out += fmt::format("  account: {} (ledger {})\n", util::printable(c.account.name), *c.account.ledger);
+    }
     if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
@@ -190,6 +193,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
     }
     return {{"message", headline(c, r)},
             {"campaign", c.name},
+            {"account", c.account.ledger ? ordered_json(c.account.name) : ordered_json()},
             {"reason", r.already_complete ? "already_complete" : queue::to_string(r.reason)},
             {"why", or_null(why(r))},
             {"sent", n[Status::sent]},

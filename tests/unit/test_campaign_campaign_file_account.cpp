@@ -69,6 +69,28 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK(d->account.name == "api.example.com");
     }
 
+    TEST_CASE("the account name spells localhost, 127.0.0.1 and [::1] one way: 127.0.0.1") {
+        Folder folder;
+        for (const std::string url :
+             {"http://localhost:8080", "http://LocalHost:8080/", "http://127.0.0.1:8080", "http://[::1]:8080"}) {
+            std::string yaml = k_minimal;
+            yaml.replace(yaml.find("https://api.example.com"), 23, url);
+            auto c = folder.load(yaml);
+            REQUIRE(c);
+            CHECK_MESSAGE(c->account.name == "127.0.0.1:8080", url);
+        }
+        std::string yaml = k_minimal;
+        yaml.replace(yaml.find("https://api.example.com"), 23, "http://localhost");
+        auto c = folder.load(yaml);
+        REQUIRE(c);
+        CHECK(c->account.name == "127.0.0.1");
+        yaml = k_minimal;
+        yaml.replace(yaml.find("https://api.example.com"), 23, "http://127.0.0.2:8080");
+        auto other = folder.load(yaml);
+        REQUIRE(other);
+        CHECK(other->account.name == "127.0.0.2:8080");  // another address: maybe another service
+    }
+
     TEST_CASE("account name and ledger path as written; the path is relative to the campaign file") {
         Folder folder;
         auto c = folder.load(k_minimal + "account: {name: acme, ledger: ../state/ledger.sqlite}\n");
