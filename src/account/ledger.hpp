@@ -56,6 +56,12 @@ public:
     // 0 when none).
     virtual util::Result<std::uint64_t> folded(const std::string& campaign) = 0;
 
+    // Returns every account the ledger holds anything of (suppressions, sends, 131026 counts,
+    // holds, fold marks), the one it was opened for included when it has any, sorted. One file
+    // may hold several accounts: a run or `suppress list` tells a person whose account has
+    // no history beside others that do (a different account.name, or host spelling).
+    virtual util::Result<std::vector<std::string>> accounts() = 0;
+
     // Deletes sends made before `before` and holds that ended before it. Returns how many sends
     // went. Callers pass now minus the longest window any campaign of the account counts in.
     virtual util::Result<std::size_t> prune(util::TimePoint before) = 0;

@@ -10,6 +10,12 @@ namespace account {
 
 namespace {
 
+// Every account named in any table (each one's key starts with the account).
+constexpr const char* k_accounts_sql =
+    "SELECT account FROM (SELECT account FROM wacamp.suppressions UNION SELECT account FROM wacamp.sends UNION "
+    "SELECT account FROM wacamp.undeliverable UNION SELECT account FROM wacamp.marketing_holds UNION SELECT account "
+    "FROM wacamp.folds) AS known ORDER BY account COLLATE \"C\"";
+
 std::string text_of(std::int64_t value) {
     return std::to_string(value);
 }
@@ -256,6 +262,20 @@ util::Result<std::uint64_t> PgLedger::folded(const std::string& campaign) {
         const auto rows =
             m_db->query("SELECT covered FROM wacamp.folds WHERE account = $1 AND campaign = $2", {m_account, campaign});
         return rows.size() > 0 ? static_cast<std::uint64_t>(rows.integer(0, 0)) : std::uint64_t{0};
+    });
+}
+
+util::Result<std::vector<std::string>> PgLedger::accounts() {
+    if (m_empty) {
+        return std::vector<std::string>{};
+    }
+    return guarded<std::vector<std::string>>("listing the accounts", [&] {
+        const auto rows = m_db->query(k_accounts_sql, {});
+        std::vector<std::string> out;
+        for (int i = 0; i < rows.size(); ++i) {
+            out.push_back(rows.text(i, 0));
+        }
+        return out;
     });
 }
 

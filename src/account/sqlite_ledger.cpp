@@ -72,6 +72,11 @@ CREATE INDEX sends_by_number ON sends (account, wa_id, at);
 CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 )";
 
+// Every account named in any table (each one's key starts with the account: no table scan).
+constexpr const char* k_accounts_sql =
+    "SELECT account FROM suppressions UNION SELECT account FROM sends UNION SELECT account FROM undeliverable "
+    "UNION SELECT account FROM marketing_holds UNION SELECT account FROM folds ORDER BY 1";
+
 std::int64_t user_version(sqlite::Database& db) {
     sqlite::Statement version(db, "PRAGMA user_version");
     return version.step() ? version.integer(0) : 0;
@@ -175,6 +180,17 @@ util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
         sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE account = ?9 AND campaign = ?1");
         query.bind(1, campaign).bind(k_account, m_account);
         return query.step() ? static_cast<std::uint64_t>(query.integer(0)) : 0;
+    });
+}
+
+util::Result<std::vector<std::string>> SqliteLedger::accounts() {
+    return guarded<std::vector<std::string>>("listing the accounts", [&] {
+        sqlite::Statement query(m_db, k_accounts_sql);
+        std::vector<std::string> out;
+        while (query.step()) {
+            out.push_back(query.text(0));
+        }
+        return out;
     });
 }
 

@@ -34,7 +34,7 @@ int exit_code_of(const runner::CleanupSummary& summary) {
     if (summary.batches_failed == 0) {
         return k_exit_done;
     }
-    // Refused credentials (401, 403, Meta's auth codes) or a failed certificate: the batch
+    // Refused credentials (401, 403, Meta's auth codes), a failed certificate or a wrong URL: the batch
     // cause, never the words of the answer, which the service writes.
     return summary.refused ? k_exit_stopped : k_exit_failures;
 }

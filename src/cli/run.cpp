@@ -16,6 +16,7 @@
 #include "runner/dry_run.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace cli {
@@ -105,7 +106,8 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                         n[Status::invalid], n[Status::skipped], skipped_causes(report->causes), n.total(),
                         util::format_duration(report->duration, util::DurationStyle::compact));
     if (*book != nullptr) {
-        text += fmt::format("  ledger (read, not written): {}\n", (*book)->path());
+        text += fmt::format("  account: {} (ledger {}, read, not written)\n", util::printable((*book)->account()),
+                            (*book)->path());
     }
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
@@ -121,6 +123,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"problems", report->problems},
                 {"images_checked", media->checked},
                 {"images_refused", media->verdicts.refused()},
+                {"account", *book != nullptr ? nlohmann::ordered_json((*book)->account()) : nlohmann::ordered_json()},
                 {"ledger", *book != nullptr ? nlohmann::ordered_json((*book)->path()) : nlohmann::ordered_json()},
                 {"results", report->results_path},
                 {"exit_code", static_cast<int>(k_exit_done)}});

@@ -234,6 +234,14 @@ std::optional<std::unique_ptr<runner::AccountBook>> read_account_or_report(const
         return std::nullopt;
     }
     if (*book != nullptr) {
+        auto stranger = runner::unknown_account_warning((*book)->ledger(), (*book)->account(), (*book)->path());
+        if (!stranger) {
+            out.error(stranger.error().message, k_exit_bad_input);
+            return std::nullopt;
+        }
+        if (!stranger->empty()) {
+            out.warning(*stranger);
+        }
         util::SystemClock clock;
         auto listed = (*book)->take_lists(clock.wall_now(), [&](const std::string& warning) { out.warning(warning); });
         if (!listed) {

@@ -30,6 +30,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::tls:
         return "the service's TLS certificate failed verification: fix the server's certificate, or name its CA "
                "in service.ca_file, then continue";
+    case queue::StopReason::endpoint:
+        return "the service has no such URL: fix service.base_url (the service's root, without the operation's "
+               "path), then continue";
     case queue::StopReason::failure_threshold:
         return "too many requests failed in a row: fix the cause shown above, then continue";
     case queue::StopReason::throttled:
@@ -124,6 +127,9 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     // The counts are of the rows the log holds: those the run did not reach are not in them.
     out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
     out += cause_lines(r, std::chrono::system_clock::now());
+    if (c.account.ledger) {
+        out += fmt::format("  account: {} (ledger {})\n", util::printable(c.account.name), *c.account.ledger);
+    }
     if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
@@ -190,6 +196,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
     }
     return {{"message", headline(c, r)},
             {"campaign", c.name},
+            {"account", c.account.ledger ? ordered_json(c.account.name) : ordered_json()},
             {"reason", r.already_complete ? "already_complete" : queue::to_string(r.reason)},
             {"why", or_null(why(r))},
             {"sent", n[Status::sent]},

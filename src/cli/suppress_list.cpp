@@ -9,6 +9,7 @@
 
 #include "account/ledger.hpp"
 #include "cli/output.hpp"
+#include "runner/account_book.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -108,6 +109,14 @@ int list_suppressions(const ListTarget& target, ListFormat format, Output& out) 
         target.ledger, {.account = target.account, .access = account::Access::read_only, .password = target.password});
     if (!ledger) {
         return report_failure(ledger.error(), out);
+    }
+    // An empty list of an account the ledger never saw is more likely a misspelt name.
+    auto stranger = runner::unknown_account_warning(**ledger, target.account, target.ledger);
+    if (!stranger) {
+        return report_failure(stranger.error(), out);
+    }
+    if (!stranger->empty()) {
+        out.warning(*stranger);
     }
     ListWidths widths;
     std::size_t entries = 0;

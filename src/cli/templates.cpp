@@ -110,8 +110,9 @@ int list_templates(const TemplatesOptions& opts) {
     service::Outcome outcome;
     service::Completion completion;
     int attempts = 0;  // made, for the message: a refusal is not retried
+    const auto request = service::list_templates_request(*config);
     for (int attempt = 1;; ++attempt) {
-        completion = service::perform(transport, service::list_templates_request(*config));
+        completion = service::perform(transport, request);
         outcome = service::classify(completion, std::chrono::system_clock::now());
         attempts = attempt;
         if (!outcome.retryable() || attempt >= k_attempts) {
@@ -126,6 +127,10 @@ int list_templates(const TemplatesOptions& opts) {
         out.error(
             fmt::format("the service at {} refused the credentials ({}); check the API key", where, outcome.error),
             k_exit_stopped);
+        return k_exit_stopped;
+    }
+    if (outcome.cause == service::Cause::endpoint) {
+        out.error(service::wrong_endpoint(request, outcome), k_exit_stopped);
         return k_exit_stopped;
     }
     if (outcome.cause == service::Cause::tls) {

@@ -408,6 +408,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::throttled: return "throttled";
     case StopReason::tls: return "tls";
     case StopReason::ledger_error: return "ledger_error";
+    case StopReason::endpoint: return "endpoint";
     }
     return "completed";
 }

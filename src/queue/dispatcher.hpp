@@ -37,6 +37,7 @@ enum class StopReason {
     throttled,
     tls,
     ledger_error,  // the account's ledger could not be read or written
+    endpoint,      // the service has no such URL (404, 405): service.base_url is wrong
 };
 
 // The log's name of `reason`: "completed", "limit", "auth", …

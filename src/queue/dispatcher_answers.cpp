@@ -7,6 +7,7 @@
 #include "queue/dispatcher_loop.hpp"
 #include "queue/retry_policy.hpp"
 #include "queue/shared_pace.hpp"
+#include "service/requests.hpp"
 
 namespace queue::detail {
 
@@ -19,6 +20,7 @@ std::optional<StopReason> stop_reason_of(service::Cause cause) {
     case service::Cause::spam_limit: return StopReason::spam_limit;
     case service::Cause::account: return StopReason::account;
     case service::Cause::tls: return StopReason::tls;
+    case service::Cause::endpoint: return StopReason::endpoint;
     default: return std::nullopt;
     }
 }
@@ -63,8 +65,11 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     note_throttle(outcome, now);
     if (const auto reason = stop_reason_of(outcome.cause)) {
         // tls: the request never left; resume sends it once the certificate is fixed or trusted.
-        finish(job, JobStatus::failed, outcome, latency);
-        stop(*reason, outcome.error);
+        // endpoint: no such URL, so nothing was acted on: the row is not failed, resume sends it.
+        const bool unsent = outcome.cause == service::Cause::endpoint;
+        finish(job, unsent ? JobStatus::unsent : JobStatus::failed, outcome, latency);
+        stop(*reason, unsent ? service::wrong_endpoint(service::send_message_request(*m_parts.service, {}), outcome)
+                             : outcome.error);
         return;
     }
     switch (outcome.cause) {
@@ -92,7 +97,8 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     case service::Cause::auth:
     case service::Cause::spam_limit:
     case service::Cause::account:
-    case service::Cause::tls: return;  // stopped above
+    case service::Cause::tls:
+    case service::Cause::endpoint: return;  // stopped above
     }
     ++m_consecutive_failures;
     if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {

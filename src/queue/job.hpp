@@ -39,6 +39,9 @@ enum class JobStatus {
     failed,    // final
     unknown,   // final: may or may not have been delivered
     retrying,  // not final: another request will follow
+    // Answered without being acted on (a wrong endpoint): the row is as it was before this
+    // request, and a later run sends it
+    unsent,
 };
 
 struct Progress {

@@ -27,6 +27,9 @@ std::optional<std::int64_t> row_of(const results::Record& record) {
     if (const auto* r = std::get_if<results::ResultRecord>(&record)) {
         return r->row;
     }
+    if (const auto* u = std::get_if<results::UnsentRecord>(&record)) {
+        return u->row;  // the row is as before that attempt: see the replay
+    }
     return std::nullopt;
 }
 
@@ -117,6 +120,21 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
     append_field(out, r.error);
     fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(r.at));
     append_content(out, content, &r);
+    out.push_back('\n');
+}
+
+// A row whose latest request was answered without being acted on: a later run sends it.
+void append_line(fmt::memory_buffer& out, const results::UnsentRecord& u, CsvContent content) {
+    fmt::format_to(std::back_inserter(out), "{},", u.row);
+    append_field(out, u.wa_id);
+    fmt::format_to(std::back_inserter(out), ",,unsent,{},", u.attempt);
+    if (u.http_status) {
+        fmt::format_to(std::back_inserter(out), "{}", *u.http_status);
+    }
+    out.append(std::string_view(",,endpoint,,"));
+    append_field(out, u.error);
+    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(u.at));
+    append_content(out, content, nullptr);
     out.push_back('\n');
 }
 
@@ -231,7 +249,8 @@ util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
         std::visit(
             [&](const auto& r) {
                 using R = std::decay_t<decltype(r)>;
-                if constexpr (std::is_same_v<R, results::AttemptRecord> || std::is_same_v<R, results::ResultRecord>) {
+                if constexpr (std::is_same_v<R, results::AttemptRecord> || std::is_same_v<R, results::ResultRecord> ||
+                              std::is_same_v<R, results::UnsentRecord>) {
                     append_line(buffer, r, index.content);
                 }
             },

@@ -26,7 +26,9 @@ constexpr std::size_t k_sample_limit = 300;
 // groups can be counted at the end without keeping any text per row.
 struct RowFold {
     static constexpr std::uint8_t k_named = 1;
-    static constexpr std::uint8_t k_in_flight = 2;  // an attempt came after the last result
+    static constexpr std::uint8_t k_in_flight = 2;         // an attempt came after the last result
+    static constexpr std::uint8_t k_answered = 4;          // a result names it
+    static constexpr std::uint8_t k_in_flight_before = 8;  // in flight already when its latest attempt began
 
     Status status = Status::unknown;
     std::uint8_t flags = 0;
@@ -90,7 +92,27 @@ public:
         }
         const auto index = static_cast<std::uint64_t>(a.row);
         TRY_ASSIGN(RowFold row, m_rows.get(index));
+        if ((row.flags & RowFold::k_in_flight) != 0) {
+            row.flags |= RowFold::k_in_flight_before;
+        }
         row.flags |= RowFold::k_named | RowFold::k_in_flight;
+        return m_rows.set(index, row);
+    }
+
+    // Not acted on: the row is as it was before that attempt.
+    util::Result<void> operator()(const results::UnsentRecord& u) {
+        note_time(u.at);
+        if (!in_range(u.row)) {
+            return {};
+        }
+        const auto index = static_cast<std::uint64_t>(u.row);
+        TRY_ASSIGN(RowFold row, m_rows.get(index));
+        if ((row.flags & RowFold::k_in_flight_before) == 0) {
+            row.flags &= static_cast<std::uint8_t>(~RowFold::k_in_flight);
+        }
+        if ((row.flags & (RowFold::k_answered | RowFold::k_in_flight)) == 0) {
+            row.flags = 0;  // never answered: as if never attempted
+        }
         return m_rows.set(index, row);
     }
 
@@ -111,7 +133,8 @@ public:
             return {};
         }
         // The latest result decides the row: nothing of the earlier state is kept.
-        return m_rows.set(static_cast<std::uint64_t>(r.row), RowFold{r.status, RowFold::k_named, group_of(r)});
+        return m_rows.set(static_cast<std::uint64_t>(r.row),
+                          RowFold{r.status, RowFold::k_named | RowFold::k_answered, group_of(r)});
     }
 
     util::Result<void> operator()(const results::DeleteRecord& d) {

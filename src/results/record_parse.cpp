@@ -91,6 +91,13 @@ util::Result<Record> build_attempt(Fields& f) {
         AttemptRecord{f.num(Key::row), std::string(f.str(Key::wa_id)), static_cast<int>(f.num(Key::attempt)), at});
 }
 
+util::Result<Record> build_unsent(Fields& f) {
+    TRY(require(f, {Key::row, Key::wa_id, Key::attempt, Key::at}));
+    TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
+    return Record(UnsentRecord{f.num(Key::row), std::string(f.str(Key::wa_id)), static_cast<int>(f.num(Key::attempt)),
+                               optional_int<int>(f, Key::http_status), std::string(f.str(Key::error)), at});
+}
+
 util::Result<Record> build_result(Fields& f) {
     TRY(require(f, {Key::row, Key::wa_id, Key::status, Key::attempts, Key::at}));
     TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
@@ -171,6 +178,9 @@ util::Result<Record> parse_record(std::string_view line) {
     }
     if (event == "end") {
         return build_end(f);
+    }
+    if (event == "unsent") {
+        return build_unsent(f);
     }
     return util::fail(fmt::format("unknown event {}", quoted(event)));
 }

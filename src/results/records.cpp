@@ -20,6 +20,16 @@ void add_message(LineBuilder& line, const MessageContent& message) {
     line.end_object();
 }
 
+// The service's answer to a request that did not succeed: its status, when there was one, and the error.
+void add_answer(LineBuilder& line, const std::optional<int>& http_status, const std::string& error) {
+    if (http_status) {
+        line.add_int("http_status", *http_status);
+    }
+    if (!error.empty()) {
+        line.add_string("error", error);
+    }
+}
+
 }  // namespace
 
 std::string to_line(const CampaignHeader& record) {
@@ -90,12 +100,7 @@ std::string to_line(const DeleteRecord& record) {
         line.add_strings("subscriber_ids", record.subscriber_ids);
     }
     line.add_string("status", record.status == DeleteStatus::deleted ? "deleted" : "failed");
-    if (record.http_status) {
-        line.add_int("http_status", *record.http_status);
-    }
-    if (!record.error.empty()) {
-        line.add_string("error", record.error);
-    }
+    add_answer(line, record.http_status, record.error);
     line.add_time("at", record.at);
     return line.finish();
 }
@@ -108,12 +113,22 @@ std::string to_line(const EndRecord& record) {
     return line.finish();
 }
 
+std::string to_line(const UnsentRecord& record) {
+    LineBuilder line("unsent");
+    line.add_int("row", record.row);
+    line.add_string("wa_id", record.wa_id);
+    line.add_int("attempt", record.attempt);
+    add_answer(line, record.http_status, record.error);
+    line.add_time("at", record.at);
+    return line.finish();
+}
+
 std::string to_line(const Record& record) {
     return std::visit([](const auto& r) { return to_line(r); }, record);
 }
 
 std::string_view event_name(const Record& record) {
-    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end"};
+    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end", "unsent"};
     return k_names[record.index()];
 }
 

@@ -88,7 +88,19 @@ struct EndRecord {
     bool operator==(const EndRecord&) const = default;
 };
 
-using Record = std::variant<CampaignHeader, AttemptRecord, ResultRecord, DeleteRecord, EndRecord>;
+// `event: "unsent"`: the request of attempt `attempt` was answered without being acted on (the
+// service has no such URL: 404, 405): the row is as it was before that attempt.
+struct UnsentRecord {
+    std::int64_t row = 0;
+    std::string wa_id;
+    int attempt = 1;
+    std::optional<int> http_status;
+    std::string error;
+    util::TimePoint at;
+    bool operator==(const UnsentRecord&) const = default;
+};
+
+using Record = std::variant<CampaignHeader, AttemptRecord, ResultRecord, DeleteRecord, EndRecord, UnsentRecord>;
 
 // Each returns the record as one JSON object on one line, ending in '\n'.
 std::string to_line(const CampaignHeader& record);
@@ -96,6 +108,7 @@ std::string to_line(const AttemptRecord& record);
 std::string to_line(const ResultRecord& record);
 std::string to_line(const DeleteRecord& record);
 std::string to_line(const EndRecord& record);
+std::string to_line(const UnsentRecord& record);
 std::string to_line(const Record& record);
 
 // Returns the record on `line` (with or without its '\n'). Fails, saying why without a
@@ -103,7 +116,7 @@ std::string to_line(const Record& record);
 // fields are ignored, so later versions may add some.
 util::Result<Record> parse_record(std::string_view line);
 
-// Returns the `event` name of `record` ("campaign", "attempt", …).
+// Returns the `event` name of `record` ("campaign", "attempt", …, "unsent").
 std::string_view event_name(const Record& record);
 
 }  // namespace results

@@ -94,6 +94,8 @@ struct Folder {
         update(a.row, [&](RowRecord& rec) {
             rec.number = code;
             RowState& row = rec.state;
+            rec.before_attempt = row.status;
+            rec.flags_before_attempt = row.flags;
             row.attempts = std::max(row.attempts, saturate(a.attempt));
             row.flags |= RowState::k_in_flight;
             row.status = Status::unknown;
@@ -128,6 +130,19 @@ struct Folder {
                 rec.marketing_at = 0;
             }
         });
+    }
+
+    // The request was not acted on: the row is as it was before that attempt (still in flight
+    // when an earlier request of it had no answer).
+    void operator()(const UnsentRecord& u) {
+        note_time(u.at);
+        bool unknown = false;
+        update(u.row, [&](RowRecord& rec) {
+            rec.state.status = rec.before_attempt;
+            rec.state.flags = rec.flags_before_attempt;
+            unknown = rec.state.in_flight() || (rec.state.has_result() && rec.state.status == Status::unknown);
+        });
+        note_unknown(u.row, u.wa_id, unknown);
     }
 
     void operator()(DeleteRecord& d) {

@@ -48,7 +48,10 @@ struct RowRecord {
 
     RowState state;
     std::uint8_t marks = 0;
-    std::uint8_t unused[3] = {};
+    // The row's status and flags before its latest `attempt`: what an `unsent` record restores.
+    Status before_attempt = Status::unknown;
+    std::uint8_t flags_before_attempt = 0;
+    std::uint8_t unused = 0;
     std::int64_t marketing_at = 0;  // util::TimePoint ticks, with k_marketing_limited
     std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none
     // listed_fingerprint() of the number the list had at this row when it was joined (0: none):

@@ -1,14 +1,32 @@
 #include "runner/account_book.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <unordered_map>
 
 #include "runner/suppression_list.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace runner {
 
-namespace {}  // namespace
+namespace {
+
+constexpr std::size_t k_accounts_named = 10;
+
+// `names` quoted and joined, the first k_accounts_named of them, then how many more.
+std::string named_accounts(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < k_accounts_named; ++i) {
+        out += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", util::printable(names[i]));
+    }
+    if (names.size() > k_accounts_named) {
+        out += fmt::format(" and {} more", names.size() - k_accounts_named);
+    }
+    return out;
+}
+
+}  // namespace
 
 std::string suppressed_why(const account::Suppression& s) {
     return fmt::format("on the account's suppression list ({}, since {}, {})", s.reason,
@@ -18,6 +36,18 @@ std::string suppressed_why(const account::Suppression& s) {
 std::string held_why(util::TimePoint until) {
     return fmt::format("held until {}: the number answered 131049 (marketing limit) within the last 24 h",
                        util::format_timestamp(until));
+}
+
+util::Result<std::string> unknown_account_warning(account::Ledger& ledger, const std::string& account,
+                                                  const std::string& where) {
+    TRY_ASSIGN(const auto known, ledger.accounts());
+    if (known.empty() || std::find(known.begin(), known.end(), account) != known.end()) {
+        return std::string();
+    }
+    return fmt::format(
+        "account \"{}\" has no history in ledger {}, which holds {} other account(s): {}; opt-outs, suppressions "
+        "and frequency caps are kept per account, so if one of them is meant, name it (account.name, or --account)",
+        util::printable(account), where, known.size(), named_accounts(known));
 }
 
 std::string campaign_key(const std::string& name, util::TimePoint started_at) {

@@ -68,6 +68,13 @@ private:
 std::string suppressed_why(const account::Suppression& s);
 std::string held_why(util::TimePoint until);
 
+// Returns a warning when `ledger` (shown as `where`) holds other accounts and nothing of
+// `account`: the same service named another way (account.name, the base URL's host) would
+// skip none of their opt-outs and count none of their caps. "" when the ledger knows `account`,
+// or knows no account at all (its first use). Fails with the ledger's reason.
+util::Result<std::string> unknown_account_warning(account::Ledger& ledger, const std::string& account,
+                                                  const std::string& where);
+
 // The key of one campaign's sends in the ledger: stable across its resumes, different for a
 // campaign started afresh ("NAME@STARTED_AT").
 std::string campaign_key(const std::string& name, util::TimePoint started_at);

@@ -113,10 +113,11 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
     facts.sent = status == queue::JobStatus::sent;
     // An answer that says the request failed releases its slot; none (a timeout, a dropped
     // connection) leaves it counting: the message may have been delivered. A certificate that
-    // failed verification means the request never left.
+    // failed verification means the request never left; a wrong endpoint, that it was not acted on.
     facts.not_delivered =
-        status == queue::JobStatus::failed &&
-        ((outcome.http_status.has_value() && !outcome.ambiguous) || outcome.cause == service::Cause::tls);
+        status == queue::JobStatus::unsent ||
+        (status == queue::JobStatus::failed &&
+         ((outcome.http_status.has_value() && !outcome.ambiguous) || outcome.cause == service::Cause::tls));
     facts.code = outcome.error_code;
     facts.at = m_clock.wall_now();
     add_answer(m_batch, send_of(job), facts);
@@ -179,6 +180,13 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         TRY_ASSIGN(const bool more, reader.next(record));
         if (!more) {
             break;
+        }
+        if (const auto* unsent = std::get_if<results::UnsentRecord>(&record)) {
+            // Not acted on: its reservation is given back.
+            add_answer(batch, account::Send{unsent->wa_id, campaign, unsent->row, std::nullopt},
+                       AnswerFacts{false, true, std::nullopt, unsent->at});
+            ++folded;
+            continue;
         }
         const auto* result = std::get_if<results::ResultRecord>(&record);
         if (result == nullptr ||

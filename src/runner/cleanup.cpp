@@ -53,8 +53,12 @@ service::Outcome send_batch(Deletion& d, const Batch& batch) {
     service::Outcome outcome;
     for (int attempt = 1;; ++attempt) {
         auto body = service::status_update_body(batch.ids, "DELETED", batch.subscriber_ids);
-        auto completion = service::perform(d.transport, service::status_update_request(d.c.service, std::move(body)));
+        const auto request = service::status_update_request(d.c.service, std::move(body));
+        auto completion = service::perform(d.transport, request);
         outcome = service::classify(completion, d.clock.wall_now());
+        if (outcome.cause == service::Cause::endpoint) {
+            outcome.error = service::wrong_endpoint(request, outcome);
+        }
         if (!outcome.retryable() || attempt >= k_batch_attempts || d.stops.load() > 0) {
             return outcome;
         }
@@ -97,8 +101,10 @@ bool flush(Deletion& d, Batch& batch) {
         d.summary.interrupted = true;
         return false;
     }
-    // A refused credential or certificate will refuse every batch: stop and let a later run finish.
-    d.summary.refused = outcome.cause == service::Cause::auth || outcome.cause == service::Cause::tls;
+    // A refused credential or certificate, or a wrong URL, will refuse every batch: stop and let a
+    // later run finish.
+    d.summary.refused = outcome.cause == service::Cause::auth || outcome.cause == service::Cause::tls ||
+                        outcome.cause == service::Cause::endpoint;
     return !d.summary.refused;
 }
 

@@ -25,7 +25,7 @@ struct CleanupParts {
 
 // Deletes the contacts of the rows the log records as sent (or of every row with
 // `cleanup.only: all`) that no `deleted` batch names yet. The caller holds the run lock and
-// `log` is open on the campaign's result log. Stops at the first refused credential, and
+// `log` is open on the campaign's result log. Stops at the first refused credential or wrong URL, and
 // between batches on a stop request.
 CleanupSummary delete_contacts(const campaign::Campaign& campaign, results::LogWriter& log, const CleanupParts& parts);
 

@@ -24,6 +24,7 @@ results::Cause to_log_cause(service::Cause cause) {
     case service::Cause::undeliverable: return results::Cause::undeliverable;
     case service::Cause::outside_window: return results::Cause::outside_window;
     case service::Cause::account: return results::Cause::account;
+    case service::Cause::endpoint: return results::Cause::transient;  // written as `unsent`, not as a result
     }
     return results::Cause::none;
 }
@@ -41,8 +42,28 @@ util::Result<void> LogObserver::on_attempt(const queue::Job& job) {
     return written;
 }
 
+util::Result<void> LogObserver::on_unsent(const queue::Job& job, const service::Outcome& outcome) {
+    results::UnsentRecord record;
+    record.row = job.row;
+    record.wa_id = job.wa_id;
+    record.attempt = job.requests;
+    if (outcome.http_status) {
+        record.http_status = static_cast<int>(*outcome.http_status);
+    }
+    record.error = m_secrets.apply(outcome.error);
+    record.at = m_clock.wall_now();
+    auto written = m_log.append_batched(results::to_line(record));
+    if (written) {
+        m_tally.unsent(job.row);
+    }
+    return written;
+}
+
 util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatus status,
                                           const service::Outcome& outcome, std::chrono::milliseconds latency) {
+    if (status == queue::JobStatus::unsent) {
+        return on_unsent(job, outcome);
+    }
     results::ResultRecord record;
     record.row = job.row;
     record.wa_id = job.wa_id;
@@ -52,7 +73,8 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     case queue::JobStatus::sent: record.status = results::Status::sent; break;
     case queue::JobStatus::unknown: record.status = results::Status::unknown; break;
     case queue::JobStatus::failed:
-    case queue::JobStatus::retrying: record.status = results::Status::failed; break;
+    case queue::JobStatus::retrying:
+    case queue::JobStatus::unsent: record.status = results::Status::failed; break;
     }
     if (outcome.http_status) {
         record.http_status = static_cast<int>(*outcome.http_status);

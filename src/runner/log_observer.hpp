@@ -48,6 +48,9 @@ public:
     void report_end(const queue::DispatchResult& result);
 
 private:
+    // Writes the `unsent` record of a request answered without being acted on.
+    util::Result<void> on_unsent(const queue::Job& job, const service::Outcome& outcome);
+
     results::LogWriter& m_log;
     RowTally& m_tally;
     const util::Clock& m_clock;

@@ -16,7 +16,8 @@ namespace runner {
 
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
     const std::string& name = c.template_check->name;
-    auto completion = service::perform(transport, service::list_templates_request(c.service));
+    const auto request = service::list_templates_request(c.service);
+    auto completion = service::perform(transport, request);
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
     if (outcome.cause == service::Cause::auth) {
         return TemplateCheckResult{
@@ -25,6 +26,9 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
     }
     if (outcome.cause == service::Cause::tls) {
         return TemplateCheckResult{queue::StopReason::tls, outcome.error};
+    }
+    if (outcome.cause == service::Cause::endpoint) {
+        return TemplateCheckResult{queue::StopReason::endpoint, service::wrong_endpoint(request, outcome)};
     }
     if (outcome.cause == service::Cause::account) {
         return TemplateCheckResult{queue::StopReason::account,

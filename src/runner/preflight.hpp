@@ -17,13 +17,13 @@
 namespace runner {
 
 struct TemplateCheckResult {
-    std::optional<queue::StopReason> stop;  // auth (a refused key), account or tls: stop the run (exit 3)
+    std::optional<queue::StopReason> stop;  // auth (a refused key), account, tls or endpoint: stop (exit 3)
     std::string message;
 };
 
 // Asks the service for its templates and checks that `campaign.template_check` names one with
 // status APPROVED. Fails (for exit 2) when it does not, or the list cannot be had; a refused
-// key or account, or a certificate that failed verification, comes back as `stop`.
+// key or account, a certificate that failed verification, or a wrong URL comes back as `stop`.
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
 // Counts what `run` would do with every row now (one pass over the CSV, each row that could be

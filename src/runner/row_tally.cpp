@@ -23,11 +23,28 @@ void RowTally::record(std::int64_t row, const results::RowState& before, results
 }
 
 void RowTally::dispatch(std::int64_t row, const results::RowState& before) {
-    m_live[row] = Live{!before.pending(), {before.status, counted_cause(before)}};
+    Live& live = m_live[row];
+    live.counted = !before.pending();
+    live.as = {before.status, counted_cause(before)};
 }
 
 void RowTally::attempt(std::int64_t row) {
+    Live& live = m_live[row];
+    live.counted_before_attempt = live.counted;
+    live.before_attempt = live.as;
     move(row, {results::Status::unknown, results::Cause::none});
+}
+
+void RowTally::unsent(std::int64_t row) {
+    Live& live = m_live[row];
+    if (live.counted) {
+        add(live.as, -1);
+    }
+    if (live.counted_before_attempt) {
+        add(live.before_attempt, +1);
+    }
+    live.counted = live.counted_before_attempt;
+    live.as = live.before_attempt;
 }
 
 void RowTally::result(std::int64_t row, results::Status status, results::Cause cause, bool final) {
@@ -53,7 +70,8 @@ void RowTally::move(std::int64_t row, const Counted& to) {
         add(live.as, -1);
     }
     add(to, +1);
-    live = Live{true, to};
+    live.counted = true;
+    live.as = to;
 }
 
 }  // namespace runner

@@ -28,6 +28,8 @@ public:
     void dispatch(std::int64_t row, const results::RowState& before);
     // An `attempt` was written for a dispatched row.
     void attempt(std::int64_t row);
+    // An `unsent` was written for a dispatched row: it counts as it did before its latest attempt.
+    void unsent(std::int64_t row);
     // A `result` was written for a dispatched row; `final` when no further request follows.
     void result(std::int64_t row, results::Status status, results::Cause cause, bool final);
 
@@ -52,6 +54,8 @@ private:
     struct Live {
         bool counted = false;
         Counted as;
+        bool counted_before_attempt = false;  // as it was before its latest attempt
+        Counted before_attempt;
     };
     std::unordered_map<std::int64_t, Live> m_live;
     RunWatch* m_watch = nullptr;

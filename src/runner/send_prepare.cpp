@@ -102,6 +102,11 @@ util::Result<void> open_account(SendRun& run) {
     if (!run.book) {
         return {};
     }
+    // Before suppression.files give the account a history of its own.
+    TRY_ASSIGN(const auto stranger, unknown_account_warning(run.book->ledger(), run.book->account(), run.book->path()));
+    if (!stranger.empty()) {
+        run.parts.ui.warning(stranger);
+    }
     const auto now = run.parts.clock.wall_now();
     TRY_ASSIGN(const std::int64_t listed,
                run.book->take_lists(now, [&](const std::string& warning) { run.parts.ui.warning(warning); }));

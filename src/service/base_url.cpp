@@ -60,6 +60,12 @@ bool loopback(std::string_view host) {
     return low == "localhost" || low == "::1" || ipv4_loopback(low);
 }
 
+// `host` (lower case, IPv6 in brackets), with the three names of this machine's loopback that
+// a user writes for one service (localhost, 127.0.0.1, [::1]) spelled one way: 127.0.0.1.
+std::string one_loopback_name(std::string host) {
+    return host == "localhost" || host == "[::1]" ? std::string(k_loopback_account_host) : host;
+}
+
 // `url` as it may be shown: a user name and password before '@' replaced by "***".
 std::string shown(std::string_view url) {
     const size_t start = url.find("://") == std::string_view::npos ? 0 : url.find("://") + 3;
@@ -112,14 +118,15 @@ std::string account_of(std::string_view url) {
     const bool https = util::starts_with_nocase(url, "https://");
     const std::string authority = util::ascii_lower(authority_of(url));
     const size_t host_end = authority.starts_with('[') ? authority.find(']') + 1 : authority.find(':');
+    const std::string host = one_loopback_name(authority.substr(0, host_end));
     if (host_end == std::string::npos || host_end >= authority.size()) {
-        return authority;
+        return host;
     }
     const std::string_view port = std::string_view(authority).substr(host_end + 1);
     if (port == (https ? "443" : "80")) {
-        return authority.substr(0, host_end);
+        return host;
     }
-    return authority;
+    return host + ":" + std::string(port);
 }
 
 }  // namespace service

@@ -24,9 +24,14 @@ std::string insecure_http_warning(std::string_view url);
 // wrong; the message never repeats a user name or password found in `url`.
 util::Result<std::string> check_base_url(std::string_view url, InsecureHttp insecure);
 
+// How the default account spells this machine's loopback host, whichever of localhost,
+// 127.0.0.1 or [::1] the base URL names.
+inline constexpr std::string_view k_loopback_account_host = "127.0.0.1";
+
 // The account a checked base URL stands for when the campaign names none: its host in lower
 // case, with ":PORT" when the port is not the scheme's default ("api.example.com",
-// "127.0.0.1:8080", "[::1]:8080").
+// "127.0.0.1:8080"); localhost and [::1] read as 127.0.0.1 ("http://localhost:8080" and
+// "http://[::1]:8080" are "127.0.0.1:8080").
 std::string account_of(std::string_view url);
 
 }  // namespace service

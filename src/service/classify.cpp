@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "service/requests.hpp"
 #include "service/response_body.hpp"
 #include "service/retry_after.hpp"
 
@@ -60,6 +61,7 @@ std::string_view to_string(Cause cause) {
     case Cause::undeliverable: return "undeliverable";
     case Cause::outside_window: return "outside_window";
     case Cause::account: return "account";
+    case Cause::endpoint: return "endpoint";
     }
     return "";
 }
@@ -85,6 +87,10 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
     } else if (status == 408 || (status >= 500 && status < 600)) {
         // The service answered that it failed: retried. Only no answer at all is ambiguous.
         out.cause = Cause::transient;
+    } else if ((status == 404 || status == 405) && !code) {
+        // No Meta code says it concerns the recipient: the URL itself is wrong (docs/decisions.md
+        // "A wrong endpoint"), and every other row would get the same answer.
+        out.cause = Cause::endpoint;
     } else if (is_2xx && !facts.success_false && !code) {
         out.cause = Cause::none;
         out.message_id = facts.message_id;
@@ -94,6 +100,13 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
     }
     out.error = describe(status, facts);
     return out;
+}
+
+std::string wrong_endpoint(const HttpRequest& request, const Outcome& outcome) {
+    return fmt::format(
+        "{} {} answered {}: the service has no such URL; check service.base_url (wacamp adds the operations' "
+        "paths, /whatsapp-automation/… and /inbox/…, to it)",
+        method_name(request.method), redacted_url(request.url), outcome.error);
 }
 
 Outcome classify_transport_error(const TransportError& error) {

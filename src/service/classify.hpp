@@ -25,6 +25,9 @@ enum class Cause {
     undeliverable,    // 131026: not on WhatsApp, an old app, terms not accepted
     outside_window,   // 131047: more than 24 h since the user last wrote
     account,          // 131031, 131042, 131045, 133010, 131064: the account cannot send: stop
+    // 404 or 405 without a Meta error code: no such URL at the service (service.base_url is
+    // wrong), not an answer about the recipient: stop; the request was not acted on
+    endpoint,
 };
 
 struct Outcome {
@@ -51,5 +54,9 @@ Outcome classify_transport_error(const TransportError& error);
 
 // Classifies either kind of completion.
 Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now);
+
+// Returns what a person is told of `outcome`, a wrong-endpoint answer to `request`: which URL
+// (its API key masked) answered what, and what to fix.
+std::string wrong_endpoint(const HttpRequest& request, const Outcome& outcome);
 
 }  // namespace service

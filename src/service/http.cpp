@@ -16,6 +16,16 @@ Completion perform(HttpTransport& transport, HttpRequest request) {
     }
 }
 
+std::string_view method_name(Method method) {
+    switch (method) {
+    case Method::get: return "GET";
+    case Method::post: return "POST";
+    case Method::put: return "PUT";
+    case Method::head: return "HEAD";
+    }
+    return "GET";
+}
+
 std::string find_header(const Headers& headers, std::string_view name) {
     for (const auto& [key, value] : headers) {
         if (key.size() == name.size() && strncasecmp(key.data(), name.data(), name.size()) == 0) {

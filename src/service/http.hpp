@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -83,6 +84,9 @@ public:
 
 // Performs one request to completion on `transport` (which must be otherwise idle).
 Completion perform(HttpTransport& transport, HttpRequest request);
+
+// Returns `method` as HTTP spells it: "GET", "POST", "PUT" or "HEAD".
+std::string_view method_name(Method method);
 
 // Returns the value of header `name` (case-insensitive) in `headers`, or "" if absent.
 std::string find_header(const Headers& headers, std::string_view name);

@@ -94,11 +94,22 @@ ProcessResult CampaignFixture::wacamp(const std::vector<std::string>& args) cons
 
 std::map<long long, std::string> CampaignFixture::final_status() const {
     std::map<long long, std::string> out;
+    std::map<long long, std::optional<std::string>> before_attempt;  // what an `unsent` restores
     for (const auto& r : records()) {
-        if (r.value("event", "") == "result") {
-            out[r["row"].get<long long>()] = r["status"].get<std::string>();
-        } else if (r.value("event", "") == "attempt") {
-            out[r["row"].get<long long>()] = "unknown";  // until a result follows
+        const auto event = r.value("event", "");
+        if (event != "result" && event != "attempt" && event != "unsent") {
+            continue;
+        }
+        const auto row = r["row"].get<long long>();
+        if (event == "result") {
+            out[row] = r["status"].get<std::string>();
+        } else if (event == "attempt") {
+            before_attempt[row] = out.contains(row) ? std::optional(out[row]) : std::nullopt;
+            out[row] = "unknown";  // until a result follows
+        } else if (const auto& before = before_attempt[row]) {
+            out[row] = *before;
+        } else {
+            out.erase(row);  // not acted on: as if never attempted
         }
     }
     return out;

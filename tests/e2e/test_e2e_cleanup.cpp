@@ -59,6 +59,22 @@ TEST_SUITE("e2e: cleanup") {
         CHECK(puts[2]["status"] == 200);
         CHECK(puts[2]["body"]["ids"].size() == 3);
     }
+    TEST_CASE("delete-contacts against a wrong path in base_url stops at the first batch (exit 3), naming the URL") {
+        Sandbox sandbox({"--access-token", "another-token-123"});
+        CampaignFixture f(sandbox, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 1}\n");
+        CHECK(f.wacamp({"run", f.campaign.string()}).exit_code == 1);  // the token refused: left to finish
+        f.env["WACAMP_BASE_URL"] = sandbox.url() + "/api/v1";
+        auto r = f.wacamp({"delete-contacts", f.log.string()});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(contains(r.out + r.err, "PUT " + sandbox.url() + "/api/v1/inbox/users/status-update answered HTTP 404"));
+        int wrong = 0;
+        for (const auto& j : sandbox.journal()) {
+            wrong += j.value("path", "") == "/api/v1/inbox/users/status-update" ? 1 : 0;
+        }
+        CHECK(wrong == 1);  // the first batch only
+    }
     TEST_CASE("a batch the service rejects is a failure (exit 1) whatever its text says") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");

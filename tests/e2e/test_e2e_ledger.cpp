@@ -263,4 +263,51 @@ TEST_SUITE("e2e: ledger") {
         const LedgerProbe ledger(ledger_of(first), account_of(sandbox));
         CHECK(ledger.sends().size() == 40);
     }
+
+    TEST_CASE(
+        "a run whose account is new to a ledger of other accounts warns, naming them; the summary names its own") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        const auto ledger = ledger_of(f).string();
+        REQUIRE(f.wacamp({"suppress", "add", "--account", "acme", "--ledger", ledger, "+919812300009"}).exit_code == 0);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, "account \"" + account_of(sandbox) + "\" has no history in ledger " + ledger));
+        CHECK(contains(r.err, "\"acme\""));
+        CHECK(contains(r.out, "account: " + account_of(sandbox) + " (ledger " + ledger + ")"));
+
+        // Its history begun, the next run of the account does not warn; in JSON both are fields.
+        std::filesystem::remove(f.log);
+        auto again = f.wacamp({"run", f.campaign.string(), "--log-format", "json"});
+        CAPTURE(again.err);
+        CHECK(again.exit_code == 0);
+        CHECK_FALSE(contains(again.err, "no history"));
+        CHECK(json::parse(again.out)["account"] == account_of(sandbox));
+    }
+
+    TEST_CASE("in JSON the new-account warning is a diagnostic line; without a ledger the summary names no account") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(1));
+        REQUIRE(f.wacamp({"suppress", "add", "--account", "acme", "--ledger", ledger_of(f).string(), "+919812300009"})
+                    .exit_code == 0);
+        auto r = f.wacamp({"run", f.campaign.string(), "--log-format", "json"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        bool warned = false;
+        std::istringstream lines(r.err);
+        for (std::string line; std::getline(lines, line);) {
+            const auto j = json::parse(line, nullptr, false);
+            warned = warned || (!j.is_discarded() && j.value("level", "") == "warning" &&
+                                contains(j.value("message", ""), "has no history") &&
+                                contains(j.value("message", ""), "\"acme\""));
+        }
+        CHECK(warned);
+
+        CampaignFixture off(sandbox, numbers_csv(1), "account: {ledger: off}\n");
+        auto plain = off.wacamp({"run", off.campaign.string(), "--log-format", "json"});
+        CHECK(plain.exit_code == 0);
+        CHECK(json::parse(plain.out)["account"].is_null());
+    }
 }

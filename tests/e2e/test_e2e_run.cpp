@@ -207,6 +207,35 @@ TEST_SUITE("e2e: run") {
         CHECK(delivered(sandbox).empty());
         CHECK_FALSE(leaks(key, {r.out, r.err, read_file(f.log), read_file(sandbox.journal_path())}));
     }
+    TEST_CASE(
+        "a wrong path in base_url stops at the first answer, fails no row; resume with the right one sends each once") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(20), "rate: {per_second: 200, concurrency: 1}\n");
+        f.env["WACAMP_BASE_URL"] = sandbox.url() + "/api/v1";
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(contains(r.err, "POST " + sandbox.url() +
+                                  "/api/v1/whatsapp-automation/wa/send-message?apiKey=*** answered HTTP 404"));
+        CHECK(contains(r.err, "(endpoint)"));
+        CHECK_FALSE(contains(r.out, "for good"));
+        CHECK_FALSE(leaks(k_api_key, {r.out, r.err, read_file(f.log)}));
+        const auto records = f.records();
+        CHECK(of_event(records, "attempt").size() == 1);  // no other row was tried
+        CHECK(of_event(records, "result").empty());       // the row is not failed, nor rejected
+        CHECK(of_event(records, "unsent").size() == 1);
+        CHECK(records.back()["reason"] == "endpoint");
+        CHECK(sandbox.journal().size() == 1);
+        CHECK(f.final_status().empty());
+
+        f.env["WACAMP_BASE_URL"] = sandbox.url();
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(once_each(delivered(sandbox), 20).empty());
+        CHECK(status_counts(f) == std::map<std::string, int>{{"sent", 20}});
+    }
     TEST_CASE("throttling with 429 and Retry-After still delivers every row exactly once") {
         Sandbox sandbox({"--rate-limit", "20", "--retry-after", "1"});
         CampaignFixture f(sandbox, numbers_csv(60), "rate: {per_second: 100, burst: 5, concurrency: 8}\n");

@@ -285,6 +285,36 @@ TEST_SUITE("e2e: suppress") {
         CHECK_FALSE(std::filesystem::exists(f.dir.path() / "state"));
     }
 
+    TEST_CASE("list of an account the ledger never saw says so on stderr, naming the known ones (exit 0)") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(1));
+        const auto own = (f.dir.path() / "shared.sqlite").string();
+        REQUIRE(f.wacamp({"suppress", "add", "--account", "acme", "--ledger", own, "+919812300001"}).exit_code == 0);
+        auto r = f.wacamp({"suppress", "list", "--account", "acme-typo", "--ledger", own});
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.empty());
+        CHECK(contains(r.err, "account \"acme-typo\" has no history in ledger " + own));
+        CHECK(contains(r.err, "1 other account(s): \"acme\""));
+        auto known = f.wacamp({"suppress", "list", "--account", "acme", "--ledger", own});
+        CHECK(known.exit_code == 0);
+        CHECK(known.err.empty());
+    }
+
+    TEST_CASE("a manual opt-out holds whichever loopback name the base URL uses") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        REQUIRE(suppress(f, {"add", "+919812300001"}).exit_code == 0);  // account 127.0.0.1:PORT
+        f.env["WACAMP_BASE_URL"] = "http://localhost:" + std::to_string(sandbox.port());
+        auto run = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(run.out);
+        CAPTURE(run.err);
+        CHECK(run.exit_code == 0);
+        CHECK(requests_for(sandbox, numbers_wa_id(1)) == 0);
+        CHECK(delivered(sandbox).size() == 2);
+        CHECK_FALSE(contains(run.err, "no history"));
+        CHECK(contains(run.out, "account: 127.0.0.1:" + std::to_string(sandbox.port())));
+    }
+
     TEST_CASE("a number added by hand is skipped by a run: cause suppressed, no request for it") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(4));

@@ -27,6 +27,16 @@ TEST_SUITE("e2e: templates") {
         CHECK(journal[0]["method"] == "GET");
         CHECK(journal[0]["path"] == "/whatsapp-automation/wa/templates");
     }
+    TEST_CASE("a wrong path in --base-url is a wrong endpoint: exit 3, naming the URL without the key") {
+        e2e::Sandbox sandbox;
+        auto r = run_wacamp({"templates", "--base-url", sandbox.url() + "/api/v1"}, {{"WACAMP_API_KEY", k_key}});
+        CHECK(r.exit_code == 3);
+        CHECK(mentions(r, "GET " + sandbox.url() +
+                              "/api/v1/whatsapp-automation/wa/templates?apiKey=*** answered "
+                              "HTTP 404"));
+        CHECK_FALSE(mentions(r, k_key));
+        CHECK(sandbox.journal().size() == 1);  // not retried
+    }
     TEST_CASE("--status filters and --json prints the service's records") {
         e2e::Sandbox sandbox;
         auto approved =

@@ -307,4 +307,29 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(pruned.ok());
         CHECK(*pruned == 1);
     }
+
+    TEST_CASE("accounts: every account with anything in the ledger, sorted; none in a fresh one") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto missing = place.open(account::Access::read_only)->accounts();  // no file, no schema yet
+        REQUIRE_MESSAGE(missing.ok(), (missing.ok() ? "" : missing.error().message));
+        CHECK(missing->empty());
+        auto acme = place.open();
+        auto none = acme->accounts();
+        REQUIRE(none.ok());
+        CHECK(none->empty());
+        REQUIRE(acme->suppress({Suppression{"14155550100", "manual", k_t0, "manual"}}).ok());
+        auto zeta = place.open(account::Access::read_write, "zeta:8080");
+        REQUIRE(zeta->reserve(request(sends("spring", {"14155550100"}), per_day(10), k_t0)).ok());
+        auto beta = place.open(account::Access::read_write, "beta");
+        auto folded = batch_at(k_t0);
+        folded.fold = account::FoldMark{"spring", 10};
+        REQUIRE(beta->record(folded).ok());
+        auto other = place.open(account::Access::read_only, "nobody");
+        auto known = other->accounts();
+        REQUIRE_MESSAGE(known.ok(), (known.ok() ? "" : known.error().message));
+        CHECK(*known == std::vector<std::string>{"acme", "beta", "zeta:8080"});
+    }
 }

@@ -16,6 +16,15 @@ campaign::Campaign load_with(const Folder& folder, const std::string& yaml, cons
     return std::move(c.value());
 }
 
+// The default account of the minimal campaign with `base_url` as its service's base URL.
+std::string default_account(const Folder& folder, const std::string& base_url) {
+    std::string yaml = k_minimal;
+    yaml.replace(yaml.find("https://api.example.com"), 23, base_url);
+    auto c = folder.load(yaml);
+    REQUIRE(c);
+    return c->account.name;
+}
+
 }  // namespace
 
 // Checks that `problems` has a line starting with `start` ("12: rate.burst:").
@@ -57,16 +66,20 @@ TEST_SUITE("campaign::load_campaign account") {
 
     TEST_CASE("the account name keeps a port that is not the scheme's default") {
         Folder folder;
-        std::string yaml = k_minimal;
-        yaml.replace(yaml.find("https://api.example.com"), 23, "http://127.0.0.1:8080/v1");
-        auto c = folder.load(yaml);
-        REQUIRE(c);
-        CHECK(c->account.name == "127.0.0.1:8080");
-        yaml = k_minimal;
-        yaml.replace(yaml.find("https://api.example.com"), 23, "https://API.Example.com:443");
-        auto d = folder.load(yaml);
-        REQUIRE(d);
-        CHECK(d->account.name == "api.example.com");
+        CHECK(default_account(folder, "http://127.0.0.1:8080/v1") == "127.0.0.1:8080");
+        CHECK(default_account(folder, "https://API.Example.com:443") == "api.example.com");
+    }
+
+    TEST_CASE("the account name spells localhost, 127.0.0.1 and [::1] one way: 127.0.0.1") {
+        Folder folder;
+        for (const std::string url :
+             {"http://localhost:8080", "http://LocalHost:8080/", "http://127.0.0.1:8080", "http://[::1]:8080"}) {
+            CHECK_MESSAGE(default_account(folder, url) == "127.0.0.1:8080", url);
+        }
+        CHECK(default_account(folder, "http://localhost") == "127.0.0.1");
+        CHECK(default_account(folder, "https://[::1]:443") == "127.0.0.1");
+        // Another address may be another service.
+        CHECK(default_account(folder, "http://127.0.0.2:8080") == "127.0.0.2:8080");
     }
 
     TEST_CASE("account name and ledger path as written; the path is relative to the campaign file") {

@@ -86,6 +86,14 @@ TEST_SUITE("results::records") {
               "\"attempt\":2,\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
         CHECK(std::get<results::AttemptRecord>(round_trip(a)) == a);
     }
+    TEST_CASE("an unsent request round-trips with exactly its fields") {
+        const results::UnsentRecord u{12, "14155550123", 2, 404, "HTTP 404: Cannot POST /x", k_t0};
+        CHECK(results::to_line(u) ==
+              "{\"event\":\"unsent\",\"row\":12,\"wa_id\":\"14155550123\",\"attempt\":2,\"http_status\":404,"
+              "\"error\":\"HTTP 404: Cannot POST /x\",\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
+        CHECK(std::get<results::UnsentRecord>(round_trip(u)) == u);
+        CHECK(results::event_name(results::Record(u)) == "unsent");
+    }
     TEST_CASE("a failed result round-trips with error and cause") {
         const auto r = failed_result();
         CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);

@@ -46,6 +46,11 @@ std::string result(int row, const std::string& status, int attempts, const std::
            (cause.empty() ? "" : R"(,"cause":")" + cause + "\"") + R"(,"at":"2026-11-21T)" + at + "Z\"}\n";
 }
 
+std::string unsent(int row, int n) {
+    return results::to_line(results::UnsentRecord{row, "9100000000" + std::to_string(row), n, 404, "HTTP 404",
+                                                  util::TimePoint(std::chrono::seconds(1'795'000'000))});
+}
+
 // The recipient list of the join, from rows given in order.
 results::RowSource rows_of(std::vector<results::ListedRow> rows) {
     auto next = std::make_shared<std::size_t>(0);
@@ -140,6 +145,23 @@ TEST_SUITE("results::replay") {
         CHECK(state->row(1)->in_flight());
         CHECK(state->row(1)->has_result());
         CHECK(state->row(1)->attempts == 2);
+    }
+    TEST_CASE("an unsent request leaves the row as it was before its attempt") {
+        Fixture f;
+        auto state = f.replay(k_header + attempt(1, 1) + unsent(1, 1) + attempt(2, 1) +
+                              result(2, "failed", 1, "09:30:01.000", "transient") + attempt(2, 2) + unsent(2, 2) +
+                              attempt(3, 1) + attempt(3, 2) + unsent(3, 2));
+        REQUIRE(state.ok());
+        CHECK(state->row(1)->pending());  // never acted on: sent by the next run
+        CHECK(state->row(2)->status == Status::failed);
+        CHECK(state->row(2)->cause == results::Cause::transient);
+        CHECK_FALSE(state->row(2)->in_flight());
+        CHECK(state->row(3)->in_flight());  // its first request may still have been delivered
+        CHECK(state->row(3)->status == Status::unknown);
+        CHECK(state->counts[Status::failed] == 1);
+        CHECK(state->counts[Status::unknown] == 1);
+        CHECK(state->counts.total() == 2);
+        CHECK(state->warnings.empty());
     }
     TEST_CASE("a torn last line is ignored with a warning") {
         Fixture f;

@@ -56,6 +56,13 @@ struct Run {
         result_line(row, status, cause);
         tally->result(row, status, cause, final);
     }
+    void unsent(std::int64_t row) {
+        results::UnsentRecord u;
+        u.row = row;
+        u.wa_id = "91000000000" + std::to_string(row);
+        out << results::to_line(u);
+        tally->unsent(row);
+    }
     void record(std::int64_t row, Status status, Cause cause = Cause::none) {
         result_line(row, status, cause);
         tally->record(row, *before.row(row), status, cause);
@@ -120,6 +127,32 @@ TEST_SUITE("runner::RowTally") {
         CHECK(expected[Status::failed] == 1);
         CHECK(expected[Status::unknown] == 1);
         CHECK(expected[Status::invalid] == 1);
+    }
+
+    TEST_CASE("an unsent request: the row counts as before its attempt, as a replay counts it") {
+        Run run;
+        run.out << k_header;
+        run.attempt_line(2);
+        run.result_line(2, Status::failed, Cause::transient);
+        run.attempt_line(3);  // died in flight: unknown
+        run.start_tally();
+        run.dispatch(1);
+        run.attempt(1);
+        run.unsent(1);  // was pending: counted nowhere
+        run.dispatch(2);
+        run.attempt(2);
+        run.result(2, Status::failed, false, Cause::transient);  // retrying
+        run.attempt(2);
+        run.unsent(2);
+        run.dispatch(3);  // --resend-unknown
+        run.attempt(3);
+        run.unsent(3);
+        auto expected = run.replayed();
+        CHECK(run.tally->counts() == expected);
+        CHECK(run.tally->causes() == run.replayed_causes());
+        CHECK(expected[Status::failed] == 1);
+        CHECK(expected[Status::unknown] == 1);
+        CHECK(expected.total() == 2);
     }
 
     TEST_CASE("failed and skipped rows are counted by cause, as a replay counts them") {

@@ -58,6 +58,7 @@ public:
         return std::vector<account::Hold>{};
     }
     util::Result<std::uint64_t> folded(const std::string&) override { return std::uint64_t{0}; }
+    util::Result<std::vector<std::string>> accounts() override { return std::vector<std::string>{}; }
     util::Result<std::size_t> prune(util::TimePoint) override { return std::size_t{0}; }
 };
 

@@ -129,7 +129,7 @@ TEST_SUITE("service::classify") {
     TEST_CASE("other 4xx and error codes are rejected") {
         CHECK(answer(400, meta_error(131051, "(#131051) Unsupported message type")).cause == Cause::rejected);
         CHECK(answer(400, meta_error(100)).cause == Cause::rejected);
-        CHECK(answer(404, "not found").cause == Cause::rejected);
+        CHECK(answer(410, "gone").cause == Cause::rejected);  // a 404 without a code: a wrong endpoint
         CHECK(answer(422, R"({"success":false})").cause == Cause::rejected);
         CHECK_FALSE(answer(400, "").retryable());
     }
@@ -193,5 +193,31 @@ TEST_SUITE("service::classify") {
         CHECK(service::to_string(Cause::outside_window) == "outside_window");
         CHECK(service::to_string(Cause::account) == "account");
         CHECK(service::to_string(Cause::none).empty());
+    }
+
+    TEST_CASE("404 or 405 without a Meta code is a wrong endpoint, whatever the body") {
+        CHECK(answer(404, R"({"success":false,"message":"Cannot POST /api/v1/whatsapp-automation/wa/send-message"})")
+                  .cause == Cause::endpoint);
+        CHECK(answer(404, "<html><body>Not Found</body></html>").cause == Cause::endpoint);
+        CHECK(answer(405, "").cause == Cause::endpoint);
+        CHECK(answer(404, "").error == "HTTP 404");
+        CHECK_FALSE(answer(404, "").retryable());
+        CHECK(service::to_string(Cause::endpoint) == "endpoint");
+    }
+    TEST_CASE("404 with a Meta code is an answer about the recipient, as on any status") {
+        CHECK(answer(404, meta_error(131026)).cause == Cause::undeliverable);
+        CHECK(answer(404, meta_error(100)).cause == Cause::rejected);
+        CHECK(answer(405, meta_error(131047)).cause == Cause::outside_window);
+        CHECK(answer(400, R"({"success":false,"message":"bad"})").cause == Cause::rejected);
+    }
+    TEST_CASE("a wrong endpoint's message names the method and URL, never the API key") {
+        service::HttpRequest request;
+        request.method = service::Method::post;
+        request.url = "http://127.0.0.1:9/api/v1/whatsapp-automation/wa/send-message?apiKey=SECRET-KEY";
+        const auto text = service::wrong_endpoint(request, answer(404, ""));
+        CHECK(text.find("POST http://127.0.0.1:9/api/v1/whatsapp-automation/wa/send-message?apiKey=*** answered "
+                        "HTTP 404") == 0);
+        CHECK(text.find("SECRET") == std::string::npos);
+        CHECK(text.find("service.base_url") != std::string::npos);
     }
 }
