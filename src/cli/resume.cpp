@@ -126,6 +126,9 @@ int resume(const ResumeOptions& opts, Output& out) {
     if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
         return k_exit_bad_input;
     }
+    if (auto stopped = resolve_template_or_report(*c, false, out)) {
+        return *stopped;
+    }
     const auto& stops = install_stop_handlers();
     ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
     runner::SendOptions send{

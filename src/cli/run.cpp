@@ -27,6 +27,7 @@ struct RunOptions {
     std::string campaign;
     bool dry_run = false;
     bool check_media = false;
+    bool offline = false;  // a template campaign's dry run without the template list
     std::size_t preview = 3;
     long long limit = 0;
     std::string results;
@@ -153,6 +154,9 @@ int run_campaign(const RunOptions& opts, Output& out) {
     if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
         return k_exit_bad_input;
     }
+    if (auto stopped = resolve_template_or_report(*c, opts.offline, out)) {
+        return *stopped;
+    }
     if (opts.dry_run) {
         return run_dry(*c, opts, out);
     }
@@ -182,6 +186,9 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--check-media", opts->check_media,
                   "With --dry-run: also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of "
                   "at most 5 MB (a real run checks when the campaign says message.check_media: true)")
+        ->needs(dry_run);
+    sub->add_flag("--offline", opts->offline,
+                  "With --dry-run: do not read the template list (a template campaign's check is skipped)")
         ->needs(dry_run);
     sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")->check(CLI::PositiveNumber);
     sub->add_option("--results", opts->results, "Result log path (default: the campaign's)");

@@ -10,6 +10,7 @@
 #include "cli/send_summary.hpp"
 #include "results/log_path.hpp"
 #include "results/log_reader.hpp"
+#include "runner/preflight.hpp"
 #include "runner/secrets.hpp"
 #include "service/base_url.hpp"
 #include "service/curl_transport.hpp"
@@ -158,6 +159,42 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
         out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
     }
     return std::move(*loaded);
+}
+
+std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offline, Output& out) {
+    if (c.message.type != campaign::MessageType::template_message) {
+        return std::nullopt;
+    }
+    if (offline) {
+        out.notice(
+            fmt::format("template \"{}\" not checked (--offline): its variables, status and id are not "
+                        "known; a run checks them before it sends",
+                        c.message.templated.name));
+        return std::nullopt;
+    }
+    if (c.service.api_key.empty()) {
+        out.error(fmt::format("{}: a template campaign is checked against the account's template list, which needs "
+                              "service.api_key; set it, or add --offline to skip the check",
+                              c.file),
+                  k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    service::CurlTransport transport(
+        {.ca_file = c.service.ca_file, .max_connections = 2, .max_host_connections = 0, .http = c.service.http});
+    auto resolved = runner::resolve_template(c, transport);
+    if (!resolved) {
+        out.error(resolved.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    if (resolved->stop) {
+        out.error(fmt::format("stopped before sending: {} ({})", resolved->message, queue::to_string(*resolved->stop)),
+                  k_exit_stopped);
+        return k_exit_stopped;
+    }
+    out.notice(fmt::format("template \"{}\" ({}, {}): APPROVED, its variables match the campaign's",
+                           c.message.templated.name, c.message.templated.category,
+                           c.message.templated.language.empty() ? "its only language" : c.message.templated.language));
+    return std::nullopt;
 }
 
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,

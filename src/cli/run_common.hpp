@@ -60,6 +60,14 @@ int reporting_fatal_errors(Output& out, const std::function<int()>& body);
 std::optional<campaign::Campaign> load_campaign_or_report(const std::string& path, campaign::SecretsPolicy secrets,
                                                           Output& out);
 
+// For a template campaign (message.type: template), asks the service for its template list once
+// and checks the campaign against its template (runner::resolve_template), filling in the
+// template's id; with `offline` (the dry run's and validate's --offline) says "template not
+// checked" instead. Returns the exit code when the command must end (2: the template does not
+// fit, or the list cannot be had; 3: the service refused the key or the account, a certificate,
+// a wrong endpoint), having said why; nothing when it may go on.
+std::optional<int> resolve_template_or_report(campaign::Campaign& campaign, bool offline, Output& out);
+
 // Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
 // the exit code. Its metrics go to `metrics` (none: no metrics) from the start of sending
 // to the end; a run refused before it sent (exit 2) leaves them as they were.

@@ -21,6 +21,7 @@ namespace {
 struct ValidateOptions {
     std::string campaign;
     bool check_media = false;
+    bool offline = false;  // a template campaign checked without the template list
 };
 
 // Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
@@ -40,6 +41,9 @@ int validate(const ValidateOptions& opts) {
     auto c = load_campaign_or_report(path, campaign::SecretsPolicy::optional, text);
     if (!c) {
         return k_exit_bad_input;
+    }
+    if (auto stopped = resolve_template_or_report(*c, opts.offline, text)) {
+        return *stopped;
     }
     const auto& redactor = text.redactor();
     auto stream = campaign::RecipientStream::open(*c);
@@ -125,10 +129,13 @@ int validate(const ValidateOptions& opts) {
 Action add_validate(CLI::App& app) {
     auto opts = std::make_shared<ValidateOptions>();
     auto* sub = app.add_subcommand(
-        "validate", "Check a campaign file and every CSV row; no log, no network (unless --check-media)");
+        "validate",
+        "Check a campaign file and every CSV row; no log, no network (unless --check-media, or a template campaign's "
+        "one read of the template list)");
     sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
     sub->add_flag("--check-media", opts->check_media,
                   "Also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of at most 5 MB");
+    sub->add_flag("--offline", opts->offline, "Do not read the template list (a template campaign's check is skipped)");
     return [opts] { return validate(*opts); };
 }
 

@@ -6,6 +6,7 @@
 #include "campaign/recipients.hpp"
 #include "runner/decide.hpp"
 #include "runner/screened_rows.hpp"
+#include "runner/template_match.hpp"
 #include "service/classify.hpp"
 #include "service/messages.hpp"
 #include "service/requests.hpp"
@@ -14,33 +15,52 @@
 
 namespace runner {
 
-util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
-    const std::string& name = c.template_check->name;
+namespace {
+
+// The account's templates, or why the service gave none: a stop (refused key, account or
+// certificate, a wrong endpoint: exit 3) or a failure (exit 2).
+struct TemplateList {
+    std::vector<service::TemplateInfo> templates;
+    std::optional<TemplateCheckResult> stop;
+};
+
+util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service::HttpTransport& transport,
+                                           const std::string& name) {
     const auto request = service::list_templates_request(c.service);
     auto completion = service::perform(transport, request);
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
-    if (outcome.cause == service::Cause::auth) {
-        return TemplateCheckResult{
-            queue::StopReason::auth,
-            "the service refused the credentials while listing templates (" + outcome.error + ")"};
-    }
-    if (outcome.cause == service::Cause::tls) {
-        return TemplateCheckResult{queue::StopReason::tls, outcome.error};
-    }
-    if (outcome.cause == service::Cause::endpoint) {
-        return TemplateCheckResult{queue::StopReason::endpoint, service::wrong_endpoint(request, outcome)};
-    }
-    if (outcome.cause == service::Cause::account) {
-        return TemplateCheckResult{queue::StopReason::account,
-                                   "the service refused the account while listing templates (" + outcome.error + ")"};
+    const auto stop = [](queue::StopReason reason, std::string message) {
+        return TemplateList{{}, TemplateCheckResult{reason, std::move(message)}};
+    };
+    switch (outcome.cause) {
+    case service::Cause::auth:
+        return stop(queue::StopReason::auth,
+                    "the service refused the credentials while listing templates (" + outcome.error + ")");
+    case service::Cause::tls: return stop(queue::StopReason::tls, outcome.error);
+    case service::Cause::endpoint: return stop(queue::StopReason::endpoint, service::wrong_endpoint(request, outcome));
+    case service::Cause::account:
+        return stop(queue::StopReason::account,
+                    "the service refused the account while listing templates (" + outcome.error + ")");
+    default: break;
     }
     if (!outcome.sent()) {
         return util::fail(
             fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name, outcome.error));
     }
-    TRY_ASSIGN(const auto templates, service::parse_templates(std::get<service::HttpResponse>(completion.result).body));
+    TRY_ASSIGN(auto templates, service::parse_templates(std::get<service::HttpResponse>(completion.result).body));
+    return TemplateList{std::move(templates), std::nullopt};
+}
+
+}  // namespace
+
+util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
+    const std::string& name = c.template_check->name;
+    TRY_ASSIGN(const auto list, fetch_templates(c, transport, name));
+    if (list.stop) {
+        return *list.stop;
+    }
     std::vector<std::string> names;
-    for (const auto& t : templates) {
+    for (const auto& t : list.templates) {
         if (t.name == name) {
             if (t.status == "APPROVED") {
                 return TemplateCheckResult{};
@@ -52,6 +72,15 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, se
     }
     return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file, name,
                                   fmt::join(names, ", ")));
+}
+
+util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& c, service::HttpTransport& transport) {
+    TRY_ASSIGN(const auto list, fetch_templates(c, transport, c.message.templated.name));
+    if (list.stop) {
+        return *list.stop;
+    }
+    TRY(match_template(c, list.templates));
+    return TemplateCheckResult{};
 }
 
 namespace {

@@ -26,6 +26,12 @@ struct TemplateCheckResult {
 // key or account, a certificate that failed verification, or a wrong URL comes back as `stop`.
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
+// For a template campaign (message.type: template): asks the service for its templates once and
+// finds the campaign's (match_template), filling in its id, category and text. Fails (exit 2)
+// when the template does not fit the campaign or the list cannot be had; a refused key or
+// account, a certificate that failed verification or a wrong endpoint comes back as `stop`.
+util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& campaign, service::HttpTransport& transport);
+
 // Counts what `run` would do with every row now (one pass over the CSV, each row that could be
 // sent screened against the account's ledger as the run will screen it), says when it starts
 // and about how long it takes, and renders the first message that will be sent.

@@ -195,9 +195,10 @@ util::Result<void> prepare(SendRun& run) {
     const auto& c = run.campaign;
     if (c.message.type == campaign::MessageType::template_message && c.message.templated.id.empty()) {
         // Never a send-template without its templateId: the template list names it (check_template).
-        return util::fail(fmt::format("{}: message.template \"{}\" was not found in the template list; nothing "
-                                      "was sent",
-                                      c.file, c.message.templated.name));
+        return util::fail(
+            fmt::format("{}: message.template \"{}\" was not found in the template list; nothing "
+                        "was sent",
+                        c.file, c.message.templated.name));
     }
     if (c.schedule.window) {
         TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));

@@ -37,12 +37,17 @@ util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body)
             continue;
         }
         TemplateInfo info;
+        info.id = text(record, "_id");
         info.status = text(record, "status");
         info.updated_at = text(record, "updatedAt");
         if (auto c = record.find("configuration"); c != record.end() && c->is_object()) {
             info.name = text(*c, "name");
             info.category = text(*c, "category");
             info.language = text(*c, "language");
+            info.header = text(*c, "header");
+            info.text_header = text(*c, "textHeader");
+            info.body = text(*c, "body");
+            info.footer = text(*c, "footer");
         }
         out.push_back(std::move(info));
     }

@@ -9,11 +9,16 @@
 namespace service {
 
 struct TemplateInfo {
+    std::string id;  // the record's `_id`
     std::string name;
     std::string category;
     std::string language;
     std::string status;
     std::string updated_at;
+    std::string header;       // configuration.header: "text", "image", "video", "document", "" (none), …
+    std::string text_header;  // configuration.textHeader
+    std::string body;         // configuration.body, with {{1}} or {{name}} variables
+    std::string footer;       // configuration.footer
 };
 
 // Parses a templates response body ({"success": true, "data": [records]}). Fails when the

@@ -7,6 +7,7 @@
 #include "campaign/content_rules.hpp"
 #include "campaign/template_text.hpp"
 #include "campaign_file_fixture.hpp"
+#include "runner/template_match.hpp"
 #include "service/messages.hpp"
 
 using namespace campaign_file_test;
@@ -182,5 +183,91 @@ message:
         CAPTURE(problems);
         CHECK(problems.find("11: message.body[0]: names ${WACAMP_API_KEY}, which holds a secret") != std::string::npos);
         CHECK(problems.find("key-0123456789") == std::string::npos);
+    }
+}
+
+TEST_SUITE("runner::match_template") {
+    namespace {
+    service::TemplateInfo info(std::string name, std::string language, std::string header, std::string text_header,
+                               std::string body, std::string status = "APPROVED") {
+        service::TemplateInfo t;
+        t.id = "id-" + name + "-" + language;
+        t.name = std::move(name);
+        t.language = std::move(language);
+        t.category = "MARKETING";
+        t.status = std::move(status);
+        t.header = std::move(header);
+        t.text_header = std::move(text_header);
+        t.body = std::move(body);
+        return t;
+    }
+
+    campaign::Campaign campaign_for(std::string name, std::vector<campaign::TemplateVariable> body,
+                                    campaign::HeaderKind header = campaign::HeaderKind::none, bool named = false) {
+        campaign::Campaign c;
+        c.file = "spring.yaml";
+        c.message.type = campaign::MessageType::template_message;
+        c.message.templated.name = std::move(name);
+        c.message.templated.body = std::move(body);
+        c.message.templated.header = header;
+        c.message.templated.named = named;
+        return c;
+    }
+
+    const std::vector<service::TemplateInfo> k_list = {
+        info("offer", "en", "image", "", "Hi {{1}}, {{2}} off"),
+        info("offer", "hi", "image", "", "Namaste {{1}}, {{2}}"),
+        info("update", "en", "text", "Order {{1}}", "Hi {{customer}}, it ships {{when}}"),
+        info("plain", "en", "", "", "Thanks for shopping with us"),
+        info("pending", "en", "", "", "Hi {{1}}", "PENDING"),
+    };
+    }  // namespace
+
+    TEST_CASE("a template that fits is found, and its id, category and text are filled in") {
+        auto c = campaign_for("offer", {{"", "{{name}}"}, {"", "20%"}}, campaign::HeaderKind::image);
+        c.message.templated.language = "hi";
+        REQUIRE(runner::match_template(c, k_list).ok());
+        CHECK(c.message.templated.id == "id-offer-hi");
+        CHECK(c.message.templated.category == "MARKETING");
+        CHECK(c.message.templated.body_text == "Namaste {{1}}, {{2}}");
+    }
+    TEST_CASE("named variables, a text header with a variable, and a template without variables") {
+        auto named =
+            campaign_for("update", {{"when", "{{date}}"}, {"customer", "{{name}}"}}, campaign::HeaderKind::text, true);
+        CHECK(runner::match_template(named, k_list).ok());
+        auto plain = campaign_for("plain", {});
+        CHECK(runner::match_template(plain, k_list).ok());
+    }
+    TEST_CASE("each mismatch is refused, naming the template and the difference") {
+        const auto why = [](campaign::Campaign c) {
+            auto r = runner::match_template(c, k_list);
+            return r ? std::string() : r.error().message;
+        };
+        CHECK(why(campaign_for("nope", {})) ==
+              "spring.yaml: the account has no template \"nope\" (it has: offer, pending, plain, update); nothing was "
+              "sent");
+        CHECK(why(campaign_for("offer", {{"", "a"}, {"", "b"}}, campaign::HeaderKind::image)) ==
+              "spring.yaml: template \"offer\" exists in several languages (en, hi): set message.language; nothing was "
+              "sent");
+        auto french = campaign_for("plain", {});
+        french.message.templated.language = "fr";
+        CHECK(why(french) == "spring.yaml: template \"plain\" has no language \"fr\" (it has: en); nothing was sent");
+        CHECK(why(campaign_for("pending", {{"", "a"}})) ==
+              "spring.yaml: template \"pending\" (en) has status PENDING, not APPROVED; nothing was sent");
+        auto one = campaign_for("offer", {{"", "a"}}, campaign::HeaderKind::image);
+        one.message.templated.language = "en";
+        CHECK(why(one) ==
+              "spring.yaml: template \"offer\" (en)'s body takes 2 variables ({{1}}, {{2}}); message.body "
+              "gives 1 value; nothing was sent");
+        auto no_header = campaign_for("offer", {{"", "a"}, {"", "b"}});
+        no_header.message.templated.language = "en";
+        CHECK(why(no_header) ==
+              "spring.yaml: template \"offer\" (en) has an image header; message.header gives no header; nothing was "
+              "sent");
+        CHECK(why(campaign_for("plain", {{"", "a"}})) ==
+              "spring.yaml: template \"plain\" (en)'s body has no variables; message.body gives 1 value; nothing was "
+              "sent");
+        const auto wrong_names = why(campaign_for("update", {{"customer", "a"}}, campaign::HeaderKind::text, true));
+        CHECK(wrong_names.find("takes the named variables {{customer}}, {{when}}") != std::string::npos);
     }
 }
