@@ -13,6 +13,7 @@
 #include "capture.hpp"
 #include "cli/output.hpp"
 #include "cli/terminal_ui.hpp"
+#include "util/zone.hpp"
 
 namespace {
 
@@ -231,6 +232,64 @@ TEST_SUITE("cli::TerminalUi") {
         const std::string date = fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
         const std::string message = lines[0]["message"];
         CHECK_MESSAGE(message.find("paused: daily cap reached until " + date + " ") != std::string::npos, message);
+    }
+    TEST_CASE("json: a pause is told with its end in UTC and on the window's clock, with the zone's name") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        queue::Progress p;
+        p.pause_reason = "outside the send window";
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.paused(p);
+        ui.progress(p, {.total = 0, .held_back = {}});
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 2);
+        CHECK(lines[0]["event"] == "notice");
+        CHECK(lines[0]["message"] == "paused: outside the send window until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC)");
+        for (const auto& line : lines) {
+            CHECK(line["pause_reason"] == "outside the send window");
+            CHECK(line["paused_until"] == "2026-11-28T04:30:00.000Z");
+            CHECK(line["paused_until_local"] == "2026-11-28T10:00:00.000+05:30");
+            CHECK(line["time_zone"] == "Asia/Kolkata");
+        }
+    }
+    TEST_CASE("without a send window a pause is told in UTC, and the zone's fields are null") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.pause_reason = "daily cap reached";
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.paused(p);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["message"] == "paused: daily cap reached until 2026-11-28 04:30:00 UTC");
+        CHECK(lines[0]["paused_until"] == "2026-11-28T04:30:00.000Z");
+        CHECK(lines[0]["paused_until_local"].is_null());
+        CHECK(lines[0]["time_zone"].is_null());
+    }
+    TEST_CASE("off a terminal, the wait for start_at is told once, however long it lasts") {
+        Fixture f;
+        cli::TerminalUi ui(f.text, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        for (int i = 0; i < 50; ++i) {
+            ui.waiting_to_start(start, start - std::chrono::hours(30) + std::chrono::seconds(i));
+        }
+        CHECK(f.err.text() ==
+              "wacamp: waiting until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC) to start (schedule.start_at)\n");
+    }
+    TEST_CASE("json: the wait for start_at is one notice with the start in UTC and on the window's clock") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.waiting_to_start(start, start - std::chrono::hours(1));
+        ui.waiting_to_start(start, start - std::chrono::minutes(59));
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["start_at"] == "2026-11-28T04:30:00.000Z");
+        CHECK(lines[0]["start_at_local"] == "2026-11-28T10:00:00.000+05:30");
+        CHECK(lines[0]["time_zone"] == "Asia/Kolkata");
     }
     TEST_CASE("--no-progress writes no progress in either format") {
         Fixture f;
