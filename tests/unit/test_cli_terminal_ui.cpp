@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/live_lines.hpp"
 #include "capture.hpp"
 #include "cli/output.hpp"
 #include "cli/terminal_ui.hpp"
@@ -143,6 +144,8 @@ TEST_SUITE("cli::countdown_line") {
     }
 }
 
+using test_support::live_lines;
+
 TEST_SUITE("cli::TerminalUi on a terminal") {
     // Everything a TerminalUi draws on a pseudo-terminal `columns` wide, as `draw` makes it,
     // with `resize`d columns given to `draw` to apply to the terminal when it likes.
@@ -179,20 +182,6 @@ TEST_SUITE("cli::TerminalUi on a terminal") {
         }
         close(terminal);
         return shown;
-    }
-
-    // The live lines drawn: what follows each "\r\x1b[K" up to the next control character, if anything.
-    std::vector<std::string> live_lines(const std::string& shown) {
-        std::vector<std::string> lines;
-        for (auto at = shown.find("\r\x1b[K"); at != std::string::npos; at = shown.find("\r\x1b[K", at + 1)) {
-            const auto from = at + 4;
-            const auto end = shown.find_first_of("\r\n\x1b", from);
-            const auto line = shown.substr(from, end == std::string::npos ? std::string::npos : end - from);
-            if (!line.empty()) {  // an erase with nothing after it: the line cleared
-                lines.push_back(line);
-            }
-        }
-        return lines;
     }
 
     TEST_CASE("the live line fits the terminal, and follows it when it is resized") {
