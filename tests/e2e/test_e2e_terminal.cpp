@@ -29,6 +29,17 @@ void check_fits(const std::vector<std::string>& lines, std::size_t columns) {
     }
 }
 
+// Stops `run` as a person would (SIGTERM: exit 3), checks that every live line it drew fits
+// `columns`, and returns all it showed.
+std::string stop_and_check_fits(TerminalProcess& run, std::size_t columns) {
+    run.signal(SIGTERM);
+    CHECK(run.wait() == 3);
+    const std::string screen = run.screen();
+    CAPTURE(screen);
+    check_fits(live_lines(screen), columns);
+    return screen;
+}
+
 // Whether any of `lines` contains `part`.
 bool any_contains(const std::vector<std::string>& lines, std::string_view part) {
     return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) { return contains(line, part); });
@@ -165,11 +176,7 @@ TEST_SUITE("e2e: terminal") {
                 }
                 return drawn > 0 && live_lines(run.screen()).size() >= drawn + 2;
             }));
-            run.signal(SIGTERM);
-            CHECK(run.wait() == 3);
-            const auto lines = live_lines(run.screen());
-            CAPTURE(run.screen());
-            check_fits(lines, columns);
+            const auto lines = live_lines(stop_and_check_fits(run, columns));
             CHECK(any_contains(lines, "sent 0 · failed 0"));
             if (columns == 80) {
                 CHECK(any_contains(lines, " · 3 waiting to retry"));
@@ -186,12 +193,9 @@ TEST_SUITE("e2e: terminal") {
                                   "], from: \"10:00\", to: \"18:00\"}}\n");
             TerminalProcess run({"run", f.campaign.string(), "--yes"}, f.env, columns);
             CHECK(wait_until([&] { return any_contains(live_lines(run.screen()), "paused"); }));
-            run.signal(SIGTERM);
-            CHECK(run.wait() == 3);
-            const std::string screen = run.screen();
+            const std::string screen = stop_and_check_fits(run, columns);
             CAPTURE(screen);
             const auto lines = live_lines(screen);
-            check_fits(lines, columns);
             // Told once in full: on the window's clock, then in UTC.
             CHECK(contains(screen, "wacamp: paused: outside the send window until "));
             CHECK(contains(screen, " 10:00 Asia/Kolkata (04:30 UTC)"));
@@ -213,14 +217,10 @@ TEST_SUITE("e2e: terminal") {
         const std::size_t wide = live_lines(run.screen()).size();
         run.resize(40);
         CHECK(wait_until([&] { return live_lines(run.screen()).size() >= wide + 3; }));
-        run.signal(SIGTERM);
-        CHECK(run.wait() == 3);
-        const auto lines = live_lines(run.screen());
-        CAPTURE(run.screen());
+        const auto lines = live_lines(stop_and_check_fits(run, 160));
         // The lines drawn as the terminal was resized may be either width; those after fit 40.
         REQUIRE(lines.size() >= wide + 3);
         check_fits(std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(wide) + 2, lines.end()), 40);
-        check_fits(lines, 160);
     }
 
     TEST_CASE("on terminals 80 and 40 columns wide, the wait for start_at counts down and fits") {
@@ -234,12 +234,9 @@ TEST_SUITE("e2e: terminal") {
                 auto lines = live_lines(run.screen());
                 return lines.size() >= 2 && lines.front().starts_with("starts in ") && lines.back() != lines.front();
             }));
-            run.signal(SIGTERM);
-            CHECK(run.wait() == 3);
-            const std::string screen = run.screen();
+            const std::string screen = stop_and_check_fits(run, columns);
             CAPTURE(screen);
             const auto lines = live_lines(screen);
-            check_fits(lines, columns);
             for (const auto& line : lines) {
                 CHECK(line.starts_with("starts in "));
             }

@@ -1,9 +1,6 @@
 #include <doctest/doctest.h>
 
 #include <fmt/chrono.h>
-#include <pty.h>
-#include <termios.h>
-#include <unistd.h>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -127,33 +124,17 @@ TEST_SUITE("cli::Output") {
         CHECK(out.text() == "done\n");  // the other stream still works
     }
     TEST_CASE("on a terminal, the live line is erased before a warning and before the result") {
-        int terminal = -1;
-        int side = -1;
-        REQUIRE(openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
-        termios mode{};
-        tcgetattr(side, &mode);
-        cfmakeraw(&mode);  // "\n" stays "\n"
-        tcsetattr(side, TCSANOW, &mode);
-        std::FILE* err = fdopen(side, "w");
-        REQUIRE(err != nullptr);
-        std::setvbuf(err, nullptr, _IONBF, 0);
+        test_support::TerminalCapture err;
         Capture out;
         {
-            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err});
+            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err.file()});
             REQUIRE(text.live_lines());
             text.progress("sent 1", {});
             text.warning("careful");
             text.progress("sent 2", {});
             text.result(cli::Level::info, "summary", "done\n", {});
         }
-        std::fclose(err);
-        std::string shown;
-        char buffer[4096];
-        for (ssize_t n; (n = read(terminal, buffer, sizeof buffer)) > 0;) {
-            shown.append(buffer, static_cast<size_t>(n));
-        }
-        close(terminal);
-        CHECK(shown == "\r\x1b[Ksent 1\r\x1b[Kwacamp: warning: careful\n\r\x1b[Ksent 2\r\x1b[K");
+        CHECK(err.shown() == "\r\x1b[Ksent 1\r\x1b[Kwacamp: warning: careful\n\r\x1b[Ksent 2\r\x1b[K");
         CHECK(out.text() == "done\n");
     }
     TEST_CASE("json: a prompt prints nothing") {

@@ -1,9 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <pty.h>
-#include <sys/ioctl.h>
-#include <termios.h>
-#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -147,47 +143,25 @@ TEST_SUITE("cli::countdown_line") {
 using test_support::live_lines;
 
 TEST_SUITE("cli::TerminalUi on a terminal") {
-    // Everything a TerminalUi draws on a pseudo-terminal `columns` wide, as `draw` makes it,
-    // with `resize`d columns given to `draw` to apply to the terminal when it likes.
+    // Everything a TerminalUi draws on a pseudo-terminal `columns` wide as `draw` makes it, with
+    // the terminal given to `draw` to resize.
     template <typename Draw>
     std::string drawn(unsigned short columns, Draw draw) {
-        int terminal = -1;
-        int side = -1;
-        winsize size{};
-        size.ws_col = columns;
-        size.ws_row = 24;
-        REQUIRE(openpty(&terminal, &side, nullptr, nullptr, &size) == 0);
-        termios mode{};
-        tcgetattr(side, &mode);
-        cfmakeraw(&mode);
-        tcsetattr(side, TCSANOW, &mode);
-        std::FILE* err = fdopen(side, "w");
-        REQUIRE(err != nullptr);
-        std::setvbuf(err, nullptr, _IONBF, 0);
+        test_support::TerminalCapture err(columns);
         test_support::Capture out;
         {
-            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err});
+            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err.file()});
             REQUIRE(text.live_lines());
             cli::TerminalUi ui(text, cli::ProgressMode::automatic, cli::AssumeYes::yes);
-            draw(ui, [&](unsigned short to) {
-                size.ws_col = to;
-                ioctl(terminal, TIOCSWINSZ, &size);
-            });
+            draw(ui, err);
         }
-        std::fclose(err);
-        std::string shown;
-        char buffer[4096];
-        for (ssize_t n; (n = read(terminal, buffer, sizeof buffer)) > 0;) {
-            shown.append(buffer, static_cast<size_t>(n));
-        }
-        close(terminal);
-        return shown;
+        return err.shown();
     }
 
     TEST_CASE("the live line fits the terminal, and follows it when it is resized") {
-        const std::string shown = drawn(40, [](cli::TerminalUi& ui, auto resize) {
+        const std::string shown = drawn(40, [](cli::TerminalUi& ui, const test_support::TerminalCapture& terminal) {
             ui.progress(running(), k_run);
-            resize(120);
+            terminal.resize(120);
             ui.progress(running(), k_run);
         });
         const auto lines = live_lines(shown);
@@ -200,7 +174,7 @@ TEST_SUITE("cli::TerminalUi on a terminal") {
     }
     TEST_CASE("the wait for start_at is told once, then counted down on the live line") {
         const auto start = std::chrono::system_clock::now() + 1h;
-        const std::string shown = drawn(40, [&](cli::TerminalUi& ui, auto) {
+        const std::string shown = drawn(40, [&](cli::TerminalUi& ui, const test_support::TerminalCapture&) {
             ui.time_zone(kolkata());
             ui.waiting_to_start(start, start - 65s);
             ui.waiting_to_start(start, start - 64500ms);  // the same second left: not drawn again
