@@ -2,6 +2,7 @@
 
 #include <spdlog/logger.h>
 #include <spdlog/sinks/rotating_file_sink.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <chrono>
@@ -171,11 +172,30 @@ void Output::notice(std::string_view message, std::string_view text) {
     log(spdlog::level::info, {.event = "notice", .message = message, .text = text, .fields = fields});
 }
 
-void Output::progress(std::string_view line, const nlohmann::ordered_json& fields) {
+void Output::notice_with_fields(std::string_view message, const nlohmann::ordered_json& fields) {
+    const auto more = fields_text(in_context(fields));  // the entry's views point into it
+    log(spdlog::level::info, {.event = "notice", .message = message, .fields = more});
+}
+
+std::optional<std::size_t> Output::terminal_columns() const {
+    winsize size{};
+    if (ioctl(fileno(m_err->file()), TIOCGWINSZ, &size) != 0 || size.ws_col == 0) {
+        return std::nullopt;
+    }
+    return size.ws_col;
+}
+
+void Output::draw_live(std::string_view line) {
+    if (m_live) {
+        m_err->draw_live(shown(line, *m_redactor));
+    }
+}
+
+void Output::progress(std::string_view line, const nlohmann::ordered_json& fields, std::string_view live_line) {
     const auto more = fields_text(in_context(fields));  // the entry's views point into it
     const LogEntry entry{.event = "progress", .message = line, .fields = more};
     if (m_live) {
-        m_err->draw_live(shown(line, *m_redactor));
+        draw_live(live_line.empty() ? line : live_line);
     } else {
         log_entry(*m_logger, spdlog::level::info, entry);
     }

@@ -78,6 +78,9 @@ public:
     const util::Redactor& redactor() const { return *m_redactor; }
     // Whether progress may be drawn as a live line redrawn in place: text, stderr a terminal.
     bool live_lines() const { return m_live; }
+    // The columns of the terminal on stderr, asked of it each time (it may be resized);
+    // nothing when stderr is no terminal or does not say.
+    std::optional<std::size_t> terminal_columns() const;
     // The logger the diagnostics below go through, for code that reports as it works.
     spdlog::logger& logger() { return *m_logger; }
 
@@ -93,9 +96,14 @@ public:
     void notice(std::string_view message);
     // The same, with its own text form (the sandbox's lines say "sandbox: …").
     void notice(std::string_view message, std::string_view text);
-    // One progress report: `line` as a live line (live_lines()) or "wacamp: progress: LINE";
-    // json: a progress object with `line` as its message and `fields`.
-    void progress(std::string_view line, const nlohmann::ordered_json& fields);
+    // "wacamp: MESSAGE", or a notice object with `fields` besides its message.
+    void notice_with_fields(std::string_view message, const nlohmann::ordered_json& fields);
+    // One progress report: `live_line` (`line` when empty) as a live line (live_lines()) or
+    // "wacamp: progress: LINE"; json: a progress object with `line` as its message and `fields`.
+    // A log file gets `line`.
+    void progress(std::string_view line, const nlohmann::ordered_json& fields, std::string_view live_line = {});
+    // Draws `line` as the live line, in place of the one showing (live_lines() only; else nothing).
+    void draw_live(std::string_view line);
     // The command's result on stdout: `text` as it is, or an object of `level` and `event`
     // with `fields` (a "message" among them).
     void result(Level level, std::string_view event, std::string_view text, const nlohmann::ordered_json& fields);

@@ -3,7 +3,6 @@
 #include <date/tz.h>
 #include <fmt/format.h>
 #include <algorithm>
-#include <exception>
 #include <vector>
 
 namespace queue {
@@ -37,8 +36,8 @@ std::string clock_text(minutes m) {
 
 }  // namespace
 
-SendWindow::SendWindow(const date::time_zone* zone, const campaign::Window& window)
-    : m_zone(zone), m_zone_name(window.timezone), m_from(window.from_minute), m_to(window.to_minute) {
+SendWindow::SendWindow(util::TimeZone zone, const campaign::Window& window)
+    : m_zone(std::move(zone)), m_from(window.from_minute), m_to(window.to_minute) {
     for (int day : window.days) {
         if (day >= 0 && day < 7) {
             m_days[static_cast<size_t>(day)] = true;
@@ -47,15 +46,11 @@ SendWindow::SendWindow(const date::time_zone* zone, const campaign::Window& wind
 }
 
 util::Result<SendWindow> SendWindow::make(const campaign::Window& window) {
-    try {
-        const date::time_zone* zone = date::locate_zone(window.timezone);
-        // The OS tzdb reads a zone's file on first use: read it now, so a bad file fails here.
-        (void)zone->get_info(floor<seconds>(system_clock::now()));
-        return SendWindow(zone, window);
-    } catch (const std::exception& e) {
-        return util::fail(
-            fmt::format("schedule.window: time zone \"{}\" cannot be used: {}", window.timezone, e.what()));
+    auto zone = util::TimeZone::locate(window.timezone);
+    if (!zone) {
+        return util::fail("schedule.window: " + zone.error().message);
     }
+    return SendWindow(std::move(*zone), window);
 }
 
 bool SendWindow::day_listed(sys_days local_day) const {
@@ -63,7 +58,7 @@ bool SendWindow::day_listed(sys_days local_day) const {
 }
 
 bool SendWindow::open_at(WallTime now) const {
-    const date::sys_info info = m_zone->get_info(floor<seconds>(now));
+    const date::sys_info info = m_zone.date_zone().get_info(floor<seconds>(now));
     const WallTime local = now + info.offset;  // local time, counted like UTC
     const sys_days day = floor<days>(local);
     const auto time_of_day = local - day;
@@ -76,7 +71,7 @@ std::optional<WallTime> SendWindow::first_open(WallTime t) const {
     }
     const WallTime limit = t + k_horizon;
     while (t < limit) {
-        const Stretch s = stretch_at(*m_zone, t, limit);
+        const Stretch s = stretch_at(m_zone.date_zone(), t, limit);
         const WallTime local = t + s.offset;
         const WallTime local_end = s.end + s.offset;
         for (sys_days day = floor<days>(local); day < local_end; day += days(1)) {
@@ -94,7 +89,7 @@ std::optional<WallTime> SendWindow::first_open(WallTime t) const {
 std::optional<WallTime> SendWindow::first_closed(WallTime t) const {
     const WallTime limit = t + k_horizon;
     while (t < limit) {
-        const Stretch s = stretch_at(*m_zone, t, limit);
+        const Stretch s = stretch_at(m_zone.date_zone(), t, limit);
         WallTime local = t + s.offset;
         const WallTime local_end = s.end + s.offset;
         while (local < local_end) {
@@ -136,7 +131,7 @@ std::string SendWindow::reason() const {
 }
 
 std::string SendWindow::local_text(WallTime t) const {
-    const date::sys_info info = m_zone->get_info(floor<seconds>(t));
+    const date::sys_info info = m_zone.date_zone().get_info(floor<seconds>(t));
     const WallTime local = t + info.offset;
     const sys_days day = floor<days>(local);
     const year_month_day ymd{day};
@@ -169,7 +164,7 @@ std::string SendWindow::describe() const {
             days += (days.empty() ? "" : ",") + std::string(k_day_names[day]);
         }
     }
-    return fmt::format("{} {}-{} {}", days, clock_text(m_from), clock_text(m_to), m_zone_name);
+    return fmt::format("{} {}-{} {}", days, clock_text(m_from), clock_text(m_to), m_zone.name());
 }
 
 }  // namespace queue

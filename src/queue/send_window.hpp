@@ -10,10 +10,7 @@
 #include "campaign/campaign.hpp"
 #include "queue/job.hpp"
 #include "util/result.hpp"
-
-namespace date {
-class time_zone;  // date/tz.h stays out of headers: it needs the library's compile definitions
-}  // namespace date
+#include "util/zone.hpp"
 
 namespace queue {
 
@@ -55,15 +52,17 @@ public:
     // The window for people: "mon-fri 09:00-18:00 Asia/Kolkata" (days listed when not a range).
     std::string describe() const;
 
+    // The window's zone, in which a campaign's times are shown to people beside UTC.
+    const util::TimeZone& zone() const { return m_zone; }
+
 private:
-    SendWindow(const date::time_zone* zone, const campaign::Window& window);
+    SendWindow(util::TimeZone zone, const campaign::Window& window);
 
     std::optional<WallTime> first_open(WallTime from) const;
     std::optional<WallTime> first_closed(WallTime from) const;
     bool day_listed(std::chrono::sys_days local_day) const;
 
-    const date::time_zone* m_zone;  // owned by date's tzdb, which lives as long as the process
-    std::string m_zone_name;
+    util::TimeZone m_zone;
     std::array<bool, 7> m_days{};  // index = weekday, 0 = Sunday
     std::chrono::minutes m_from;
     std::chrono::minutes m_to;

@@ -1,11 +1,9 @@
 #include "runner/log_observer.hpp"
 
-#include <fmt/format.h>
 #include <algorithm>
 
 #include "results/records.hpp"
 #include "runner/secrets.hpp"
-#include "util/time.hpp"
 
 namespace runner {
 
@@ -168,9 +166,7 @@ void LogObserver::report_end(const queue::DispatchResult& result) {
 }
 
 void LogObserver::on_pause(const queue::Progress& progress) {
-    m_ui.notice(progress.paused_until ? fmt::format("paused: {} until {}", progress.pause_reason,
-                                                    util::format_wall_time(*progress.paused_until, m_clock.wall_now()))
-                                      : fmt::format("paused: {}", progress.pause_reason));
+    m_ui.paused(progress);
 }
 
 }  // namespace runner

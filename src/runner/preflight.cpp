@@ -12,6 +12,7 @@
 #include "service/requests.hpp"
 #include "service/templates.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 namespace runner {
 
@@ -96,8 +97,8 @@ std::string start_of(const SendRun& run, util::TimePoint now) {
             return "never: the send window has no days";
         }
         if (*opens > from) {
-            return fmt::format("when the send window opens, {} ({}) — {}", run.window->local_text(*opens),
-                               util::format_timestamp(*opens), run.window->describe());
+            return fmt::format("when the send window opens, {} — {}",
+                               util::format_zoned_time(*opens, now, run.window->zone()), run.window->describe());
         }
     }
     return when;

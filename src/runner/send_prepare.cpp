@@ -80,12 +80,11 @@ bool wait_for_start(const SendRun& run) {
     if (!start_at || *start_at <= clock.wall_now()) {
         return true;
     }
-    run.parts.ui.notice(
-        fmt::format("waiting until {} to start (schedule.start_at)", util::format_timestamp(*start_at)));
     while (clock.wall_now() < *start_at) {
         if (run.parts.stop_requests.load() > 0) {
             return false;
         }
+        run.parts.ui.waiting_to_start(*start_at, clock.wall_now());
         clock.sleep_for(std::min(k_wait_slice, std::chrono::ceil<util::Millis>(*start_at - clock.wall_now())));
     }
     return true;
@@ -202,6 +201,7 @@ util::Result<void> prepare(SendRun& run) {
     }
     if (c.schedule.window) {
         TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));
+        run.parts.ui.time_zone(run.window->zone());
     }
     TRY_ASSIGN(run.stream, campaign::RecipientStream::open(c));
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));

@@ -11,6 +11,11 @@
 #include "queue/job.hpp"
 #include "results/replay.hpp"
 #include "results/status.hpp"
+#include "util/clock.hpp"
+
+namespace util {
+class TimeZone;
+}  // namespace util
 
 namespace runner {
 
@@ -70,6 +75,15 @@ public:
     virtual void log_read(const results::LogState& /*state*/) {}
     // A warning line.
     virtual void warning(std::string_view text) = 0;
+    // The zone the campaign's times are shown in beside UTC (schedule.window's), told before
+    // any wait or progress. Without it times are shown in UTC only.
+    virtual void time_zone(const util::TimeZone& /*zone*/) {}
+    // The run waits for schedule.start_at `at`: called as the wait begins and about every
+    // tenth of a second while it lasts, with the wall clock's `now`.
+    virtual void waiting_to_start(util::TimePoint at, util::TimePoint now) = 0;
+    // The queue began to wait for the send window or the daily cap: `progress` has its
+    // pause_reason and, unless it has no end in sight, paused_until.
+    virtual void paused(const queue::Progress& progress) = 0;
     // The queue's state, about once a second, with the runner's figures.
     virtual void progress(const queue::Progress& progress, const RunFigures& figures) = 0;
     // Ends any live progress line, so that what follows starts on a clean line.

@@ -194,6 +194,20 @@ std::string axis(std::int64_t ms) {
     return out;
 }
 
+std::string countdown(std::int64_t ms) {
+    const std::int64_t s = (ms + 999) / 1000;
+    if (s < 60) {
+        return fmt::format("{}s", s);
+    }
+    if (s < 3600) {
+        return fmt::format("{}m {:02}s", s / 60, s % 60);
+    }
+    if (s < 86'400) {
+        return fmt::format("{}h {:02}m {:02}s", s / 3600, s / 60 % 60, s % 60);
+    }
+    return fmt::format("{}d {:02}h {:02}m {:02}s", s / 86'400, s / 3600 % 24, s / 60 % 60, s % 60);
+}
+
 }  // namespace
 
 void write_timestamp(TimePoint t, char* out) {
@@ -303,6 +317,7 @@ std::string format_duration(Millis d, DurationStyle style) {
     case DurationStyle::compact: return ms < 0 ? "-" + compact(-ms) : compact(ms);
     case DurationStyle::report: return spaced(std::max<std::int64_t>(ms, 0));
     case DurationStyle::axis: return axis(std::max<std::int64_t>(ms, 0));
+    case DurationStyle::countdown: return countdown(std::max<std::int64_t>(ms, 0));
     }
     return compact(ms);
 }

@@ -52,13 +52,15 @@ std::optional<TimePoint> parse_http_date(std::string_view text, TimePoint now);
 std::string format_wall_time(TimePoint t, TimePoint now);
 
 enum class DurationStyle {
-    compact,  // the CLI's lines: "850ms", "12.3s", "4m05s", "2h10m", "1d02h"; "-" before a negative
-    report,   // reports: "350 ms", "4.2 s", "12m 03s", "2h 03m 04s", "3d 02h 10m"; negative reads 0
-    axis,     // chart ticks: nonzero units only, "0", "45s", "1m30s", "2m", "1h05m", "2d3h"
+    compact,    // the CLI's lines: "850ms", "12.3s", "4m05s", "2h10m", "1d02h"; "-" before a negative
+    report,     // reports: "350 ms", "4.2 s", "12m 03s", "2h 03m 04s", "3d 02h 10m"; negative reads 0
+    axis,       // chart ticks: nonzero units only, "0", "45s", "1m30s", "2m", "1h05m", "2d3h"
+    countdown,  // time left, in whole seconds rounded up: "5s", "1m 05s", "1h 02m 05s", "2d 01h 02m 05s"
 };
 
-// Returns `d` for a person in `style`. Every style truncates (a clock's reading): 59.99 s is
-// "59.9s", never "60.0s", and 119.9 s is "1m59s".
+// Returns `d` for a person in `style`. Every style but countdown truncates (a clock's
+// reading): 59.99 s is "59.9s", never "60.0s", and 119.9 s is "1m59s"; a countdown rounds up,
+// so that it reads "1s" until the moment itself, and 0 (or less) reads "0s".
 std::string format_duration(Millis d, DurationStyle style);
 
 }  // namespace util

@@ -1,8 +1,58 @@
 #include "util/utf8.hpp"
 
+#include <locale.h>
+#include <wchar.h>
+
 namespace util {
 
 namespace {
+
+// The C.UTF-8 locale made current on this thread for as long as it lives, so that wcwidth
+// knows every character whatever the process's locale (wacamp never calls setlocale).
+class Utf8Locale {
+public:
+    Utf8Locale() : m_utf8(newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{})) {
+        if (m_utf8 != locale_t{}) {
+            m_before = uselocale(m_utf8);
+        }
+    }
+    ~Utf8Locale() {
+        if (m_utf8 != locale_t{}) {
+            uselocale(m_before);
+            freelocale(m_utf8);
+        }
+    }
+    Utf8Locale(const Utf8Locale&) = delete;
+    Utf8Locale& operator=(const Utf8Locale&) = delete;
+
+    // The columns `c` takes: wcwidth's answer, 1 when it has none.
+    std::size_t columns(char32_t c) const {
+        if (c < 0x80) {
+            return 1;
+        }
+        const int width = m_utf8 != locale_t{} ? wcwidth(static_cast<wchar_t>(c)) : -1;
+        return width < 0 ? 1 : static_cast<std::size_t>(width);
+    }
+
+private:
+    locale_t m_utf8;
+    locale_t m_before{};
+};
+
+// Calls `each(bytes, columns)` for each character of `text` in turn (an invalid byte is one
+// character of one column); stops when it returns false.
+template <typename Each>
+void for_each_column(std::string_view text, Each each) {
+    const Utf8Locale locale;
+    for (std::size_t i = 0; i < text.size();) {
+        const Utf8Char c = decode_utf8(text.substr(i));
+        const std::size_t bytes = c.length == 0 ? 1 : c.length;
+        if (!each(bytes, c.length == 0 ? 1 : locale.columns(c.code_point))) {
+            return;
+        }
+        i += bytes;
+    }
+}
 
 bool in_range(unsigned char c, unsigned char low, unsigned char high) {
     return c >= low && c <= high;
@@ -74,6 +124,35 @@ std::string clip_utf8(std::string_view text, std::size_t max_bytes) {
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
         --cut;  // `cut` is inside a sequence: step back to its lead byte
     }
+    return std::string(text.substr(0, cut)) + "…";
+}
+
+std::size_t display_width(std::string_view text) {
+    std::size_t width = 0;
+    for_each_column(text, [&](std::size_t, std::size_t columns) {
+        width += columns;
+        return true;
+    });
+    return width;
+}
+
+std::string clip_to_width(std::string_view text, std::size_t columns) {
+    if (display_width(text) <= columns) {
+        return std::string(text);
+    }
+    if (columns == 0) {
+        return {};
+    }
+    std::size_t width = 0;
+    std::size_t cut = 0;
+    for_each_column(text, [&](std::size_t bytes, std::size_t c) {
+        if (width + c > columns - 1) {
+            return false;
+        }
+        width += c;
+        cut += bytes;
+        return true;
+    });
     return std::string(text.substr(0, cut)) + "…";
 }
 

@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include <cerrno>
 #include <chrono>
@@ -194,6 +197,77 @@ std::string Background::out() const {
 
 std::string Background::err() const {
     return read_file(m_dir / "err");
+}
+
+TerminalProcess::TerminalProcess(const std::vector<std::string>& args, const EnvOverrides& env,
+                                 unsigned short columns) {
+    winsize size{};
+    size.ws_col = columns;
+    size.ws_row = 24;
+    int side = -1;
+    if (openpty(&m_terminal, &side, nullptr, nullptr, &size) != 0) {
+        throw std::runtime_error(std::string("openpty: ") + std::strerror(errno));
+    }
+    termios mode{};
+    tcgetattr(side, &mode);
+    cfmakeraw(&mode);  // shown as written: "\n" stays "\n"
+    tcsetattr(side, TCSANOW, &mode);
+    fcntl(m_terminal, F_SETFD, FD_CLOEXEC);
+    fcntl(side, F_SETFD, FD_CLOEXEC);
+    std::vector<std::string> argv{WACAMP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    m_pid = spawn_process(argv, env, side, side, side);
+    close(side);  // once the process has gone, reading the terminal ends
+    m_reader = std::thread([this] { read_all(); });
+}
+
+TerminalProcess::~TerminalProcess() {
+    if (m_exit < 0) {
+        kill(m_pid, SIGKILL);
+        wait();
+    }
+    close(m_terminal);
+}
+
+void TerminalProcess::read_all() {
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = read(m_terminal, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return;  // EIO: no process has the terminal open any more
+        }
+        std::lock_guard lock(m_mutex);
+        m_screen.append(buffer, static_cast<size_t>(n));
+    }
+}
+
+void TerminalProcess::resize(unsigned short columns) {
+    winsize size{};
+    size.ws_col = columns;
+    size.ws_row = 24;
+    ioctl(m_terminal, TIOCSWINSZ, &size);
+}
+
+void TerminalProcess::signal(int sig) {
+    if (m_exit < 0) {
+        kill(m_pid, sig);
+    }
+}
+
+int TerminalProcess::wait() {
+    if (m_exit < 0) {
+        m_exit = wait_exit(m_pid);
+        m_reader.join();
+    }
+    return m_exit;
+}
+
+std::string TerminalProcess::screen() const {
+    std::lock_guard lock(m_mutex);
+    return m_screen;
 }
 
 TempDir::TempDir() {

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace e2e {
@@ -69,6 +71,34 @@ private:
     std::filesystem::path m_dir;
     pid_t m_pid = -1;
     int m_exit = -1;
+};
+
+// A wacamp process in the background on a pseudo-terminal of its own (stdin, stdout and stderr
+// all on it), `columns` wide and 24 rows high, as a person at a terminal of that size runs it.
+class TerminalProcess {
+public:
+    TerminalProcess(const std::vector<std::string>& args, const EnvOverrides& env, unsigned short columns);
+    ~TerminalProcess();
+    TerminalProcess(const TerminalProcess&) = delete;
+    TerminalProcess& operator=(const TerminalProcess&) = delete;
+    // Makes the terminal `columns` wide (TIOCSWINSZ), as a person resizing its window does.
+    void resize(unsigned short columns);
+    // Sends `signal` to the process.
+    void signal(int signal);
+    // Waits for the process to end and for the terminal to show all it wrote; its exit code.
+    int wait();
+    // Everything the terminal was shown so far, as written (raw: "\n" stays "\n").
+    std::string screen() const;
+
+private:
+    void read_all();
+
+    int m_terminal = -1;
+    pid_t m_pid = -1;
+    int m_exit = -1;
+    std::thread m_reader;
+    mutable std::mutex m_mutex;
+    std::string m_screen;  // guarded by m_mutex
 };
 
 // A temporary folder, removed with everything in it on destruction.

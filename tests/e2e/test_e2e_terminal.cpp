@@ -1,15 +1,63 @@
 // `wacamp run` as a person at a terminal sees it: the confirmation and the live progress
-// line, through a pseudo-terminal made by script(1) from util-linux; and without one.
+// line, through a pseudo-terminal made by script(1) from util-linux or of a given width; and
+// without one.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <csignal>
+#include <thread>
+
+#include "../support/live_lines.hpp"
 #include "fixtures.hpp"
+#include "util/time.hpp"
+#include "util/utf8.hpp"
 
 using namespace e2e;
+using test_support::live_lines;
 
 namespace {
 
 // The live line is redrawn in place: carriage return, erase the line, then the figures.
 constexpr std::string_view k_live_line = "\r\x1b[Ksent ";
+
+// Checks that every live line on `screen` leaves the last of `columns` free (a terminal
+// wraps there), counting display columns, not bytes.
+void check_fits(const std::vector<std::string>& lines, std::size_t columns) {
+    for (const auto& line : lines) {
+        CAPTURE(line);
+        CHECK(util::display_width(line) <= columns - 1);
+    }
+}
+
+// Stops `run` as a person would (SIGTERM: exit 3), checks that every live line it drew fits
+// `columns`, and returns all it showed.
+std::string stop_and_check_fits(TerminalProcess& run, std::size_t columns) {
+    run.signal(SIGTERM);
+    CHECK(run.wait() == 3);
+    const std::string screen = run.screen();
+    CAPTURE(screen);
+    check_fits(live_lines(screen), columns);
+    return screen;
+}
+
+// Whether any of `lines` contains `part`.
+bool any_contains(const std::vector<std::string>& lines, std::string_view part) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) { return contains(line, part); });
+}
+
+// The weekday, as the campaign file names it, two days after today's in UTC: no zone's date
+// is that far ahead yet, so a window open only then is closed now everywhere.
+std::string weekday_after_tomorrow() {
+    constexpr const char* k_days[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+    const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    return k_days[std::chrono::weekday(today + std::chrono::days(2)).c_encoding()];
+}
+
+// A campaign waiting for a start_at an hour away, its times in Kolkata's zone.
+std::string start_in_an_hour() {
+    const auto start = std::chrono::system_clock::now() + std::chrono::hours(1);
+    return "schedule: {start_at: \"" + util::format_timestamp(start) + "\", window: {timezone: Asia/Kolkata}}\n";
+}
 
 }  // namespace
 
@@ -112,5 +160,109 @@ TEST_SUITE("e2e: terminal") {
         CHECK((line == 0 || r.err[line - 1] == '\n'));
         CHECK(r.err.find('\n', line) != std::string::npos);
         CHECK(delivered(sandbox).size() == 13);
+    }
+
+    TEST_CASE("on terminals 80 and 40 columns wide, the live line fits while retries wait") {
+        for (const unsigned short columns : {80, 40}) {
+            CAPTURE(columns);
+            Sandbox sandbox({"--error-rate", "1"});  // every send answered 500: each waits to retry
+            CampaignFixture f(sandbox, numbers_csv(3), "retry: {initial_backoff: 60s, max_backoff: 60s}\n");
+            TerminalProcess run({"run", f.campaign.string(), "--yes"}, f.env, columns);
+            // Every row failed once, and the line was drawn twice more since.
+            std::size_t drawn = 0;
+            CHECK(wait_until([&] {
+                if (drawn == 0 && send_requests(sandbox) >= 3) {
+                    drawn = live_lines(run.screen()).size();
+                }
+                return drawn > 0 && live_lines(run.screen()).size() >= drawn + 2;
+            }));
+            const auto lines = live_lines(stop_and_check_fits(run, columns));
+            CHECK(any_contains(lines, "sent 0 · failed 0"));
+            if (columns == 80) {
+                CHECK(any_contains(lines, " · 3 waiting to retry"));
+            }
+        }
+    }
+
+    TEST_CASE("on terminals 80 and 40 columns wide, the live line fits while paused outside the send window") {
+        for (const unsigned short columns : {80, 40}) {
+            CAPTURE(columns);
+            Sandbox sandbox;
+            CampaignFixture f(sandbox, numbers_csv(3),
+                              "schedule: {window: {timezone: Asia/Kolkata, days: [" + weekday_after_tomorrow() +
+                                  "], from: \"10:00\", to: \"18:00\"}}\n");
+            TerminalProcess run({"run", f.campaign.string(), "--yes"}, f.env, columns);
+            CHECK(wait_until([&] { return any_contains(live_lines(run.screen()), "paused"); }));
+            const std::string screen = stop_and_check_fits(run, columns);
+            CAPTURE(screen);
+            const auto lines = live_lines(screen);
+            // Told once in full: on the window's clock, then in UTC.
+            CHECK(contains(screen, "wacamp: paused: outside the send window until "));
+            CHECK(contains(screen, " 10:00 Asia/Kolkata (04:30 UTC)"));
+            if (columns == 80) {
+                CHECK(any_contains(lines, "remaining 3 · paused until "));
+                CHECK(any_contains(lines, " 10:00 Asia/Kolkata"));
+            }
+            CHECK(delivered(sandbox).empty());
+        }
+    }
+
+    TEST_CASE("the live line follows the terminal when it is resized") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3),
+                          "schedule: {window: {timezone: Asia/Kolkata, days: [" + weekday_after_tomorrow() +
+                              "], from: \"10:00\", to: \"18:00\"}}\n");
+        TerminalProcess run({"run", f.campaign.string(), "--yes"}, f.env, 160);
+        CHECK(wait_until([&] { return any_contains(live_lines(run.screen()), "paused: outside the send window"); }));
+        const std::size_t wide = live_lines(run.screen()).size();
+        run.resize(40);
+        CHECK(wait_until([&] { return live_lines(run.screen()).size() >= wide + 3; }));
+        const auto lines = live_lines(stop_and_check_fits(run, 160));
+        // The lines drawn as the terminal was resized may be either width; those after fit 40.
+        REQUIRE(lines.size() >= wide + 3);
+        check_fits(std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(wide) + 2, lines.end()), 40);
+    }
+
+    TEST_CASE("on terminals 80 and 40 columns wide, the wait for start_at counts down and fits") {
+        for (const unsigned short columns : {80, 40}) {
+            CAPTURE(columns);
+            Sandbox sandbox;
+            CampaignFixture f(sandbox, numbers_csv(2), start_in_an_hour());
+            TerminalProcess run({"run", f.campaign.string(), "--yes"}, f.env, columns);
+            // Counted down: two different lines, a second apart.
+            CHECK(wait_until([&] {
+                auto lines = live_lines(run.screen());
+                return lines.size() >= 2 && lines.front().starts_with("starts in ") && lines.back() != lines.front();
+            }));
+            const std::string screen = stop_and_check_fits(run, columns);
+            CAPTURE(screen);
+            const auto lines = live_lines(screen);
+            for (const auto& line : lines) {
+                CHECK(line.starts_with("starts in "));
+            }
+            if (columns == 80) {
+                CHECK(any_contains(lines, " — at "));
+                CHECK(any_contains(lines, " Asia/Kolkata ("));
+            }
+            CHECK(screen.find("wacamp: waiting until ") == screen.rfind("wacamp: waiting until "));
+            CHECK(send_requests(sandbox) == 0);
+        }
+    }
+
+    TEST_CASE("without a terminal, the wait for start_at is told once, in the window's zone and UTC") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2), start_in_an_hour());
+        Background run({"run", f.campaign.string()}, f.env);
+        CHECK(wait_until([&] { return contains(run.err(), "waiting until"); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a countdown would have drawn by now
+        run.signal(SIGTERM);
+        CHECK(run.wait() == 3);
+        const std::string err = run.err();
+        CAPTURE(err);
+        CHECK(err.find("wacamp: waiting until ") == err.rfind("wacamp: waiting until "));
+        CHECK(contains(err, " Asia/Kolkata ("));
+        CHECK(contains(err, " UTC) to start (schedule.start_at)\n"));
+        CHECK_FALSE(contains(err, "starts in"));
+        CHECK_FALSE(contains(err, "\r"));
     }
 }

@@ -1,7 +1,13 @@
 #pragma once
-// A temporary file standing in for stdout or stderr in tests of what cli/ prints.
+// A temporary file, or a pseudo-terminal, standing in for stdout or stderr in tests of what
+// cli/ prints.
 
 #include <doctest/doctest.h>
+
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <memory>
@@ -41,6 +47,57 @@ public:
 
 private:
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> m_file;
+};
+
+// A pseudo-terminal `columns` wide standing in for stderr: what is written to file() is shown
+// as written ("\n" stays "\n"); shown() closes file() and returns all the terminal showed.
+class TerminalCapture {
+public:
+    explicit TerminalCapture(unsigned short columns = 80) {
+        winsize size{};
+        size.ws_col = columns;
+        size.ws_row = 24;
+        int side = -1;
+        REQUIRE(openpty(&m_terminal, &side, nullptr, nullptr, &size) == 0);
+        termios mode{};
+        tcgetattr(side, &mode);
+        cfmakeraw(&mode);
+        tcsetattr(side, TCSANOW, &mode);
+        m_side = fdopen(side, "w");
+        REQUIRE(m_side != nullptr);
+        std::setvbuf(m_side, nullptr, _IONBF, 0);
+    }
+    ~TerminalCapture() {
+        if (m_side != nullptr) {
+            std::fclose(m_side);
+        }
+        close(m_terminal);
+    }
+    TerminalCapture(const TerminalCapture&) = delete;
+    TerminalCapture& operator=(const TerminalCapture&) = delete;
+
+    std::FILE* file() const { return m_side; }
+    // Makes the terminal `columns` wide, as a person resizing its window does.
+    void resize(unsigned short columns) const {
+        winsize size{};
+        size.ws_col = columns;
+        size.ws_row = 24;
+        ioctl(m_terminal, TIOCSWINSZ, &size);
+    }
+    std::string shown() {
+        std::fclose(m_side);
+        m_side = nullptr;
+        std::string out;
+        char buffer[4096];
+        for (ssize_t n; (n = read(m_terminal, buffer, sizeof buffer)) > 0;) {
+            out.append(buffer, static_cast<size_t>(n));
+        }
+        return out;
+    }
+
+private:
+    int m_terminal = -1;
+    std::FILE* m_side = nullptr;
 };
 
 }  // namespace test_support

@@ -153,11 +153,15 @@ public:
     }
     void notice(std::string_view text) override { notices.emplace_back(text); }
     void warning(std::string_view text) override { warnings.emplace_back(text); }
+    void waiting_to_start(util::TimePoint at, util::TimePoint /*now*/) override { start_waits.push_back(at); }
+    void paused(const queue::Progress& progress) override { pauses.push_back(progress); }
     void progress(const queue::Progress& /*progress*/, const runner::RunFigures& /*figures*/) override {}
 
     std::vector<runner::Preview> previews;
     std::vector<std::string> notices;
     std::vector<std::string> warnings;
+    std::vector<util::TimePoint> start_waits;  // schedule.start_at, each time the wait was told
+    std::vector<queue::Progress> pauses;
 
 private:
     Confirm m_answer;

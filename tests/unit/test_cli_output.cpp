@@ -1,9 +1,6 @@
 #include <doctest/doctest.h>
 
 #include <fmt/chrono.h>
-#include <pty.h>
-#include <termios.h>
-#include <unistd.h>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +10,7 @@
 #include "capture.hpp"
 #include "cli/output.hpp"
 #include "cli/terminal_ui.hpp"
+#include "util/zone.hpp"
 
 namespace {
 
@@ -126,33 +124,17 @@ TEST_SUITE("cli::Output") {
         CHECK(out.text() == "done\n");  // the other stream still works
     }
     TEST_CASE("on a terminal, the live line is erased before a warning and before the result") {
-        int terminal = -1;
-        int side = -1;
-        REQUIRE(openpty(&terminal, &side, nullptr, nullptr, nullptr) == 0);
-        termios mode{};
-        tcgetattr(side, &mode);
-        cfmakeraw(&mode);  // "\n" stays "\n"
-        tcsetattr(side, TCSANOW, &mode);
-        std::FILE* err = fdopen(side, "w");
-        REQUIRE(err != nullptr);
-        std::setvbuf(err, nullptr, _IONBF, 0);
+        test_support::TerminalCapture err;
         Capture out;
         {
-            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err});
+            cli::Output text(cli::LogFormat::text, {.out = out.file(), .err = err.file()});
             REQUIRE(text.live_lines());
             text.progress("sent 1", {});
             text.warning("careful");
             text.progress("sent 2", {});
             text.result(cli::Level::info, "summary", "done\n", {});
         }
-        std::fclose(err);
-        std::string shown;
-        char buffer[4096];
-        for (ssize_t n; (n = read(terminal, buffer, sizeof buffer)) > 0;) {
-            shown.append(buffer, static_cast<size_t>(n));
-        }
-        close(terminal);
-        CHECK(shown == "\r\x1b[Ksent 1\r\x1b[Kwacamp: warning: careful\n\r\x1b[Ksent 2\r\x1b[K");
+        CHECK(err.shown() == "\r\x1b[Ksent 1\r\x1b[Kwacamp: warning: careful\n\r\x1b[Ksent 2\r\x1b[K");
         CHECK(out.text() == "done\n");
     }
     TEST_CASE("json: a prompt prints nothing") {
@@ -231,6 +213,64 @@ TEST_SUITE("cli::TerminalUi") {
         const std::string date = fmt::format("{:%Y-%m-%d}", std::chrono::floor<std::chrono::seconds>(*p.paused_until));
         const std::string message = lines[0]["message"];
         CHECK_MESSAGE(message.find("paused: daily cap reached until " + date + " ") != std::string::npos, message);
+    }
+    TEST_CASE("json: a pause is told with its end in UTC and on the window's clock, with the zone's name") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        queue::Progress p;
+        p.pause_reason = "outside the send window";
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.paused(p);
+        ui.progress(p, {.total = 0, .held_back = {}});
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 2);
+        CHECK(lines[0]["event"] == "notice");
+        CHECK(lines[0]["message"] == "paused: outside the send window until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC)");
+        for (const auto& line : lines) {
+            CHECK(line["pause_reason"] == "outside the send window");
+            CHECK(line["paused_until"] == "2026-11-28T04:30:00.000Z");
+            CHECK(line["paused_until_local"] == "2026-11-28T10:00:00.000+05:30");
+            CHECK(line["time_zone"] == "Asia/Kolkata");
+        }
+    }
+    TEST_CASE("without a send window a pause is told in UTC, and the zone's fields are null") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        queue::Progress p;
+        p.pause_reason = "daily cap reached";
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.paused(p);
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["message"] == "paused: daily cap reached until 2026-11-28 04:30:00 UTC");
+        CHECK(lines[0]["paused_until"] == "2026-11-28T04:30:00.000Z");
+        CHECK(lines[0]["paused_until_local"].is_null());
+        CHECK(lines[0]["time_zone"].is_null());
+    }
+    TEST_CASE("off a terminal, the wait for start_at is told once, however long it lasts") {
+        Fixture f;
+        cli::TerminalUi ui(f.text, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        for (int i = 0; i < 50; ++i) {
+            ui.waiting_to_start(start, start - std::chrono::hours(30) + std::chrono::seconds(i));
+        }
+        CHECK(f.err.text() ==
+              "wacamp: waiting until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC) to start (schedule.start_at)\n");
+    }
+    TEST_CASE("json: the wait for start_at is one notice with the start in UTC and on the window's clock") {
+        Fixture f;
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
+        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        ui.waiting_to_start(start, start - std::chrono::hours(1));
+        ui.waiting_to_start(start, start - std::chrono::minutes(59));
+        auto lines = f.err.objects();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["start_at"] == "2026-11-28T04:30:00.000Z");
+        CHECK(lines[0]["start_at_local"] == "2026-11-28T10:00:00.000+05:30");
+        CHECK(lines[0]["time_zone"] == "Asia/Kolkata");
     }
     TEST_CASE("--no-progress writes no progress in either format") {
         Fixture f;

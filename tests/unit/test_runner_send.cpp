@@ -8,6 +8,7 @@
 #include "results/replay.hpp"
 #include "runner/send.hpp"
 #include "runner_fixture.hpp"
+#include "util/time.hpp"
 
 using namespace std::chrono_literals;
 using runner_test::column;
@@ -72,8 +73,8 @@ TEST_SUITE("runner::send_campaign") {
         REQUIRE(report);
         CHECK(report->reason == queue::StopReason::completed);
         CHECK(rig.clock.sleeps == 6000);  // ten minutes in slices of 100 ms
-        REQUIRE(rig.ui.notices.size() >= 1);
-        CHECK(rig.ui.notices.front().starts_with("waiting until 2026-03-01"));
+        REQUIRE(rig.ui.start_waits.size() >= 1);
+        CHECK(util::format_timestamp(rig.ui.start_waits.front()) == "2026-03-01T00:10:00.000Z");
         const auto log = read_log(rig.log_path());
         CHECK(log.front()["started_at"].get<std::string>().starts_with("2026-03-01T00:10:00"));
     }

@@ -236,6 +236,18 @@ TEST_SUITE("util::format_duration") {
         CHECK(report(-5ms) == "0 ms");
         CHECK(report(74h + 10min + 5s) == "3d 02h 10m");
     }
+    TEST_CASE("countdown, for the time left: whole seconds, rounded up") {
+        const auto countdown = [](util::Millis d) { return util::format_duration(d, DurationStyle::countdown); };
+        CHECK(countdown(0ms) == "0s");
+        CHECK(countdown(-3s) == "0s");
+        CHECK(countdown(1ms) == "1s");
+        CHECK(countdown(4'001ms) == "5s");
+        CHECK(countdown(59s) == "59s");
+        CHECK(countdown(59'001ms) == "1m 00s");
+        CHECK(countdown(65s) == "1m 05s");
+        CHECK(countdown(1h + 2min + 5s) == "1h 02m 05s");
+        CHECK(countdown(49h + 2min + 5s) == "2d 01h 02m 05s");
+    }
     TEST_CASE("axis, for chart ticks") {
         CHECK(axis(0ms) == "0");
         CHECK(axis(45s) == "45s");

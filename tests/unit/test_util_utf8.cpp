@@ -48,3 +48,35 @@ TEST_SUITE("util::clip_utf8") {
         CHECK(util::clip_utf8("नमस्ते", 4) == "न…");
     }
 }
+
+TEST_SUITE("util::display_width") {
+    TEST_CASE("counts columns, not bytes") {
+        CHECK(util::display_width("") == 0);
+        CHECK(util::display_width("sent 3") == 6);
+        CHECK(util::display_width("sent 3 · failed 0") == 17);  // "·" is two bytes, one column
+        CHECK(util::display_width("starts in 5s — at") == 17);
+        CHECK(util::display_width("…") == 1);
+    }
+    TEST_CASE("wide characters take two columns, combining marks none") {
+        CHECK(util::display_width("日本") == 4);
+        CHECK(util::display_width("e\xCC\x81") == 1);  // e and a combining acute accent
+    }
+    TEST_CASE("a byte that starts no character takes one column") {
+        CHECK(util::display_width("a\xff"
+                                  "b") == 3);
+    }
+}
+
+TEST_SUITE("util::clip_to_width") {
+    TEST_CASE("keeps a text that fits") {
+        CHECK(util::clip_to_width("sent 3 · failed 0", 17) == "sent 3 · failed 0");
+        CHECK(util::clip_to_width("", 0).empty());
+    }
+    TEST_CASE("cuts at a character and ends with an ellipsis, within the columns") {
+        CHECK(util::clip_to_width("sent 3 · failed 0", 9) == "sent 3 ·…");
+        CHECK(util::clip_to_width("日本語", 4) == "日…");
+        CHECK(util::clip_to_width("日本語", 3) == "日…");
+        CHECK(util::clip_to_width("abc", 1) == "…");
+        CHECK(util::clip_to_width("abc", 0).empty());
+    }
+}

@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include "util/zone.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+util::TimePoint utc(int y, unsigned m, unsigned d, int h, int min, int s = 0) {
+    return std::chrono::sys_days(std::chrono::year(y) / m / d) + std::chrono::hours(h) + std::chrono::minutes(min) +
+           std::chrono::seconds(s);
+}
+
+util::TimeZone zone(std::string_view name) {
+    auto z = util::TimeZone::locate(name);
+    REQUIRE(z);
+    return *z;
+}
+
+}  // namespace
+
+TEST_SUITE("util::TimeZone") {
+    TEST_CASE("a zone of the system's tzdata, with its offset at a moment") {
+        const auto kolkata = zone("Asia/Kolkata");
+        CHECK(kolkata.name() == "Asia/Kolkata");
+        CHECK(kolkata.offset_at(utc(2026, 11, 28, 4, 30)) == 5h + 30min);
+        const auto new_york = zone("America/New_York");
+        CHECK(new_york.offset_at(utc(2026, 1, 15, 12, 0)) == -5h);
+        CHECK(new_york.offset_at(utc(2026, 7, 15, 12, 0)) == -4h);
+    }
+    TEST_CASE("a name tzdata does not know fails, naming it") {
+        auto z = util::TimeZone::locate("Mars/Olympus_Mons");
+        REQUIRE_FALSE(z);
+        CHECK(z.error().message.find("\"Mars/Olympus_Mons\"") != std::string::npos);
+    }
+}
+
+TEST_SUITE("util::format_zoned_time") {
+    TEST_CASE("on the zone's day of now: its clock, then UTC, without dates") {
+        const auto kolkata = zone("Asia/Kolkata");
+        CHECK(util::format_zoned_time(utc(2026, 11, 28, 4, 30), utc(2026, 11, 28, 1, 0), kolkata) ==
+              "10:00 Asia/Kolkata (04:30 UTC)");
+        CHECK(util::format_zone_clock(utc(2026, 11, 28, 4, 30), utc(2026, 11, 28, 1, 0), kolkata) ==
+              "10:00 Asia/Kolkata");
+    }
+    TEST_CASE("on another day of the zone: with its date") {
+        const auto kolkata = zone("Asia/Kolkata");
+        // Tomorrow in Kolkata.
+        CHECK(util::format_zoned_time(utc(2026, 11, 28, 4, 30), utc(2026, 11, 27, 4, 0), kolkata) ==
+              "2026-11-28 10:00 Asia/Kolkata (04:30 UTC)");
+    }
+    TEST_CASE("the UTC part has a date of its own when it falls on another day than the zone's") {
+        const auto kolkata = zone("Asia/Kolkata");
+        CHECK(util::format_zoned_time(utc(2026, 11, 27, 19, 30), utc(2026, 11, 26, 0, 0), kolkata) ==
+              "2026-11-28 01:00 Asia/Kolkata (2026-11-27 19:30 UTC)");
+        // Today in Kolkata, yesterday in UTC.
+        CHECK(util::format_zoned_time(utc(2026, 11, 27, 19, 30), utc(2026, 11, 27, 19, 0), kolkata) ==
+              "01:00 Asia/Kolkata (2026-11-27 19:30 UTC)");
+    }
+    TEST_CASE("seconds only when the moment has some") {
+        const auto kolkata = zone("Asia/Kolkata");
+        CHECK(util::format_zoned_time(utc(2026, 11, 28, 4, 30, 7) + 400ms, utc(2026, 11, 28, 4, 0), kolkata) ==
+              "10:00:07 Asia/Kolkata (04:30:07 UTC)");
+    }
+    TEST_CASE("a zone west of UTC, across its change of offset") {
+        const auto new_york = zone("America/New_York");
+        CHECK(util::format_zoned_time(utc(2026, 3, 9, 13, 0), utc(2026, 3, 6, 0, 0), new_york) ==
+              "2026-03-09 09:00 America/New_York (13:00 UTC)");
+        CHECK(util::format_zoned_time(utc(2026, 3, 6, 14, 0), utc(2026, 3, 6, 0, 0), new_york) ==
+              "2026-03-06 09:00 America/New_York (14:00 UTC)");
+    }
+}
+
+TEST_SUITE("util::format_zoned_timestamp") {
+    TEST_CASE("RFC 3339 at the zone's offset then") {
+        CHECK(util::format_zoned_timestamp(utc(2026, 11, 28, 4, 30) + 5ms, zone("Asia/Kolkata")) ==
+              "2026-11-28T10:00:00.005+05:30");
+        CHECK(util::format_zoned_timestamp(utc(2026, 1, 15, 2, 0), zone("America/New_York")) ==
+              "2026-01-14T21:00:00.000-05:00");
+        CHECK(util::format_zoned_timestamp(utc(2026, 1, 15, 2, 0), zone("UTC")) == "2026-01-15T02:00:00.000+00:00");
+    }
+}
