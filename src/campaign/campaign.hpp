@@ -58,10 +58,12 @@ struct TemplateMessage {
     std::vector<TemplateButton> buttons;
     // Found in the template list by the check before the first send; empty until then (and
     // when the check was skipped with --offline).
-    std::string id;           // the record's `_id`: send-template's templateId
-    std::string category;     // MARKETING, UTILITY, …
-    std::string header_text;  // configuration.textHeader
-    std::string body_text;    // configuration.body
+    std::string id;                          // the record's `_id`: send-template's templateId
+    std::string category;                    // MARKETING, UTILITY, …
+    std::string header_text;                 // configuration.textHeader
+    std::string body_text;                   // configuration.body
+    std::string footer;                      // configuration.footer
+    std::vector<std::string> button_labels;  // the buttons' texts
 };
 
 // Message fields are templates with {{column}} / {{column|default}} placeholders.

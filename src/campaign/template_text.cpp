@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/text.hpp"
+
 namespace campaign {
 
 namespace {
@@ -106,6 +108,73 @@ std::optional<std::string> variable_problem(std::string_view value) {
         return "holds more than 4 spaces in a row";
     }
     return std::nullopt;
+}
+
+}  // namespace campaign
+
+namespace campaign {
+
+TemplateFace face_of(const TemplateMessage& t, const service::OutgoingMessage& m) {
+    TemplateFace face;
+    std::vector<std::string> names;
+    if (t.named) {
+        for (const auto& variable : t.body) {
+            names.push_back(variable.name);
+        }
+    }
+    switch (t.header) {
+    case HeaderKind::none:
+        face.header = t.header_text;  // a fixed text header, when the template has one
+        break;
+    case HeaderKind::text:
+        face.header = t.header_text.empty() ? m.header_value : filled_in(t.header_text, {}, {m.header_value});
+        break;
+    case HeaderKind::image: face.header = "[image] " + m.header_value; break;
+    case HeaderKind::video: face.header = "[video] " + m.header_value; break;
+    case HeaderKind::document:
+        face.header = "[document] " + (m.filename.empty() ? m.header_value : m.filename + " " + m.header_value);
+        break;
+    }
+    if (t.body_text.empty()) {
+        for (std::size_t i = 0; i < m.body_values.size(); ++i) {
+            face.body += (i == 0 ? "" : "\n") +
+                         (i < names.size() ? "{{" + names[i] + "}}" : "{{" + std::to_string(i + 1) + "}}") + " = " +
+                         m.body_values[i];
+        }
+    } else {
+        face.body = filled_in(t.body_text, names, m.body_values);
+    }
+    face.footer = t.footer;
+    face.buttons = t.button_labels;
+    return face;
+}
+
+std::string phone_view(const TemplateFace& face) {
+    std::string out = "  ┌\n";
+    const auto lines = [&out](std::string_view text) {
+        std::size_t start = 0;
+        for (;;) {
+            const auto end = text.find('\n', start);
+            out += "  │ " + util::printable(text.substr(start, end - start)) + "\n";
+            if (end == std::string_view::npos) {
+                break;
+            }
+            start = end + 1;
+        }
+    };
+    for (const std::string* part : {&face.header, &face.body, &face.footer}) {
+        if (!part->empty()) {
+            lines(*part);
+        }
+    }
+    if (!face.buttons.empty()) {
+        out += "  ├";
+        for (const auto& button : face.buttons) {
+            out += " [" + util::printable(button) + "]";
+        }
+        out += "\n";
+    }
+    return out + "  └\n";
 }
 
 }  // namespace campaign

@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "campaign/campaign.hpp"
+#include "service/messages.hpp"
+
 namespace campaign {
 
 // The variables of one template text.
@@ -31,5 +34,34 @@ std::string filled_in(std::string_view text, const std::vector<std::string>& nam
 // What a template's variable may not hold (WhatsApp refuses it): why, or nullopt. Empty, a line
 // break, a tab, or more than 4 spaces in a row.
 std::optional<std::string> variable_problem(std::string_view value);
+
+}  // namespace campaign
+
+namespace campaign {
+
+// What a recipient's phone shows of a template message: its header (text, or the kind of media
+// and its link), body, footer and buttons' texts.
+struct TemplateFace {
+    std::string header;  // a text header's text, or "[image] LINK" and the like; empty: none
+    std::string body;
+    std::string footer;
+    std::vector<std::string> buttons;
+};
+
+// Returns what the recipient of `message` (a rendered row of template campaign `t`) will read:
+// the template's header, body and footer with the row's values filled in, and its buttons. The
+// template's own text is known once the check before sending found it; until then (--offline)
+// the face shows the row's values alone.
+TemplateFace face_of(const TemplateMessage& t, const service::OutgoingMessage& message);
+
+// Returns `face` drawn as a chat bubble, one "  │ " line per line of text, buttons below:
+//   ┌
+//   │ Spring sale
+//   │ Hi Asha, 20% off everything.
+//   │ Reply STOP to opt out
+//   ├ [Tell me more] [Not now]
+//   └
+// Text from the service or a CSV is made printable first.
+std::string phone_view(const TemplateFace& face);
 
 }  // namespace campaign

@@ -98,6 +98,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     std::string text = headline + "\n";
     for (const auto& s : report->samples) {
         text += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);
+        text += s.preview;  // a template message, as the phone shows it
     }
     for (const auto& p : report->problems) {
         text += fmt::format("  invalid: {}\n", p);

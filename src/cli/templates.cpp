@@ -1,13 +1,16 @@
 // wacamp templates: list the account's message templates.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "campaign/campaign_file.hpp"
+#include "campaign/template_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
@@ -30,6 +33,8 @@ struct TemplatesOptions {
     std::string status;
     bool json = false;
     bool allow_insecure_http = false;
+    std::string show;      // --show NAME: one template as a phone shows it, and its campaign message
+    std::string language;  // --language L: which of a name's languages
 };
 
 constexpr int k_attempts = 3;
@@ -86,6 +91,109 @@ void print_table(const std::vector<service::TemplateInfo>& rows, const util::Red
         }
     }
     print_out(redactor, out);
+}
+
+// The template --show NAME [--language L] names: the one, or why not.
+util::Result<service::TemplateInfo> find_shown(const std::vector<service::TemplateInfo>& rows,
+                                               const TemplatesOptions& opts) {
+    std::vector<const service::TemplateInfo*> named;
+    for (const auto& t : rows) {
+        if (t.name == opts.show && (opts.language.empty() || t.language == opts.language)) {
+            named.push_back(&t);
+        }
+    }
+    if (named.empty()) {
+        return util::fail(fmt::format("the account has no template \"{}\"{}", opts.show,
+                                      opts.language.empty() ? "" : " in language \"" + opts.language + "\""));
+    }
+    if (named.size() > 1) {
+        std::vector<std::string> languages;
+        for (const auto* t : named) {
+            languages.push_back(t->language);
+        }
+        return util::fail(fmt::format("template \"{}\" exists in several languages ({}): add --language", opts.show,
+                                      fmt::join(languages, ", ")));
+    }
+    return *named.front();
+}
+
+// The `message:` block a campaign needs for `t`, one placeholder per variable (a column of the
+// same name, to be mapped), as YAML and as JSON.
+struct MessageBlock {
+    std::string yaml;
+    nlohmann::ordered_json json;
+};
+
+MessageBlock message_block(const service::TemplateInfo& t) {
+    MessageBlock out;
+    out.json = {{"type", "template"}, {"template", t.name}, {"language", t.language}};
+    out.yaml = fmt::format("message:\n  type: template\n  template: {}\n  language: {}\n", t.name, t.language);
+    const std::string header = util::ascii_lower(t.header);
+    const bool text_variable = header == "text" && !campaign::variables_of(t.text_header).empty();
+    if (text_variable || header == "image" || header == "video" || header == "document") {
+        const std::string kind = text_variable ? "text" : header;
+        const std::string value = text_variable ? "{{header}}" : "{{" + header + "_url}}";
+        out.json["header"] = {{kind, value}};
+        out.yaml += fmt::format("  header: {{{}: \"{}\"", kind, value);
+        if (header == "document") {
+            out.json["header"]["filename"] = "{{file_name}}";
+            out.yaml += ", filename: \"{{file_name}}\"";
+        }
+        out.yaml += "}\n";
+    }
+    const auto body = campaign::variables_of(t.body);
+    if (!body.named.empty()) {
+        out.json["body"] = nlohmann::ordered_json::object();
+        out.yaml += "  body:\n";
+        for (const auto& name : body.named) {
+            out.json["body"][name] = "{{" + name + "}}";
+            out.yaml += fmt::format("    {}: \"{{{{{}}}}}\"\n", name, name);
+        }
+    } else if (body.positional > 0) {
+        out.json["body"] = nlohmann::ordered_json::array();
+        std::vector<std::string> values;
+        for (int n = 1; n <= body.positional; ++n) {
+            values.push_back(fmt::format("\"{{{{var{}}}}}\"", n));
+            out.json["body"].push_back(fmt::format("{{{{var{}}}}}", n));
+        }
+        out.yaml += fmt::format("  body: [{}]\n", fmt::join(values, ", "));
+    }
+    return out;
+}
+
+// --show: the template as a phone shows it, then the campaign's message block for it.
+int show_template(const std::vector<service::TemplateInfo>& rows, const TemplatesOptions& opts, Output& out) {
+    auto found = find_shown(rows, opts);
+    if (!found) {
+        out.error(found.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    const auto& t = *found;
+    const auto block = message_block(t);
+    if (opts.json) {
+        const nlohmann::ordered_json j = {
+            {"id", t.id},         {"name", t.name},       {"language", t.language},       {"category", t.category},
+            {"status", t.status}, {"header", t.header},   {"text_header", t.text_header}, {"body", t.body},
+            {"footer", t.footer}, {"buttons", t.buttons}, {"message", block.json}};
+        print_out(out.redactor(),
+                  util::json_safe(j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) + "\n");
+        return k_exit_done;
+    }
+    campaign::TemplateFace face{.header = util::ascii_lower(t.header) == "text"
+                                              ? t.text_header
+                                              : (t.header.empty() ? std::string() : "[" + t.header + "] " + t.media),
+                                .body = t.body,
+                                .footer = t.footer,
+                                .buttons = t.buttons};
+    std::string text = fmt::format("{} ({}) · {} · {}\n", util::printable(t.name), util::printable(t.language),
+                                   util::printable(t.category), util::printable(t.status));
+    text += campaign::phone_view(face);
+    text +=
+        "\nA campaign's message for it (map each {{…}} to a column of the CSV; a URL button with a variable "
+        "also needs buttons: [{index: N, text: \"{{…}}\"}]):\n\n";
+    text += util::printable(block.yaml, util::LineBreaks::keep);
+    print_out(out.redactor(), text);
+    return k_exit_done;
 }
 
 int list_templates(const TemplatesOptions& opts) {
@@ -146,6 +254,14 @@ int list_templates(const TemplatesOptions& opts) {
         return k_exit_failures;
     }
     const std::string& body = std::get<service::HttpResponse>(completion.result).body;
+    if (!opts.show.empty()) {
+        auto rows = service::parse_templates(body);
+        if (!rows) {
+            out.error(rows.error().message, k_exit_failures);
+            return k_exit_failures;
+        }
+        return show_template(*rows, opts, out);
+    }
     if (opts.json) {
         auto text = service::templates_json(body);
         if (!text) {
@@ -178,6 +294,9 @@ Action add_templates(CLI::App& app) {
     campaign->excludes(base_url);
     sub->add_option("--status", opts->status, "Only templates with this status (e.g. APPROVED)");
     sub->add_flag("--json", opts->json, "Print the service's records as JSON");
+    auto* show = sub->add_option(
+        "--show", opts->show, "Show one template as a phone shows it, and the message: block a campaign needs for it");
+    sub->add_option("--language", opts->language, "With --show: the template's language")->needs(show);
     sub->add_flag("--allow-insecure-http", opts->allow_insecure_http,
                   "Allow a plain http:// --base-url to a host other than loopback (the API key travels unencrypted)");
     sub->footer("One of --campaign or --base-url is required.");

@@ -1,5 +1,7 @@
 #include "runner/dry_run.hpp"
 
+#include "campaign/template_text.hpp"
+
 #include <fmt/format.h>
 
 #include "campaign/recipients.hpp"
@@ -56,7 +58,10 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, const S
         rec.cause = results::Cause::none;
         rec.error.clear();
         if (report.samples.size() < sample_count) {
-            report.samples.push_back({r.row, r.message.wa_id, service::request_body(r.message)});
+            report.samples.push_back({r.row, r.message.wa_id, service::request_body(r.message),
+                                      r.message.kind == service::MessageKind::template_message
+                                          ? campaign::phone_view(campaign::face_of(c.message.templated, r.message))
+                                          : std::string()});
         }
         break;
     case campaign::Verdict::invalid:

@@ -18,7 +18,8 @@ namespace runner {
 struct RenderedSample {
     long long row = 0;
     std::string wa_id;
-    std::string body;  // the send-message JSON that a real run would send
+    std::string body;     // the send-message (or send-template) JSON that a real run would send
+    std::string preview;  // a template message as the phone shows it (campaign::phone_view); else empty
 };
 
 struct DryRunReport {

@@ -174,6 +174,8 @@ util::Result<void> match_template(campaign::Campaign& c, const std::vector<servi
     t.category = found->category;
     t.header_text = found->text_header;
     t.body_text = found->body;
+    t.footer = found->footer;
+    t.button_labels = found->buttons;
     return {};
 }
 

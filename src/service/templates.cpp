@@ -48,6 +48,18 @@ util::Result<std::vector<TemplateInfo>> parse_templates(const std::string& body)
             info.text_header = text(*c, "textHeader");
             info.body = text(*c, "body");
             info.footer = text(*c, "footer");
+            info.media = text(*c, "media");
+            for (const char* key : {"quickReply", "ctaButton"}) {
+                auto list = c->find(key);
+                if (list == c->end() || !list->is_array()) {
+                    continue;
+                }
+                for (const json& button : *list) {
+                    if (button.is_object() && !text(button, "text").empty()) {
+                        info.buttons.push_back(text(button, "text"));
+                    }
+                }
+            }
         }
         out.push_back(std::move(info));
     }

@@ -15,10 +15,12 @@ struct TemplateInfo {
     std::string language;
     std::string status;
     std::string updated_at;
-    std::string header;       // configuration.header: "text", "image", "video", "document", "" (none), …
-    std::string text_header;  // configuration.textHeader
-    std::string body;         // configuration.body, with {{1}} or {{name}} variables
-    std::string footer;       // configuration.footer
+    std::string header;                // configuration.header: "text", "image", "video", "document", "" (none), …
+    std::string text_header;           // configuration.textHeader
+    std::string body;                  // configuration.body, with {{1}} or {{name}} variables
+    std::string footer;                // configuration.footer
+    std::string media;                 // an image or video header's sample link (mediaHeader), when shown
+    std::vector<std::string> buttons;  // the buttons' texts (quickReply, ctaButton), when shown
 };
 
 // Parses a templates response body ({"success": true, "data": [records]}). Fails when the
