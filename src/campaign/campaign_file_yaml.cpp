@@ -252,8 +252,8 @@ std::optional<Section> Section::section(std::string_view key, Need need,
     return Section(*m_ctx, entry->value, path_of(key), entry->line, known);
 }
 
-std::optional<std::vector<Section>> Section::sections(std::string_view key,
-                                                      std::span<const std::string_view> known) const {
+template <typename Visit>
+std::optional<bool> Section::each_item(std::string_view key, Visit&& visit) const {
     const Entry* entry = find(key, Need::optional);
     if (entry == nullptr) {
         return std::nullopt;
@@ -262,20 +262,27 @@ std::optional<std::vector<Section>> Section::sections(std::string_view key,
         problem(key, "expected a list, got " + describe(entry->value));
         return std::nullopt;
     }
-    std::vector<Section> items;
     bool all_good = true;
     size_t index = 0;
     for (const auto& item : entry->value) {
         const int line = line_of_node(item, entry->line);
-        const std::string path = fmt::format("{}[{}]", path_of(key), index++);
+        all_good = visit(item, fmt::format("{}[{}]", path_of(key), index++), line) && all_good;
+    }
+    return all_good;
+}
+
+std::optional<std::vector<Section>> Section::sections(std::string_view key,
+                                                      std::span<const std::string_view> known) const {
+    std::vector<Section> items;
+    const auto all_good = each_item(key, [&](const YAML::Node& item, const std::string& path, int line) {
         if (!item.IsMap()) {
             m_ctx->problem(line, fmt::format("{}: expected a mapping, got {}", path, describe(item)));
-            all_good = false;
-            continue;
+            return false;
         }
         items.emplace_back(*m_ctx, item, path, line, known);
-    }
-    return all_good ? std::optional(std::move(items)) : std::nullopt;
+        return true;
+    });
+    return all_good && *all_good ? std::optional(std::move(items)) : std::nullopt;
 }
 
 bool Section::holds_list(std::string_view key) const {
@@ -284,26 +291,15 @@ bool Section::holds_list(std::string_view key) const {
 }
 
 std::optional<std::vector<Scalar>> Section::list(std::string_view key) const {
-    const Entry* entry = find(key, Need::optional);
-    if (entry == nullptr) {
-        return std::nullopt;
-    }
-    if (!entry->value.IsSequence()) {
-        problem(key, "expected a list, got " + describe(entry->value));
-        return std::nullopt;
-    }
     std::vector<Scalar> items;
-    bool all_good = true;
-    size_t index = 0;
-    for (const auto& item : entry->value) {
-        const int line = line_of_node(item, entry->line);
-        auto value = scalar(item, fmt::format("{}[{}]", path_of(key), index++), line, "a string");
-        all_good = all_good && value.has_value();
+    const auto all_good = each_item(key, [&](const YAML::Node& item, const std::string& path, int line) {
+        auto value = scalar(item, path, line, "a string");
         if (value) {
             items.push_back(Scalar{std::move(*value), line, item.Scalar()});
         }
-    }
-    return all_good ? std::optional(std::move(items)) : std::nullopt;
+        return value.has_value();
+    });
+    return all_good && *all_good ? std::optional(std::move(items)) : std::nullopt;
 }
 
 std::optional<std::vector<std::pair<Scalar, Scalar>>> Section::string_map(std::string_view key) const {

@@ -113,6 +113,11 @@ private:
         int line = 0;
     };
     const Entry* find(std::string_view key, Need need) const;
+    // Calls `visit(item, "PATH.KEY[i]", line)` for each item of the list at `key` (it returns
+    // whether the item was good): nothing when absent or not a list (reported), else whether
+    // every item was good.
+    template <typename Visit>
+    std::optional<bool> each_item(std::string_view key, Visit&& visit) const;
     std::optional<std::string> text_as(std::string_view key, Need need, std::string_view expected) const;
     std::optional<std::string> scalar(const YAML::Node& value, const std::string& path, int line,
                                       std::string_view expected) const;

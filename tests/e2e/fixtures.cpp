@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -264,6 +265,17 @@ std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& lines, c
 
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+    std::vector<nlohmann::json> out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty()) {
+            out.push_back(nlohmann::json::parse(line));
+        }
+    }
+    return out;
 }
 
 std::string quoted(const std::string& text) {

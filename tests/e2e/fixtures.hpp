@@ -115,6 +115,9 @@ bool contains(const std::string& text, std::string_view part);
 // The objects of `lines` (--log-format json output, a --log-file) whose "event" is `event`.
 std::vector<nlohmann::json> of_event(const std::vector<nlohmann::json>& lines, const std::string& event);
 
+// The JSON objects of `text`, one per non-empty line (--log-format json output).
+std::vector<nlohmann::json> json_lines(const std::string& text);
+
 // A shell word: `text` in single quotes.
 std::string quoted(const std::string& text);
 

@@ -11,17 +11,6 @@ using namespace e2e;
 
 namespace {
 
-std::vector<nlohmann::json> objects(const std::string& text) {
-    std::vector<nlohmann::json> out;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-        if (!line.empty()) {
-            out.push_back(nlohmann::json::parse(line));
-        }
-    }
-    return out;
-}
-
 // The events of `lines`, and a check that each names the campaign and `account`.
 std::set<std::string> check_named(const std::vector<nlohmann::json>& lines, const std::string& account) {
     std::set<std::string> events;
@@ -49,20 +38,20 @@ TEST_SUITE("e2e: json lines") {
         CAPTURE(r.out);
         CAPTURE(r.err);
         CHECK(r.exit_code == 1);
-        const auto summary = of_event(objects(r.out), "summary");
+        const auto summary = of_event(json_lines(r.out), "summary");
         REQUIRE(summary.size() == 1);
         const std::string account = summary[0].value("account", "");
         CHECK(contains(account, std::to_string(sandbox.port())));
-        const auto err_events = check_named(objects(r.err), account);
+        const auto err_events = check_named(json_lines(r.err), account);
         CHECK(err_events.contains("progress"));
         CHECK(err_events.contains("error"));
-        check_named(objects(r.out), account);
+        check_named(json_lines(r.out), account);
         const auto file_events = check_named(read_jsonl(file), account);
         CHECK(file_events.contains("summary"));
         // A resume's notices ("continuing from …") too.
         auto resumed = f.wacamp({"resume", f.log.string(), "--log-format", "json"});
-        CHECK(of_event(objects(resumed.err), "notice").size() > 0);
-        check_named(objects(resumed.err), account);
+        CHECK(of_event(json_lines(resumed.err), "notice").size() > 0);
+        check_named(json_lines(resumed.err), account);
     }
 
     TEST_CASE("without a ledger the lines name the campaign and no account") {
@@ -71,7 +60,7 @@ TEST_SUITE("e2e: json lines") {
         auto r = f.wacamp({"run", f.campaign.string(), "--log-format", "json"});
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
-        check_named(objects(r.err), "");
-        check_named(objects(r.out), "");
+        check_named(json_lines(r.err), "");
+        check_named(json_lines(r.out), "");
     }
 }

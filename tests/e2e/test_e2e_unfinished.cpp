@@ -37,18 +37,6 @@ std::string utc_stamp(std::chrono::system_clock::time_point t) {
     return text;
 }
 
-// The JSON objects of `text`, one per line.
-std::vector<nlohmann::json> json_lines(const std::string& text) {
-    std::vector<nlohmann::json> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) {
-            out.push_back(nlohmann::json::parse(line));
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 TEST_SUITE("e2e: unfinished") {
