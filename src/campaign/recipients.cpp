@@ -290,6 +290,7 @@ std::shared_ptr<const service::TemplateForm> form_of(const TemplateMessage& t) {
     }
     form->header_text = t.header_text;
     form->body_text = t.body_text;
+    form->category = t.category;
     return form;
 }
 

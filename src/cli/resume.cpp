@@ -35,7 +35,7 @@ struct ResumeOptions {
 struct LogFailures {
     std::int64_t retryable = 0;
     std::int64_t when_asked = 0;  // only with --retry-failed
-    std::int64_t never = 0;       // opted out or suppressed
+    std::int64_t never = 0;       // opted out, suppressed, or in a Meta experiment
     std::int64_t marketing_held = 0;
     std::optional<util::TimePoint> marketing_until;  // when the last of those may go
 };
@@ -85,7 +85,7 @@ util::Result<std::string> describe_log(const results::LogState& state, util::Tim
                             util::format_wall_time(*failed.marketing_until, now));
     }
     if (failed.never > 0) {
-        held += fmt::format(", {} opted out or suppressed (never sent again)", failed.never);
+        held += fmt::format(", {} opted out, suppressed or in a Meta experiment (never sent again)", failed.never);
     }
     return fmt::format(
         "the log holds {} sent, {} failed and retryable, {} rejected (retried only with "

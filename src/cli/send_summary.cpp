@@ -33,6 +33,19 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::endpoint:
         return "the service has no such URL: fix service.base_url (the service's root, without the operation's "
                "path), then continue";
+    case queue::StopReason::policy_block:
+        return "WhatsApp temporarily blocked the account for a policy violation (code 368); the credentials are "
+               "fine: wait for the block to end (Meta's Business Support shows until when), then continue";
+    case queue::StopReason::template_refused:
+        return "WhatsApp refused the template or the rows' values for it (the error above says which): fix "
+               "message.template, its variables or the template itself, then run again with --force (the failed "
+               "rows are sent again with --retry-failed)";
+    case queue::StopReason::template_paused:
+        return "Meta paused the template for its low quality (3 h the first time, then 6 h): once the pause is "
+               "lifted, continue";
+    case queue::StopReason::template_disabled:
+        return "Meta disabled the template: a new template is needed: set message.template to another approved "
+               "template, then run again with --force";
     case queue::StopReason::failure_threshold:
         return "too many requests failed in a row: fix the cause shown above, then continue";
     case queue::StopReason::throttled:

@@ -237,6 +237,13 @@ int list_templates(const TemplatesOptions& opts) {
             k_exit_stopped);
         return k_exit_stopped;
     }
+    if (outcome.cause == service::Cause::policy_block) {
+        out.error(fmt::format("the service at {} says the account is temporarily blocked for a policy violation "
+                              "({}); the credentials are fine: wait for the block to end",
+                              where, outcome.error),
+                  k_exit_stopped);
+        return k_exit_stopped;
+    }
     if (outcome.cause == service::Cause::endpoint) {
         out.error(service::wrong_endpoint(request, outcome), k_exit_stopped);
         return k_exit_stopped;

@@ -409,6 +409,10 @@ std::string_view to_string(StopReason reason) {
     case StopReason::tls: return "tls";
     case StopReason::ledger_error: return "ledger_error";
     case StopReason::endpoint: return "endpoint";
+    case StopReason::template_refused: return "template";
+    case StopReason::template_paused: return "template_paused";
+    case StopReason::template_disabled: return "template_disabled";
+    case StopReason::policy_block: return "policy_block";
     }
     return "completed";
 }

@@ -36,9 +36,18 @@ enum class StopReason {
     input_error,
     throttled,
     tls,
-    ledger_error,  // the account's ledger could not be read or written
-    endpoint,      // the service has no such URL (404, 405): service.base_url is wrong
+    ledger_error,       // the account's ledger could not be read or written
+    endpoint,           // the service has no such URL (404, 405): service.base_url is wrong
+    template_refused,   // "template": Meta refused the template itself (132000, 132001, 132007), or
+                        // 10 rows' values in a row (132005, 132012, 132018)
+    template_paused,    // 132015: Meta paused the template for low quality
+    template_disabled,  // 132016: Meta disabled the template
+    policy_block,       // 368: the account is temporarily blocked for a policy violation
 };
+
+// Template answers about one row's values (132005, 132012, 132018) with no success between them
+// that stop the campaign (reason template_refused): every row would fail alike.
+inline constexpr int k_template_params_stop = 10;
 
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);

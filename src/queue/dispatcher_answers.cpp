@@ -1,5 +1,6 @@
 // The dispatcher's handling of answers: what each cause of an outcome does to its row and to
 // the queue (docs/decisions.md "The wire" and "Meta's answers").
+#include <fmt/format.h>
 #include <string>
 #include <utility>
 
@@ -21,6 +22,10 @@ std::optional<StopReason> stop_reason_of(service::Cause cause) {
     case service::Cause::account: return StopReason::account;
     case service::Cause::tls: return StopReason::tls;
     case service::Cause::endpoint: return StopReason::endpoint;
+    case service::Cause::template_refused: return StopReason::template_refused;
+    case service::Cause::template_paused: return StopReason::template_paused;
+    case service::Cause::template_disabled: return StopReason::template_disabled;
+    case service::Cause::policy_block: return StopReason::policy_block;
     default: return std::nullopt;
     }
 }
@@ -60,7 +65,7 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     m_in_flight.erase(it);
     m_window.on_answer(completion.latency);
     Job& job = flight.job;
-    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now());
+    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now(), job.marketing_hold);
     const milliseconds latency = completion.latency;
     note_throttle(outcome, now);
     if (const auto reason = stop_reason_of(outcome.cause)) {
@@ -91,14 +96,20 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
     case service::Cause::opted_out:
     case service::Cause::undeliverable:
     case service::Cause::outside_window:
+    case service::Cause::experiment:
         // Refused for this recipient: not retried in this run, and a failure in a row.
         finish(job, JobStatus::failed, outcome, latency);
         break;
+    case service::Cause::template_params: on_template_params(job, outcome, latency); break;
     case service::Cause::auth:
     case service::Cause::spam_limit:
     case service::Cause::account:
     case service::Cause::tls:
-    case service::Cause::endpoint: return;  // stopped above
+    case service::Cause::endpoint:
+    case service::Cause::template_refused:
+    case service::Cause::template_paused:
+    case service::Cause::template_disabled:
+    case service::Cause::policy_block: return;  // stopped above
     }
     ++m_consecutive_failures;
     if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {
@@ -110,6 +121,7 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
 void Dispatcher::on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
     m_parts.limiter->on_success(now);
     m_consecutive_failures = 0;
+    m_template_params_in_a_row = 0;
     m_send_rate.add(now);
     if (m_parts.daily_cap != nullptr) {
         m_parts.daily_cap->record(m_parts.clock->wall_now());
@@ -125,6 +137,17 @@ void Dispatcher::on_transient(Job& job, const service::Outcome& outcome, millise
         m_waiting.push({now + m_parts.retry->backoff(job.attempts), m_seq++, std::move(job)});
     } else {
         finish(job, JobStatus::failed, outcome, latency);
+    }
+}
+
+// One row's values do not fit the template: that row fails; as many in a row say that every
+// row would (a wrong variable in the campaign), so the campaign stops.
+void Dispatcher::on_template_params(const Job& job, const service::Outcome& outcome, milliseconds latency) {
+    finish(job, JobStatus::failed, outcome, latency);
+    if (++m_template_params_in_a_row >= k_template_params_stop) {
+        stop(StopReason::template_refused,
+             fmt::format("the template refused the values of the last {} rows; last error: {}",
+                         m_template_params_in_a_row, outcome.error));
     }
 }
 

@@ -92,6 +92,7 @@ private:
     void on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_template_params(const Job& job, const service::Outcome& outcome, milliseconds latency);
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();
@@ -135,6 +136,7 @@ private:
     std::uint64_t m_next_id = 1;
     std::uint64_t m_seq = 0;
     int m_consecutive_failures = 0;
+    int m_template_params_in_a_row = 0;       // since the last success
     std::optional<Steady> m_throttled_since;  // the first throttle since the last other answer
     std::string m_last_throttle;              // its error text, for the stop message
     bool m_stopping = false;

@@ -18,9 +18,11 @@ struct Job {
     std::string user_name;
     std::string body;            // the send-message (or send-template) JSON
     bool template_send = false;  // goes to send-template
-    int requests = 0;            // requests made for this row so far, over all runs (the log's `attempt`)
-    int attempts = 0;            // attempts counted against retry.max_attempts in this run
-    int pair_rate_answers = 0;   // Meta's pair-rate answers (131056) for this row in this run
+    // Whether a 131049 answer is the marketing limit (text, image, MARKETING templates)
+    service::MarketingHold marketing_hold = service::MarketingHold::applies;
+    int requests = 0;           // requests made for this row so far, over all runs (the log's `attempt`)
+    int attempts = 0;           // attempts counted against retry.max_attempts in this run
+    int pair_rate_answers = 0;  // Meta's pair-rate answers (131056) for this row in this run
 };
 
 // Where fresh jobs come from, in order.

@@ -183,6 +183,7 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
     add_html_next_steps(out, summary);
     add_html_charts(out, summary, details);
     add_html_errors(out, summary);
+    add_html_templates(out, summary);
     add_html_review(out, summary);
     add_html_slowest(out, details);
     add_html_not_sent(out, summary, details);

@@ -150,6 +150,18 @@ void add_html_errors(std::string& out, const Summary& s) {
     out += "</tbody></table></section>\n";
 }
 
+void add_html_templates(std::string& out, const Summary& s) {
+    if (s.templates.empty()) {
+        return;
+    }
+    out += R"(<section id="templates"><h2>By template</h2>)";
+    out += table_head({"Template", "#Sent", "#Failed"});
+    for (const auto& t : s.templates) {
+        out += table_row({{html_escape(t.name)}, {group_digits(t.sent), "num"}, {group_digits(t.failed), "num"}});
+    }
+    out += "</tbody></table></section>\n";
+}
+
 void add_html_slowest(std::string& out, const HtmlDetails& d) {
     if (d.slowest.empty()) {
         return;

@@ -47,6 +47,8 @@ void add_html_charts(std::string& out, const Summary& summary, const HtmlDetails
 void add_html_review(std::string& out, const Summary& summary);
 // Errors grouped by cause, with counts and a sample message; nothing when all were sent.
 void add_html_errors(std::string& out, const Summary& summary);
+// Sent and failed rows per template, when the log names more than one; nothing otherwise.
+void add_html_templates(std::string& out, const Summary& summary);
 
 // The slowest recipients, slowest first; nothing when no request was made.
 void add_html_slowest(std::string& out, const HtmlDetails& details);

@@ -113,6 +113,18 @@ json list_json(const Summary& s) {
             {"problem", s.list.problem.empty() ? json(nullptr) : json(s.list.problem)}};
 }
 
+// Null for a log of one template (or none).
+json templates_json(const std::vector<TemplateCount>& templates) {
+    if (templates.empty()) {
+        return nullptr;
+    }
+    json out = json::array();
+    for (const auto& t : templates) {
+        out.push_back({{"name", t.name}, {"sent", t.sent}, {"failed", t.failed}});
+    }
+    return out;
+}
+
 json next_steps_json(const std::vector<NextStep>& steps) {
     json out = json::array();
     for (const auto& step : steps) {
@@ -149,6 +161,7 @@ std::string format_json(const Summary& s) {
         {"counts", counts},
         {"in_flight", s.in_flight},
         {"errors", errors_json(s.errors)},
+        {"templates", templates_json(s.templates)},
         {"first_at", util::format_timestamp(s.first_at)},
         {"last_at", util::format_timestamp(s.last_at)},
         {"duration_s", seconds(std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at))},

@@ -20,6 +20,8 @@ using results::Cause;
 using results::Status;
 
 constexpr std::uint16_t k_no_group = 0xFFFF;
+constexpr std::uint8_t k_no_template = 0xFF;
+static_assert(Summary::k_max_templates < k_no_template);
 constexpr std::size_t k_sample_limit = 300;
 
 // What the fold keeps per row. A row's error group is fixed by its latest result, so the
@@ -33,6 +35,7 @@ struct RowFold {
     Status status = Status::unknown;
     std::uint8_t flags = 0;
     std::uint16_t group = k_no_group;
+    std::uint8_t template_index = k_no_template;  // into Folder's templates
 };
 
 // Returns an invalid row's reason without what is particular to the row, so that rows invalid
@@ -134,7 +137,7 @@ public:
         }
         // The latest result decides the row: nothing of the earlier state is kept.
         return m_rows.set(static_cast<std::uint64_t>(r.row),
-                          RowFold{r.status, RowFold::k_named | RowFold::k_answered, group_of(r)});
+                          RowFold{r.status, RowFold::k_named | RowFold::k_answered, group_of(r), template_of(r)});
     }
 
     util::Result<void> operator()(const results::DeleteRecord& d) {
@@ -213,6 +216,32 @@ private:
         return it->second;
     }
 
+    std::uint8_t template_of(const results::ResultRecord& r) {
+        if (!r.template_name) {
+            return k_no_template;
+        }
+        const auto found = std::find_if(m_templates.begin(), m_templates.end(),
+                                        [&](const TemplateCount& t) { return t.name == *r.template_name; });
+        if (found != m_templates.end()) {
+            return static_cast<std::uint8_t>(found - m_templates.begin());
+        }
+        if (m_templates.size() >= Summary::k_max_templates) {
+            return k_no_template;
+        }
+        m_templates.push_back(TemplateCount{*r.template_name});
+        return static_cast<std::uint8_t>(m_templates.size() - 1);
+    }
+
+    // Counts `row`, whose final status is `status`, under its template.
+    void count_template(const RowFold& row, Status status) {
+        if (row.template_index == k_no_template) {
+            return;
+        }
+        auto& t = m_templates[row.template_index];
+        t.sent += status == Status::sent ? 1 : 0;
+        t.failed += status == Status::failed ? 1 : 0;
+    }
+
     // Whether `row` can be a row; a warning when not.
     bool in_range(std::int64_t row) {
         if (row < 1 || row > results::k_max_row) {
@@ -231,6 +260,7 @@ private:
     util::DiskArray<RowFold> m_rows;  // by row number; [0] unused
     std::map<GroupKey, std::uint16_t> m_group_index;
     std::vector<ErrorGroup> m_groups;
+    std::vector<TemplateCount> m_templates;
     LatencyHistogram m_latency;
     std::optional<util::TimePoint> m_run_start;
     std::optional<util::TimePoint> m_run_end;
@@ -264,6 +294,10 @@ util::Result<void> Folder::finish() {
         if (row.group != k_no_group) {
             ++m_groups[row.group].count;
         }
+        count_template(row, status);
+    }
+    if (m_templates.size() > 1) {
+        m_summary.templates = std::move(m_templates);
     }
     std::erase_if(m_groups, [](const ErrorGroup& g) { return g.count == 0; });
     std::stable_sort(m_groups.begin(), m_groups.end(),

@@ -1,6 +1,6 @@
 #pragma once
 // A result log folded into the figures of a report (README "report"), in one streaming
-// pass, in flat memory: the 4 bytes kept per row live in a temporary file (util::DiskArray),
+// pass, in flat memory: the 6 bytes kept per row live in a temporary file (util::DiskArray),
 // so ten million rows cost the process no more than a hundred thousand.
 
 #include <cstdint>
@@ -55,6 +55,14 @@ struct ListState {
     std::string problem;    // missing: why it cannot be read
 };
 
+// The rows whose latest result named one template (a `template` field): how many ended sent
+// and failed.
+struct TemplateCount {
+    std::string name;
+    std::int64_t sent = 0;
+    std::int64_t failed = 0;
+};
+
 // What to do next with the campaign: why, and the exact command.
 struct NextStep {
     std::string what;     // "to continue", "to finish the deletion step", …
@@ -64,6 +72,7 @@ struct NextStep {
 struct Summary {
     static constexpr std::size_t k_not_sent_listed = 100;
     static constexpr std::size_t k_max_error_groups = 1000;
+    static constexpr std::size_t k_max_templates = 250;  // further templates are not counted
 
     std::string log_path;
     results::CampaignHeader header;         // line 1
@@ -77,6 +86,7 @@ struct Summary {
     results::StatusCounts counts;             // final state per row, as results::replay folds it
     std::int64_t in_flight = 0;               // of `unknown`: an attempt after the last result
     std::vector<ErrorGroup> errors;           // rows not sent, most frequent first
+    std::vector<TemplateCount> templates;     // by template, in order of appearance, when more than one
     std::vector<std::int64_t> not_sent_rows;  // the first k_not_sent_listed failed or unknown rows
     std::vector<std::int64_t> invalid_rows;   // the first k_not_sent_listed invalid rows
     ListState list;                           // the CSV now

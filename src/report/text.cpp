@@ -122,6 +122,22 @@ void add_errors(std::string& out, const Summary& s) {
     out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
 }
 
+void add_templates(std::string& out, const Summary& s) {
+    if (s.templates.empty()) {
+        return;
+    }
+    out += "\nBy template\n";
+    std::size_t width = 1;
+    for (const auto& t : s.templates) {
+        width = std::max(width, util::display_width(one_line(t.name)));
+    }
+    for (const auto& t : s.templates) {
+        const auto name = one_line(t.name);
+        out += fmt::format("  {}{}  sent {} · failed {}\n", name, std::string(width - util::display_width(name), ' '),
+                           group_digits(t.sent), group_digits(t.failed));
+    }
+}
+
 void add_timing(std::string& out, const Summary& s) {
     out += "\nTiming\n";
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
@@ -232,6 +248,7 @@ std::string format_text(const Summary& summary) {
     add_header(out, summary);
     add_counts(out, summary);
     add_errors(out, summary);
+    add_templates(out, summary);
     add_review(out, summary);
     add_timing(out, summary);
     add_cleanup(out, summary);

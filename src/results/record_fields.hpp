@@ -46,6 +46,8 @@ enum class Key : std::uint8_t {
     mode,
     message,
     defaults,
+    template_name,
+    category,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -77,7 +79,9 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "version",
                                                                           "mode",
                                                                           "message",
-                                                                          "defaults"};
+                                                                          "defaults",
+                                                                          "template",
+                                                                          "category"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {

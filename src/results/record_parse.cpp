@@ -120,6 +120,12 @@ util::Result<Record> build_result(Fields& f) {
     // An unknown cause (from a later version) is not worth losing the outcome over.
     r.cause = f.has(Key::cause) ? parse_cause(f.str(Key::cause)).value_or(Cause::none) : Cause::none;
     r.latency_ms = optional_int<std::int64_t>(f, Key::latency_ms);
+    if (f.has(Key::template_name)) {
+        r.template_name = f.str(Key::template_name);
+    }
+    if (f.has(Key::category)) {
+        r.category = f.str(Key::category);
+    }
     r.message = std::move(f.message);
     r.defaults = std::move(f.defaults);
     r.at = at;

@@ -82,6 +82,12 @@ std::string to_line(const ResultRecord& record) {
     if (record.latency_ms) {
         line.add_int("latency_ms", *record.latency_ms);
     }
+    if (record.template_name) {
+        line.add_string("template", *record.template_name);
+    }
+    if (record.category) {
+        line.add_string("category", *record.category);
+    }
     if (record.message) {
         add_message(line, *record.message);
     }

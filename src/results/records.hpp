@@ -53,14 +53,16 @@ struct ResultRecord {
     std::string user_name;
     Status status = Status::unknown;
     int attempts = 0;
-    std::optional<int> http_status;          // when there was a response
-    std::optional<std::int64_t> error_code;  // Meta's error code, when the answer carried one
-    std::optional<std::string> message_id;   // when the service gave one
-    std::string error;                       // written only when not sent / dry_run
-    Cause cause = Cause::none;               // written only when not sent / dry_run
-    std::optional<std::int64_t> latency_ms;  // when a request was made
-    std::optional<MessageContent> message;   // dry runs: the rendered message
-    std::vector<std::string> defaults;       // dry runs: placeholders that took their default
+    std::optional<int> http_status;            // when there was a response
+    std::optional<std::int64_t> error_code;    // Meta's error code, when the answer carried one
+    std::optional<std::string> message_id;     // when the service gave one
+    std::string error;                         // written only when not sent / dry_run
+    Cause cause = Cause::none;                 // written only when not sent / dry_run
+    std::optional<std::int64_t> latency_ms;    // when a request was made
+    std::optional<std::string> template_name;  // `template`: template campaigns: the template's name
+    std::optional<std::string> category;       // template campaigns: its category, when known
+    std::optional<MessageContent> message;     // dry runs: the rendered message
+    std::vector<std::string> defaults;         // dry runs: placeholders that took their default
     util::TimePoint at;
     bool operator==(const ResultRecord&) const = default;
 };

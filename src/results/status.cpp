@@ -9,9 +9,12 @@ namespace {
 constexpr std::array<std::string_view, k_status_count> k_status_names = {"sent",    "failed",  "invalid",
                                                                          "skipped", "dry_run", "unknown"};
 constexpr std::array<std::string_view, k_cause_count> k_cause_names = {
-    "none",       "rate_limited", "transient",       "auth",      "spam_limit",    "rejected",       "invalid",
-    "duplicate",  "pair_rate",    "marketing_limit", "opted_out", "undeliverable", "outside_window", "account",
-    "suppressed", "frequency_cap"};
+    "none",           "rate_limited",    "transient",       "auth",
+    "spam_limit",     "rejected",        "invalid",         "duplicate",
+    "pair_rate",      "marketing_limit", "opted_out",       "undeliverable",
+    "outside_window", "account",         "suppressed",      "frequency_cap",
+    "template",       "template_params", "template_paused", "template_disabled",
+    "experiment",     "policy_block"};
 constexpr std::array<std::string_view, 2> k_mode_names = {"send", "dry_run"};
 
 template <typename E, std::size_t N>

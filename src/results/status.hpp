@@ -32,8 +32,15 @@ enum class Cause : std::uint8_t {
     account,          // Meta 131031, 131042, 131045, 133010, 131064: the account cannot send
     suppressed,       // on the account's suppression list
     frequency_cap,    // messaged as often as rate.per_recipient allows
+    // Meta's template answers and its policy block (docs/result-log.md):
+    template_refused,   // "template": 132000, 132001, 132007: the campaign stopped
+    template_params,    // 132005, 132012, 132018: this row's values
+    template_paused,    // 132015: paused by Meta for low quality: the campaign stopped
+    template_disabled,  // 132016: the campaign stopped; a new template is needed
+    experiment,         // 130472: the user is in a Meta marketing experiment; never retried
+    policy_block,       // 368: the account is temporarily blocked for a policy violation
 };
-inline constexpr std::size_t k_cause_count = 16;
+inline constexpr std::size_t k_cause_count = 22;
 
 // Whether the log belongs to a real run or a dry run ("send" / "dry_run").
 enum class Mode : std::uint8_t { send, dry_run };

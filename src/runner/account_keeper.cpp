@@ -11,7 +11,6 @@ namespace {
 
 constexpr long long k_opted_out = 131050;
 constexpr long long k_undeliverable = 131026;
-constexpr long long k_marketing_limit = 131049;
 constexpr std::size_t k_fold_batch = 10'000;
 
 // Meta's code of a logged answer: its error_code, or the one its cause stands for.
@@ -22,7 +21,6 @@ std::optional<long long> code_of(const results::ResultRecord& result) {
     switch (result.cause) {
     case results::Cause::opted_out: return k_opted_out;
     case results::Cause::undeliverable: return k_undeliverable;
-    case results::Cause::marketing_limit: return k_marketing_limit;
     default: return std::nullopt;
     }
 }
@@ -43,6 +41,9 @@ void add_answer(account::ResultBatch& batch, const account::Send& send, const An
     if (facts.not_delivered) {
         batch.not_delivered.push_back(send);
     }
+    if (facts.marketing_limited) {
+        batch.marketing_limited.push_back(account::Answer{send.wa_id, facts.at});
+    }
     if (!facts.code) {
         return;
     }
@@ -51,7 +52,6 @@ void add_answer(account::ResultBatch& batch, const account::Send& send, const An
         batch.suppress.push_back(account::Suppression{send.wa_id, "opted_out", facts.at, batch.source});
         break;
     case k_undeliverable: batch.undeliverable.push_back(account::Answer{send.wa_id, facts.at}); break;
-    case k_marketing_limit: batch.marketing_limited.push_back(account::Answer{send.wa_id, facts.at}); break;
     default: break;
     }
 }
@@ -120,6 +120,7 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
          ((outcome.http_status.has_value() && !outcome.ambiguous) || outcome.cause == service::Cause::tls));
     facts.code = outcome.error_code;
     facts.at = m_clock.wall_now();
+    facts.marketing_limited = status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit;
     add_answer(m_batch, send_of(job), facts);
     m_pending = m_pending || size_of(m_batch) > 0;
     return {};
@@ -196,9 +197,10 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         // Only an answer of the service says something of the number (a row held back by the
         // ledger itself carries a cause, and no http_status).
         const bool answered = result->http_status.has_value();
-        AnswerFacts facts{result->status == results::Status::sent,
-                          result->status == results::Status::failed && answered,
-                          answered ? code_of(*result) : std::nullopt, result->at};
+        const bool failed = result->status == results::Status::failed;
+        AnswerFacts facts{result->status == results::Status::sent, failed && answered,
+                          answered ? code_of(*result) : std::nullopt, result->at,
+                          failed && answered && result->cause == results::Cause::marketing_limit};
         add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt}, facts);
         ++folded;
         if (size_of(batch) >= k_fold_batch) {

@@ -61,12 +61,15 @@ private:
 };
 
 // What one logged or reported answer tells the ledger, added to `batch`: `sent`, whether the
-// answer says the message never reached the number (`not_delivered`), Meta's `code`.
+// answer says the message never reached the number (`not_delivered`), Meta's `code`, and whether
+// it holds the number for the marketing limit (`marketing_limited`: the cause, not the code
+// 131049, which holds only text, image and MARKETING template messages).
 struct AnswerFacts {
     bool sent = false;
     bool not_delivered = false;
     std::optional<long long> code;
     util::TimePoint at;
+    bool marketing_limited = false;
 };
 void add_answer(account::ResultBatch& batch, const account::Send& send, const AnswerFacts& facts);
 

@@ -79,6 +79,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         out.user_name = r.message.user_name;
         out.body = service::request_body(r.message);
         out.template_send = r.message.kind == service::MessageKind::template_message;
+        out.marketing_hold = service::marketing_hold_of(r.message);
         out.requests = state.attempts;
         out.attempts = 0;
         m_tally.dispatch(r.row, state);
@@ -118,6 +119,7 @@ util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::S
     rec.error = reason;
     rec.attempts = before.attempts;
     rec.at = m_clock.wall_now();
+    m_names.label(rec);
     mask_record(rec, m_secrets);
     ++records_written;
     if (auto written = m_log.append_batched(results::to_line(rec)); !written) {

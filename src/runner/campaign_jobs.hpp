@@ -13,6 +13,7 @@
 #include "results/replay.hpp"
 #include "runner/account_book.hpp"
 #include "runner/decide.hpp"
+#include "runner/log_observer.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
@@ -47,6 +48,9 @@ public:
         m_book = &book;
         m_campaign_key = std::move(campaign_key);
     }
+
+    // Has every result record name the campaign's template and its category.
+    void label_with(TemplateNames names) { m_names = std::move(names); }
 
     std::int64_t held_unknown = 0;
     std::int64_t held_rejected = 0;
@@ -84,6 +88,7 @@ private:
     const util::Clock& m_clock;
     const SendOptions& m_options;
     const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
+    TemplateNames m_names;
 };
 
 }  // namespace runner

@@ -52,9 +52,13 @@ RetryRule retry_rule(results::Cause cause) {
     case Cause::marketing_limit: return RetryRule::after_a_day;
     case Cause::rejected:
     case Cause::undeliverable:
-    case Cause::outside_window: return RetryRule::when_asked;
+    case Cause::outside_window:
+    // The template or the row's values: sent again only once the campaign (or the row) is fixed.
+    case Cause::template_refused:
+    case Cause::template_params: return RetryRule::when_asked;
     case Cause::opted_out:
-    case Cause::suppressed: return RetryRule::never;
+    case Cause::suppressed:
+    case Cause::experiment: return RetryRule::never;
     // A failed row never has these, but an edited log might: a fresh look at the row decides.
     case Cause::none:
     case Cause::invalid:
@@ -66,7 +70,11 @@ RetryRule retry_rule(results::Cause cause) {
     case Cause::auth:
     case Cause::spam_limit:
     case Cause::pair_rate:
-    case Cause::account: return RetryRule::always;
+    case Cause::account:
+    // A pause or a block that Meta lifts, or a template replaced (--force): the row goes then.
+    case Cause::template_paused:
+    case Cause::template_disabled:
+    case Cause::policy_block: return RetryRule::always;
     }
     return RetryRule::always;
 }

@@ -25,10 +25,12 @@ enum class Decision {
 
 // Whether a later run sends a row again that failed with a given cause (docs/result-log.md).
 enum class RetryRule {
-    always,       // pair_rate, transient, rate_limited, auth, spam_limit, account
+    always,       // pair_rate, transient, rate_limited, auth, spam_limit, account, template_paused,
+                  // template_disabled, policy_block
     after_a_day,  // marketing_limit: once k_marketing_limit_hold has passed since the answer
-    when_asked,   // rejected, undeliverable, outside_window: only with --retry-failed
-    never,        // opted_out, suppressed, and what is not a failure to retry (invalid, duplicate)
+    when_asked,   // rejected, undeliverable, outside_window, template, template_params: only with
+                  // --retry-failed
+    never,        // opted_out, suppressed, experiment
 };
 
 // How long Meta's marketing limit (131049) holds a row back.

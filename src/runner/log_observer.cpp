@@ -23,8 +23,22 @@ results::Cause to_log_cause(service::Cause cause) {
     case service::Cause::outside_window: return results::Cause::outside_window;
     case service::Cause::account: return results::Cause::account;
     case service::Cause::endpoint: return results::Cause::transient;  // written as `unsent`, not as a result
+    case service::Cause::template_refused: return results::Cause::template_refused;
+    case service::Cause::template_params: return results::Cause::template_params;
+    case service::Cause::template_paused: return results::Cause::template_paused;
+    case service::Cause::template_disabled: return results::Cause::template_disabled;
+    case service::Cause::experiment: return results::Cause::experiment;
+    case service::Cause::policy_block: return results::Cause::policy_block;
     }
     return results::Cause::none;
+}
+
+TemplateNames template_names_of(const campaign::Campaign& c) {
+    if (c.message.type != campaign::MessageType::template_message) {
+        return {};
+    }
+    const auto& t = c.message.templated;
+    return {t.name, t.category.empty() ? std::nullopt : std::optional(t.category)};
 }
 
 util::Result<void> LogObserver::on_attempt(const queue::Job& job) {
@@ -95,6 +109,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.cause = to_log_cause(outcome.cause);
     }
     record.at = m_clock.wall_now();
+    m_names.label(record);
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
@@ -121,6 +136,7 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::R
     }
     record.error = answer.reason;
     record.at = m_clock.wall_now();
+    m_names.label(record);
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {

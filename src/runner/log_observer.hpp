@@ -2,7 +2,10 @@
 // Writes what the dispatcher reports to the result log, and passes progress to the UI.
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
+#include "campaign/campaign.hpp"
 #include "queue/dispatcher.hpp"
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
@@ -17,6 +20,22 @@ namespace runner {
 
 // The log's cause for a service outcome.
 results::Cause to_log_cause(service::Cause cause);
+
+// What every result record of a template campaign names (docs/result-log.md): the template and
+// its category; nothing for text and image campaigns.
+struct TemplateNames {
+    std::optional<std::string> name;
+    std::optional<std::string> category;  // when known: the check before sending found it
+
+    // Sets `record`'s template and category to these.
+    void label(results::ResultRecord& record) const {
+        record.template_name = name;
+        record.category = category;
+    }
+};
+
+// Returns the template and category of campaign `c`, which the template check has filled in.
+TemplateNames template_names_of(const campaign::Campaign& c);
 
 class LogObserver final : public queue::DispatchObserver {
 public:
@@ -41,6 +60,8 @@ public:
     // Has progress count, besides the jobs it refuses, the rows `screened` holds back before
     // they become jobs (CampaignJobs::held_back); it must outlive this.
     void count_screened(const results::CauseCounts& screened) { m_screened = &screened; }
+    // Has every result record name the campaign's template and its category.
+    void label_with(TemplateNames names) { m_names = std::move(names); }
     // Has `watch` told of every answer and of progress (null: nobody); it must outlive this.
     void report_to(RunWatch* watch) { m_watch = watch; }
     // Tells the watch, not the person, of the queue's last state once it has stopped as
@@ -61,6 +82,7 @@ private:
     results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave
     const results::CauseCounts* m_screened = nullptr;
     RunWatch* m_watch = nullptr;
+    TemplateNames m_names;
 
     // The runner's figures for progress: the total, and the rows held back.
     RunFigures figures() const;

@@ -42,6 +42,9 @@ util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service:
     case service::Cause::account:
         return stop(queue::StopReason::account,
                     "the service refused the account while listing templates (" + outcome.error + ")");
+    case service::Cause::policy_block:
+        return stop(queue::StopReason::policy_block,
+                    "the account is temporarily blocked for a policy violation (" + outcome.error + ")");
     default: break;
     }
     if (!outcome.sent()) {

@@ -85,6 +85,8 @@ void send(SendRun& run) {
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     observer.count_screened(jobs.held_back);
+    observer.label_with(template_names_of(c));
+    jobs.label_with(template_names_of(c));
     observer.report_to(run.parts.watch);
     tally.report_to(run.parts.watch);
     std::optional<AccountKeeper> keeper;

@@ -12,7 +12,9 @@ namespace service {
 namespace {
 
 constexpr long long k_rate_limit_codes[] = {4, 80007, 130429};
-constexpr long long k_auth_codes[] = {0, 190, 368};
+constexpr long long k_auth_codes[] = {0, 190};
+// Not refused credentials: the account may not send for a while (docs/decisions.md "368").
+constexpr long long k_policy_block_code = 368;
 constexpr long long k_spam_limit_code = 131048;
 constexpr long long k_account_codes[] = {131031, 131042, 131045, 133010, 131064};
 
@@ -20,15 +22,24 @@ bool contains(const auto& list, long long code) {
     return std::find(std::begin(list), std::end(list), code) != std::end(list);
 }
 
-// The cause of a Meta code that concerns one recipient or the whole account, whatever the
-// HTTP status; nothing for the others.
-std::optional<Cause> recipient_cause(std::optional<long long> code) {
+// The cause of a Meta code that concerns one recipient, the template or the whole account,
+// whatever the HTTP status; nothing for the others.
+std::optional<Cause> recipient_cause(std::optional<long long> code, MarketingHold hold) {
     if (!code) {
         return std::nullopt;
     }
     switch (*code) {
     case 131056: return Cause::pair_rate;
-    case 131049: return Cause::marketing_limit;
+    case 131049: return hold == MarketingHold::applies ? Cause::marketing_limit : Cause::rejected;
+    case 132000:
+    case 132001:
+    case 132007: return Cause::template_refused;
+    case 132005:
+    case 132012:
+    case 132018: return Cause::template_params;
+    case 132015: return Cause::template_paused;
+    case 132016: return Cause::template_disabled;
+    case 130472: return Cause::experiment;
     case 131050: return Cause::opted_out;
     case 131026: return Cause::undeliverable;
     case 131047: return Cause::outside_window;
@@ -62,11 +73,17 @@ std::string_view to_string(Cause cause) {
     case Cause::outside_window: return "outside_window";
     case Cause::account: return "account";
     case Cause::endpoint: return "endpoint";
+    case Cause::template_refused: return "template";
+    case Cause::template_params: return "template_params";
+    case Cause::template_paused: return "template_paused";
+    case Cause::template_disabled: return "template_disabled";
+    case Cause::experiment: return "experiment";
+    case Cause::policy_block: return "policy_block";
     }
     return "";
 }
 
-Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now) {
+Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now, MarketingHold hold) {
     Outcome out;
     const long status = response.status;
     out.http_status = status;
@@ -75,11 +92,13 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
     const bool is_2xx = status >= 200 && status < 300;
     const auto code = facts.error_code;
 
-    if (status == 401 || status == 403 || (code && contains(k_auth_codes, *code))) {
+    if (code && *code == k_policy_block_code) {
+        out.cause = Cause::policy_block;  // whatever the status: often 403, and not a key problem
+    } else if (status == 401 || status == 403 || (code && contains(k_auth_codes, *code))) {
         out.cause = Cause::auth;
     } else if (code && *code == k_spam_limit_code) {
         out.cause = Cause::spam_limit;
-    } else if (const auto meta = recipient_cause(code)) {
+    } else if (const auto meta = recipient_cause(code, hold)) {
         out.cause = *meta;
     } else if (status == 429 || (code && contains(k_rate_limit_codes, *code))) {
         out.cause = Cause::rate_limited;
@@ -123,9 +142,9 @@ Outcome classify_transport_error(const TransportError& error) {
     return out;
 }
 
-Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now) {
+Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now, MarketingHold hold) {
     if (const auto* response = std::get_if<HttpResponse>(&completion.result)) {
-        return classify_response(*response, now);
+        return classify_response(*response, now, hold);
     }
     return classify_transport_error(std::get<TransportError>(completion.result));
 }

@@ -14,7 +14,7 @@ enum class Cause {
     none,          // sent
     rate_limited,  // not processed; retry after a queue-wide pause, not counted as an attempt
     transient,     // 408, 5xx, timeout, connection trouble: retry with backoff
-    auth,          // key or token refused, account blocked: stop the campaign
+    auth,          // key or token refused: stop the campaign
     spam_limit,    // Meta 131048: stop the campaign
     rejected,      // any other 4xx or error code: permanent for this recipient
     tls,           // the service's certificate failed verification: stop, never retried
@@ -28,7 +28,19 @@ enum class Cause {
     // 404 or 405 without a Meta error code: no such URL at the service (service.base_url is
     // wrong), not an answer about the recipient: stop; the request was not acted on
     endpoint,
+    // Meta's answers about a template (docs/decisions.md "Template answers"):
+    template_refused,   // 132000, 132001, 132007: every row would fail alike: stop
+    template_params,    // 132005, 132012, 132018: this row's values; failed
+    template_paused,    // 132015: paused by Meta for low quality: stop until the pause lifts
+    template_disabled,  // 132016: disabled: stop, a new template is needed
+    experiment,         // 130472: the user is in a Meta marketing experiment; never retried
+    policy_block,       // 368: the account is temporarily blocked for a policy violation: stop
 };
+
+// Whether Meta's per-user marketing limit (131049) holds a message back for a day: it does for
+// text and image messages and MARKETING templates; for a template of another category 131049 is
+// an ordinary refusal (`rejected`).
+enum class MarketingHold { applies, not_applicable };
 
 struct Outcome {
     Cause cause = Cause::none;
@@ -46,14 +58,17 @@ struct Outcome {
 // Returns the log's name of `cause`: "rate_limited", "transient", … ("" for none).
 std::string_view to_string(Cause cause);
 
-// Classifies an HTTP response; `now` resolves a Retry-After given as an HTTP date.
-Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now);
+// Classifies an HTTP response; `now` resolves a Retry-After given as an HTTP date; `hold` says
+// what a 131049 answer is.
+Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now,
+                          MarketingHold hold = MarketingHold::applies);
 
 // Classifies a request that got no response.
 Outcome classify_transport_error(const TransportError& error);
 
 // Classifies either kind of completion.
-Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now);
+Outcome classify(const Completion& completion, std::chrono::system_clock::time_point now,
+                 MarketingHold hold = MarketingHold::applies);
 
 // Returns what a person is told of `outcome`, a wrong-endpoint answer to `request`: which URL
 // (its API key masked) answered what, and what to fix.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/json_string.hpp"
+#include "util/text.hpp"
 
 namespace service {
 
@@ -102,6 +103,14 @@ std::string send_template_body(const OutgoingMessage& message) {
 
 std::string request_body(const OutgoingMessage& message) {
     return message.kind == MessageKind::template_message ? send_template_body(message) : send_message_body(message);
+}
+
+MarketingHold marketing_hold_of(const OutgoingMessage& message) {
+    if (message.kind != MessageKind::template_message || message.form == nullptr || message.form->category.empty() ||
+        util::ascii_lower(message.form->category) == "marketing") {
+        return MarketingHold::applies;
+    }
+    return MarketingHold::not_applicable;
 }
 
 std::string status_update_body(const std::vector<std::string>& ids, const std::string& status,

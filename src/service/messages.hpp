@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "service/classify.hpp"
+
 namespace service {
 
 enum class MessageKind { text, image, template_message };
@@ -20,6 +22,7 @@ struct TemplateForm {
     std::vector<int> button_indexes;      // the URL buttons the campaign fills, in its order
     std::string header_text;              // the template's textHeader, when known (for the limits)
     std::string body_text;                // the template's body, when known (for the limits)
+    std::string category;                 // the template's category (MARKETING, UTILITY, …), when known
 };
 
 // A rendered message for one recipient.
@@ -50,6 +53,11 @@ std::string send_template_body(const OutgoingMessage& message);
 // Returns the body of the request that sends `message`: send_template_body for a template,
 // send_message_body otherwise.
 std::string request_body(const OutgoingMessage& message);
+
+// Returns whether Meta's marketing limit (131049) applies to `message`: to text and image
+// messages and to templates of category MARKETING (any case), or of a category not known (the
+// check before sending was skipped).
+MarketingHold marketing_hold_of(const OutgoingMessage& message);
 
 // Returns the status-update body: {"ids":[…],"status":…,"subscriberIds":[…]};
 // `subscriberIds` is left out when `subscriber_ids` is empty.

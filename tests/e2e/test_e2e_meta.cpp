@@ -92,7 +92,7 @@ TEST_SUITE("e2e: meta") {
         CAPTURE(resumed.err);
         CHECK(resumed.exit_code == 1);
         CHECK(requests_for(sandbox, numbers_wa_id(2)) == 1);  // the journal: no second request
-        CHECK(contains(resumed.err, "1 opted out or suppressed (never sent again)"));
+        CHECK(contains(resumed.err, "1 opted out, suppressed or in a Meta experiment (never sent again)"));
         CHECK(once_each(delivered(sandbox), 3) == "");
 
         auto report = f.wacamp({"report", f.log.string(), "--format", "json"});
@@ -164,6 +164,57 @@ TEST_SUITE("e2e: meta") {
         // Even --retry-failed does not lift Meta's limit.
         f.wacamp({"resume", f.log.string(), "--retry-failed", "--no-progress"});
         CHECK(requests_for(sandbox, numbers_wa_id(1)) == 1);
+    }
+    TEST_CASE("368 stops the campaign as a policy block, not a credentials problem; resume sends the row later") {
+        Sandbox sandbox({"--meta-error", meta_error(1, "368x1")});
+        CampaignFixture f(sandbox, numbers_csv(20), "rate: {per_second: 20, concurrency: 1}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        const auto records = f.records();
+        REQUIRE_FALSE(records.empty());
+        CHECK(records.back()["reason"] == "policy_block");
+        CHECK(send_requests(sandbox) == 2);  // row 1 sent, row 2 blocked, nothing after
+        const auto row = records_of(f, 2);
+        REQUIRE(row.size() == 2);
+        CHECK(row[1]["cause"] == "policy_block");
+        CHECK(row[1]["error_code"] == 368);
+        CHECK(contains(r.err, "temporarily blocked the account for a policy violation"));
+        CHECK_FALSE(contains(r.err, "service.api_key"));
+        CHECK_FALSE(contains(r.err, "refused the credentials"));
+
+        // Once the block has ended (the sandbox answers 368 once), a plain resume sends the row.
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(resumed.out);
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(requests_for(sandbox, numbers_wa_id(1)) == 2);
+        CHECK(once_each(delivered(sandbox), 20) == "");
+    }
+    TEST_CASE("a user in a marketing experiment fails with its code, and even --retry-failed does not resend it") {
+        Sandbox sandbox({"--meta-error", meta_error(1, "130472")});
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        const auto row = records_of(f, 2);
+        REQUIRE(row.size() == 2);
+        CHECK(row[1]["status"] == "failed");
+        CHECK(row[1]["cause"] == "experiment");
+        CHECK(row[1]["error_code"] == 130472);
+        CHECK(contains(r.err, "experiment 1"));
+
+        auto resumed = f.wacamp({"resume", f.log.string(), "--retry-failed", "--no-progress"});
+        CAPTURE(resumed.out);
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 1);
+        CHECK(requests_for(sandbox, numbers_wa_id(1)) == 1);
+        CHECK(once_each(delivered(sandbox), 2) == "");
+        // Not suppressed: the account's list does not name it.
+        auto listed = f.wacamp({"suppress", "list", "--campaign", f.campaign.string()});
+        CHECK_FALSE(contains(listed.out, numbers_wa_id(1)));
     }
     TEST_CASE("a bad --meta-error is refused with exit 2, saying what is wrong") {
         for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{

@@ -47,6 +47,8 @@ public:
         ++taken;
         return true;
     }
+    // The jobs not taken yet, to adjust before the run.
+    std::deque<queue::Job>& jobs() { return m_jobs; }
     int taken = 0;
     std::optional<util::Error> failure;  // what next() returns after the last job; none: the end
 

@@ -136,4 +136,87 @@ TEST_SUITE("queue::dispatch") {
         }
         CHECK(queue::to_string(queue::StopReason::account) == "account");
     }
+    TEST_CASE("a template refused, paused or disabled, or a policy block, stops the campaign at once") {
+        const std::pair<long long, queue::StopReason> stops[] = {
+            {132000, queue::StopReason::template_refused},  {132001, queue::StopReason::template_refused},
+            {132007, queue::StopReason::template_refused},  {132015, queue::StopReason::template_paused},
+            {132016, queue::StopReason::template_disabled}, {368, queue::StopReason::policy_block}};
+        for (const auto& [code, reason] : stops) {
+            CAPTURE(code);
+            Rig rig([code](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                return fakes::http_answer(400, meta_body(code, "refused"));
+            });
+            rig.settings.concurrency = 2;
+            ListSource source(50);
+            auto result = rig.run(source);
+            CHECK(result.reason == reason);
+            CHECK(result.message.find("(#" + std::to_string(code) + ") refused") != std::string::npos);
+            CHECK(rig.transport.started.size() <= 2);
+            REQUIRE_FALSE(rig.recorder.events.empty());
+            CHECK(rig.recorder.events.front().status == queue::JobStatus::failed);
+        }
+        CHECK(queue::to_string(queue::StopReason::template_refused) == "template");
+        CHECK(queue::to_string(queue::StopReason::template_paused) == "template_paused");
+        CHECK(queue::to_string(queue::StopReason::template_disabled) == "template_disabled");
+        CHECK(queue::to_string(queue::StopReason::policy_block) == "policy_block");
+    }
+    TEST_CASE("a row's template values refused fail that row; 10 such answers in a row stop the campaign") {
+        for (const long long code : {132005LL, 132012LL, 132018LL}) {
+            CAPTURE(code);
+            Rig rig([code](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                return fakes::http_answer(400, meta_body(code, "parameter problem"));
+            });
+            rig.settings.concurrency = 1;
+            ListSource source(30);
+            auto result = rig.run(source);
+            CHECK(result.reason == queue::StopReason::template_refused);
+            CHECK(result.message.find("last 10 rows") != std::string::npos);
+            CHECK(rig.transport.started.size() == queue::k_template_params_stop);
+            CHECK(rig.recorder.count(queue::JobStatus::failed) == queue::k_template_params_stop);
+            CHECK(rig.recorder.events.back().cause == service::Cause::template_params);
+        }
+    }
+    TEST_CASE("a success between template-values refusals starts the count again") {
+        // Rows 1-9 and 11-19 refused, row 10 sent: never 10 in a row.
+        Rig rig([](const service::HttpRequest& request) -> fakes::FakeTransport::Answer {
+            if (request.body.find(std::to_string(919812300010LL)) != std::string::npos) {
+                return fakes::http_answer(200, k_ok);
+            }
+            return fakes::http_answer(400, meta_body(132018, "parameter problem"));
+        });
+        rig.settings.concurrency = 1;
+        rig.settings.max_consecutive_failures = 0;
+        ListSource source(19);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(rig.recorder.count(queue::JobStatus::failed) == 18);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 1);
+    }
+    TEST_CASE("a user in a marketing experiment fails once, not retried, and the run goes on") {
+        Rig rig(meta_for(k_row1, 130472, 400));
+        ListSource source(3);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(starts_of(rig, k_row1).size() == 1);
+        REQUIRE_FALSE(rig.recorder.events.empty());
+        CHECK(rig.recorder.events.front().cause == service::Cause::experiment);
+        CHECK(rig.recorder.count(queue::JobStatus::failed) == 1);
+        CHECK(rig.recorder.count(queue::JobStatus::sent) == 2);
+    }
+    TEST_CASE("131049 to a template that is not marketing is an ordinary refusal, not the marketing limit") {
+        for (const auto hold : {service::MarketingHold::applies, service::MarketingHold::not_applicable}) {
+            Rig rig(meta_for(k_row1, 131049, 400));
+            ListSource source(2);
+            for (auto& job : source.jobs()) {
+                job.marketing_hold = hold;
+            }
+            auto result = rig.run(source);
+            CHECK(result.reason == queue::StopReason::completed);
+            REQUIRE_FALSE(rig.recorder.events.empty());
+            CHECK(rig.recorder.events.front().status == queue::JobStatus::failed);
+            CHECK(
+                rig.recorder.events.front().cause ==
+                (hold == service::MarketingHold::applies ? service::Cause::marketing_limit : service::Cause::rejected));
+        }
+    }
 }

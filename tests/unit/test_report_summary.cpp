@@ -353,3 +353,49 @@ TEST_SUITE("report::summarize: error groups") {
         CHECK(s->counts[Status::failed] + s->counts[Status::unknown] == k_rows);
     }
 }
+
+namespace {
+
+// Row `row`'s result under template `name`.
+std::string template_result(std::int64_t row, Status status, const std::string& name, std::chrono::milliseconds at) {
+    results::ResultRecord r;
+    r.row = row;
+    r.wa_id = report_test::wa_id(row);
+    r.status = status;
+    r.attempts = 1;
+    r.http_status = status == Status::sent ? 200 : 400;
+    r.cause = status == Status::sent ? Cause::none : Cause::template_params;
+    r.error = status == Status::sent ? "" : "HTTP 400: (#132018) parameter problem";
+    r.template_name = name;
+    r.category = "UTILITY";
+    r.at = report_test::at(at);
+    return results::to_line(r);
+}
+
+}  // namespace
+
+TEST_SUITE("report::summarize templates") {
+    TEST_CASE("a log of several templates counts each row's final state under its latest template") {
+        report_test::LogFile log;
+        const auto s = report::summarize(log.write(
+            report_test::header() + template_result(1, Status::sent, "offer_a", 100ms) +
+            template_result(2, Status::failed, "offer_a", 200ms) + template_result(3, Status::sent, "offer_b", 300ms) +
+            // Row 2 again, after the campaign moved to offer_b: it counts there, once.
+            template_result(2, Status::sent, "offer_b", 400ms)));
+        REQUIRE(s.ok());
+        REQUIRE(s->templates.size() == 2);
+        CHECK(s->templates[0].name == "offer_a");
+        CHECK(s->templates[0].sent == 1);
+        CHECK(s->templates[0].failed == 0);
+        CHECK(s->templates[1].name == "offer_b");
+        CHECK(s->templates[1].sent == 2);
+    }
+    TEST_CASE("a log of one template, or of none, has no per-template counts") {
+        report_test::LogFile log;
+        const auto s =
+            report::summarize(log.write(report_test::header() + template_result(1, Status::sent, "offer_a", 100ms) +
+                                        template_result(2, Status::failed, "offer_a", 200ms)));
+        REQUIRE(s.ok());
+        CHECK(s->templates.empty());
+    }
+}

@@ -60,6 +60,12 @@ TEST_SUITE("results::Status") {
         CHECK(results::to_string(results::Cause::account) == "account");
         CHECK(results::to_string(results::Cause::suppressed) == "suppressed");
         CHECK(results::to_string(results::Cause::frequency_cap) == "frequency_cap");
+        CHECK(results::to_string(results::Cause::template_refused) == "template");
+        CHECK(results::to_string(results::Cause::template_params) == "template_params");
+        CHECK(results::to_string(results::Cause::template_paused) == "template_paused");
+        CHECK(results::to_string(results::Cause::template_disabled) == "template_disabled");
+        CHECK(results::to_string(results::Cause::experiment) == "experiment");
+        CHECK(results::to_string(results::Cause::policy_block) == "policy_block");
         CHECK(results::parse_mode("dry_run") == results::Mode::dry_run);
     }
     TEST_CASE("unknown names parse to nothing") {
@@ -117,6 +123,30 @@ TEST_SUITE("results::records") {
         r.cause = results::Cause::pair_rate;
         r.error_code = 131056;
         CHECK(as_json(results::to_line(r))["error_code"] == 131056);
+    }
+    TEST_CASE("a template campaign's result round-trips with its template and category") {
+        auto r = failed_result();
+        r.cause = results::Cause::template_params;
+        r.error_code = 132018;
+        r.template_name = "appointment_update";
+        r.category = "UTILITY";
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+        const auto j = as_json(results::to_line(r));
+        CHECK(j["template"] == "appointment_update");
+        CHECK(j["category"] == "UTILITY");
+        CHECK(j["cause"] == "template_params");
+        r.status = results::Status::sent;
+        r.cause = results::Cause::none;
+        CHECK(as_json(results::to_line(r))["category"] == "UTILITY");  // kept on success too
+    }
+    TEST_CASE("a text or image campaign's result has neither template nor category") {
+        const auto j = as_json(results::to_line(failed_result()));
+        CHECK_FALSE(j.contains("template"));
+        CHECK_FALSE(j.contains("category"));
+        const auto record = round_trip(failed_result());
+        const auto& r = std::get<results::ResultRecord>(record);
+        CHECK_FALSE(r.template_name.has_value());
+        CHECK_FALSE(r.category.has_value());
     }
     TEST_CASE("a result with error_code but an unknown cause (a later version's) keeps the code") {
         auto parsed = results::parse_record(

@@ -389,6 +389,15 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK_FALSE(rig.suppression_of("1").has_value());
     }
 
+    TEST_CASE("131049 to a template that is not marketing (an ordinary refusal) holds nothing") {
+        Rig rig;
+        rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::rejected, 131049));
+        rig.flush();
+        auto holds = rig.book->ledger().held({"1"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        CHECK(holds->empty());
+    }
+
     TEST_CASE("flush writes the log first, then the answers with the log's size as the fold mark") {
         Rig rig;
         const auto j = job(1, "1");
@@ -440,6 +449,18 @@ TEST_SUITE("runner::fold_log") {
         auto mark = rig.book->ledger().folded(k_key);
         REQUIRE(mark.ok());
         CHECK(*mark == static_cast<std::uint64_t>(log.size()));
+    }
+
+    TEST_CASE("a logged 131049 holds the number only when its cause is the marketing limit") {
+        Rig rig;
+        OldLog log(rig.folder.str("old.jsonl"));
+        log.answer(1, "1", results::Cause::rejected, 131049, k_t0);  // a utility template's
+        log.answer(2, "2", results::Cause::marketing_limit, 131049, k_t0);
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 2);
+        auto holds = rig.book->ledger().held({"1", "2"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        REQUIRE(holds->size() == 1);
+        CHECK(holds->at(0).wa_id == "2");
     }
 
     TEST_CASE("folding again counts nothing twice; lines added since are folded alone") {

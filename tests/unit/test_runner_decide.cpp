@@ -126,6 +126,22 @@ TEST_SUITE("runner::decide") {
                   Decision::done);
         }
     }
+    TEST_CASE(
+        "template and policy answers: paused, disabled and blocked rows go again; the template's refusals "
+        "only when asked; an experiment never") {
+        for (const auto cause : {Cause::template_paused, Cause::template_disabled, Cause::policy_block}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(plain(facts(row(Status::failed, cause))) == Decision::send);
+        }
+        for (const auto cause : {Cause::template_refused, Cause::template_params}) {
+            CAPTURE(results::to_string(cause));
+            CHECK(plain(facts(row(Status::failed, cause))) == Decision::hold_rejected);
+            CHECK(asked(facts(row(Status::failed, cause))) == Decision::send);
+        }
+        CHECK(plain(facts(row(Status::failed, Cause::experiment))) == Decision::done);
+        CHECK(runner::decide(facts(row(Status::failed, Cause::experiment)), RetryRejected::yes, ResendUnknown::yes,
+                             k_now) == Decision::done);
+    }
     TEST_CASE("the retry rule of every cause") {
         CHECK(runner::retry_rule(Cause::pair_rate) == runner::RetryRule::always);
         CHECK(runner::retry_rule(Cause::account) == runner::RetryRule::always);
@@ -133,6 +149,12 @@ TEST_SUITE("runner::decide") {
         CHECK(runner::retry_rule(Cause::outside_window) == runner::RetryRule::when_asked);
         CHECK(runner::retry_rule(Cause::opted_out) == runner::RetryRule::never);
         CHECK(runner::retry_rule(Cause::suppressed) == runner::RetryRule::never);
+        CHECK(runner::retry_rule(Cause::template_paused) == runner::RetryRule::always);
+        CHECK(runner::retry_rule(Cause::template_disabled) == runner::RetryRule::always);
+        CHECK(runner::retry_rule(Cause::policy_block) == runner::RetryRule::always);
+        CHECK(runner::retry_rule(Cause::template_refused) == runner::RetryRule::when_asked);
+        CHECK(runner::retry_rule(Cause::template_params) == runner::RetryRule::when_asked);
+        CHECK(runner::retry_rule(Cause::experiment) == runner::RetryRule::never);
     }
 }
 

@@ -17,9 +17,12 @@ using runner_test::read_log;
 namespace {
 
 struct Rig {
+    explicit Rig(fakes::FakeTransport::Responder answer = runner_test::accept_all)
+        : transport{clock, std::move(answer), 20ms} {}
+
     campaign_file_test::Folder folder;
     fakes::FakeClock clock;
-    fakes::FakeTransport transport{clock, runner_test::accept_all, 20ms};
+    fakes::FakeTransport transport;
     fakes::FakeUi ui;
     std::atomic<int> stops{0};
 
@@ -32,7 +35,108 @@ struct Rig {
     std::string log_path() const { return folder.str("results.jsonl"); }
 };
 
+// A template campaign of three numbers whose template the check found as `category`; the
+// service answers Meta's `code` to the second number and accepts the others.
+struct TemplateRun {
+    Rig rig;
+    campaign::Campaign campaign;
+
+    TemplateRun(const std::string& category, long long code) : rig(answer_for_second(code)) {
+        rig.folder.put("samples/r.csv", "phone,name\n+919812345678,Asha\n+919812345679,Vikram\n+919812345680,Meera\n");
+        auto c = rig.folder.load(R"(name: spring
+service:
+  base_url: https://api.example.com
+  api_key: ${WACAMP_API_KEY}
+recipients:
+  file: samples/r.csv
+  columns: {wa_id: phone, user_name: name}
+rate: {concurrency: 1}
+account: {ledger: off}
+message:
+  type: template
+  template: appointment_update
+  body: ["{{name}}"]
+)");
+        REQUIRE(c);
+        campaign = std::move(*c);
+        campaign.message.templated.id = "65f0c1a2b3c4d5e6f7a8b9c0";
+        campaign.message.templated.category = category;
+    }
+
+    static fakes::FakeTransport::Responder answer_for_second(long long code) {
+        return [code](const service::HttpRequest& request) -> fakes::FakeTransport::Answer {
+            if (request.body.find("919812345679") != std::string::npos) {
+                return fakes::http_answer(400, R"({"error":{"message":"(#)" + std::to_string(code) +
+                                                   R"() said so","code":)" + std::to_string(code) + "}}");
+            }
+            return runner_test::accept_all(request);
+        };
+    }
+
+    // The result records of the log.
+    std::vector<nlohmann::json> results() const {
+        std::vector<nlohmann::json> out;
+        for (const auto& line : read_log(rig.log_path())) {
+            if (line["event"] == "result") {
+                out.push_back(line);
+            }
+        }
+        return out;
+    }
+};
+
 }  // namespace
+
+TEST_SUITE("runner::send_campaign templates") {
+    TEST_CASE("every result of a template campaign names the template and its category") {
+        TemplateRun run("UTILITY", 132018);
+        auto report = run.rig.send(run.campaign);
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::completed);
+        const auto results = run.results();
+        REQUIRE(results.size() == 3);
+        for (const auto& r : results) {
+            CHECK(r["template"] == "appointment_update");
+            CHECK(r["category"] == "UTILITY");
+        }
+        CHECK(results[1]["status"] == "failed");
+        CHECK(results[1]["cause"] == "template_params");
+        CHECK(report->causes[results::Cause::template_params] == 1);
+    }
+    TEST_CASE("a text campaign's results have neither template nor category") {
+        Rig rig;
+        REQUIRE(rig.send(runner_test::three_recipients(rig.folder)));
+        for (const auto& line : read_log(rig.log_path())) {
+            CHECK_FALSE(line.contains("template"));
+            CHECK_FALSE(line.contains("category"));
+        }
+    }
+    TEST_CASE("131049 fails a utility template's row as rejected, a marketing template's as the marketing limit") {
+        for (const std::string category : {"UTILITY", "marketing"}) {
+            CAPTURE(category);
+            TemplateRun run(category, 131049);
+            auto report = run.rig.send(run.campaign);
+            REQUIRE(report);
+            const auto results = run.results();
+            REQUIRE(results.size() == 3);
+            CHECK(results[1]["status"] == "failed");
+            CHECK(results[1]["error_code"] == 131049);
+            CHECK(results[1]["cause"] == (category == "UTILITY" ? "rejected" : "marketing_limit"));
+        }
+    }
+    TEST_CASE("a paused template stops the run with reason template_paused; the row's cause says so") {
+        TemplateRun run("MARKETING", 132015);
+        auto report = run.rig.send(run.campaign);
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::template_paused);
+        CHECK(report->counts[results::Status::sent] == 1);
+        const auto results = run.results();
+        REQUIRE(results.size() == 2);
+        CHECK(results[1]["cause"] == "template_paused");
+        const auto log = read_log(run.rig.log_path());
+        CHECK(log.back()["reason"] == "template_paused");
+    }
+}
 
 TEST_SUITE("runner::send_campaign") {
     TEST_CASE("a small campaign sends every row and logs campaign, attempt before result, and end") {

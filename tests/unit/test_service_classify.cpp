@@ -89,12 +89,47 @@ TEST_SUITE("service::classify") {
             CHECK_FALSE(o.ambiguous);
         }
     }
-    TEST_CASE("401, 403 and codes 0, 190, 368 are auth") {
+    TEST_CASE("401, 403 and codes 0, 190 are auth") {
         CHECK(answer(401, "").cause == Cause::auth);
         CHECK(answer(403, "").cause == Cause::auth);
-        for (long long code : {0LL, 190LL, 368LL}) {
+        for (long long code : {0LL, 190LL}) {
             CHECK(answer(400, meta_error(code)).cause == Cause::auth);
         }
+    }
+    TEST_CASE("code 368 is a policy block, not refused credentials, whatever the status") {
+        for (long status : {400L, 403L, 401L, 200L}) {
+            CAPTURE(status);
+            const auto o = answer(status, meta_error(368, "(#368) Temporarily blocked for policies violations"));
+            CHECK(o.cause == Cause::policy_block);
+            CHECK(o.error_code == 368);
+            CHECK_FALSE(o.retryable());
+        }
+    }
+    TEST_CASE("Meta's template answers get causes of their own, whatever the status") {
+        const std::pair<long long, Cause> codes[] = {
+            {132000, Cause::template_refused}, {132001, Cause::template_refused},  {132007, Cause::template_refused},
+            {132005, Cause::template_params},  {132012, Cause::template_params},   {132018, Cause::template_params},
+            {132015, Cause::template_paused},  {132016, Cause::template_disabled}, {130472, Cause::experiment}};
+        for (const auto& [code, cause] : codes) {
+            CAPTURE(code);
+            for (long status : {400L, 429L, 200L, 500L}) {
+                CAPTURE(status);
+                const auto o = answer(status, meta_error(code, "(#" + std::to_string(code) + ") said so"));
+                CHECK(o.cause == cause);
+                CHECK(o.error_code == code);
+                CHECK_FALSE(o.retryable());
+            }
+        }
+    }
+    TEST_CASE("131049 is the marketing limit only where the limit applies; else an ordinary refusal") {
+        service::HttpResponse r;
+        r.status = 400;
+        r.body = meta_error(131049, "(#131049) healthy ecosystem engagement");
+        CHECK(service::classify_response(r, k_now, service::MarketingHold::applies).cause == Cause::marketing_limit);
+        const auto utility = service::classify_response(r, k_now, service::MarketingHold::not_applicable);
+        CHECK(utility.cause == Cause::rejected);
+        CHECK(utility.error_code == 131049);
+        CHECK(utility.error == "HTTP 400: (#131049) healthy ecosystem engagement — more");
     }
     TEST_CASE("code 131048 is the spam limit") {
         auto o = answer(400, meta_error(131048, "(#131048) Spam rate limit hit"));
@@ -192,6 +227,12 @@ TEST_SUITE("service::classify") {
         CHECK(service::to_string(Cause::pair_rate) == "pair_rate");
         CHECK(service::to_string(Cause::outside_window) == "outside_window");
         CHECK(service::to_string(Cause::account) == "account");
+        CHECK(service::to_string(Cause::template_refused) == "template");
+        CHECK(service::to_string(Cause::template_params) == "template_params");
+        CHECK(service::to_string(Cause::template_paused) == "template_paused");
+        CHECK(service::to_string(Cause::template_disabled) == "template_disabled");
+        CHECK(service::to_string(Cause::experiment) == "experiment");
+        CHECK(service::to_string(Cause::policy_block) == "policy_block");
         CHECK(service::to_string(Cause::none).empty());
     }
 
