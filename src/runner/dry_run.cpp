@@ -19,8 +19,31 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
-// Writes the rendered message `m` into `out` as the log keeps it, reusing its buffers.
-void keep_content(const service::OutgoingMessage& m, results::MessageContent& out) {
+// A template message as its recipient reads it, in plain lines: header, body, footer, buttons.
+std::string read_as(const campaign::Campaign& c, const service::OutgoingMessage& m) {
+    const auto face = campaign::face_of(c.message.templated, m);
+    std::string text;
+    for (const std::string* part : {&face.header, &face.body, &face.footer}) {
+        if (!part->empty()) {
+            text += (text.empty() ? "" : "\n") + *part;
+        }
+    }
+    for (const auto& button : face.buttons) {
+        text += "\n[" + button + "]";
+    }
+    return text;
+}
+
+// Writes the rendered message `m` into `out` as the log keeps it, reusing its buffers: a template
+// message as its text (read_as), until the log keeps its params and preview apart.
+void keep_content(const campaign::Campaign& c, const service::OutgoingMessage& m, results::MessageContent& out) {
+    if (m.kind == service::MessageKind::template_message) {
+        out.image = false;
+        out.text = read_as(c, m);
+        out.source.clear();
+        out.label.reset();
+        return;
+    }
     out.image = m.kind == service::MessageKind::image;
     out.text.assign(out.image ? std::string_view() : std::string_view(m.text));
     out.source.assign(out.image ? std::string_view(m.source) : std::string_view());
@@ -41,7 +64,7 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, const S
     rec.attempts = 0;
     rec.defaults.clear();
     if (r.rendered && r.verdict != campaign::Verdict::duplicate) {
-        keep_content(r.message, rec.message ? *rec.message : rec.message.emplace());
+        keep_content(c, r.message, rec.message ? *rec.message : rec.message.emplace());
         rec.defaults = r.defaults;
     } else {
         rec.message.reset();

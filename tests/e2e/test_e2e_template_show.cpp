@@ -75,6 +75,13 @@ TEST_SUITE("e2e: template show") {
                        "  │ Appointment update\n  │ Hi Asha,\n  │ your appointment is confirmed for Monday 10:00.\n"
                        "  │ Reply STOP to opt out.\n  │ Sent by the sandbox\n"));
         CHECK(contains(dry.out, R"("templateId":"65a1c3e9f2b4d6a8c0e1f203")"));
+        // The dry-run log keeps what each person will read, and the report shows it.
+        const auto dry_log = (f.log.parent_path() / f.log.stem()).string() + ".dry-run.jsonl";
+        const auto records = read_jsonl(dry_log);
+        REQUIRE(records.size() >= 2);
+        CHECK(records[1]["message"]["text"] ==
+              "Appointment update\nHi Asha,\nyour appointment is confirmed for Monday 10:00.\nReply STOP to opt "
+              "out.\nSent by the sandbox");
         CHECK(posts(sandbox) == 0);
 
         // --offline: no request at all, and it says so.
