@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, starts the sandbox on a free loopback port and runs the
-# sample campaign against it end to end, then shows the result.
+# sample campaigns (text, then template) against it end to end, then shows the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -31,7 +31,10 @@ step validate campaigns/sample-text.yaml
 step run campaigns/sample-text.yaml --dry-run --results "$results"
 step run campaigns/sample-text.yaml --yes --results "$results"
 step report "$results"
+# A template campaign, the usual bulk send: the template is checked against the list, then sent.
+step run campaigns/sample-template.yaml --dry-run --results "$work/sample-template.jsonl"
+step run campaigns/sample-template.yaml --yes --no-progress --results "$work/sample-template.jsonl"
 # An account with a do-not-contact list: two of the same numbers are skipped (cause suppressed).
 step run campaigns/sample-do-not-contact.yaml --yes --no-progress --results "$work/sample-do-not-contact.jsonl"
 echo
-echo "The sandbox received $(grep '/send-message' "$work/journal.jsonl" | grep -c '"outcome":"ok"') messages; nothing left this machine."
+echo "The sandbox received $(grep -E '/send-(message|template)' "$work/journal.jsonl" | grep -c '"outcome":"ok"') messages; nothing left this machine."

@@ -75,6 +75,19 @@ std::string skipped_causes(const results::CauseCounts& causes) {
     return parts.empty() ? "" : " (" + parts + ")";
 }
 
+// What the dry run asked of the network: the template list (a template campaign, unless
+// --offline), the image URLs (--check-media), or nothing.
+std::string network_used(const campaign::Campaign& c, const RunOptions& opts) {
+    const bool templates = c.message.type == campaign::MessageType::template_message && !opts.offline;
+    if (templates && opts.check_media) {
+        return "only the template list was read and the image URLs fetched";
+    }
+    if (templates) {
+        return "only the template list was read";
+    }
+    return opts.check_media ? "only the image URLs were fetched" : "no network was used";
+}
+
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
     const auto media = media_for_dry_run(c, opts, out);
@@ -92,9 +105,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         return k_exit_bad_input;
     }
     using results::Status;
-    const std::string headline =
-        fmt::format("{}: dry run — nothing was sent, {}.", c.name,
-                    opts.check_media ? "only the image URLs were fetched" : "no network was used");
+    const std::string headline = fmt::format("{}: dry run — nothing was sent, {}.", c.name, network_used(c, opts));
     std::string text = headline + "\n";
     for (const auto& s : report->samples) {
         text += fmt::format("  row {} → {}\n    {}\n", s.row, s.wa_id, s.body);

@@ -182,7 +182,7 @@ void add_server_options(CLI::App& sub, SandboxCommand& cmd) {
 // Adds the fault-injection options, in their own group of the help.
 void add_fault_options(CLI::App& sub, SandboxCommand& cmd) {
     auto& faults = cmd.options.faults;
-    auto* group = sub.add_option_group("faults", "Fault injection (send-message only unless said)");
+    auto* group = sub.add_option_group("faults", "Fault injection (sends only unless said)");
     group->add_option("--rate-limit", faults.rate_limit, "Throttle sends beyond N in any sliding second")
         ->check(CLI::NonNegativeNumber);
     group
@@ -217,6 +217,11 @@ void add_fault_options(CLI::App& sub, SandboxCommand& cmd) {
                      "Answer sends to this wa_id with Meta's error CODE (HTTP 429 for 131056, else 400): the first "
                      "N times, then normally; always without xN (repeatable)")
         ->option_text("WA_ID=CODE[xN]")
+        ->allow_extra_args(false);
+    group
+        ->add_option("--paused-template", cmd.options.paused_templates,
+                     "Answer sends of this template (its name) with Meta's 132015, template paused (repeatable)")
+        ->option_text("NAME")
         ->allow_extra_args(false);
     group
         ->add_option("--auth-fail-after", cmd.auth_fail_after,

@@ -83,6 +83,7 @@ FakeService::FakeService(const SandboxOptions& options, const nlohmann::ordered_
     : m_options(options),
       m_templates_body(templates_body(templates)),
       m_templates_user(templates_user(templates)),
+      m_book(templates, options.paused_templates),
       m_journal(journal),
       m_faults(options.faults) {}
 
@@ -94,6 +95,8 @@ Answer FakeService::handle(const Incoming& request, SteadyTime now, util::TimePo
         reply = templates(request);
     } else if (request.path == k_send_message_path && request.method == "POST") {
         reply = send_message(request, body, parsed.error, now);
+    } else if (request.path == k_send_template_path && request.method == "POST") {
+        reply = send_template(request, body, parsed.error, now);
     } else if (request.path == k_status_update_path && request.method == "PUT") {
         reply = status_update(request, body, parsed.error);
     } else {
@@ -101,7 +104,8 @@ Answer FakeService::handle(const Incoming& request, SteadyTime now, util::TimePo
         reply.answer.status = 404;
         reply.answer.body = not_found_body(request.method, request.path);
     }
-    if (request.path == k_send_message_path && m_options.faults.drop_rate > 0.0) {
+    const bool is_send = request.path == k_send_message_path || request.path == k_send_template_path;
+    if (is_send && m_options.faults.drop_rate > 0.0) {
         // libcurl silently resends a request whose reused connection closes before any
         // byte came back; a connection per send makes every drop reach the client.
         reply.answer.headers.emplace_back("Connection", "close");
@@ -112,7 +116,7 @@ Answer FakeService::handle(const Incoming& request, SteadyTime now, util::TimePo
     }
     if (m_journal != nullptr) {
         auto kept = journal_body(parsed.json, m_options, request);
-        std::string wa_id = request.path == k_send_message_path ? body_wa_id(parsed.json) : "";
+        std::string wa_id = is_send ? body_wa_id(parsed.json) : "";
         JournalEntry entry;
         entry.at = at;
         entry.method = request.method;
@@ -153,19 +157,41 @@ FakeService::Reply FakeService::templates(const Incoming& request) {
 
 FakeService::Reply FakeService::send_message(const Incoming& request, const Json* body, std::string_view body_error,
                                              SteadyTime now) {
+    if (auto refused = check_send_access(request, body, body_error)) {
+        return std::move(*refused);
+    }
+    if (auto problem = check_send_message(*body)) {
+        return invalid(*problem);
+    }
+    return deliver((*body)["wa_id"].get_ref<const std::string&>(), request, now);
+}
+
+FakeService::Reply FakeService::send_template(const Incoming& request, const Json* body, std::string_view body_error,
+                                              SteadyTime now) {
+    if (auto refused = check_send_access(request, body, body_error)) {
+        return std::move(*refused);
+    }
+    if (auto problem = check_send_template(*body)) {
+        return invalid(*problem);
+    }
+    if (auto refusal = m_book.check((*body)["templateId"].get<std::string>(), (*body)["params"])) {
+        return meta_error(refusal->code, refusal->details);
+    }
+    return deliver((*body)["wa_id"].get_ref<const std::string&>(), request, now);
+}
+
+std::optional<FakeService::Reply> FakeService::check_send_access(const Incoming& request, const Json* body,
+                                                                 std::string_view body_error) {
     if (key_revoked()) {
         return unauthorized("The API key has been revoked");
     }
     if (auto problem = check_api_key(m_options.require_key_in, request.key, m_options.api_key)) {
         return unauthorized(*problem);
     }
-    if (auto bad = check_json_request(request, body, body_error)) {
-        return std::move(*bad);
-    }
-    if (auto problem = check_send_message(*body)) {
-        return invalid(*problem);
-    }
-    const auto& wa_id = (*body)["wa_id"].get_ref<const std::string&>();
+    return check_json_request(request, body, body_error);
+}
+
+FakeService::Reply FakeService::deliver(const std::string& wa_id, const Incoming& request, SteadyTime now) {
     SendDecision decision;
     int error_status = 500;
     bool lose_answer = false;
@@ -260,11 +286,11 @@ FakeService::Reply FakeService::unauthorized(std::string_view details) {
     return reply;
 }
 
-FakeService::Reply FakeService::meta_error(int code) {
+FakeService::Reply FakeService::meta_error(int code, std::string_view details) {
     Reply reply;
     reply.outcome = Outcome::meta_error;
     reply.answer.status = meta_error_status(code);
-    reply.answer.body = meta_error_body(meta_error_for(code), m_ids.next_trace_id());
+    reply.answer.body = meta_error_body(meta_error_for(code), m_ids.next_trace_id(), {}, details);
     return reply;
 }
 

@@ -17,12 +17,14 @@
 #include "sandbox/journal.hpp"
 #include "sandbox/options.hpp"
 #include "sandbox/responses.hpp"
+#include "sandbox/template_sends.hpp"
 #include "util/clock.hpp"
 
 namespace sandbox {
 
 inline constexpr const char* k_templates_path = "/whatsapp-automation/wa/templates";
 inline constexpr const char* k_send_message_path = "/whatsapp-automation/wa/send-message";
+inline constexpr const char* k_send_template_path = "/whatsapp-automation/wa/send-template";
 inline constexpr const char* k_status_update_path = "/inbox/users/status-update";
 
 struct Incoming {
@@ -48,7 +50,8 @@ struct Answer {
 
 class FakeService {
 public:
-    // Serves `templates` (records) with `options`; journals to `journal` unless it is null.
+    // Serves `templates` (records; send-template checks against them) with `options`; journals to `journal` unless it
+    // is null.
     FakeService(const SandboxOptions& options, const nlohmann::ordered_json& templates, Journal* journal);
 
     // Answers `request`, which arrived at `now` (steady, for rate limits) and `at` (wall
@@ -62,10 +65,15 @@ private:
     Reply templates(const Incoming& request);
     Reply send_message(const Incoming& request, const nlohmann::json* body, std::string_view body_error,
                        SteadyTime now);
+    Reply send_template(const Incoming& request, const nlohmann::json* body, std::string_view body_error,
+                        SteadyTime now);
+    std::optional<Reply> check_send_access(const Incoming& request, const nlohmann::json* body,
+                                           std::string_view body_error);
+    Reply deliver(const std::string& wa_id, const Incoming& request, SteadyTime now);
     Reply status_update(const Incoming& request, const nlohmann::json* body, std::string_view body_error);
     Reply unauthorized(std::string_view details);
     Reply invalid(std::string_view what);
-    Reply meta_error(int code);
+    Reply meta_error(int code, std::string_view details = {});
     std::optional<Reply> check_json_request(const Incoming& request, const nlohmann::json* body,
                                             std::string_view body_error);
     bool key_revoked();
@@ -73,6 +81,7 @@ private:
     SandboxOptions m_options;
     std::string m_templates_body;
     std::string m_templates_user;
+    TemplateBook m_book;
     Journal* m_journal;
     IdSource m_ids;
     std::mutex m_faults_mutex;

@@ -45,6 +45,23 @@ constexpr MetaError k_known[] = {
     {131045, "Incorrect certificate", "Message failed to send due to a phone number registration error."},
     {133010, "Phone number not registered", "The phone number is not registered on the WhatsApp Business Platform."},
     {131064, "Marketing messages are disabled", "Marketing messages are disabled for this business account."},
+    {132000, "Number of parameters does not match the expected number of params",
+     "The number of variable parameter values included in the request did not match the number of variable "
+     "parameters defined in the template."},
+    {132001, "Template name does not exist in the translation",
+     "The template does not exist in the specified language or the template has not been approved."},
+    {132005, "Translated text too long", "Translated text is too long."},
+    {132007, "Template format character policy violated", "Template content violates a WhatsApp policy."},
+    {132012, "Parameter format does not match format in the created template",
+     "Variable parameter values formatted incorrectly."},
+    {132015, "Template is Paused", "Template is paused due to low quality so it cannot be sent in a template message."},
+    {132016, "Template is Disabled",
+     "Template has been paused too many times due to low quality and is now permanently disabled."},
+    {132018, "There was an issue with the parameters in your template.", "One or more parameter values are invalid."},
+    {130472, "User's number is part of an experiment", "Failed to send message because of an experiment."},
+    {368, "Temporarily blocked for policies violations",
+     "The WhatsApp Business Account associated with the app has been restricted or disabled for violating a "
+     "platform policy."},
 };
 
 }  // namespace

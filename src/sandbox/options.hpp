@@ -68,6 +68,7 @@ struct SandboxOptions {
     // Nothing: plain HTTP.
     std::optional<TlsOptions> tls;
     FaultOptions faults;
+    std::vector<std::string> paused_templates;  // names whose sends are answered 132015
 };
 
 }  // namespace sandbox

@@ -13,6 +13,7 @@
 
 #include "sandbox/fake_service.hpp"
 #include "sandbox/hang_up.hpp"
+#include "sandbox/template_sends.hpp"
 #include "sandbox/templates.hpp"
 #include "sandbox/tls_cert.hpp"
 
@@ -204,6 +205,7 @@ util::Result<std::unique_ptr<Server>> Server::bind(const SandboxOptions& options
     if (!options.templates_path.empty()) {
         TRY_ASSIGN(templates, load_templates(options.templates_path));
     }
+    TRY(check_template_names(templates, options.paused_templates));
     std::unique_ptr<Journal> journal;
     if (!options.journal_path.empty()) {
         TRY_ASSIGN(journal, Journal::open(options.journal_path));

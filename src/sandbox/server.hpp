@@ -19,10 +19,10 @@ public:
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    // Loads the templates, opens the journal, sets up TLS when `options.tls` asks (checking the
-    // files given, or making a certificate in a private folder removed with the Server) and
-    // binds 127.0.0.1:`options.port` (0: a free port). Fails naming the file or the port that
-    // could not be used.
+    // Loads the templates (failing on a --paused-template that names none of them), opens the journal, sets up TLS when
+    // `options.tls` asks (checking the files given, or making a certificate in a private folder removed with the
+    // Server) and binds 127.0.0.1:`options.port` (0: a free port). Fails naming the file or the port that could not be
+    // used.
     static util::Result<std::unique_ptr<Server>> bind(const SandboxOptions& options);
     // Returns the port bound.
     int port() const;

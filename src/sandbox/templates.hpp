@@ -13,7 +13,9 @@ namespace sandbox {
 inline constexpr const char* k_builtin_user = "64b7f0c2a1e4d5f6a7b8c9d0";
 
 // Returns the built-in records: appointment_update (APPOINTMENT_UPDATE, en, APPROVED),
-// spring_offer (PENDING, image header) and payment_reminder (REJECTED).
+// spring_offer (PENDING, image header), payment_reminder (REJECTED), spring_sale (MARKETING,
+// APPROVED, image header, two body variables), thank_you (APPROVED, no variables) and
+// order_shipped (APPROVED, in en and in es).
 nlohmann::ordered_json builtin_templates();
 
 // Reads records from `path`: a JSON array of records, or an object whose `data` is one.

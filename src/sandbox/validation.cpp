@@ -46,22 +46,6 @@ size_t utf8_length(std::string_view text) {
         std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-bool is_http_url(std::string_view url) {
-    size_t rest = 0;
-    if (util::starts_with_nocase(url, "https://")) {
-        rest = 8;
-    } else if (util::starts_with_nocase(url, "http://")) {
-        rest = 7;
-    } else {
-        return false;
-    }
-    if (rest >= url.size() || url[rest] == '/') {
-        return false;  // no host
-    }
-    return std::none_of(url.begin(), url.end(),
-                        [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7F; });
-}
-
 std::optional<std::string> check_text_message(const Json& message) {
     if (auto e = unknown_key(message, {"text"}, "message.")) {
         return e.value() + " for type \"text\"";
@@ -102,21 +86,15 @@ std::optional<std::string> check_image_message(const Json& message) {
     return std::nullopt;
 }
 
-}  // namespace
-
-bool is_wa_id(std::string_view wa_id) {
-    return wa_id.size() >= 8 && wa_id.size() <= 15 &&
-           std::all_of(wa_id.begin(), wa_id.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::optional<std::string> check_send_message(const Json& body) {
+// The keys every send has: exactly `keys`, a non-empty userName and a wa_id.
+std::optional<std::string> check_send_keys(const Json& body, std::initializer_list<std::string_view> keys) {
     if (!body.is_object()) {
         return "body must be a JSON object";
     }
-    if (auto e = unknown_key(body, {"userName", "wa_id", "type", "message"}, "")) {
+    if (auto e = unknown_key(body, keys, "")) {
         return e;
     }
-    if (auto e = missing_key(body, {"userName", "wa_id", "type", "message"}, "")) {
+    if (auto e = missing_key(body, keys, "")) {
         return e;
     }
     if (!is_non_empty_string(body["userName"])) {
@@ -125,6 +103,36 @@ std::optional<std::string> check_send_message(const Json& body) {
     const auto& wa_id = body["wa_id"];
     if (!wa_id.is_string() || !is_wa_id(wa_id.get_ref<const std::string&>())) {
         return "\"wa_id\" must be a string of 8 to 15 digits (country code first, no '+')";
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool is_wa_id(std::string_view wa_id) {
+    return wa_id.size() >= 8 && wa_id.size() <= 15 &&
+           std::all_of(wa_id.begin(), wa_id.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_http_url(std::string_view url) {
+    size_t rest = 0;
+    if (util::starts_with_nocase(url, "https://")) {
+        rest = 8;
+    } else if (util::starts_with_nocase(url, "http://")) {
+        rest = 7;
+    } else {
+        return false;
+    }
+    if (rest >= url.size() || url[rest] == '/') {
+        return false;  // no host
+    }
+    return std::none_of(url.begin(), url.end(),
+                        [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7F; });
+}
+
+std::optional<std::string> check_send_message(const Json& body) {
+    if (auto e = check_send_keys(body, {"userName", "wa_id", "type", "message"})) {
+        return e;
     }
     const auto& type = body["type"];
     if (type != "text" && type != "image") {
@@ -135,6 +143,19 @@ std::optional<std::string> check_send_message(const Json& body) {
         return "\"message\" must be an object";
     }
     return type == "text" ? check_text_message(message) : check_image_message(message);
+}
+
+std::optional<std::string> check_send_template(const Json& body) {
+    if (auto e = check_send_keys(body, {"userName", "wa_id", "templateId", "params"})) {
+        return e;
+    }
+    if (!is_non_empty_string(body["templateId"])) {
+        return "\"templateId\" must be a non-empty string";
+    }
+    if (!body["params"].is_array()) {
+        return "\"params\" must be an array";
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> check_status_update(const Json& body) {

@@ -116,6 +116,18 @@ std::map<long long, std::string> CampaignFixture::final_status() const {
     return out;
 }
 
+int sent_or_unknown(const CampaignFixture& f, int rows) {
+    auto status = f.final_status();
+    int unknown = 0;
+    for (int row = 1; row <= rows; ++row) {
+        CAPTURE(row);
+        REQUIRE(status.count(row) == 1);
+        CHECK((status[row] == "sent" || status[row] == "unknown"));
+        unknown += status[row] == "unknown" ? 1 : 0;
+    }
+    return unknown;
+}
+
 std::map<std::string, int> delivered(const Sandbox& sandbox) {
     std::map<std::string, int> out;
     for (const auto& j : sandbox.journal()) {

@@ -99,6 +99,10 @@ bool leaks(const std::string& secret, const std::vector<std::string>& texts);
 // ("ok", "rate_limited", "error", "dropped", "unauthorized", …).
 int send_requests(const Sandbox& sandbox, const std::string& outcome = "");
 
+// Checks that rows 1..`rows` of `f`'s log each end sent or unknown (as after a kill in flight and
+// a resume); returns how many are unknown.
+int sent_or_unknown(const CampaignFixture& f, int rows);
+
 // How many rows of the log end with each status (final_status, tallied).
 std::map<std::string, int> status_counts(const CampaignFixture& fixture);
 

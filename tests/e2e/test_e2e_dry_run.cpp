@@ -8,6 +8,7 @@ using namespace e2e;
 TEST_SUITE("e2e: dry run and validate") {
     TEST_CASE("every sample campaign validates and dry-runs as shipped") {
         TempDir out;
+        Sandbox sandbox({"--api-key", "sample-key"});  // a template campaign's check reads its template list
         const auto folder = std::filesystem::path(WACAMP_SOURCE_DIR) / "campaigns";
         int seen = 0;
         for (const auto& entry : std::filesystem::directory_iterator(folder)) {
@@ -16,7 +17,7 @@ TEST_SUITE("e2e: dry run and validate") {
             }
             ++seen;
             CAPTURE(entry.path());
-            const EnvOverrides env = {{"WACAMP_BASE_URL", "http://127.0.0.1:9"},
+            const EnvOverrides env = {{"WACAMP_BASE_URL", sandbox.url()},
                                       {"WACAMP_API_KEY", "sample-key"},
                                       {"WACAMP_ACCESS_TOKEN", "sample-token"}};
             auto validated = run_wacamp({"validate", entry.path().string()}, env);

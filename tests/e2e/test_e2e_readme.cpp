@@ -139,6 +139,15 @@ TEST_SUITE("e2e: readme") {
         CHECK(once_each(delivered(sandbox), delivered(sandbox).size()).empty());
         CHECK(total_delivered(sandbox) > 5);
         CHECK(std::filesystem::exists(dir.path() / "results" / "sample-text.jsonl"));
+        // The template campaign's rows went out as templates, one each.
+        std::map<std::string, int> templates;
+        for (const auto& j : sandbox.journal()) {
+            if (j.value("path", "") == "/whatsapp-automation/wa/send-template" && j.value("outcome", "") == "ok") {
+                ++templates[j.value("wa_id", "")];
+            }
+        }
+        CHECK(once_each(templates, 4).empty());
+        CHECK(std::filesystem::exists(dir.path() / "results" / "sample-template.jsonl"));
     }
 
     TEST_CASE("without results:, the log goes to results/NAME.jsonl beside the campaign file, as the README says") {

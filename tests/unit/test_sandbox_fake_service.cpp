@@ -29,6 +29,24 @@ Incoming send(const std::string& wa_id, const std::string& key = "sandbox-key") 
     return in;
 }
 
+// A send-template of the built-in spring_sale (image header, two body variables) to `wa_id`.
+Incoming send_template(const std::string& wa_id, json params = nullptr) {
+    if (params.is_null()) {
+        params = json::parse(R"([
+          {"type": "header", "parameters": [{"type": "image", "image": {"link": "https://cdn.example.com/a.jpg"}}]},
+          {"type": "body", "parameters": [{"type": "text", "text": "Asha"}, {"type": "text", "text": "20%"}]}])");
+    }
+    Incoming in;
+    in.method = "POST";
+    in.path = sandbox::k_send_template_path;
+    in.content_type = "application/json";
+    in.key.header = "sandbox-key";
+    in.body =
+        json{{"userName", "Asha"}, {"wa_id", wa_id}, {"templateId", "65d4f61c25e7a9dbf3142536"}, {"params", params}}
+            .dump();
+    return in;
+}
+
 Incoming list_templates() {
     Incoming in;
     in.method = "GET";
@@ -97,7 +115,7 @@ TEST_SUITE("sandbox::FakeService") {
         CHECK(header(a, "_user") == sandbox::k_builtin_user);
         json body = json::parse(a.body);
         CHECK(body["success"] == true);
-        REQUIRE(body["data"].size() == 3);
+        REQUIRE(body["data"].size() == 7);
         CHECK(body["data"][0]["configuration"]["name"] == "appointment_update");
         CHECK(body["data"][0]["status"] == "APPROVED");
         CHECK(body["data"][1]["status"] == "PENDING");
@@ -272,6 +290,58 @@ TEST_SUITE("sandbox::FakeService") {
         CHECK(f.handle(in).status == 404);
         CHECK(f.lines().at(1)["outcome"] == "invalid");
         CHECK(f.service->counts()[static_cast<size_t>(sandbox::Outcome::invalid)] == 2);
+    }
+    TEST_CASE("send-template: a valid send is answered like send-message's and journaled by its path") {
+        Fixture f;
+        Answer a = f.handle(send_template("919812345678"));
+        CHECK(a.status == 200);
+        CHECK(json::parse(a.body)["data"]["messageId"].get<std::string>().rfind("wamid.", 0) == 0);
+        auto line = f.lines().at(0);
+        CHECK(line["path"] == "/whatsapp-automation/wa/send-template");
+        CHECK(line["outcome"] == "ok");
+        CHECK(line["wa_id"] == "919812345678");
+        CHECK(line["body"]["templateId"] == "65d4f61c25e7a9dbf3142536");
+    }
+    TEST_CASE("send-template: the same key as send-message, and a body of its own shape") {
+        Fixture f;
+        CHECK(f.handle(send_template("919812345678")).status == 200);
+        Incoming wrong_key = send_template("919812345678");
+        wrong_key.key.header = "wrong";
+        CHECK(f.handle(wrong_key).status == 401);
+        Incoming as_message = send("919812345678");
+        as_message.path = sandbox::k_send_template_path;
+        Answer a = f.handle(as_message);
+        CHECK(a.status == 400);
+        CHECK(json::parse(a.body)["error"]["code"] == 100);
+    }
+    TEST_CASE("send-template: params that do not fit the template get Meta's error, 400, in the usual shape") {
+        Fixture f;
+        Answer a = f.handle(send_template("919812345678", json::parse(R"([{"type": "body", "parameters": []}])")));
+        CHECK(a.status == 400);
+        json body = json::parse(a.body);
+        CHECK(body["success"] == false);
+        CHECK(body["error"]["code"] == 132018);  // the image header is missing
+        CHECK(body["error"]["message"].get<std::string>().starts_with("(#132018) "));
+        CHECK(body["error"]["error_data"]["details"] ==
+              "header: the template's header is image; params has no header component");
+        CHECK(f.lines().at(0)["outcome"] == "meta_error");
+    }
+    TEST_CASE("send-template: --meta-error and --paused-template apply") {
+        SandboxOptions options;
+        options.faults.meta_errors = {{"919812345678", 130472, 1}};
+        options.paused_templates = {"thank_you"};
+        Fixture f(options);
+        CHECK(json::parse(f.handle(send_template("919812345678")).body)["error"]["code"] == 130472);
+        CHECK(f.handle(send_template("919812345678")).status == 200);
+        Incoming paused = send_template("919812345679", json::array());
+        paused.body = json{{"userName", "Asha"},
+                           {"wa_id", "919812345679"},
+                           {"templateId", "65e5072d36f8baec04253647"},
+                           {"params", json::array()}}
+                          .dump();
+        Answer a = f.handle(paused);
+        CHECK(a.status == 400);
+        CHECK(json::parse(a.body)["error"]["code"] == 132015);
     }
     TEST_CASE("latency is handed back as the delay to wait") {
         SandboxOptions options;

@@ -100,7 +100,8 @@ TEST_SUITE("sandbox::MetaErrors") {
         CHECK(sandbox::outcome_name(sandbox::Outcome::meta_error) == "meta_error");
     }
     TEST_CASE("every code wacamp handles gets a text of its own; others a generic one") {
-        for (const int code : {131056, 131049, 131050, 131026, 131047, 131031, 131042, 131045, 133010, 131064}) {
+        for (const int code : {131056, 131049, 131050, 131026, 131047, 131031, 131042, 131045, 133010, 131064,
+                               132000, 132001, 132005, 132007, 132012, 132015, 132016, 132018, 130472, 368}) {
             CAPTURE(code);
             const auto error = sandbox::meta_error_for(code);
             CHECK(error.code == code);
