@@ -42,10 +42,16 @@ bool unfinished(const Summary& s) {
 
 ListState look_at_list(const results::CampaignHeader& header) {
     ListState list;
-    auto hash = util::sha256_file(header.recipients_file);
+    // The reader first: it refuses a FIFO or a device before opening it, which hashing would not
+    // (opening a FIFO waits for a writer: the report would hang).
     auto reader = campaign::CsvReader::open(header.recipients_file, ',');
-    if (!hash || !reader) {
-        list.problem = !hash ? hash.error().message : reader.error().message;
+    if (!reader) {
+        list.problem = reader.error().message;
+        return list;
+    }
+    auto hash = util::sha256_file(header.recipients_file);
+    if (!hash) {
+        list.problem = hash.error().message;
         return list;
     }
     campaign::CsvRecord record;

@@ -3,6 +3,8 @@
 // sending time, invalid rows by reason, and the next step as an exact command.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -72,6 +74,20 @@ TEST_SUITE("e2e: unfinished") {
         CHECK(changed["list"]["found"] == "changed");
         CHECK(changed["list"]["rows"] == 21);
         CHECK(contains(text_report(f), "CHANGED since the log began"));
+    }
+
+    TEST_CASE("a report whose recipient list was replaced by a FIFO says so instead of waiting for a writer") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--no-progress", "--limit", "1"}).exit_code == 0);
+        std::filesystem::remove(f.csv);
+        REQUIRE(::mkfifo(f.csv.c_str(), 0600) == 0);
+        auto r =
+            run_program({"/usr/bin/timeout", "20", wacamp_path(), "report", f.log.string(), "--format", "json"}, f.env);
+        REQUIRE(r.exit_code == 0);  // timeout(1) exits 124 when the report hangs
+        const auto json = nlohmann::json::parse(r.out);
+        CHECK(json["list"]["found"] == "missing");
+        CHECK(contains(json["list"]["problem"].get<std::string>(), "not a regular file"));
     }
 
     TEST_CASE("each run is counted, and the send rate is over sending time, not the gaps between runs") {
