@@ -75,7 +75,9 @@ void append_content(fmt::memory_buffer& out, CsvContent content, const results::
         return;
     }
     const results::MessageContent* m = r != nullptr && r->message ? &*r->message : nullptr;
-    if (content == CsvContent::text) {
+    if (content == CsvContent::preview) {
+        append_content_field(out, m != nullptr ? results::readable_text(*m) : std::string());
+    } else if (content == CsvContent::text) {
         append_content_field(out, m != nullptr ? std::string_view(m->text) : std::string_view());
     } else {
         append_content_field(out, m != nullptr && m->label ? std::string_view(*m->label) : std::string_view());
@@ -183,9 +185,12 @@ util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayO
         if (!row) {
             continue;
         }
-        if (const auto* r = std::get_if<results::ResultRecord>(&record);
-            r != nullptr && r->message && r->message->image) {
-            index.content = CsvContent::image;
+        if (const auto* r = std::get_if<results::ResultRecord>(&record); r != nullptr && r->message) {
+            if (r->message->image) {
+                index.content = CsvContent::image;
+            } else if (r->message->is_template()) {
+                index.content = CsvContent::preview;
+            }
         }
         if (!in_range(*row)) {
             ++index.warning_count;
@@ -225,6 +230,7 @@ util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
     case CsvContent::none: break;
     case CsvContent::text: buffer.append(std::string_view(",text,defaults")); break;
     case CsvContent::image: buffer.append(std::string_view(",caption,source,defaults")); break;
+    case CsvContent::preview: buffer.append(std::string_view(",preview,defaults")); break;
     }
     buffer.push_back('\n');
     results::Record record;

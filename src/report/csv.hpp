@@ -22,7 +22,7 @@ inline constexpr std::string_view k_csv_header =
 
 // The rendered content a dry run's log adds to each line: `text`, or `caption` and `source`,
 // then `defaults` (the placeholders that took their default, separated by spaces).
-enum class CsvContent { none, text, image };
+enum class CsvContent { none, text, image, preview };
 
 // What the first pass found.
 struct CsvIndex {
@@ -32,7 +32,7 @@ struct CsvIndex {
     std::int64_t rows = 0;                        // rows the log names: lines pass 2 writes
     std::vector<std::string> warnings;            // the first ~100, "PATH:LINE: …"
     std::int64_t warning_count = 0;
-    CsvContent content = CsvContent::none;  // a dry run's log: text, or image when it has images
+    CsvContent content = CsvContent::none;  // a dry run's log: text, image when it has images, preview when templates
 };
 
 // Reads the log at `path` once and returns, per row, which record is final. Fails, naming

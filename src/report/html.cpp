@@ -60,6 +60,10 @@ td.msg{overflow-wrap:anywhere;max-width:34em}td.nowrap{white-space:nowrap}.empty
 footer{font-size:12px;text-align:center}
 h3{font-size:14px;margin:14px 0 6px}td.message{overflow-wrap:anywhere;max-width:40em}
 td.message .text{white-space:pre-wrap}td.message .src{color:var(--muted)}td.message .why{color:var(--failed)}
+.bubble{display:inline-block;max-width:36em;background:#d9fdd3;border-radius:0 8px 8px 8px;padding:6px 10px;
+box-shadow:0 1px .5px rgba(11,20,26,.13)}.bubble .head{font-weight:600}.bubble .foot{color:var(--muted);font-size:12px}
+.buttons{display:flex;flex-wrap:wrap;gap:4px;max-width:36em;margin:3px 0 0}.buttons span{flex:1 1 auto;
+background:#fff;border:1px solid var(--line);border-radius:8px;padding:3px 10px;text-align:center;color:#027eb5}
 )";
 
 std::string percent(std::int64_t part, std::int64_t whole) {

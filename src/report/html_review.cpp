@@ -10,19 +10,39 @@ namespace report {
 
 namespace {
 
-// A message as HTML: its text (line breaks kept), or its caption and its image's address as
-// text. Never an <img>: opening the report must not fetch anything (and the page's policy
-// would block it).
+// A message as a chat bubble, the way the recipient's phone shows it: a text; an image's address
+// as text and its caption; a template's header, body and footer, its buttons below. Never an
+// <img>: opening the report must not fetch anything (and the page's policy would block it).
 std::string message_html(const results::MessageContent& m) {
     const auto shown = [](std::string_view text) { return html_escape(util::printable(text, util::LineBreaks::keep)); };
-    if (!m.image) {
-        return fmt::format(R"(<div class="text">{}</div>)", shown(m.text));
+    std::string out = R"(<div class="bubble">)";
+    if (m.is_template()) {
+        const auto& p = m.preview;
+        if (!p.header.empty()) {
+            out += fmt::format(R"(<div class="head text">{}</div>)", shown(p.header));
+        }
+        out += fmt::format(R"(<div class="text">{}</div>)", shown(p.body));
+        if (!p.footer.empty()) {
+            out += fmt::format(R"(<div class="foot text">{}</div>)", shown(p.footer));
+        }
+        out += "</div>";
+        if (!p.buttons.empty()) {
+            out += R"(<div class="buttons">)";
+            for (const auto& button : p.buttons) {
+                out += fmt::format("<span>{}</span>", shown(button));
+            }
+            out += "</div>";
+        }
+        return out;
     }
-    std::string out = fmt::format(R"(<div class="src">image <code>{}</code></div>)", shown(m.source));
+    if (!m.image) {
+        return out + fmt::format(R"(<div class="text">{}</div></div>)", shown(m.text));
+    }
+    out += fmt::format(R"(<div class="src">image <code>{}</code></div>)", shown(m.source));
     if (m.label) {
         out += fmt::format(R"(<div class="text">{}</div>)", shown(*m.label));
     }
-    return out;
+    return out + "</div>";
 }
 
 std::string outcome_html(const ReviewedMessage& m) {

@@ -20,7 +20,10 @@ void Review::add(const results::ResultRecord& record) {
     }
     ++messages;
     const auto& m = *record.message;
-    const std::size_t characters = campaign::code_points(m.image ? m.label.value_or("") : m.text);
+    // A template's limit is its body's (1,024); a text's its text; an image's its caption.
+    const std::size_t characters = campaign::code_points(m.is_template() ? m.preview.body
+                                                         : m.image       ? m.label.value_or("")
+                                                                         : m.text);
     const bool keep_first = first.size() < k_messages_kept;
     // `longest` is a min-heap by length while folding: its front is the one to drop.
     const bool keep_longest = longest.size() < k_longest_kept || characters > longest.front().characters;

@@ -163,6 +163,9 @@ void add_timing(std::string& out, const Summary& s) {
 
 // A message on one line: its text, or its caption and image address.
 std::string message_line(const results::MessageContent& m) {
+    if (m.is_template()) {
+        return one_line(results::readable_text(m));
+    }
     if (!m.image) {
         return one_line(m.text);
     }

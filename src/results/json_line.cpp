@@ -60,6 +60,11 @@ void LineBuilder::add_strings(std::string_view key, const std::vector<std::strin
     m_out.push_back(']');
 }
 
+void LineBuilder::add_raw(std::string_view key, std::string_view json) {
+    add_key(key);
+    m_out.append(json.data(), json.data() + json.size());
+}
+
 void LineBuilder::add_counts(std::string_view key, const StatusCounts& counts) {
     add_key(key);
     m_out.push_back('{');

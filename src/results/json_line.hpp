@@ -24,6 +24,8 @@ public:
     // Adds `value` as an ISO 8601 UTC timestamp with milliseconds.
     void add_time(std::string_view key, util::TimePoint value);
     void add_strings(std::string_view key, const std::vector<std::string>& values);
+    // Adds `json`, which must be one valid JSON value, as it is.
+    void add_raw(std::string_view key, std::string_view json);
     // Adds an object {"sent": n, "failed": n, …} with every status.
     void add_counts(std::string_view key, const StatusCounts& counts);
 

@@ -17,7 +17,7 @@ std::optional<Key> find_key(std::string_view name) {
     return std::nullopt;
 }
 
-enum class Kind : std::uint8_t { string, integer, strings, counts, message };
+enum class Kind : std::uint8_t { string, integer, strings, counts, message, preview };
 
 Kind kind_of(Key key) {
     switch (key) {
@@ -32,6 +32,7 @@ Kind kind_of(Key key) {
     case Key::subscriber_ids:
     case Key::defaults: return Kind::strings;
     case Key::message: return Kind::message;
+    case Key::preview: return Kind::preview;
     case Key::counts: return Kind::counts;
     default: return Kind::string;
     }
@@ -68,6 +69,34 @@ bool read_message(JsonScanner& in, std::optional<MessageContent>& out) {
     });
 }
 
+// Reads a template message's `params` array, kept as written.
+bool read_params(JsonScanner& in, std::optional<MessageContent>& out) {
+    std::string_view raw;
+    if (!in.read_raw(raw)) {
+        return false;
+    }
+    out.emplace().params = raw;
+    return true;
+}
+
+// Reads a template message's `preview` object; members it does not know are skipped.
+bool read_preview(JsonScanner& in, std::optional<TemplatePreview>& out) {
+    TemplatePreview& p = out.emplace();
+    return in.read_object([&](std::string_view key) {
+        if (key == "buttons") {
+            return in.peek() == '[' && in.read_array([&] { return in.read_string(p.buttons.emplace_back()); });
+        }
+        std::string* target = key == "header"   ? &p.header
+                              : key == "body"   ? &p.body
+                              : key == "footer" ? &p.footer
+                                                : nullptr;
+        if (target == nullptr) {
+            return in.skip_value();
+        }
+        return in.peek() == '"' && in.read_string(*target);
+    });
+}
+
 }  // namespace
 
 bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
@@ -95,7 +124,11 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
                             : wrong("an array of strings");
     }
     case Kind::counts: return first == '{' ? read_counts(in, f.counts) : wrong("an object");
-    case Kind::message: return first == '{' ? read_message(in, f.message) : wrong("an object");
+    case Kind::message:
+        return first == '{'   ? read_message(in, f.message)
+               : first == '[' ? read_params(in, f.message)
+                              : wrong("an object or an array");
+    case Kind::preview: return first == '{' ? read_preview(in, f.preview) : wrong("an object");
     }
     return false;
 }

@@ -48,6 +48,7 @@ enum class Key : std::uint8_t {
     defaults,
     template_name,
     category,
+    preview,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -81,7 +82,8 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "message",
                                                                           "defaults",
                                                                           "template",
-                                                                          "category"};
+                                                                          "category",
+                                                                          "preview"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
@@ -93,6 +95,7 @@ struct Fields {
     std::vector<std::string> subscriber_ids;
     std::vector<std::string> defaults;
     std::optional<MessageContent> message;
+    std::optional<TemplatePreview> preview;
     StatusCounts counts;
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 

@@ -127,6 +127,9 @@ util::Result<Record> build_result(Fields& f) {
         r.category = f.str(Key::category);
     }
     r.message = std::move(f.message);
+    if (r.message && r.message->is_template() && f.preview) {
+        r.message->preview = std::move(*f.preview);
+    }
     r.defaults = std::move(f.defaults);
     r.at = at;
     return Record(std::move(r));

@@ -6,8 +6,30 @@ namespace results {
 
 namespace {
 
-// The message object in the order the send-message body has it (service/messages.cpp).
+// A template message's `preview` object: header and footer only when the template has them.
+void add_preview(LineBuilder& line, const TemplatePreview& preview) {
+    line.begin_object("preview");
+    if (!preview.header.empty()) {
+        line.add_string("header", preview.header);
+    }
+    line.add_string("body", preview.body);
+    if (!preview.footer.empty()) {
+        line.add_string("footer", preview.footer);
+    }
+    if (!preview.buttons.empty()) {
+        line.add_strings("buttons", preview.buttons);
+    }
+    line.end_object();
+}
+
+// The message object in the order the send-message body has it (service/messages.cpp); for a
+// template message, its params array as the send-template body has it, and its preview.
 void add_message(LineBuilder& line, const MessageContent& message) {
+    if (message.is_template()) {
+        line.add_raw("message", message.params);
+        add_preview(line, message.preview);
+        return;
+    }
     line.begin_object("message");
     if (!message.image) {
         line.add_string("text", message.text);
@@ -31,6 +53,22 @@ void add_answer(LineBuilder& line, const std::optional<int>& http_status, const 
 }
 
 }  // namespace
+
+std::string readable_text(const MessageContent& m) {
+    if (!m.is_template()) {
+        return m.image ? m.label.value_or("") : m.text;
+    }
+    std::string text;
+    for (const std::string* part : {&m.preview.header, &m.preview.body, &m.preview.footer}) {
+        if (!part->empty()) {
+            text += (text.empty() ? "" : "\n") + *part;
+        }
+    }
+    for (const auto& button : m.preview.buttons) {
+        text += (text.empty() ? "[" : "\n[") + button + "]";
+    }
+    return text;
+}
 
 std::string to_line(const CampaignHeader& record) {
     LineBuilder line("campaign");

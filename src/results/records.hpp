@@ -37,14 +37,32 @@ struct AttemptRecord {
     bool operator==(const AttemptRecord&) const = default;
 };
 
-// A dry run's rendered message: the `message` object exactly as it would be sent.
+// What the recipient of a template message reads: its header (a text, or "[image] LINK" and the
+// like), body and footer with the row's values filled in, and its buttons' texts.
+struct TemplatePreview {
+    std::string header;  // empty: none
+    std::string body;
+    std::string footer;  // empty: none
+    std::vector<std::string> buttons;
+    bool operator==(const TemplatePreview&) const = default;
+};
+
+// A dry run's rendered message: the `message` object exactly as it would be sent (for a template
+// message its `params` array), and for a template what its recipient will read (`preview`).
 struct MessageContent {
     bool image = false;
     std::string text;                  // a text message
     std::string source;                // an image's address
     std::optional<std::string> label;  // an image's caption, when the campaign gives one
+    std::string params;                // a template message: its params array as JSON; else empty
+    TemplatePreview preview;           // a template message
+    bool is_template() const { return !params.empty(); }
     bool operator==(const MessageContent&) const = default;
 };
+
+// Returns what a person reads of `m`, in plain lines: a text message's text; an image's caption;
+// a template message's header, body, footer, then each button as "[text]".
+std::string readable_text(const MessageContent& m);
 
 // `event: "result"`: a recipient's outcome; a later one supersedes an earlier one.
 struct ResultRecord {

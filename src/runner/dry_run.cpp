@@ -19,31 +19,25 @@ namespace {
 
 constexpr std::size_t k_problem_samples = 20;
 
-// A template message as its recipient reads it, in plain lines: header, body, footer, buttons.
-std::string read_as(const campaign::Campaign& c, const service::OutgoingMessage& m) {
-    const auto face = campaign::face_of(c.message.templated, m);
-    std::string text;
-    for (const std::string* part : {&face.header, &face.body, &face.footer}) {
-        if (!part->empty()) {
-            text += (text.empty() ? "" : "\n") + *part;
-        }
-    }
-    for (const auto& button : face.buttons) {
-        text += "\n[" + button + "]";
-    }
-    return text;
-}
-
 // Writes the rendered message `m` into `out` as the log keeps it, reusing its buffers: a template
-// message as its text (read_as), until the log keeps its params and preview apart.
+// message's params array as sent and what its recipient reads; a text or image message's
+// `message` object.
 void keep_content(const campaign::Campaign& c, const service::OutgoingMessage& m, results::MessageContent& out) {
     if (m.kind == service::MessageKind::template_message) {
         out.image = false;
-        out.text = read_as(c, m);
+        out.text.clear();
         out.source.clear();
         out.label.reset();
+        out.params = service::template_params(m);
+        auto face = campaign::face_of(c.message.templated, m);
+        out.preview.header = std::move(face.header);
+        out.preview.body = std::move(face.body);
+        out.preview.footer = std::move(face.footer);
+        out.preview.buttons = std::move(face.buttons);
         return;
     }
+    out.params.clear();
+    out.preview = {};
     out.image = m.kind == service::MessageKind::image;
     out.text.assign(out.image ? std::string_view() : std::string_view(m.text));
     out.source.assign(out.image ? std::string_view(m.source) : std::string_view());

@@ -38,6 +38,13 @@ void mask_record(results::ResultRecord& r, const util::Redactor& secrets) {
     if (r.message) {
         mask(r.message->text);
         mask(r.message->source);
+        mask(r.message->params);
+        for (std::string* part : {&r.message->preview.header, &r.message->preview.body, &r.message->preview.footer}) {
+            mask(*part);
+        }
+        for (auto& button : r.message->preview.buttons) {
+            mask(button);
+        }
         if (r.message->label) {
             mask(*r.message->label);
         }

@@ -45,60 +45,119 @@ std::string send_message_body(const OutgoingMessage& message) {
 
 namespace {
 
-// {"type":"header","parameters":[…]}: the header's text, or its media by link.
-nlohmann::json header_component(const OutgoingMessage& m) {
-    nlohmann::json parameter;
-    switch (m.form->header) {
-    case TemplateHeader::none: return nullptr;
-    case TemplateHeader::text: parameter = {{"type", "text"}, {"text", m.header_value}}; break;
-    case TemplateHeader::image: parameter = {{"type", "image"}, {"image", {{"link", m.header_value}}}}; break;
-    case TemplateHeader::video: parameter = {{"type", "video"}, {"video", {{"link", m.header_value}}}}; break;
-    case TemplateHeader::document: {
-        nlohmann::json document = {{"link", m.header_value}};
-        if (!m.filename.empty()) {
-            document["filename"] = m.filename;
-        }
-        parameter = {{"type", "document"}, {"document", std::move(document)}};
-        break;
-    }
-    }
-    return {{"type", "header"}, {"parameters", nlohmann::json::array({std::move(parameter)})}};
+using Out = fmt::memory_buffer;
+
+void literal(Out& out, std::string_view text) {
+    out.append(text.data(), text.data() + text.size());
 }
 
-nlohmann::json template_params(const OutgoingMessage& m) {
-    auto params = nlohmann::json::array();
-    if (auto header = header_component(m); !header.is_null()) {
-        params.push_back(std::move(header));
+// {"type":"header","parameters":[…]}: the header's text, or its media by link. Keys sorted, as
+// nlohmann::json writes them.
+void append_header(Out& out, const OutgoingMessage& m) {
+    literal(out, R"({"parameters":[{)");
+    const auto media = [&](std::string_view kind) {
+        const bool type_first = kind > "type";  // "video": keys sorted
+        if (type_first) {
+            literal(out, R"("type":")");
+            literal(out, kind);
+            literal(out, "\",");
+        }
+        literal(out, "\"");
+        literal(out, kind);
+        literal(out, "\":{");
+        if (kind == "document" && !m.filename.empty()) {
+            literal(out, R"("filename":)");
+            util::append_json_string(out, m.filename);
+            literal(out, ",");
+        }
+        literal(out, R"("link":)");
+        util::append_json_string(out, m.header_value);
+        literal(out, "}");
+        if (!type_first) {
+            literal(out, R"(,"type":")");
+            literal(out, kind);
+            literal(out, "\"");
+        }
+    };
+    switch (m.form->header) {
+    case TemplateHeader::none: break;
+    case TemplateHeader::text:
+        literal(out, R"("text":)");
+        util::append_json_string(out, m.header_value);
+        literal(out, R"(,"type":"text")");
+        break;
+    case TemplateHeader::image: media("image"); break;
+    case TemplateHeader::video: media("video"); break;
+    case TemplateHeader::document: media("document"); break;
+    }
+    literal(out, R"(}],"type":"header"})");
+}
+
+void append_body(Out& out, const OutgoingMessage& m) {
+    literal(out, R"({"parameters":[)");
+    for (std::size_t i = 0; i < m.body_values.size(); ++i) {
+        literal(out, i == 0 ? "{" : ",{");
+        if (i < m.form->body_names.size()) {
+            literal(out, R"("parameter_name":)");
+            util::append_json_string(out, m.form->body_names[i]);
+            literal(out, ",");
+        }
+        literal(out, R"("text":)");
+        util::append_json_string(out, m.body_values[i]);
+        literal(out, R"(,"type":"text"})");
+    }
+    literal(out, R"(],"type":"body"})");
+}
+
+void append_params(Out& out, const OutgoingMessage& m) {
+    literal(out, "[");
+    if (m.form == nullptr) {
+        literal(out, "]");
+        return;
+    }
+    bool first = true;
+    const auto next = [&] {
+        literal(out, first ? "" : ",");
+        first = false;
+    };
+    if (m.form->header != TemplateHeader::none) {
+        next();
+        append_header(out, m);
     }
     if (!m.body_values.empty()) {
-        auto parameters = nlohmann::json::array();
-        for (std::size_t i = 0; i < m.body_values.size(); ++i) {
-            nlohmann::json parameter = {{"type", "text"}, {"text", m.body_values[i]}};
-            if (i < m.form->body_names.size()) {
-                parameter["parameter_name"] = m.form->body_names[i];
-            }
-            parameters.push_back(std::move(parameter));
-        }
-        params.push_back({{"type", "body"}, {"parameters", std::move(parameters)}});
+        next();
+        append_body(out, m);
     }
     for (std::size_t i = 0; i < m.button_texts.size() && i < m.form->button_indexes.size(); ++i) {
-        params.push_back({{"type", "button"},
-                          {"sub_type", "url"},
-                          {"index", std::to_string(m.form->button_indexes[i])},
-                          {"parameters", nlohmann::json::array({{{"type", "text"}, {"text", m.button_texts[i]}}})}});
+        next();
+        fmt::format_to(std::back_inserter(out), R"({{"index":"{}","parameters":[{{"text":)", m.form->button_indexes[i]);
+        util::append_json_string(out, m.button_texts[i]);
+        literal(out, R"(,"type":"text"}],"sub_type":"url","type":"button"})");
     }
-    return params;
+    literal(out, "]");
 }
 
 }  // namespace
 
+std::string template_params(const OutgoingMessage& message) {
+    Out out;
+    append_params(out, message);
+    return fmt::to_string(out);
+}
+
 std::string send_template_body(const OutgoingMessage& message) {
-    nlohmann::json j;
-    j["params"] = message.form ? template_params(message) : nlohmann::json::array();
-    j["templateId"] = message.form ? message.form->id : std::string();
-    j["userName"] = message.user_name;
-    j["wa_id"] = message.wa_id;
-    return dump(j);
+    // Built by hand like send_message_body, keys sorted: the params, then the template's id.
+    Out out;
+    literal(out, R"({"params":)");
+    append_params(out, message);
+    literal(out, R"(,"templateId":)");
+    util::append_json_string(out, message.form ? std::string_view(message.form->id) : std::string_view());
+    literal(out, R"(,"userName":)");
+    util::append_json_string(out, message.user_name);
+    literal(out, R"(,"wa_id":)");
+    util::append_json_string(out, message.wa_id);
+    literal(out, "}");
+    return fmt::to_string(out);
 }
 
 std::string request_body(const OutgoingMessage& message) {

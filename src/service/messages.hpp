@@ -50,6 +50,9 @@ std::string send_message_body(const OutgoingMessage& message);
 // shape (header, body, then each button); `params` is [] for a template without variables.
 std::string send_template_body(const OutgoingMessage& message);
 
+// Returns the `params` array of send_template_body alone, byte for byte: what a dry run logs.
+std::string template_params(const OutgoingMessage& message);
+
 // Returns the body of the request that sends `message`: send_template_body for a template,
 // send_message_body otherwise.
 std::string request_body(const OutgoingMessage& message);

@@ -295,6 +295,16 @@ bool JsonScanner::skip_value() {
     }
 }
 
+bool JsonScanner::read_raw(std::string_view& out) {
+    skip_space();
+    const std::size_t start = m_pos;
+    if (!skip_value()) {
+        return false;
+    }
+    out = m_text.substr(start, m_pos - start);
+    return true;
+}
+
 bool JsonScanner::finish() {
     skip_space();
     return m_pos == m_text.size() || fail("unexpected text after the object");

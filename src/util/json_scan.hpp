@@ -37,6 +37,8 @@ public:
     bool read_null();
     // Reads and discards any value.
     bool skip_value();
+    // Reads any value and sets `out` to its text as written (it views the line).
+    bool read_raw(std::string_view& out);
     // Returns true when nothing but whitespace is left; fails otherwise.
     bool finish();
 

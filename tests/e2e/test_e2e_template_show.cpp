@@ -79,9 +79,11 @@ TEST_SUITE("e2e: template show") {
         const auto dry_log = (f.log.parent_path() / f.log.stem()).string() + ".dry-run.jsonl";
         const auto records = read_jsonl(dry_log);
         REQUIRE(records.size() >= 2);
-        CHECK(records[1]["message"]["text"] ==
-              "Appointment update\nHi Asha,\nyour appointment is confirmed for Monday 10:00.\nReply STOP to opt "
-              "out.\nSent by the sandbox");
+        CHECK(records[1]["message"].is_array());
+        CHECK(records[1]["preview"]["header"] == "Appointment update");
+        CHECK(records[1]["preview"]["body"] ==
+              "Hi Asha,\nyour appointment is confirmed for Monday 10:00.\nReply STOP to opt out.");
+        CHECK(records[1]["preview"]["footer"] == "Sent by the sandbox");
         CHECK(posts(sandbox) == 0);
 
         // --offline: no request at all, and it says so.

@@ -125,6 +125,82 @@ TEST_SUITE("service send-template body") {
     }
 }
 
+namespace {
+
+// The body as nlohmann::json writes it (sorted keys, bad bytes replaced): what the hand-built
+// body must equal byte for byte.
+std::string dom_body(const service::OutgoingMessage& m) {
+    nlohmann::json params = nlohmann::json::array();
+    const auto& f = *m.form;
+    if (f.header != service::TemplateHeader::none) {
+        nlohmann::json p;
+        if (f.header == service::TemplateHeader::text) {
+            p = {{"type", "text"}, {"text", m.header_value}};
+        } else {
+            const char* kind = f.header == service::TemplateHeader::image   ? "image"
+                               : f.header == service::TemplateHeader::video ? "video"
+                                                                            : "document";
+            nlohmann::json media = {{"link", m.header_value}};
+            if (f.header == service::TemplateHeader::document && !m.filename.empty()) {
+                media["filename"] = m.filename;
+            }
+            p = {{"type", kind}, {kind, media}};
+        }
+        params.push_back({{"type", "header"}, {"parameters", nlohmann::json::array({p})}});
+    }
+    if (!m.body_values.empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (std::size_t i = 0; i < m.body_values.size(); ++i) {
+            nlohmann::json p = {{"type", "text"}, {"text", m.body_values[i]}};
+            if (i < f.body_names.size()) {
+                p["parameter_name"] = f.body_names[i];
+            }
+            list.push_back(p);
+        }
+        params.push_back({{"type", "body"}, {"parameters", list}});
+    }
+    for (std::size_t i = 0; i < m.button_texts.size(); ++i) {
+        params.push_back({{"type", "button"},
+                          {"sub_type", "url"},
+                          {"index", std::to_string(f.button_indexes[i])},
+                          {"parameters", nlohmann::json::array({{{"type", "text"}, {"text", m.button_texts[i]}}})}});
+    }
+    nlohmann::json j = {{"params", params}, {"templateId", f.id}, {"userName", m.user_name}, {"wa_id", m.wa_id}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+TEST_SUITE("service send-template body") {
+    TEST_CASE("the hand-built body is byte for byte what a JSON library writes, for every header kind") {
+        const std::string awkward = "Asha \"A\" \\ \x01 caf\xC3\xA9 \xFF end";  // quotes, control, bad UTF-8
+        for (const auto header :
+             {service::TemplateHeader::none, service::TemplateHeader::text, service::TemplateHeader::image,
+              service::TemplateHeader::video, service::TemplateHeader::document}) {
+            for (const bool named : {false, true}) {
+                CAPTURE(static_cast<int>(header));
+                CAPTURE(named);
+                auto form = std::make_shared<service::TemplateForm>();
+                form->id = "65a1c3e9f2b4d6a8c0e1f203";
+                form->header = header;
+                form->button_indexes = {0, 2};
+                if (named) {
+                    form->body_names = {"customer", "offer"};
+                }
+                auto m = template_message(form, {awkward, "20%"}, "https://cdn.example/a.jpg?x=\"1\"");
+                m.filename = named ? "invoice \"7\".pdf" : "";
+                m.button_texts = {"order-7", awkward};
+                CHECK(service::send_template_body(m) == dom_body(m));
+                const auto params = nlohmann::json::parse(service::template_params(m));
+                CHECK(params == nlohmann::json::parse(service::send_template_body(m))["params"]);
+                m.body_values.clear();
+                m.button_texts.clear();
+                CHECK(service::send_template_body(m) == dom_body(m));
+            }
+        }
+    }
+}
+
 TEST_SUITE("campaign::load_campaign template messages") {
     TEST_CASE("a template message reads its template, language, header, body and buttons") {
         Folder folder;

@@ -193,7 +193,7 @@ TEST_SUITE("results::records") {
               std::string::npos);
         CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
 
-        r.message = results::MessageContent{true, "", "https://x.example/a.png", "For Asha"};
+        r.message = results::MessageContent{true, "", "https://x.example/a.png", "For Asha", "", {}};
         r.defaults.clear();
         const auto j = as_json(results::to_line(r));
         CHECK(j["message"] == nlohmann::json{{"label", "For Asha"}, {"source", "https://x.example/a.png"}});
@@ -203,6 +203,53 @@ TEST_SUITE("results::records") {
         r.message->label.reset();  // a campaign without a caption
         CHECK(as_json(results::to_line(r))["message"] == nlohmann::json{{"source", "https://x.example/a.png"}});
         CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+    }
+    TEST_CASE("a template dry run keeps the params array as sent and the preview apart, in either order") {
+        results::ResultRecord r{};
+        r.row = 2;
+        r.wa_id = "919812345678";
+        r.user_name = "Asha";
+        r.status = results::Status::dry_run;
+        r.template_name = "spring_sale";
+        r.category = "MARKETING";
+        auto& m = r.message.emplace();
+        m.params = R"([{"parameters":[{"text":"Asha \"A\"","type":"text"}],"type":"body"}])";
+        m.preview = {"[image] https://cdn.example/a.jpg",
+                     "Hi Asha \"A\",\n20% off",
+                     "Reply STOP to opt out",
+                     {"Shop now", "Not now"}};
+        r.at = k_t0;
+        const std::string line = results::to_line(r);
+        CHECK(line.find(R"("message":[{"parameters":[{"text":"Asha \"A\"","type":"text"}],"type":"body"}],)") !=
+              std::string::npos);
+        const auto j = as_json(line);
+        CHECK(j["message"].is_array());
+        CHECK(j["preview"] == nlohmann::json{{"header", "[image] https://cdn.example/a.jpg"},
+                                             {"body", "Hi Asha \"A\",\n20% off"},
+                                             {"footer", "Reply STOP to opt out"},
+                                             {"buttons", {"Shop now", "Not now"}}});
+        CHECK(std::get<results::ResultRecord>(round_trip(r)) == r);
+        CHECK(
+            results::readable_text(*r.message) ==
+            "[image] https://cdn.example/a.jpg\nHi Asha \"A\",\n20% off\nReply STOP to opt out\n[Shop now]\n[Not now]");
+
+        // preview before message, as another tool may write it; no header, footer or buttons
+        auto parsed = results::parse_record(
+            R"({"event":"result","row":1,"wa_id":"1","status":"dry_run","attempts":0,"preview":{"body":"Thanks"},)"
+            R"("message":[],"at":"2026-11-21T09:30:00.123Z"})");
+        REQUIRE(parsed.ok());
+        const auto& read = std::get<results::ResultRecord>(*parsed);
+        REQUIRE(read.message);
+        CHECK(read.message->is_template());
+        CHECK(read.message->params == "[]");
+        CHECK(read.message->preview.body == "Thanks");
+        CHECK(results::readable_text(*read.message) == "Thanks");
+        const auto written = as_json(results::to_line(read));
+        CHECK(written["preview"] == nlohmann::json{{"body", "Thanks"}});
+        CHECK(written["message"] == nlohmann::json::array());
+        CHECK_FALSE(results::parse_record(R"({"event":"result","row":1,"wa_id":"1","status":"dry_run","attempts":0,)"
+                                          R"("message":[],"preview":{"body":5},"at":"2026-11-21T09:30:00.123Z"})")
+                        .ok());
     }
     TEST_CASE("a result without a message has none after parsing; a mistyped message is refused") {
         auto r = failed_result();
