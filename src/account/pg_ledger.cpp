@@ -100,9 +100,10 @@ void PgLedger::prepare_schema() {
         return;
     }
     if (m_access == Access::read_only) {
-        // Nothing recorded yet: an empty ledger, and nothing is created. A version 1 schema is
-        // read as it is (its reserve() previews the caps; screening checks the rest).
+        // Nothing recorded yet: an empty ledger, and nothing is created. An older schema is read
+        // as it is (version 1's reserve() previews the caps; screening checks the rest).
         m_empty = found == 0;
+        m_schema = found;
         return;
     }
     // Under a lock, so that runners opening a new database at once create the schema once.
@@ -117,8 +118,8 @@ void PgLedger::prepare_schema() {
         if (found < pg_schema::k_version) {
             m_db->exec(pg_schema::k_reserve);
         }
-        if (found == 1) {
-            m_db->exec(pg_schema::k_upgrade_from_1);
+        if (found > 0 && found < pg_schema::k_version) {
+            m_db->exec(pg_schema::k_upgrade);
         }
         m_db->exec("COMMIT");
     } catch (const pg::Failure& e) {

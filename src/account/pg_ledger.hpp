@@ -9,6 +9,7 @@
 #include <string>
 
 #include "account/ledger.hpp"
+#include "account/pg_schema.hpp"
 
 namespace account {
 
@@ -75,6 +76,8 @@ private:
     Sync m_sync;
     std::chrono::milliseconds m_answer_timeout;
     bool m_empty = false;  // read-only and no schema yet: an empty ledger
+    // The schema's version: this build's, or an older one a read-only open found (and left).
+    std::int64_t m_schema = pg_schema::k_version;
     std::unique_ptr<pg::Connection> m_db;
 };
 

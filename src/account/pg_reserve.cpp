@@ -49,12 +49,24 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
         }
         const auto& per_recipient = request.limits.per_recipient;
         const auto& per_day = request.limits.per_day;
-        const auto decided = m_db->query(
-            "SELECT refusal, room_at FROM wacamp.reserve($1, $2::text[], $3::bigint[], $4::text[], $5, $6, $7, $8, $9)",
-            {m_account, pg::text_array(campaigns), pg::integer_array(rows), pg::text_array(wa_ids),
-             text_of(to_millis(request.now)), per_recipient ? pg::Param(text_of(per_recipient->max)) : std::nullopt,
-             per_recipient ? pg::Param(text_of(per_recipient->per.count())) : std::nullopt,
-             per_day ? pg::Param(text_of(*per_day)) : std::nullopt, commit ? "true" : "false"});
+        std::vector<pg::Param> params{m_account,
+                                      pg::text_array(campaigns),
+                                      pg::integer_array(rows),
+                                      pg::text_array(wa_ids),
+                                      text_of(to_millis(request.now)),
+                                      per_recipient ? pg::Param(text_of(per_recipient->max)) : std::nullopt,
+                                      per_recipient ? pg::Param(text_of(per_recipient->per.count())) : std::nullopt,
+                                      per_day ? pg::Param(text_of(*per_day)) : std::nullopt,
+                                      commit ? "true" : "false"};
+        std::string sql =
+            "SELECT refusal, room_at FROM wacamp.reserve($1, $2::text[], $3::bigint[], $4::text[], $5, $6, $7, $8, $9";
+        // An older schema a read-only open left as it was has reserve() without p_holds (version
+        // 2's refuses every held number; screening tells those apart).
+        if (m_schema >= 3) {
+            sql += ", $10";
+            params.emplace_back(request.marketing_holds == MarketingHolds::apply ? "true" : "false");
+        }
+        const auto decided = m_db->query(sql + ")", params);
         if (decided.size() != static_cast<int>(request.sends.size())) {
             throw pg::Failure("the server answered " + std::to_string(decided.size()) + " decisions for " +
                               std::to_string(request.sends.size()) + " sends");

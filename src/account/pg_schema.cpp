@@ -10,7 +10,7 @@ CREATE SCHEMA IF NOT EXISTS wacamp;
 CREATE TABLE wacamp.meta (
     version bigint NOT NULL
 );
-INSERT INTO wacamp.meta (version) VALUES (2);
+INSERT INTO wacamp.meta (version) VALUES (3);
 CREATE TABLE wacamp.suppressions (
     account text NOT NULL,
     wa_id   text NOT NULL,
@@ -124,12 +124,17 @@ $$;
 )SQL";
 
 const char* const k_reserve = R"SQL(
+-- Versions 1 and 2's reserve(), without p_holds: gone, so that no call can reach it.
+DROP FUNCTION IF EXISTS wacamp.reserve(text, text[], bigint[], text[], bigint, bigint, bigint, bigint, boolean);
 -- Decides a batch of sends in order (refusal 0: granted, 1: frequency_cap, 2: per_day, with
--- room_at; 3: suppressed; 4: held by a 131049 answer, room_at its end) and, with p_commit,
--- writes the granted ones as reserved, under the account's lock. Version 2 added 3 and 4: an
--- opt-out another runner met after this one screened its rows must still hold the send back.
+-- room_at; 3: suppressed; 4: held by a 131049 answer, room_at its end, only with p_holds) and,
+-- with p_commit, writes the granted ones as reserved, under the account's lock. Version 2 added
+-- 3 and 4: an opt-out another runner met after this one screened its rows must still hold the
+-- send back. Version 3 added p_holds: 131049 holds keep back text, image and MARKETING template
+-- messages only.
 CREATE OR REPLACE FUNCTION wacamp.reserve(p_account text, p_campaigns text[], p_rows bigint[], p_wa_ids text[],
-                               p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean)
+                               p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean,
+                               p_holds boolean)
 RETURNS TABLE (refusal integer, room_at bigint)
 LANGUAGE plpgsql
 -- Each lookup planned for its own values: a plan cached while the table was small (a new ledger,
@@ -170,8 +175,10 @@ BEGIN
             CONTINUE;
         END IF;
         v_room := NULL;
-        SELECT h.until INTO v_room FROM wacamp.marketing_holds h
-         WHERE h.account = p_account AND h.wa_id = v_wa_id AND h.until > p_now;
+        IF p_holds THEN
+            SELECT h.until INTO v_room FROM wacamp.marketing_holds h
+             WHERE h.account = p_account AND h.wa_id = v_wa_id AND h.until > p_now;
+        END IF;
         IF v_room IS NOT NULL THEN
             refusal := 4;
             room_at := v_room;
@@ -246,7 +253,9 @@ END
 $$;
 )SQL";
 
-// Version 1 had the same tables and a reserve() that checked only the caps.
-const char* const k_upgrade_from_1 = "UPDATE wacamp.meta SET version = 2;";
+// Version 1 had the same tables and a reserve() that checked only the caps; version 2's also
+// refused suppressed and held numbers, held ones whatever the message. Both have the tables of
+// version 3: k_reserve replaces their reserve(), and this moves the version.
+const char* const k_upgrade = "UPDATE wacamp.meta SET version = 3;";
 
 }  // namespace account::pg_schema

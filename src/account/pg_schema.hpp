@@ -8,7 +8,7 @@
 namespace account::pg_schema {
 
 // The schema this build writes, kept in wacamp.meta.
-constexpr std::int64_t k_version = 2;
+constexpr std::int64_t k_version = 3;
 
 // The key of the advisory locks (pg_advisory_xact_lock(k_lock_space, …)): with 0, the creation
 // of the schema; with hashtext(account), the account's reservations.
@@ -18,8 +18,9 @@ constexpr std::int64_t k_lock_space = 1463895917;  // "WACm"
 // the creation lock; k_reserve then (re)creates wacamp.reserve.
 extern const char* const k_create;
 extern const char* const k_reserve;
-// With k_reserve, brings a version 1 schema to version 2 (reserve() refuses suppressed and held
-// numbers).
-extern const char* const k_upgrade_from_1;
+// With k_reserve, brings a version 1 or 2 schema to version 3 (version 2: reserve() refuses
+// suppressed and held numbers; version 3: held ones only when the request says 131049 holds
+// apply).
+extern const char* const k_upgrade;
 
 }  // namespace account::pg_schema

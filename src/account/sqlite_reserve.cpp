@@ -38,8 +38,10 @@ public:
         if (suppressed(send.wa_id)) {
             return Reservation{Refusal::suppressed, std::nullopt};
         }
-        if (auto until = held_until(send.wa_id)) {
-            return Reservation{Refusal::held, until};
+        if (m_request.marketing_holds == MarketingHolds::apply) {
+            if (auto until = held_until(send.wa_id)) {
+                return Reservation{Refusal::held, until};
+            }
         }
         if (m_request.limits.per_recipient) {
             if (auto room = frequency_room(send, *m_request.limits.per_recipient)) {

@@ -45,15 +45,21 @@ struct Limits {
 
 enum class Apply { commit, preview };
 
+// Whether 131049 holds keep the batch's messages back: they do for text and image messages and
+// MARKETING templates (or a template whose category is not known), not for other templates.
+enum class MarketingHolds { apply, ignored };
+
 struct ReservationRequest {
     std::vector<Send> sends;
     Limits limits;
     util::TimePoint now;
     Apply apply = Apply::commit;
+    MarketingHolds marketing_holds = MarketingHolds::apply;
 };
 
 // Why a send was refused: the number is on the suppression list (never), held by a 131049 answer
-// (until `room_at`), at `rate.per_recipient` or at the account's `rate.per_day`.
+// (until `room_at`; only when the request's marketing holds apply), at `rate.per_recipient` or
+// at the account's `rate.per_day`.
 enum class Refusal { none, frequency_cap, per_day, suppressed, held };
 
 // The answer for one send: granted (refusal none) or refused, and then from when the same send

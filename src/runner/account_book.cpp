@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "runner/suppression_list.hpp"
+#include "service/messages.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -75,6 +76,14 @@ account::Limits AccountBook::limits() const {
     return limits;
 }
 
+account::MarketingHolds AccountBook::marketing_holds() const {
+    const bool templated = m_campaign.message.type == campaign::MessageType::template_message;
+    const auto hold =
+        service::marketing_hold_of(templated ? service::MessageKind::template_message : service::MessageKind::text,
+                                   m_campaign.message.templated.category);
+    return hold == service::MarketingHold::applies ? account::MarketingHolds::apply : account::MarketingHolds::ignored;
+}
+
 util::Result<std::int64_t> AccountBook::take_lists(util::TimePoint now,
                                                    const std::function<void(const std::string&)>& warn) {
     if (m_campaign.suppression.files.empty()) {
@@ -124,19 +133,22 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
         wa_ids.push_back(send.wa_id);
     }
     TRY_ASSIGN(const auto suppressed, m_ledger->suppressed(wa_ids));
-    TRY_ASSIGN(const auto holds, m_ledger->held(wa_ids, now));
     std::unordered_map<std::string, const account::Suppression*> by_number;
     for (const auto& s : suppressed) {
         by_number.emplace(s.wa_id, &s);
     }
+    const account::MarketingHolds holds = marketing_holds();
     std::unordered_map<std::string, util::TimePoint> held_until;
-    for (const auto& h : holds) {
-        held_until.emplace(h.wa_id, h.until);
+    if (holds == account::MarketingHolds::apply) {
+        TRY_ASSIGN(const auto held, m_ledger->held(wa_ids, now));
+        for (const auto& h : held) {
+            held_until.emplace(h.wa_id, h.until);
+        }
     }
     std::vector<account::Reservation> frequency;
     if (const auto& per = m_campaign.rate.per_recipient) {
         account::ReservationRequest preview{
-            sends, {account::PerRecipient{per->max, per->per}, std::nullopt}, now, account::Apply::preview};
+            sends, {account::PerRecipient{per->max, per->per}, std::nullopt}, now, account::Apply::preview, holds};
         TRY_ASSIGN(frequency, m_ledger->reserve(preview));
     }
     for (std::size_t i = 0; i < sends.size(); ++i) {
@@ -147,7 +159,7 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
             out[i] = {results::Cause::suppressed, "listed in suppression.files"};
         } else if (auto h = held_until.find(wa_id); h != held_until.end()) {
             out[i] = {results::Cause::marketing_limit, held_why(h->second)};
-        } else if (i < frequency.size() && !frequency[i].granted()) {
+        } else if (i < frequency.size() && frequency[i].refusal == account::Refusal::frequency_cap) {
             const auto& per = *m_campaign.rate.per_recipient;
             out[i] = {results::Cause::frequency_cap,
                       fmt::format("the account messaged this number {} time{} within {} (rate.per_recipient); "

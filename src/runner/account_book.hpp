@@ -38,9 +38,9 @@ public:
     util::Result<std::int64_t> take_lists(util::TimePoint now, const std::function<void(const std::string&)>& warn);
 
     // Screens `sends` (rows about to be dispatched) at `now`, in three queries whatever their
-    // number: the suppression list, 131049 holds, and rate.per_recipient (previewed, nothing
-    // written). One Screening per send, in order. Fails with the ledger's reason, of kind
-    // util::ErrorKind::ledger (a run stops with ledger_error).
+    // number: the suppression list, 131049 holds (when marketing_holds() apply), and
+    // rate.per_recipient (previewed, nothing written). One Screening per send, in order. Fails
+    // with the ledger's reason, of kind util::ErrorKind::ledger (a run stops with ledger_error).
     util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now);
 
     account::Ledger& ledger() { return *m_ledger; }
@@ -48,6 +48,10 @@ public:
     const std::string& account() const { return m_campaign.account.name; }
     // The campaign's limits, as the ledger takes them.
     account::Limits limits() const;
+    // Whether 131049 holds keep the campaign's messages back (service::marketing_hold_of its
+    // message type and template category): apply for text, image and MARKETING templates, and
+    // for a template whose category the check before sending did not find out (--offline).
+    account::MarketingHolds marketing_holds() const;
     // The source of the suppressions this campaign's answers make: "campaign:NAME".
     std::string source() const { return "campaign:" + m_campaign.name; }
     std::int64_t undeliverable_after() const { return m_campaign.suppression.undeliverable_after; }

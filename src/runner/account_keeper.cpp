@@ -67,6 +67,7 @@ util::Result<std::vector<queue::Reservation>> AccountKeeper::reserve(const std::
     account::ReservationRequest request;
     request.limits = m_book.limits();
     request.now = m_clock.wall_now();
+    request.marketing_holds = m_book.marketing_holds();
     for (const auto* job : jobs) {
         request.sends.push_back(send_of(*job));
     }

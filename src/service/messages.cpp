@@ -164,12 +164,15 @@ std::string request_body(const OutgoingMessage& message) {
     return message.kind == MessageKind::template_message ? send_template_body(message) : send_message_body(message);
 }
 
-MarketingHold marketing_hold_of(const OutgoingMessage& message) {
-    if (message.kind != MessageKind::template_message || message.form == nullptr || message.form->category.empty() ||
-        util::ascii_lower(message.form->category) == "marketing") {
+MarketingHold marketing_hold_of(MessageKind kind, std::string_view category) {
+    if (kind != MessageKind::template_message || category.empty() || util::ascii_lower(category) == "marketing") {
         return MarketingHold::applies;
     }
     return MarketingHold::not_applicable;
+}
+
+MarketingHold marketing_hold_of(const OutgoingMessage& message) {
+    return marketing_hold_of(message.kind, message.form != nullptr ? message.form->category : std::string_view());
 }
 
 std::string status_update_body(const std::vector<std::string>& ids, const std::string& status,

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "service/classify.hpp"
@@ -57,9 +58,11 @@ std::string template_params(const OutgoingMessage& message);
 // send_message_body otherwise.
 std::string request_body(const OutgoingMessage& message);
 
-// Returns whether Meta's marketing limit (131049) applies to `message`: to text and image
-// messages and to templates of category MARKETING (any case), or of a category not known (the
-// check before sending was skipped).
+// Returns whether Meta's marketing limit (131049) applies to a message of `kind` (for a template,
+// of `category`): to text and image messages and to templates of category MARKETING (any case),
+// or of a category not known (empty: the check before sending was skipped).
+MarketingHold marketing_hold_of(MessageKind kind, std::string_view category);
+// Returns marketing_hold_of `message`'s kind and its template's category.
 MarketingHold marketing_hold_of(const OutgoingMessage& message);
 
 // Returns the status-update body: {"ids":[…],"status":…,"subscriberIds":[…]};

@@ -34,6 +34,26 @@ std::string meta_error(int i, const std::string& code) {
     return numbers_wa_id(i) + "=" + code;
 }
 
+// numbers_csv's rows with the photo and discount the sandbox's spring_sale template needs.
+std::string offers_csv(int count) {
+    std::string csv = "phone,name,user_id,photo,discount\n";
+    for (int i = 0; i < count; ++i) {
+        csv += fmt::format("+{},Person {},u-{},p{}.jpg,{}%\n", numbers_wa_id(i), i, i, i, 10 + i);
+    }
+    return csv;
+}
+
+// How many sends of either kind (send-message, send-template) the sandbox journaled for `wa_id`.
+int sends_to(const Sandbox& sandbox, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& j : sandbox.journal()) {
+        const std::string path = j.value("path", "");
+        const bool send = path.ends_with("/send-message") || path.ends_with("/send-template");
+        n += send && j.value("wa_id", "") == wa_id ? 1 : 0;
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST_SUITE("e2e: ledger") {
@@ -208,6 +228,49 @@ TEST_SUITE("e2e: ledger") {
         CHECK(contains(rec.value("error", ""), "held until"));
         CHECK(requests_for(sandbox, numbers_wa_id(2)) == 1);
         CHECK(delivered(sandbox)[numbers_wa_id(3)] == 2);
+    }
+
+    TEST_CASE(
+        "a marketing-limit hold keeps the number from text and MARKETING template campaigns, not from a UTILITY "
+        "template's") {
+        Sandbox sandbox({"--meta-error", meta_error(2, "131049x1")});
+        CampaignFixture first(sandbox, offers_csv(4));
+        auto r = first.wacamp({"run", first.campaign.string(), "--no-progress"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        REQUIRE(result_of(first, 3)["cause"] == "marketing_limit");
+
+        const std::string text = "message:\n  type: text\n  text: \"Hi {{name}}\"\n";
+        const std::string spring_sale =  // the sandbox's MARKETING template
+            "message:\n  type: template\n  template: spring_sale\n"
+            "  header: {image: \"https://cdn.example.com/offers/{{photo}}\"}\n"
+            "  body: [\"{{name}}\", \"{{discount}}\"]\n";
+        for (const auto& [name, message] : {std::pair{"text", text}, std::pair{"marketing", spring_sale}}) {
+            CAPTURE(name);
+            CampaignFixture held(sandbox, offers_csv(4), "", message);
+            share_ledger(held, first, name);
+            auto run = held.wacamp({"run", held.campaign.string(), "--no-progress"});
+            CAPTURE(run.out);
+            CAPTURE(run.err);
+            CHECK(run.exit_code == 1);
+            const auto rec = result_of(held, 3);
+            CAPTURE(rec.dump());
+            CHECK(rec["status"] == "failed");
+            CHECK(rec["cause"] == "marketing_limit");
+            CHECK(contains(rec.value("error", ""), "held until"));
+            CHECK(result_of(held, 4)["status"] == "sent");
+        }
+        CHECK(sends_to(sandbox, numbers_wa_id(2)) == 1);  // the first campaign's only
+
+        // thank_you is a UTILITY template: 131049 holds do not apply to it.
+        CampaignFixture utility(sandbox, offers_csv(4), "", "message:\n  type: template\n  template: thank_you\n");
+        share_ledger(utility, first, "utility");
+        auto sent = utility.wacamp({"run", utility.campaign.string(), "--no-progress"});
+        CAPTURE(sent.out);
+        CAPTURE(sent.err);
+        CHECK(sent.exit_code == 0);
+        CHECK(result_of(utility, 3)["status"] == "sent");
+        CHECK(sends_to(sandbox, numbers_wa_id(2)) == 2);
     }
 
     TEST_CASE("an opt-out met by one campaign, or added by hand, holds back another campaign already running") {

@@ -258,6 +258,39 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(after.ok());
         CHECK(after->at(0).granted());
     }
+    TEST_CASE("a 131049 hold refuses a send whose marketing holds apply and grants one whose do not") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        auto limited = batch_at(k_t0);
+        limited.marketing_limited = {account::Answer{"14155550100", k_t0}};
+        REQUIRE(book->record(limited).ok());
+        auto holding = [&](account::MarketingHolds holds, account::Apply apply, std::int64_t row) {
+            auto req = request(sends("spring", {"14155550100"}, row), per_recipient(5, std::chrono::days(7)), k_t0 + 1h,
+                               apply);
+            req.marketing_holds = holds;
+            auto answers = book->reserve(req);
+            REQUIRE(answers.ok());
+            return answers->at(0);
+        };
+        // A text, image or MARKETING template campaign's send is held back; a UTILITY one's is not,
+        // in a preview as in a commit.
+        for (const auto apply : {account::Apply::preview, account::Apply::commit}) {
+            CAPTURE(apply == account::Apply::preview);
+            const auto held = holding(account::MarketingHolds::apply, apply, 1);
+            CHECK(held.refusal == Refusal::held);
+            CHECK(held.room_at == k_t0 + 24h);
+            CHECK(holding(account::MarketingHolds::ignored, apply, 2).granted());
+        }
+        // The grant counts as a send, as any other.
+        auto capped = request(sends("spring", {"14155550100"}, 3), per_recipient(1, std::chrono::days(7)), k_t0 + 2h);
+        capped.marketing_holds = account::MarketingHolds::ignored;
+        auto answers = book->reserve(capped);
+        REQUIRE(answers.ok());
+        CHECK(answers->at(0).refusal == Refusal::frequency_cap);
+    }
     TEST_CASE("the fold mark moves with its batch and survives reopening") {
         LedgerPlace place;
         if (place.skipped()) {

@@ -193,10 +193,52 @@ TEST_SUITE("account::PgLedger") {
             CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "1");
         }
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "2");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "3");
         auto answers = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0));
         REQUIRE(answers.ok());
         CHECK(answers->at(0).refusal == account::Refusal::suppressed);
+    }
+    TEST_CASE(
+        "a version 2 schema is read as it is read-only, and upgraded by a read-write open: holds then apply "
+        "only when the request says so") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        { auto book = place.open(); }
+        // Version 2's reserve(): no p_holds, a held number refused whatever the message.
+        sql_at(place.where(),
+               "DROP FUNCTION wacamp.reserve(text, text[], bigint[], text[], bigint, bigint, bigint, bigint, boolean, "
+               "boolean)");
+        sql_at(place.where(),
+               "CREATE FUNCTION wacamp.reserve(p_account text, p_campaigns text[], p_rows bigint[], "
+               "p_wa_ids text[], p_now bigint, p_max bigint, p_per bigint, p_per_day bigint, p_commit boolean) "
+               "RETURNS TABLE (refusal integer, room_at bigint) LANGUAGE sql AS "
+               "$$ SELECT 4, p_now + 3600000 FROM unnest(p_wa_ids) $$");
+        sql_at(place.where(), "UPDATE wacamp.meta SET version = 2");
+        sql_at(place.where(), "INSERT INTO wacamp.marketing_holds VALUES ('acme', '14155550100', 9000000000000)");
+        const std::string overloads =
+            "SELECT count(*) FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = 'wacamp' AND p.proname = 'reserve'";
+        auto utility = request(sends("spring", {"14155550100"}), {}, k_t0, account::Apply::preview);
+        utility.marketing_holds = account::MarketingHolds::ignored;
+        {
+            // Read-only calls the old reserve() and changes nothing.
+            auto reader = place.open(account::Access::read_only);
+            auto answers = reader->reserve(utility);
+            REQUIRE_MESSAGE(answers.ok(), (answers.ok() ? "" : answers.error().message));
+            CHECK(answers->at(0).refusal == account::Refusal::held);
+            CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "2");
+        }
+        auto book = place.open();
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "3");
+        CHECK(sql_at(place.where(), overloads) == "1");  // the old one is gone: no call is ambiguous
+        auto answers = book->reserve(utility);
+        REQUIRE(answers.ok());
+        CHECK(answers->at(0).granted());
+        auto marketing = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0));
+        REQUIRE(marketing.ok());
+        CHECK(marketing->at(0).refusal == account::Refusal::held);
     }
     TEST_CASE("an unreachable server fails naming the URL without its password") {
         // A port nothing listens on (the cluster's, plus one, is as good as any).
@@ -222,7 +264,7 @@ TEST_SUITE("account::PgLedger") {
         { auto book = place.open(); }
         const std::string reserve =
             "SELECT count(*) FROM generate_series({}, {}) i, wacamp.reserve('acme', ARRAY['c'], ARRAY[i]::bigint[], "
-            "ARRAY['n' || i], 1000000000000, 1, 604800000, 100, true);";
+            "ARRAY['n' || i], 1000000000000, 1, 604800000, 100, true, true);";
         const std::vector<std::string> notices = notices_of(
             place.where(), fmt::format(fmt::runtime(reserve), 1, 8) +
                                "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0;"

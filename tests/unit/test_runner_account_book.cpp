@@ -165,6 +165,27 @@ TEST_SUITE("runner::AccountBook") {
         CHECK(screen(*book, {"1"}, k_t0 + 24h + 1s)[0].cause == Cause::none);
     }
 
+    TEST_CASE("screen: a hold keeps back text and MARKETING templates (or one not checked), not other templates") {
+        Folder folder;
+        auto c = load(folder, "rate:\n  per_recipient: {max: 1, per: 7d}\n");
+        auto book = open_book(c);
+        auto results = batch_at(k_t0);
+        results.marketing_limited = {account::Answer{"1", k_t0}};
+        REQUIRE(book->ledger().record(results).ok());
+        auto cause_as = [&](campaign::MessageType type, const std::string& category) {
+            c.message.type = type;
+            c.message.templated.category = category;  // as the check before sending found it
+            return screen(*book, {"1"}, k_t0 + 1h)[0].cause;
+        };
+        CHECK(cause_as(campaign::MessageType::text, "") == Cause::marketing_limit);
+        CHECK(cause_as(campaign::MessageType::template_message, "marketing") == Cause::marketing_limit);
+        CHECK(cause_as(campaign::MessageType::template_message, "") == Cause::marketing_limit);  // --offline
+        // Neither held nor taken for capped: the number had no send within the window.
+        CHECK(cause_as(campaign::MessageType::template_message, "UTILITY") == Cause::none);
+        CHECK(cause_as(campaign::MessageType::template_message, "AUTHENTICATION") == Cause::none);
+        CHECK(book->marketing_holds() == account::MarketingHolds::ignored);
+    }
+
     TEST_CASE("screen: suppression goes before a hold") {
         Folder folder;
         const auto c = load(folder);

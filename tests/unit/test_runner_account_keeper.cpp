@@ -362,6 +362,21 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(rig.send_state(2).empty());
     }
 
+    TEST_CASE("reserve of a template that is not marketing passes a 131049 hold; the campaign's other checks stand") {
+        Rig rig;
+        rig.campaign.message.type = campaign::MessageType::template_message;
+        rig.campaign.message.templated.category = "UTILITY";
+        REQUIRE(rig.book->ledger().suppress({account::Suppression{"1", "opted_out", k_t0, "campaign:other"}}).ok());
+        auto held = account::ResultBatch{};
+        held.marketing_limited = {account::Answer{"2", k_t0 - 1h}};
+        held.now = k_t0;
+        REQUIRE(rig.book->ledger().record(held).ok());
+        const auto answers = rig.reserve({job(1, "1"), job(2, "2")});
+        CHECK(answers[0].refusal == Reservation::Refusal::suppressed);
+        CHECK(answers[1].verdict == Reservation::Verdict::granted);
+        CHECK(rig.send_state(2) == "reserved");
+    }
+
     TEST_CASE("131026 suppresses the number (undeliverable) at the second answer, with undeliverable_after 2") {
         Rig rig;
         rig.answer(job(1, "1"), queue::JobStatus::failed, answered(service::Cause::undeliverable, 131026));
