@@ -84,8 +84,8 @@ std::optional<std::string> template_problem(const service::OutgoingMessage& m) {
         break;
     }
     if (!form.body_text.empty()) {
-        const auto body = filled_in(form.body_text, form.body_names, m.body_values);
-        if (const std::size_t n = code_points(body); n > k_max_template_body_chars) {
+        if (const std::size_t n = filled_in_code_points(form.body_text, form.body_names, m.body_values);
+            n > k_max_template_body_chars) {
             return fmt::format("the template's body renders to {} characters, over WhatsApp's limit of {}", n,
                                k_max_template_body_chars);
         }

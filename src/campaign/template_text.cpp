@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "campaign/content_rules.hpp"
 #include "util/text.hpp"
 
 namespace campaign {
@@ -69,29 +70,54 @@ TemplateVariables variables_of(std::string_view text) {
     return out;
 }
 
-std::string filled_in(std::string_view text, const std::vector<std::string>& names,
-                      const std::vector<std::string>& values) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        const auto found = variable_at(text, i);
+namespace {
+
+// Calls `piece(part)` for each part of `text` with its variables filled in, in order: runs of
+// the text itself and the values, so that a caller can join or measure them without a copy.
+template <typename F>
+void each_piece(std::string_view text, const std::vector<std::string>& names, const std::vector<std::string>& values,
+                F&& piece) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto open = text.find("{{", i);
+        const auto found = open == std::string_view::npos ? std::nullopt : variable_at(text, open);
         if (!found) {
-            out += text[i++];
-            continue;
+            piece(text.substr(i));  // no variable is left: "{{" without "}}" after it is text
+            return;
         }
         const std::string* value = nullptr;
         if (is_number(found->inside) && names.empty()) {
-            const auto n = static_cast<std::size_t>(std::stoi(std::string(found->inside)));
+            std::size_t n = 0;
+            for (const char c : found->inside) {
+                n = n * 10 + static_cast<std::size_t>(c - '0');
+            }
             value = n >= 1 && n <= values.size() ? &values[n - 1] : nullptr;
         } else if (is_name(found->inside)) {
             const auto it = std::find(names.begin(), names.end(), found->inside);
             const auto at = static_cast<std::size_t>(it - names.begin());
             value = it != names.end() && at < values.size() ? &values[at] : nullptr;
         }
-        out += value != nullptr ? std::string_view(*value) : text.substr(i, found->length);
-        i += found->length;
+        piece(text.substr(i, open - i));
+        piece(value != nullptr ? std::string_view(*value) : text.substr(open, found->length));
+        i = open + found->length;
     }
+}
+
+}  // namespace
+
+std::string filled_in(std::string_view text, const std::vector<std::string>& names,
+                      const std::vector<std::string>& values) {
+    std::string out;
+    out.reserve(text.size());
+    each_piece(text, names, values, [&out](std::string_view part) { out += part; });
     return out;
+}
+
+std::size_t filled_in_code_points(std::string_view text, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& values) {
+    std::size_t n = 0;
+    each_piece(text, names, values, [&n](std::string_view part) { n += code_points(part); });
+    return n;
 }
 
 std::optional<std::string> variable_problem(std::string_view value) {

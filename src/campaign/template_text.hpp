@@ -31,6 +31,11 @@ TemplateVariables variables_of(std::string_view text);
 std::string filled_in(std::string_view text, const std::vector<std::string>& names,
                       const std::vector<std::string>& values);
 
+// Returns the number of characters (code points) of filled_in(text, names, values), without
+// building it.
+std::size_t filled_in_code_points(std::string_view text, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& values);
+
 // What a template's variable may not hold (WhatsApp refuses it): why, or nullopt. Empty, a line
 // break, a tab, or more than 4 spaces in a row.
 std::optional<std::string> variable_problem(std::string_view value);

@@ -41,18 +41,18 @@ struct LogFailures {
 };
 
 void add_failed(LogFailures& f, const results::RowRecord& rec, util::TimePoint now) {
-    switch (runner::retry_rule(rec.state.cause)) {
-    case runner::RetryRule::always: ++f.retryable; return;
-    case runner::RetryRule::when_asked: ++f.when_asked; return;
-    case runner::RetryRule::never: ++f.never; return;
-    case runner::RetryRule::after_a_day: {
+    switch (results::retry_rule(rec.state.cause)) {
+    case results::RetryRule::always: ++f.retryable; return;
+    case results::RetryRule::when_asked: ++f.when_asked; return;
+    case results::RetryRule::never: ++f.never; return;
+    case results::RetryRule::after_a_day: {
         const auto at = rec.marketing_limited_at();
-        if (!at || now >= *at + runner::k_marketing_limit_hold) {
+        if (!at || now >= *at + results::k_marketing_limit_hold) {
             ++f.retryable;
             return;
         }
         ++f.marketing_held;
-        f.marketing_until = std::max(f.marketing_until.value_or(*at), *at + runner::k_marketing_limit_hold);
+        f.marketing_until = std::max(f.marketing_until.value_or(*at), *at + results::k_marketing_limit_hold);
         return;
     }
     }

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "runner/decide.hpp"
+#include "results/retry_rule.hpp"
+#include "runner/send.hpp"
 #include "util/time.hpp"
 
 namespace cli {
@@ -21,12 +22,6 @@ void for_each_cause(const results::CauseCounts& causes, F&& f) {
             f(cause, causes[cause]);
         }
     }
-}
-
-// Whether `cause` is one of rows that end `skipped` or `invalid`, not `failed`.
-bool of_skipped_rows(Cause cause) {
-    return cause == Cause::duplicate || cause == Cause::suppressed || cause == Cause::frequency_cap ||
-           cause == Cause::invalid;
 }
 
 // What a person should know of `n` rows that ended with `cause`; "" when the counts say enough.
@@ -83,27 +78,10 @@ std::string marketing_hold_note(const runner::SendReport& r, util::TimePoint now
                        util::format_wall_time(*r.marketing_limit_until, now));
 }
 
-FailedRows failed_rows(const results::CauseCounts& causes) {
-    FailedRows out;
-    for (std::size_t i = 0; i < results::k_cause_count; ++i) {
-        const auto cause = static_cast<Cause>(i);
-        if (of_skipped_rows(cause)) {
-            continue;
-        }
-        switch (runner::retry_rule(cause)) {
-        case runner::RetryRule::always:
-        case runner::RetryRule::after_a_day: out.retried += causes[cause]; break;
-        case runner::RetryRule::when_asked: out.when_asked += causes[cause]; break;
-        case runner::RetryRule::never: out.never += causes[cause]; break;
-        }
-    }
-    return out;
-}
-
 std::string failed_causes(const results::CauseCounts& causes) {
     std::string out;
     for_each_cause(causes, [&](Cause cause, std::int64_t n) {
-        if (!of_skipped_rows(cause)) {
+        if (!results::of_skipped_rows(cause)) {
             out += fmt::format("{}{} {}", out.empty() ? "" : ", ", results::to_string(cause), n);
         }
     });

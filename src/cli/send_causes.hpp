@@ -20,16 +20,6 @@ std::string cause_lines(const runner::SendReport& report, util::TimePoint now);
 // Meta's marketing limit refused them less than 24 h ago; "" when none.
 std::string marketing_hold_note(const runner::SendReport& report, util::TimePoint now);
 
-// The failed rows of a log by what a later run or resume does with them (runner::retry_rule).
-struct FailedRows {
-    std::int64_t retried = 0;     // by a plain resume (marketing_limit: once 24 h have passed)
-    std::int64_t when_asked = 0;  // only with --retry-failed
-    std::int64_t never = 0;       // opted out
-};
-
-// Returns the failed rows among `causes` (those of skipped rows left out) by their rule.
-FailedRows failed_rows(const results::CauseCounts& causes);
-
 // Returns "opted_out 1, outside_window 2": the failed rows per cause (the causes of skipped
 // rows left out); "" when none.
 std::string failed_causes(const results::CauseCounts& causes);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/send_causes.hpp"
+#include "results/retry_rule.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -95,7 +96,7 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
         s.resend_unknown_command = fmt::format("wacamp resume {} --resend-unknown", r.results_path);
     }
     // What a later resume would do with the failed rows: retry them, only when asked, or never.
-    const auto failed = failed_rows(r.causes);
+    const auto failed = results::failed_rows(r.causes);
     s.refused = std::max(r.held_rejected, failed.when_asked);
     if (s.refused > 0) {
         s.retry_failed_command = fmt::format("wacamp resume {} --retry-failed", r.results_path);

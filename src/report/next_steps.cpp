@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "campaign/csv_reader.hpp"
-#include "runner/decide.hpp"
+#include "results/retry_rule.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
 
@@ -14,23 +14,15 @@ namespace {
 
 using results::Status;
 
-// The failed rows of `summary` by what a later resume does with them: {retried by a plain
-// resume, retried only with --retry-failed}.
-std::pair<std::int64_t, std::int64_t> failed_by_rule(const Summary& summary) {
-    std::int64_t retried = 0;
-    std::int64_t when_asked = 0;
+// The failed rows of `summary` by what a later resume does with them.
+results::FailedRows failed_rows_of(const Summary& summary) {
+    results::CauseCounts failed;
     for (const auto& g : summary.errors) {
-        if (g.status != Status::failed) {
-            continue;
-        }
-        switch (runner::retry_rule(g.cause)) {
-        case runner::RetryRule::always:
-        case runner::RetryRule::after_a_day: retried += g.count; break;
-        case runner::RetryRule::when_asked: when_asked += g.count; break;
-        case runner::RetryRule::never: break;
+        if (g.status == Status::failed) {
+            failed[g.cause] += g.count;
         }
     }
-    return {retried, when_asked};
+    return results::failed_rows(failed);
 }
 
 // Whether the log's last run stopped before the end of its list.
@@ -84,8 +76,8 @@ std::vector<NextStep> next_steps_for(const Summary& s) {
     if (s.cleanup && s.cleanup->last_failed) {
         steps.push_back({"to finish the deletion step", "wacamp delete-contacts " + log});
     }
-    const auto [retried, when_asked] = failed_by_rule(s);
-    if (unfinished(s) || retried > 0) {
+    const auto failed = failed_rows_of(s);
+    if (unfinished(s) || failed.retried > 0) {
         steps.push_back({"to continue", "wacamp resume " + log});
     }
     if (const auto unknown = s.counts[Status::unknown]; unknown > 0) {
@@ -93,9 +85,10 @@ std::vector<NextStep> next_steps_for(const Summary& s) {
                                      util::counted(unknown, "unknown recipient")),
                          "wacamp resume " + log + " --resend-unknown"});
     }
-    if (when_asked > 0) {
-        steps.push_back({fmt::format("to try the {} refused for good again", util::counted(when_asked, "recipient")),
-                         "wacamp resume " + log + " --retry-failed"});
+    if (failed.when_asked > 0) {
+        steps.push_back(
+            {fmt::format("to try the {} refused for good again", util::counted(failed.when_asked, "recipient")),
+             "wacamp resume " + log + " --retry-failed"});
     }
     return steps;
 }

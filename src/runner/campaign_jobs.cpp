@@ -104,7 +104,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
 
 void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
     ++held_marketing_limit;
-    const auto until = refused_at + k_marketing_limit_hold;
+    const auto until = refused_at + results::k_marketing_limit_hold;
     marketing_limit_until = marketing_limit_until ? std::max(*marketing_limit_until, until) : until;
 }
 

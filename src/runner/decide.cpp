@@ -28,56 +28,24 @@ Decision fresh(const RowFacts& facts, ResendUnknown resend_unknown) {
 // What the rule of a failed row's cause says now.
 Decision failed(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown,
                 util::TimePoint now) {
-    switch (retry_rule(facts.state.cause)) {
-    case RetryRule::always: break;
-    case RetryRule::after_a_day:
-        if (facts.marketing_limited_at && now < *facts.marketing_limited_at + k_marketing_limit_hold) {
+    switch (results::retry_rule(facts.state.cause)) {
+    case results::RetryRule::always: break;
+    case results::RetryRule::after_a_day:
+        if (facts.marketing_limited_at && now < *facts.marketing_limited_at + results::k_marketing_limit_hold) {
             return Decision::hold_marketing_limit;
         }
         break;
-    case RetryRule::when_asked:
+    case results::RetryRule::when_asked:
         if (retry_rejected == RetryRejected::no) {
             return Decision::hold_rejected;
         }
         break;
-    case RetryRule::never: return Decision::done;
+    case results::RetryRule::never: return Decision::done;
     }
     return fresh(facts, resend_unknown);
 }
 
 }  // namespace
-
-RetryRule retry_rule(results::Cause cause) {
-    switch (cause) {
-    case Cause::marketing_limit: return RetryRule::after_a_day;
-    case Cause::rejected:
-    case Cause::undeliverable:
-    case Cause::outside_window:
-    // The template or the row's values: sent again only once the campaign (or the row) is fixed.
-    case Cause::template_refused:
-    case Cause::template_params: return RetryRule::when_asked;
-    case Cause::opted_out:
-    case Cause::suppressed:
-    case Cause::experiment: return RetryRule::never;
-    // A failed row never has these, but an edited log might: a fresh look at the row decides.
-    case Cause::none:
-    case Cause::invalid:
-    case Cause::duplicate:
-    case Cause::frequency_cap:
-    // Not refused for this recipient (the account or the pace was the trouble), or not processed.
-    case Cause::rate_limited:
-    case Cause::transient:
-    case Cause::auth:
-    case Cause::spam_limit:
-    case Cause::pair_rate:
-    case Cause::account:
-    // A pause or a block that Meta lifts, or a template replaced (--force): the row goes then.
-    case Cause::template_paused:
-    case Cause::template_disabled:
-    case Cause::policy_block: return RetryRule::always;
-    }
-    return RetryRule::always;
-}
 
 util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::LogState* state) {
     RowFacts facts;

@@ -7,6 +7,7 @@
 
 #include "campaign/recipients.hpp"
 #include "results/replay.hpp"
+#include "results/retry_rule.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
 
@@ -22,22 +23,6 @@ enum class Decision {
     record_duplicate,      // never dispatched, and a repeat of an earlier row: record it skipped
     record_already_sent,   // its number was sent from another row of an earlier CSV: skip it
 };
-
-// Whether a later run sends a row again that failed with a given cause (docs/result-log.md).
-enum class RetryRule {
-    always,       // pair_rate, transient, rate_limited, auth, spam_limit, account, template_paused,
-                  // template_disabled, policy_block
-    after_a_day,  // marketing_limit: once k_marketing_limit_hold has passed since the answer
-    when_asked,   // rejected, undeliverable, outside_window, template, template_params: only with
-                  // --retry-failed
-    never,        // opted_out, suppressed, experiment
-};
-
-// How long Meta's marketing limit (131049) holds a row back.
-inline constexpr std::chrono::hours k_marketing_limit_hold{24};
-
-// Returns the rule for a row that failed with `cause`.
-RetryRule retry_rule(results::Cause cause);
 
 // What is known of one row.
 struct RowFacts {

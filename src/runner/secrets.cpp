@@ -25,11 +25,7 @@ void mask_record(results::ResultRecord& r, const util::Redactor& secrets) {
     if (secrets.empty()) {
         return;
     }
-    const auto mask = [&secrets](std::string& text) {
-        if (!text.empty()) {
-            text = secrets.apply(text);
-        }
-    };
+    const auto mask = [&secrets](std::string& text) { secrets.mask(text); };
     mask(r.user_name);
     mask(r.error);
     if (r.message_id) {

@@ -253,44 +253,47 @@ void Redactor::add_form(std::string secret) {
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
 }
 
-std::string Redactor::apply(std::string_view text) const {
-    if (m_secrets.empty()) {
-        return std::string(text);
-    }
-    std::string out;
-    std::size_t copied = 0;  // text[0, copied) is in `out`
-    std::size_t at = 0;
-    while (at < text.size()) {
+std::optional<std::pair<std::size_t, std::size_t>> Redactor::next_match(std::string_view text, std::size_t from) const {
+    for (std::size_t at = from; at < text.size(); ++at) {
         const char c = text[at];
         if (!m_starts[static_cast<unsigned char>(c)]) {
-            ++at;
             continue;
         }
         const bool may_encode = c == '%' || c == '+' || c == '\\' || c == '&';
-        std::optional<std::size_t> end;
         for (const auto& secret : m_secrets) {
             if (c != secret[0] && !may_encode) {
                 continue;
             }
             const Quick quick = quick_match(text, at, secret);
-            end = quick.unsure ? match_at(text, at, secret) : quick.end;
-            if (end) {
-                break;
+            if (const auto end = quick.unsure ? match_at(text, at, secret) : quick.end) {
+                return std::pair{at, *end};
             }
         }
-        if (end) {
-            out.append(text, copied, at - copied);
-            out += "***";
-            at = copied = *end;
-        } else {
-            ++at;
-        }
+    }
+    return std::nullopt;
+}
+
+std::string Redactor::apply(std::string_view text) const {
+    std::string out;
+    std::size_t copied = 0;  // text[0, copied) is in `out`
+    while (const auto match = next_match(text, copied)) {
+        out.append(text, copied, match->first - copied);
+        out += "***";
+        copied = match->second;
     }
     if (copied == 0) {
         return std::string(text);  // nothing masked: the common case, one copy
     }
     out.append(text, copied);
     return out;
+}
+
+bool Redactor::mask(std::string& text) const {
+    if (!next_match(text, 0)) {
+        return false;  // nothing to mask: no copy
+    }
+    text = apply(text);
+    return true;
 }
 
 }  // namespace util

@@ -2,8 +2,10 @@
 // Keeps secrets (API key, access token) out of anything printed or logged.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace util {
@@ -21,11 +23,16 @@ public:
     void add(std::string secret);
     // Returns `text` with every occurrence of every secret replaced by "***".
     std::string apply(std::string_view text) const;
+    // Masks every secret in `text` in place, as apply() does; returns whether there was one.
+    // Text without a secret is left as it is, without a copy.
+    bool mask(std::string& text) const;
     // Whether no secret is registered (apply() then copies its text unchanged).
     bool empty() const { return m_secrets.empty(); }
 
 private:
     void add_form(std::string secret);
+    // The first secret at or after `from`: where it starts and where it ends.
+    std::optional<std::pair<std::size_t, std::size_t>> next_match(std::string_view text, std::size_t from) const;
 
     std::vector<std::string> m_secrets;  // longest first
     std::array<bool, 256> m_starts{};    // bytes a masked occurrence may start with

@@ -51,6 +51,21 @@ TEST_SUITE("campaign template text") {
         CHECK(campaign::filled_in("Hi {{1}}, {{2}}! {{1}}", {}, {"Asha", "20%"}) == "Hi Asha, 20%! Asha");
         CHECK(campaign::filled_in("Hi {{customer}}", {"customer"}, {"Ravi"}) == "Hi Ravi");
         CHECK(campaign::filled_in("Hi {{3}}", {}, {"a"}) == "Hi {{3}}");
+        CHECK(campaign::filled_in("{{1}}{{1}}", {}, {"ab"}) == "abab");
+        CHECK(campaign::filled_in("a {{ b {{1}} c }} {{", {}, {"x"}) == "a {{ b {{1}} c }} {{");  // no variable
+        CHECK(campaign::filled_in("{{1}} {{x y}} {{2", {}, {"v"}) == "v {{x y}} {{2");
+        CHECK(campaign::filled_in("", {}, {"v"}).empty());
+    }
+    TEST_CASE("filled_in_code_points counts the characters filled_in would give, without building it") {
+        const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+            {"Hi {{1}}, {{2}}!", {"Āsha", "20 %"}}, {"{{1}}{{1}}{{1}}", {"😀é"}}, {"no variables at all", {}},
+            {"{{ b {{1}} c }} {{", {"x"}},          {"{{9}} stays", {"a"}},      {"", {"a"}}};
+        for (const auto& [text, values] : cases) {
+            CAPTURE(text);
+            CHECK(campaign::filled_in_code_points(text, {}, values) ==
+                  campaign::code_points(campaign::filled_in(text, {}, values)));
+        }
+        CHECK(campaign::filled_in_code_points("Dear {{customer}}", {"customer"}, {"Ravi"}) == 9);
     }
     TEST_CASE("a variable may hold 4 spaces in a row, not 5; no line break, no tab, not empty") {
         CHECK_FALSE(campaign::variable_problem("a    b").has_value());

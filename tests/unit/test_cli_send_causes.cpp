@@ -53,17 +53,4 @@ TEST_SUITE("cli::send_causes") {
         r.held_marketing_limit = 0;
         CHECK(cli::marketing_hold_note(r, k_now).empty());
     }
-    TEST_CASE("failed rows by what a later run does with them") {
-        results::CauseCounts causes;
-        causes[Cause::pair_rate] = 1;
-        causes[Cause::marketing_limit] = 2;
-        causes[Cause::undeliverable] = 3;
-        causes[Cause::outside_window] = 4;
-        causes[Cause::opted_out] = 5;
-        causes[Cause::duplicate] = 6;  // skipped rows are no failed rows
-        const auto f = cli::failed_rows(causes);
-        CHECK(f.retried == 3);
-        CHECK(f.when_asked == 7);
-        CHECK(f.never == 5);
-    }
 }

@@ -142,20 +142,6 @@ TEST_SUITE("runner::decide") {
         CHECK(runner::decide(facts(row(Status::failed, Cause::experiment)), RetryRejected::yes, ResendUnknown::yes,
                              k_now) == Decision::done);
     }
-    TEST_CASE("the retry rule of every cause") {
-        CHECK(runner::retry_rule(Cause::pair_rate) == runner::RetryRule::always);
-        CHECK(runner::retry_rule(Cause::account) == runner::RetryRule::always);
-        CHECK(runner::retry_rule(Cause::marketing_limit) == runner::RetryRule::after_a_day);
-        CHECK(runner::retry_rule(Cause::outside_window) == runner::RetryRule::when_asked);
-        CHECK(runner::retry_rule(Cause::opted_out) == runner::RetryRule::never);
-        CHECK(runner::retry_rule(Cause::suppressed) == runner::RetryRule::never);
-        CHECK(runner::retry_rule(Cause::template_paused) == runner::RetryRule::always);
-        CHECK(runner::retry_rule(Cause::template_disabled) == runner::RetryRule::always);
-        CHECK(runner::retry_rule(Cause::policy_block) == runner::RetryRule::always);
-        CHECK(runner::retry_rule(Cause::template_refused) == runner::RetryRule::when_asked);
-        CHECK(runner::retry_rule(Cause::template_params) == runner::RetryRule::when_asked);
-        CHECK(runner::retry_rule(Cause::experiment) == runner::RetryRule::never);
-    }
 }
 
 TEST_CASE("runner::facts_of: a row whose number differs from the one the log was joined with stops the run") {

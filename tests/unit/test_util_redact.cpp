@@ -17,6 +17,20 @@ util::Redactor with_key() {
 }  // namespace
 
 TEST_SUITE("util::Redactor") {
+    TEST_CASE("mask() masks in place exactly as apply() does, and says whether it found one") {
+        const auto r = with_key();
+        const std::vector<std::string> texts = {"no secret here", "", "x" + k_key + "y" + k_key,
+                                                "ak%2BSecret%2FKey%3D%229Z%22 in a URL", "ak+Secret"};
+        for (const std::string& text : texts) {
+            CAPTURE(text);
+            std::string masked = text;
+            CHECK(r.mask(masked) == (r.apply(text) != text));
+            CHECK(masked == r.apply(text));
+        }
+        std::string untouched = "plain";
+        CHECK_FALSE(util::Redactor().mask(untouched));
+        CHECK(untouched == "plain");
+    }
     TEST_CASE("masks a secret as it is") {
         CHECK(with_key().apply("bad key " + k_key + "!") == "bad key ***!");
     }
