@@ -1,0 +1,240 @@
+// Meta's answers to template sends, end to end: the sandbox answers chosen numbers with each
+// template code (--meta-error, --paused-template), and wacamp stops, fails, retries or explains as
+// the result log's causes say.
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+using nlohmann::json;
+
+namespace {
+
+const std::string k_send_template = "/whatsapp-automation/wa/send-template";
+const std::string k_thank_you = "message:\n  type: template\n  template: thank_you\n";  // no variables
+// One request at a time, in the list's order: the rows after a stop are never asked.
+const std::string k_one_at_a_time = "rate: {per_second: 20, concurrency: 1}\n";
+
+// `--meta-error` for row `i` of numbers_csv: answered `code` ("132000", "132005x1").
+std::vector<std::string> meta_error(int i, const std::string& code) {
+    return {"--meta-error", numbers_wa_id(i) + "=" + code};
+}
+
+// The answers of the sandbox every case of this file shares: numbers_wa_id(i) answered `code`.
+std::vector<std::string> answer_rules() {
+    std::vector<std::string> args;
+    const auto add = [&](int i, const std::string& code) {
+        const auto rule = meta_error(i, code);
+        args.insert(args.end(), rule.begin(), rule.end());
+    };
+    add(1, "132000");
+    add(11, "132001");
+    add(21, "132007");
+    add(30, "132005x1");
+    add(31, "132012x1");
+    add(32, "132018x1");
+    for (int i = 40; i < 50; ++i) {
+        add(i, "132018");
+    }
+    add(61, "132016");
+    add(71, "130472");
+    add(81, "368");
+    return args;
+}
+
+// The sandbox every case of this file shares (one account; each case has its own numbers and its
+// own ledger).
+const Sandbox& sandbox() {
+    static const Sandbox s(answer_rules());
+    return s;
+}
+
+// The send-template requests the sandbox journaled for `wa_id`, whatever their answer.
+int template_requests_for(const Sandbox& s, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& j : s.journal()) {
+        n += j.value("path", "") == k_send_template && j.value("wa_id", "") == wa_id ? 1 : 0;
+    }
+    return n;
+}
+
+// How many "ok" send-template answers `s` journaled per wa_id.
+std::map<std::string, int> delivered_templates(const Sandbox& s) {
+    std::map<std::string, int> out;
+    for (const auto& j : s.journal()) {
+        if (j.value("path", "") == k_send_template && j.value("outcome", "") == "ok") {
+            ++out[j.value("wa_id", "")];
+        }
+    }
+    return out;
+}
+
+// The "end" record of the log's last run; null when there is none.
+json end_of(const CampaignFixture& f) {
+    json out;
+    for (const auto& r : f.records()) {
+        if (r.value("event", "") == "end") {
+            out = r;
+        }
+    }
+    return out;
+}
+
+// Checks that row `row`'s last result is `status` with `cause` and Meta's `code`.
+void check_result(const CampaignFixture& f, long long row, const std::string& status, const std::string& cause,
+                  int code) {
+    CAPTURE(row);
+    const json r = result_of(f, row);
+    REQUIRE_FALSE(r.is_null());
+    CHECK(r["status"] == status);
+    CHECK(r.value("cause", "") == cause);
+    CHECK(r.value("error_code", 0) == code);
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: template answers") {
+    TEST_CASE("132000, 132001 and 132007 stop the run at once: exit 3, reason template, the row's cause template") {
+        for (const auto& [first, code] : std::vector<std::pair<int, int>>{{0, 132000}, {10, 132001}, {20, 132007}}) {
+            CAPTURE(code);
+            CampaignFixture f(sandbox(), numbers_csv(5, first), k_one_at_a_time, k_thank_you);
+            auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+            CAPTURE(r.out);
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 3);
+            CHECK(end_of(f)["reason"] == "template");
+            CHECK(result_of(f, 1)["status"] == "sent");
+            check_result(f, 2, "failed", "template", code);
+            for (int i = first + 2; i < first + 5; ++i) {
+                CHECK(template_requests_for(sandbox(), numbers_wa_id(i)) == 0);  // nothing after the stop
+            }
+            CHECK(contains(r.err, "WhatsApp refused the template"));
+        }
+    }
+
+    TEST_CASE("132005, 132012 and 132018 fail that row alone, cause template_params; only --retry-failed resends") {
+        CampaignFixture f(sandbox(), numbers_csv(6, 30), k_one_at_a_time, k_thank_you);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(end_of(f)["reason"] == "completed");
+        check_result(f, 1, "failed", "template_params", 132005);
+        check_result(f, 2, "failed", "template_params", 132012);
+        check_result(f, 3, "failed", "template_params", 132018);
+        for (long long row = 4; row <= 6; ++row) {
+            CHECK(result_of(f, row)["status"] == "sent");
+        }
+
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 1);
+        auto retried = f.wacamp({"resume", f.log.string(), "--retry-failed", "--no-progress"});
+        CAPTURE(retried.err);
+        CHECK(retried.exit_code == 0);
+        for (int i = 30; i < 33; ++i) {
+            CHECK(template_requests_for(sandbox(), numbers_wa_id(i)) == 2);  // the first run and --retry-failed
+        }
+        CHECK(status_counts(f) == std::map<std::string, int>{{"sent", 6}});
+    }
+
+    TEST_CASE("ten template_params answers in a row stop the run: exit 3, reason template") {
+        CampaignFixture f(sandbox(), numbers_csv(14, 40), k_one_at_a_time, k_thank_you);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(end_of(f)["reason"] == "template");
+        for (long long row = 1; row <= 10; ++row) {
+            check_result(f, row, "failed", "template_params", 132018);
+        }
+        for (int i = 50; i < 54; ++i) {
+            CHECK(template_requests_for(sandbox(), numbers_wa_id(i)) == 0);
+        }
+        CHECK(contains(r.err, "the template refused the values of the last 10 rows"));
+    }
+
+    TEST_CASE("132016 stops the run: exit 3, reason template_disabled, a new template is needed") {
+        CampaignFixture f(sandbox(), numbers_csv(4, 60), k_one_at_a_time, k_thank_you);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(end_of(f)["reason"] == "template_disabled");
+        CHECK(result_of(f, 1)["status"] == "sent");
+        check_result(f, 2, "failed", "template_disabled", 132016);
+        CHECK(template_requests_for(sandbox(), numbers_wa_id(62)) == 0);
+        CHECK(contains(r.err, "a new template is needed"));
+    }
+
+    TEST_CASE("130472 fails the row, cause experiment: never retried, not even with --retry-failed, never suppressed") {
+        CampaignFixture f(sandbox(), numbers_csv(3, 70), k_one_at_a_time, k_thank_you);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        check_result(f, 2, "failed", "experiment", 130472);
+        CHECK(result_of(f, 1)["status"] == "sent");
+        CHECK(result_of(f, 3)["status"] == "sent");
+
+        auto retried = f.wacamp({"resume", f.log.string(), "--retry-failed", "--no-progress"});
+        CAPTURE(retried.err);
+        CHECK(retried.exit_code == 1);
+        CHECK(template_requests_for(sandbox(), numbers_wa_id(71)) == 1);
+        auto listed = f.wacamp({"suppress", "list", "--campaign", f.campaign.string()});
+        CHECK(listed.exit_code == 0);
+        CHECK_FALSE(contains(listed.out, numbers_wa_id(71)));
+    }
+
+    TEST_CASE("368 stops the run as a policy block: exit 3, reason policy_block, not a credentials problem") {
+        CampaignFixture f(sandbox(), numbers_csv(4, 80), k_one_at_a_time, k_thank_you);
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(end_of(f)["reason"] == "policy_block");
+        check_result(f, 2, "failed", "policy_block", 368);
+        CHECK(template_requests_for(sandbox(), numbers_wa_id(82)) == 0);
+        CHECK(contains(r.err, "temporarily blocked the account for a policy violation"));
+        CHECK_FALSE(contains(r.err, "service.api_key"));
+        CHECK_FALSE(contains(r.err, "refused the credentials"));
+    }
+
+    TEST_CASE("132015 stops the run, reason template_paused; once the pause is lifted resume sends every row once") {
+        const int n = 8;
+        std::map<std::string, int> paused_delivered;
+        CampaignFixture f(sandbox(), numbers_csv(n, 100), k_one_at_a_time, k_thank_you);
+        {
+            Sandbox paused({"--paused-template", "thank_you"});
+            auto on_paused = f.env;
+            on_paused["WACAMP_BASE_URL"] = paused.url();
+            auto r = run_wacamp({"run", f.campaign.string(), "--no-progress"}, on_paused);
+            CAPTURE(r.out);
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 3);
+            CHECK(end_of(f)["reason"] == "template_paused");
+            check_result(f, 1, "failed", "template_paused", 132015);
+            CHECK(contains(r.err, "once the pause is lifted, continue"));
+            CHECK(contains(r.err + r.out, "wacamp resume " + f.log.string()));
+            paused_delivered = delivered_templates(paused);
+        }
+        CHECK(paused_delivered.empty());
+
+        // The pause lifted: the sandbox of this file serves thank_you again.
+        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(end_of(f)["reason"] == "completed");
+        CHECK(status_counts(f) == std::map<std::string, int>{{"sent", n}});
+        const auto delivered = delivered_templates(sandbox());
+        for (int i = 100; i < 100 + n; ++i) {
+            CAPTURE(i);
+            CHECK(template_requests_for(sandbox(), numbers_wa_id(i)) == 1);
+            CHECK(delivered.count(numbers_wa_id(i)) == 1);
+            CHECK(delivered.at(numbers_wa_id(i)) == 1);
+        }
+    }
+}
