@@ -186,6 +186,10 @@ std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offlin
         out.error(resolved.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
+    if (resolved->unreachable) {
+        out.error(fmt::format("{}: {}; nothing was sent", c.file, resolved->message), k_exit_stopped);
+        return k_exit_stopped;
+    }
     if (resolved->stop) {
         out.error(fmt::format("stopped before sending: {} ({})", resolved->message, queue::to_string(*resolved->stop)),
                   k_exit_stopped);

@@ -1,11 +1,12 @@
 // Meta's answers to template sends, end to end: the sandbox answers chosen numbers with each
 // template code (--meta-error, --paused-template), and wacamp stops, fails, retries or explains as
-// the result log's causes say.
+// the result log's causes say; and the template list that cannot be read.
 
 #include <doctest/doctest.h>
 
 #include <map>
 
+#include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
 
 using namespace e2e;
@@ -236,5 +237,70 @@ TEST_SUITE("e2e: template answers") {
             CHECK(delivered.count(numbers_wa_id(i)) == 1);
             CHECK(delivered.at(numbers_wa_id(i)) == 1);
         }
+    }
+}
+
+namespace {
+
+// A template list that cannot be read as one: the service answers `status` with `body`.
+test_support::ScriptedServer list_server(int status, const std::string& body) {
+    return test_support::ScriptedServer(
+        [=](const test_support::ReceivedRequest&) { return test_support::answer(status, body, "text/html"); });
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: template list") {
+    TEST_CASE("a template list that cannot be read exits 3 for validate, the dry run and run, saying why") {
+        CampaignFixture f(sandbox(), numbers_csv(2, 120), "", k_thank_you);
+        const auto broken = list_server(503, "<html>down for maintenance</html>");
+        const auto garbled = list_server(200, "<html>not a list</html>");
+        const std::string closed = "http://127.0.0.1:" + std::to_string(free_port());
+        for (const auto& [base_url, said] : std::vector<std::pair<std::string, std::string>>{
+                 {closed, "could not be read from " + closed},
+                 {broken.url(), "503"},
+                 {garbled.url(), "could not be read from " + garbled.url()}}) {
+            auto env = f.env;
+            env["WACAMP_BASE_URL"] = base_url;
+            for (const std::vector<std::string>& args :
+                 {std::vector<std::string>{"validate", f.campaign.string()},
+                  std::vector<std::string>{"run", f.campaign.string(), "--dry-run"},
+                  std::vector<std::string>{"run", f.campaign.string(), "--no-progress"}}) {
+                CAPTURE(base_url);
+                CAPTURE(args[1]);
+                auto r = run_wacamp(args, env);
+                CAPTURE(r.err);
+                CHECK(r.exit_code == 3);
+                CHECK(contains(r.err, "template \"thank_you\" could not be checked"));
+                CHECK(contains(r.err, said));
+                CHECK(contains(r.err, "nothing was sent"));
+            }
+        }
+        CHECK(template_requests_for(sandbox(), numbers_wa_id(120)) == 0);
+    }
+
+    TEST_CASE("a refused key exits 3; a template that does not fit stays exit 2") {
+        CampaignFixture f(sandbox(), numbers_csv(2, 130), "", k_thank_you);
+        auto wrong_key = f.env;
+        wrong_key["WACAMP_API_KEY"] = "not-the-sandbox-key";
+        for (const std::vector<std::string>& args : {std::vector<std::string>{"validate", f.campaign.string()},
+                                                     std::vector<std::string>{"run", f.campaign.string(), "--dry-run"},
+                                                     std::vector<std::string>{"run", f.campaign.string()}}) {
+            CAPTURE(args[1]);
+            auto refused = run_wacamp(args, wrong_key);
+            CAPTURE(refused.err);
+            CHECK(refused.exit_code == 3);
+            CHECK(contains(refused.err, "refused the credentials"));
+        }
+        edit_campaign(f, "template: thank_you", "template: autumn_sale");
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"validate", f.campaign.string()},
+              std::vector<std::string>{"run", f.campaign.string(), "--dry-run"}}) {
+            auto mismatch = f.wacamp(args);
+            CAPTURE(mismatch.err);
+            CHECK(mismatch.exit_code == 2);
+            CHECK(contains(mismatch.err, "no template \"autumn_sale\""));
+        }
+        CHECK(template_requests_for(sandbox(), numbers_wa_id(130)) == 0);
     }
 }
