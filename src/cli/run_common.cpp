@@ -258,8 +258,10 @@ std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaig
     for (const auto& warning : report->warnings) {
         out.warning(warning);
     }
-    if (c.message.type != campaign::MessageType::image) {
-        out.notice("--check-media: a text campaign has no image to check");
+    if (!runner::media_kind(c)) {
+        out.notice(c.message.type == campaign::MessageType::template_message
+                       ? "--check-media: the template has no media header to check"
+                       : "--check-media: a text campaign has no image to check");
     } else if (report->verdicts.refused() > 0) {
         out.warning(runner::media_summary(*report));
     } else {

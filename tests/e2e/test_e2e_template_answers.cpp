@@ -1,8 +1,10 @@
 // Meta's answers to template sends, end to end: the sandbox answers chosen numbers with each
 // template code (--meta-error, --paused-template), and wacamp stops, fails, retries or explains as
-// the result log's causes say; and the template list that cannot be read.
+// the result log's causes say; the template list that cannot be read; header media checked before
+// sending.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <map>
 
@@ -302,5 +304,97 @@ TEST_SUITE("e2e: template list") {
             CHECK(contains(mismatch.err, "no template \"autumn_sale\""));
         }
         CHECK(template_requests_for(sandbox(), numbers_wa_id(130)) == 0);
+    }
+}
+
+namespace {
+
+// A template with a video header and one body variable, for a sandbox's --templates file.
+const std::string k_video_template = R"json([{
+  "_id": "66a1b2c3d4e5f60718293a4b",
+  "_user": "64b7f0c2a1e4d5f6a7b8c9d0",
+  "configuration": {
+    "name": "spring_clip",
+    "category": "MARKETING",
+    "language": "en",
+    "header": "video",
+    "textHeader": "",
+    "media": "https://cdn.example.com/sandbox/spring.mp4",
+    "mediaHeader": {"image": "", "video": "https://cdn.example.com/sandbox/spring.mp4"},
+    "body": "Hi {{1}}, see what is new this spring.",
+    "footer": "",
+    "button": "",
+    "ctaButtonType": [],
+    "ctaButton": [],
+    "quickReply": []
+  },
+  "whatsAppId": "1092837465569999",
+  "status": "APPROVED",
+  "namespace": "b2c4e6f8_a1b3_4c5d_8e9f_0a1b2c3d4e5f",
+  "createdAt": "2024-03-04T10:12:44.305Z",
+  "updatedAt": "2024-03-05T08:27:19.846Z",
+  "__v": 0
+}])json";
+
+// A video host: HEAD (or GET) of /clip.mp4 is an MP4 of 1,000 bytes, /big.mp4 one byte over
+// WhatsApp's 16,000,000, /clip.mov a QuickTime video; anything else 404.
+test_support::Reply video_host(const test_support::ReceivedRequest& r) {
+    const std::string path = test_support::path_of(r);
+    const auto video = [](const std::string& type, long long size) {
+        return test_support::Reply{
+            test_support::Reply::Kind::answer,
+            "HTTP/1.1 200 OK\r\nContent-Type: " + type + "\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n"};
+    };
+    if (path == "/clip.mp4") {
+        return video("video/mp4", 1000);
+    }
+    if (path == "/big.mp4") {
+        return video("video/mp4", 16'000'001);
+    }
+    if (path == "/clip.mov") {
+        return video("video/quicktime", 1000);
+    }
+    return {test_support::Reply::Kind::answer, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"};
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: template header media") {
+    TEST_CASE("check_media checks a video header: refused videos make their rows invalid, the rest are sent") {
+        TempDir dir;
+        Sandbox videos({"--templates", dir.write("templates.json", k_video_template).string()});
+        test_support::ScriptedServer host(video_host);
+        const std::vector<std::string> clips = {"clip.mp4", "big.mp4", "clip.mov", "clip.mp4"};
+        std::string csv = "phone,name,user_id,clip\n";
+        for (std::size_t i = 0; i < clips.size(); ++i) {
+            csv += fmt::format("+{},Person {},u-{},{}/{}\n", numbers_wa_id(static_cast<int>(i)), i, i, host.url(),
+                               clips[i]);
+        }
+        CampaignFixture f(videos, csv, "",
+                          "message:\n  type: template\n  template: spring_clip\n"
+                          "  header: {video: \"{{clip}}\"}\n  body: [\"{{name}}\"]\n");
+
+        auto dry = f.wacamp({"run", f.campaign.string(), "--dry-run", "--check-media"});
+        CAPTURE(dry.out);
+        CAPTURE(dry.err);
+        CHECK(contains(dry.err + dry.out, "checked 3 video URLs: 2 refused"));
+        CHECK(template_requests_for(videos, numbers_wa_id(0)) == 0);
+
+        edit_campaign(f, "  body:", "  check_media: true\n  body:");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err + r.out, "checked 3 video URLs: 2 refused"));
+        CHECK(result_of(f, 1)["status"] == "sent");
+        CHECK(result_of(f, 4)["status"] == "sent");
+        CHECK(result_of(f, 2)["status"] == "invalid");
+        CHECK(result_of(f, 2).value("error", "") ==
+              "header media " + host.url() + "/big.mp4: 16000001 bytes; WhatsApp takes at most 16000000");
+        CHECK(result_of(f, 3)["status"] == "invalid");
+        CHECK(result_of(f, 3).value("error", "") ==
+              "header media " + host.url() +
+                  "/clip.mov: content type video/quicktime; WhatsApp takes video/mp4 or video/3gpp");
+        CHECK(delivered_templates(videos) == std::map<std::string, int>{{numbers_wa_id(0), 1}, {numbers_wa_id(3), 1}});
     }
 }
