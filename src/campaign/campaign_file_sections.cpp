@@ -218,6 +218,12 @@ void read_template_message(const Section& root, const Section& m, Campaign& out)
         refuse(m, key, why);
     }
     out.message.check_media = m.boolean("check_media").value_or(false);
+    if (out.message.check_media && t.header != HeaderKind::image && t.header != HeaderKind::video &&
+        t.header != HeaderKind::document) {
+        m.problem("check_media",
+                  "only applies to a template with an image, video or document header (this one has no media to "
+                  "check)");
+    }
     if (root.has("template")) {
         root.problem("template",
                      "a template campaign names its template in message.template: use message.template "

@@ -196,8 +196,9 @@ Action add_run(CLI::App& app) {
         ->check(CLI::Range(std::size_t{0}, k_max_preview))
         ->needs(dry_run);
     sub->add_flag("--check-media", opts->check_media,
-                  "With --dry-run: also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of "
-                  "at most 5 MB (a real run checks when the campaign says message.check_media: true)")
+                  "With --dry-run: also fetch each distinct image URL (or template header media link) once (HEAD) "
+                  "and check WhatsApp takes it: a JPEG or PNG of at most 5 MB, an MP4 or 3GPP video of at most 16 MB, "
+                  "a document of at most 100 MB (a real run checks when the campaign says message.check_media: true)")
         ->needs(dry_run);
     sub->add_flag("--offline", opts->offline,
                   "With --dry-run: do not read the template list (a template campaign's check is skipped)")

@@ -186,6 +186,10 @@ std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offlin
         out.error(resolved.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
+    if (resolved->unreachable) {
+        out.error(fmt::format("{}: {}; nothing was sent", c.file, resolved->message), k_exit_stopped);
+        return k_exit_stopped;
+    }
     if (resolved->stop) {
         out.error(fmt::format("stopped before sending: {} ({})", resolved->message, queue::to_string(*resolved->stop)),
                   k_exit_stopped);
@@ -254,8 +258,10 @@ std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaig
     for (const auto& warning : report->warnings) {
         out.warning(warning);
     }
-    if (c.message.type != campaign::MessageType::image) {
-        out.notice("--check-media: a text campaign has no image to check");
+    if (!runner::media_kind(c)) {
+        out.notice(c.message.type == campaign::MessageType::template_message
+                       ? "--check-media: the template has no media header to check"
+                       : "--check-media: a text campaign has no image to check");
     } else if (report->verdicts.refused() > 0) {
         out.warning(runner::media_summary(*report));
     } else {

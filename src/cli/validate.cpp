@@ -134,7 +134,9 @@ Action add_validate(CLI::App& app) {
         "one read of the template list)");
     sub->add_option("CAMPAIGN", opts->campaign, "Campaign file (YAML)")->required();
     sub->add_flag("--check-media", opts->check_media,
-                  "Also fetch each distinct image URL once (HEAD) and check it is a JPEG or PNG of at most 5 MB");
+                  "Also fetch each distinct image URL (or template header media link) once (HEAD) and check "
+                  "WhatsApp takes it: a JPEG or PNG of at most 5 MB, an MP4 or 3GPP video of at most 16 MB, a "
+                  "document of at most 100 MB");
     sub->add_flag("--offline", opts->offline, "Do not read the template list (a template campaign's check is skipped)");
     return [opts] { return validate(*opts); };
 }

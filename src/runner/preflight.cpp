@@ -19,7 +19,7 @@ namespace runner {
 namespace {
 
 // The account's templates, or why the service gave none: a stop (refused key, account or
-// certificate, a wrong endpoint: exit 3) or a failure (exit 2).
+// certificate, a wrong endpoint) or a list that could not be had (unreachable).
 struct TemplateList {
     std::vector<service::TemplateInfo> templates;
     std::optional<TemplateCheckResult> stop;
@@ -31,7 +31,7 @@ util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service:
     auto completion = service::perform(transport, request);
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
     const auto stop = [](queue::StopReason reason, std::string message) {
-        return TemplateList{{}, TemplateCheckResult{reason, std::move(message)}};
+        return TemplateList{{}, TemplateCheckResult{.stop = reason, .message = std::move(message)}};
     };
     switch (outcome.cause) {
     case service::Cause::auth:
@@ -47,12 +47,23 @@ util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service:
                     "the account is temporarily blocked for a policy violation (" + outcome.error + ")");
     default: break;
     }
+    const auto unreachable = [&](const std::string& why) {
+        return TemplateList{
+            {},
+            TemplateCheckResult{.stop = std::nullopt,
+                                .unreachable = true,
+                                .message = fmt::format("template \"{}\" could not be checked: the "
+                                                       "template list could not be read from {}: {}",
+                                                       name, service::redacted_url(c.service.base_url), why)}};
+    };
     if (!outcome.sent()) {
-        return util::fail(
-            fmt::format("template \"{}\" could not be checked: listing templates failed: {}", name, outcome.error));
+        return unreachable(outcome.error);
     }
-    TRY_ASSIGN(auto templates, service::parse_templates(std::get<service::HttpResponse>(completion.result).body));
-    return TemplateList{std::move(templates), std::nullopt};
+    auto templates = service::parse_templates(std::get<service::HttpResponse>(completion.result).body);
+    if (!templates) {
+        return unreachable(templates.error().message);
+    }
+    return TemplateList{std::move(*templates), std::nullopt};
 }
 
 }  // namespace
@@ -60,6 +71,9 @@ util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service:
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
     const std::string& name = c.template_check->name;
     TRY_ASSIGN(const auto list, fetch_templates(c, transport, name));
+    if (list.stop && list.stop->unreachable) {
+        return util::fail(list.stop->message);  // as before the template campaigns: exit 2
+    }
     if (list.stop) {
         return *list.stop;
     }

@@ -18,6 +18,9 @@ namespace runner {
 
 struct TemplateCheckResult {
     std::optional<queue::StopReason> stop;  // auth (a refused key), account, tls or endpoint: stop (exit 3)
+    // The list could not be had (no answer, an error status, a body that is not a template
+    // list): the campaign cannot be checked, as when `templates` cannot list them (exit 3).
+    bool unreachable = false;
     std::string message;
 };
 
@@ -28,8 +31,9 @@ util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campa
 
 // For a template campaign (message.type: template): asks the service for its templates once and
 // finds the campaign's (match_template), filling in its id, category and text. Fails (exit 2)
-// when the template does not fit the campaign or the list cannot be had; a refused key or
-// account, a certificate that failed verification or a wrong endpoint comes back as `stop`.
+// when the template does not fit the campaign; a refused key or account, a certificate that
+// failed verification or a wrong endpoint comes back as `stop`, a list that cannot be had as
+// `unreachable`.
 util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& campaign, service::HttpTransport& transport);
 
 // Counts what `run` would do with every row now (one pass over the CSV, each row that could be

@@ -132,8 +132,9 @@ util::Result<void> fold_into_ledger(SendRun& run) {
     return {};
 }
 
-// Checks the images of the rows to send, and opens the stream again with the verdicts; warnings
-// and a summary go to the UI. Next::stop when a stop request came first.
+// Checks the media (images, or a template's header media) of the rows to send, and opens the
+// stream again with the verdicts; warnings and a summary go to the UI. Next::stop when a stop
+// request came first.
 util::Result<Next> check_images(SendRun& run) {
     service::HttpTransport& transport =
         run.parts.media_transport != nullptr ? *run.parts.media_transport : run.parts.transport;
@@ -223,7 +224,7 @@ util::Result<Next> confirm_and_wait(SendRun& run) {
             return Next::stop;
         }
     }
-    if (run.campaign.message.check_media && run.campaign.message.type == campaign::MessageType::image) {
+    if (run.campaign.message.check_media && media_kind(run.campaign)) {
         auto checked = check_images(run);
         if (!checked || *checked == Next::stop) {
             return checked;

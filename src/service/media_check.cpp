@@ -12,7 +12,6 @@ namespace service {
 
 namespace {
 
-constexpr std::string_view k_types = "WhatsApp takes image/jpeg or image/png";
 // A GET asks for this many bytes (the check needs only the answer's headers), and keeps at
 // most k_probe_cap of a host that ignores Range.
 constexpr std::string_view k_probe_range = "bytes=0-1023";
@@ -57,28 +56,75 @@ std::string where(const HttpResponse& response) {
                        response.redirects == 1 ? "" : "s");
 }
 
+// The content types WhatsApp takes for `kind`, as a sentence; empty when it takes any.
+std::string_view accepted_types(MediaKind kind) {
+    switch (kind) {
+    case MediaKind::image: return "WhatsApp takes image/jpeg or image/png";
+    case MediaKind::video: return "WhatsApp takes video/mp4 or video/3gpp";
+    case MediaKind::document: return {};
+    }
+    return {};
+}
+
+// Whether WhatsApp takes media of `kind` with content `type` (lower case, no parameters).
+bool accepts_type(MediaKind kind, std::string_view type) {
+    switch (kind) {
+    case MediaKind::image: return type == "image/jpeg" || type == "image/png";
+    case MediaKind::video: return type == "video/mp4" || type == "video/3gpp";
+    case MediaKind::document: return true;
+    }
+    return false;
+}
+
+// Why the answer's content type is refused for `kind`; empty when it is taken.
+std::string type_refusal(const HttpResponse& response, MediaKind kind) {
+    const std::string header = find_header(response.headers, "content-type");
+    const std::string type = util::ascii_lower(util::trim(std::string_view(header).substr(0, header.find(';'))));
+    if (accepts_type(kind, type)) {
+        return {};
+    }
+    if (type.empty()) {
+        return fmt::format("no content type{}; {}", where(response), accepted_types(kind));
+    }
+    return fmt::format("content type {}{}; {}", shown(type), where(response), accepted_types(kind));
+}
+
 }  // namespace
 
-MediaVerdict media_verdict(const HttpResponse& response) {
+std::string_view to_string(MediaKind kind) {
+    switch (kind) {
+    case MediaKind::image: return "image";
+    case MediaKind::video: return "video";
+    case MediaKind::document: return "document";
+    }
+    return "image";
+}
+
+long long max_media_bytes(MediaKind kind) {
+    switch (kind) {
+    case MediaKind::image: return k_max_image_bytes;
+    case MediaKind::video: return k_max_video_bytes;
+    case MediaKind::document: return k_max_document_bytes;
+    }
+    return k_max_image_bytes;
+}
+
+MediaVerdict media_verdict(const HttpResponse& response, MediaKind kind) {
     if (response.status < 200 || response.status > 299) {
         return {fmt::format("answered HTTP {}{}", response.status, where(response)), {}};
     }
-    const std::string header = find_header(response.headers, "content-type");
-    const std::string type = util::ascii_lower(util::trim(std::string_view(header).substr(0, header.find(';'))));
-    if (type.empty()) {
-        return {fmt::format("no content type{}; {}", where(response), k_types), {}};
+    if (auto refusal = type_refusal(response, kind); !refusal.empty()) {
+        return {std::move(refusal), {}};
     }
-    if (type != "image/jpeg" && type != "image/png") {
-        return {fmt::format("content type {}{}; {}", shown(type), where(response), k_types), {}};
-    }
+    const long long max = max_media_bytes(kind);
     const auto size = size_of(response);
     if (!size) {
         return {{},
-                fmt::format("size unknown (the host did not say it); WhatsApp refuses images over {} bytes",
-                            k_max_image_bytes)};
+                fmt::format("size unknown (the host did not say it); WhatsApp refuses {}s over {} bytes",
+                            to_string(kind), max)};
     }
-    if (*size > k_max_image_bytes) {
-        return {fmt::format("{} bytes{}; WhatsApp takes at most {}", *size, where(response), k_max_image_bytes), {}};
+    if (*size > max) {
+        return {fmt::format("{} bytes{}; WhatsApp takes at most {}", *size, where(response), max), {}};
     }
     return {};
 }
@@ -102,8 +148,9 @@ HttpRequest media_request(const std::string& url, MediaProbe probe, std::chrono:
     return request;
 }
 
-std::optional<std::vector<MediaVerdict>> check_images(HttpTransport& transport, const std::vector<std::string>& urls,
-                                                      const MediaCheckOptions& options) {
+std::optional<std::vector<MediaVerdict>> check_media_links(HttpTransport& transport,
+                                                           const std::vector<std::string>& urls,
+                                                           const MediaCheckOptions& options) {
     // Request ids: 2i for the HEAD of urls[i], 2i + 1 for its GET.
     std::vector<MediaVerdict> verdicts(urls.size());
     const std::size_t bound = std::max<std::size_t>(options.max_in_flight, 1);
@@ -124,7 +171,7 @@ std::optional<std::vector<MediaVerdict>> check_images(HttpTransport& transport, 
                     transport.start(2 * i + 1, media_request(urls[i], MediaProbe::range, options.timeout));
                     continue;
                 }
-                verdicts[i] = media_verdict(*response);
+                verdicts[i] = media_verdict(*response, options.kind);
             } else {
                 verdicts[i] = media_verdict(std::get<TransportError>(completion.result));
             }

@@ -368,6 +368,26 @@ cleanup: {delete_contacts: true}
         CHECK(folder.problems(k_minimal + "  check_media: false\n") == "");
     }
 
+    TEST_CASE("message.check_media applies to a template with a media header, not to one without") {
+        Folder folder;
+        const std::string text = "type: text\n  text: \"Hi {{name}}\"";
+        CHECK_PROBLEM(
+            folder.problems(minimal_with(text, "type: template\n  template: thank_you") + "  check_media: true\n"),
+            "11: message.check_media: only applies to a template with an image, video or document "
+            "header (this one has no media to check)");
+        CHECK_PROBLEM(folder.problems(minimal_with(text, "type: template\n  template: t\n  header: {text: Hi}") +
+                                      "  check_media: true\n"),
+                      "12: message.check_media: only applies to a template with an image, video or document "
+                      "header (this one has no media to check)");
+        for (const std::string header :
+             {"image: \"https://cdn.example.com/a.jpg\"", "video: \"https://cdn.example.com/a.mp4\"",
+              "document: \"https://cdn.example.com/a.pdf\""}) {
+            CAPTURE(header);
+            CHECK(folder.problems(minimal_with(text, "type: template\n  template: t\n  header: {" + header + "}") +
+                                  "  check_media: true\n") == "");
+        }
+    }
+
     TEST_CASE("the CSV file must be readable") {
         Folder folder;
         CHECK_PROBLEM(folder.problems(minimal_with("samples/r.csv", "../samples/x.csv")),

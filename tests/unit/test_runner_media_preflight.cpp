@@ -87,6 +87,70 @@ TEST_SUITE("runner::check_media") {
         CHECK(runner::media_summary(*report) == "checked 2 image URLs: 1 refused");
     }
 
+    TEST_CASE("a template's video header links are checked as videos, each distinct link once") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv",
+                   "phone,name,clip\n"
+                   "+919812345678,Asha,a.mp4\n"
+                   "+919812345679,Vikram,a.mov\n"
+                   "+919812345680,Meera,a.mp4\n");
+        auto c = folder.load(R"(name: spring
+service:
+  base_url: https://api.example.com
+  api_key: ${WACAMP_API_KEY}
+  timeout: 3s
+recipients:
+  file: samples/r.csv
+  columns: {wa_id: phone, user_name: name}
+message:
+  type: template
+  template: spring_clip
+  header: {video: "https://img.example/{{clip}}"}
+  check_media: true
+)");
+        REQUIRE(c);
+        CHECK(runner::media_kind(*c) == service::MediaKind::video);
+        fakes::FakeClock clock;
+        fakes::FakeTransport transport(
+            clock,
+            [](const service::HttpRequest& r) -> fakes::FakeTransport::Answer {
+                service::HttpResponse response;
+                response.status = 200;
+                response.headers = {{"content-type", r.url.ends_with(".mp4") ? "video/mp4" : "video/quicktime"},
+                                    {"content-length", "9000000"}};  // over an image's limit, within a video's
+                return response;
+            },
+            10ms);
+        auto stream = campaign::RecipientStream::open(*c);
+        REQUIRE(stream);
+        auto report = runner::check_media(*c, *stream, nullptr, {}, {.transport = transport});
+        REQUIRE(report);
+        CHECK(urls_asked(transport) ==
+              std::vector<std::string>{"https://img.example/a.mov", "https://img.example/a.mp4"});
+        REQUIRE(report->verdicts.refused() == 1);
+        CHECK(*report->verdicts.refusal("https://img.example/a.mov") ==
+              "content type video/quicktime; WhatsApp takes video/mp4 or video/3gpp");
+        CHECK(runner::media_summary(*report) == "checked 2 video URLs: 1 refused");
+    }
+
+    TEST_CASE("a template without a media header has nothing to check") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv", "phone,name\n+919812345678,Asha\n");
+        auto c = folder.load(R"(name: spring
+service:
+  base_url: https://api.example.com
+  api_key: ${WACAMP_API_KEY}
+recipients:
+  file: samples/r.csv
+  columns: {wa_id: phone, user_name: name}
+message:
+  type: template
+  template: thank_you
+)");
+        REQUIRE(c);
+        CHECK_FALSE(runner::media_kind(*c));
+    }
+
     TEST_CASE("a text campaign has nothing to check") {
         campaign_file_test::Folder folder;
         const auto c = runner_test::three_recipients(folder);

@@ -74,6 +74,40 @@ TEST_SUITE("service::media_verdict") {
         CHECK(garbled.refusal.empty());
         CHECK_FALSE(garbled.warning.empty());
     }
+    TEST_CASE("a video of type mp4 or 3gpp and at most 16,000,000 bytes passes; one byte more is refused") {
+        const auto video = [](const std::string& type, long long size) {
+            return answer(200, {{"content-type", type}, {"content-length", std::to_string(size)}});
+        };
+        CHECK(passes(service::media_verdict(video("video/mp4", 16'000'000), service::MediaKind::video)));
+        CHECK(passes(service::media_verdict(video("Video/3GPP", 1000), service::MediaKind::video)));
+        CHECK(service::media_verdict(video("video/mp4", 16'000'001), service::MediaKind::video).refusal ==
+              "16000001 bytes; WhatsApp takes at most 16000000");
+        CHECK(service::media_verdict(video("video/quicktime", 1000), service::MediaKind::video).refusal ==
+              "content type video/quicktime; WhatsApp takes video/mp4 or video/3gpp");
+        CHECK(service::media_verdict(video("image/png", 1000), service::MediaKind::video).refusal ==
+              "content type image/png; WhatsApp takes video/mp4 or video/3gpp");
+        const auto unknown =
+            service::media_verdict(answer(200, {{"content-type", "video/mp4"}}), service::MediaKind::video);
+        CHECK(unknown.warning == "size unknown (the host did not say it); WhatsApp refuses videos over 16000000 bytes");
+    }
+    TEST_CASE("a document of any content type and at most 100,000,000 bytes passes; one byte more is refused") {
+        const auto document = [](const std::string& type, long long size) {
+            return answer(200, {{"content-type", type}, {"content-length", std::to_string(size)}});
+        };
+        CHECK(passes(service::media_verdict(document("application/pdf", 100'000'000), service::MediaKind::document)));
+        CHECK(passes(service::media_verdict(document("text/csv", 10), service::MediaKind::document)));
+        CHECK(passes(service::media_verdict(answer(200, {{"content-length", "10"}}), service::MediaKind::document)));
+        CHECK(service::media_verdict(document("application/pdf", 100'000'001), service::MediaKind::document).refusal ==
+              "100000001 bytes; WhatsApp takes at most 100000000");
+        CHECK(service::media_verdict(answer(404, {{"content-type", "application/pdf"}}), service::MediaKind::document)
+                  .refusal == "answered HTTP 404");
+    }
+    TEST_CASE("an image's limits are not a video's: a 6 MB mp4 passes as a video, a 6 MB PNG is refused as an image") {
+        const auto mp4 = answer(200, {{"content-type", "video/mp4"}, {"content-length", "6000000"}});
+        CHECK(passes(service::media_verdict(mp4, service::MediaKind::video)));
+        CHECK_FALSE(service::media_verdict(mp4, service::MediaKind::image).refusal.empty());
+        CHECK_FALSE(service::media_verdict(png(6'000'000), service::MediaKind::image).refusal.empty());
+    }
     TEST_CASE("an image that could not be fetched is refused, saying why") {
         CHECK(service::media_verdict(service::TransportError{service::TransportFailure::dns, false, "no such host"})
                   .refusal == "unreachable: no such host");
@@ -83,7 +117,7 @@ TEST_SUITE("service::media_verdict") {
     }
 }
 
-TEST_SUITE("service::check_images") {
+TEST_SUITE("service::check_media_links") {
     TEST_CASE("each URL is asked once with HEAD, no credentials, redirects to http(s) only, a few at a time") {
         fakes::FakeClock clock;
         fakes::FakeTransport transport(
@@ -92,7 +126,7 @@ TEST_SUITE("service::check_images") {
         for (int i = 0; i < 40; ++i) {
             urls.push_back("https://img.example.com/" + std::to_string(i) + ".png");
         }
-        auto verdicts = service::check_images(transport, urls, {.timeout = 7s, .max_in_flight = 16});
+        auto verdicts = service::check_media_links(transport, urls, {.timeout = 7s, .max_in_flight = 16});
         REQUIRE(verdicts);
         CHECK(verdicts->size() == 40);
         CHECK(transport.started.size() == 40);
@@ -115,7 +149,7 @@ TEST_SUITE("service::check_images") {
                 return answer(206, {{"content-type", "image/png"}, {"content-range", "bytes 0-1023/6000000"}});
             },
             10ms);
-        auto verdicts = service::check_images(transport, {"http://h/a.png", "http://h/b.png"}, {});
+        auto verdicts = service::check_media_links(transport, {"http://h/a.png", "http://h/b.png"}, {});
         REQUIRE(verdicts);
         REQUIRE(transport.started.size() == 4);
         for (const auto* url : {"http://h/a.png", "http://h/b.png"}) {
@@ -134,11 +168,23 @@ TEST_SUITE("service::check_images") {
         CHECK((*verdicts)[0].refusal == "6000000 bytes; WhatsApp takes at most 5000000");
         CHECK((*verdicts)[1].refusal == (*verdicts)[0].refusal);
     }
+    TEST_CASE("every URL is judged as the options' kind") {
+        fakes::FakeClock clock;
+        fakes::FakeTransport transport(
+            clock,
+            [](const service::HttpRequest&) -> fakes::FakeTransport::Answer {
+                return answer(200, {{"content-type", "video/mp4"}, {"content-length", "16000001"}});
+            },
+            10ms);
+        auto verdicts = service::check_media_links(transport, {"http://h/a.mp4"}, {.kind = service::MediaKind::video});
+        REQUIRE(verdicts);
+        CHECK((*verdicts)[0].refusal == "16000001 bytes; WhatsApp takes at most 16000000");
+    }
     TEST_CASE("a stop request ends the check with no verdicts") {
         fakes::FakeClock clock;
         fakes::FakeTransport transport(
             clock, [](const service::HttpRequest&) -> fakes::FakeTransport::Answer { return png(1); }, 10ms);
         std::atomic<int> stops{1};
-        CHECK_FALSE(service::check_images(transport, {"http://h/a.png"}, {.stop_requests = &stops}));
+        CHECK_FALSE(service::check_media_links(transport, {"http://h/a.png"}, {.stop_requests = &stops}));
     }
 }
