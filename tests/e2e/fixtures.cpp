@@ -66,7 +66,11 @@ std::string seven_formats_csv(int count) {
 }
 
 CampaignFixture::CampaignFixture(const Sandbox& sandbox, const std::string& csv_text, const std::string& extra_yaml,
-                                 const std::string& message_yaml) {
+                                 const std::string& message_yaml)
+    : CampaignFixture(sandbox.url(), csv_text, extra_yaml, message_yaml) {}
+
+CampaignFixture::CampaignFixture(const std::string& base_url, const std::string& csv_text,
+                                 const std::string& extra_yaml, const std::string& message_yaml) {
     csv = dir.write("recipients.csv", csv_text);
     log = dir.path() / "results" / "e2e.jsonl";
     std::string yaml =
@@ -83,7 +87,7 @@ CampaignFixture::CampaignFixture(const Sandbox& sandbox, const std::string& csv_
         message_yaml + "results: results/e2e.jsonl\n" + extra_yaml;
     campaign = dir.write("campaign.yaml", yaml);
     // A ledger of the test's own: tests share a sandbox (one account), not its history.
-    env = {{"WACAMP_BASE_URL", sandbox.url()},
+    env = {{"WACAMP_BASE_URL", base_url},
            {"WACAMP_API_KEY", k_api_key},
            {"WACAMP_ACCESS_TOKEN", k_access_token},
            {"XDG_STATE_HOME", (dir.path() / "state").string()}};

@@ -30,10 +30,16 @@ std::string seven_formats_csv(int count);
 std::string seven_formats_wa_id(int i);
 
 struct CampaignFixture {
+    // The message of every campaign that does not give its own.
+    static inline const std::string k_text_message = "message:\n  type: text\n  text: \"Hi {{name}}\"\n";
+
     // Writes `csv` and a campaign whose body is the standard one plus `extra_yaml` (top-level
     // keys, which may replace the defaults of `rate:` etc. if `standard` is false).
     CampaignFixture(const Sandbox& sandbox, const std::string& csv, const std::string& extra_yaml = "",
-                    const std::string& message_yaml = "message:\n  type: text\n  text: \"Hi {{name}}\"\n");
+                    const std::string& message_yaml = k_text_message);
+    // The same, its requests sent to `base_url` (a scripted or TLS server) rather than to a sandbox.
+    CampaignFixture(const std::string& base_url, const std::string& csv, const std::string& extra_yaml = "",
+                    const std::string& message_yaml = k_text_message);
 
     TempDir dir;
     std::filesystem::path campaign;
@@ -156,6 +162,7 @@ public:
     TlsServer& operator=(const TlsServer&) = delete;
     // The port it listens on; 0 when the openssl tool is missing or did not start.
     int port() const { return m_port; }
+    std::string url() const { return "https://127.0.0.1:" + std::to_string(m_port); }
     const std::filesystem::path& cert() const { return m_cert; }
 
 private:

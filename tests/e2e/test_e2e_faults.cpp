@@ -8,6 +8,7 @@
 
 #include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
+#include "tls_fixture.hpp"
 
 using namespace e2e;
 
@@ -22,40 +23,106 @@ void add(std::map<std::string, int>& into, const std::map<std::string, int>& mor
     }
 }
 
-// Throttled requests must not use up the attempts: max_attempts 1 still ends all sent.
-void check_throttled_campaign(const std::string& style) {
-    Sandbox sandbox({"--rate-limit", "25", "--retry-after", "1", "--rate-limit-style", style});
-    const int n = 60;
-    CampaignFixture f(sandbox, numbers_csv(n),
-                      "rate: {per_second: 500, burst: 5, concurrency: 4}\nretry: {max_attempts: 1}\n");
-    auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-    CAPTURE(r.out);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 0);
-    CHECK(once_each(delivered(sandbox), n) == "");
-    CHECK(status_counts(f)["sent"] == n);
-    const int throttled = send_requests(sandbox, "rate_limited");
-    CHECK(throttled > 0);
-    // Every throttled answer is in the log (cause rate_limited), and the summary and the report say so.
-    int logged = 0;
+// How many result records of `f`'s log have `cause`.
+int results_with_cause(const CampaignFixture& f, const std::string& cause) {
+    int n = 0;
     for (const auto& rec : f.records()) {
-        logged += rec.value("event", "") == "result" && rec.value("cause", "") == "rate_limited" ? 1 : 0;
+        n += rec.value("event", "") == "result" && rec.value("cause", "") == cause ? 1 : 0;
     }
-    CHECK(logged == throttled);
-    CHECK(r.out.find("rate limited " + std::to_string(throttled) + " request") != std::string::npos);
-    auto report = f.wacamp({"report", f.log.string()});
-    CHECK(report.exit_code == 0);
-    CHECK(report.out.find(std::to_string(throttled) + " rate limited") != std::string::npos);
+    return n;
 }
+
+// A way the service throttles (its --rate-limit-style).
+struct Throttling {
+    std::string name;
+    std::string style;
+};
+const std::vector<Throttling> k_throttlings = {
+    {"HTTP 429", "http429"},
+    {"HTTP 400 and code 130429", "meta400"},
+};
+
+// A fault the service recovers from (the sandbox's flags), the retry policy and the sandbox's
+// journal outcome for it: every fault is retried until the row is sent.
+struct RetriedFault {
+    std::string name;
+    std::vector<std::string> sandbox_args;
+    std::string retry;
+    std::string outcome;
+};
+const std::vector<RetriedFault> k_retried_faults = {
+    {"30% of sends answered 5xx", {"--error-rate", "0.3", "--seed", "11"}, k_fast_retries, "error"},
+    {"5xx with retry.ambiguous: hold (the default) are still retried: the service answered",
+     {"--error-rate", "0.3", "--seed", "12"},
+     "retry: {max_attempts: 10, initial_backoff: 10ms, ambiguous: hold}\n",
+     "error"},
+    {"dropped connections with retry.ambiguous: retry",
+     {"--drop-rate", "0.3", "--seed", "13"},
+     "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 100ms, ambiguous: retry}\n",
+     "dropped"},
+};
+
+// An answer that stops the whole account (the sandbox's flags to give it after `ok` sends), the
+// sandbox's journal outcome for it, what the output says and the log's end reason.
+struct AccountStop {
+    std::string name;
+    std::vector<std::string> sandbox_args;
+    int rows = 0;
+    int concurrency = 0;
+    int ok = 0;
+    std::string outcome;
+    std::string says;
+    std::string reason;
+    std::vector<std::string> later_sandbox_args;  // the service once the stop is lifted
+};
+const std::vector<AccountStop> k_account_stops = {
+    {.name = "a key revoked mid-campaign",
+     .sandbox_args = {"--auth-fail-after", "10", "--latency", "20"},
+     .rows = 40,
+     .concurrency = 4,
+     .ok = 10,
+     .outcome = "unauthorized",
+     .says = "The API key has been revoked",
+     .reason = "auth",
+     .later_sandbox_args = {"--latency", "5"}},
+    {.name = "the spam limit",
+     .sandbox_args = {"--spam-limit-after", "5", "--latency", "20"},
+     .rows = 30,
+     .concurrency = 3,
+     .ok = 5,
+     .outcome = "spam_limit",
+     .says = "131048",
+     .reason = "spam_limit",
+     .later_sandbox_args = {}},
+};
 
 }  // namespace
 
 TEST_SUITE("e2e: faults") {
-    TEST_CASE("throttled with HTTP 429: every row sent once, throttles don't use up max_attempts") {
-        check_throttled_campaign("http429");
-    }
-    TEST_CASE("throttled with HTTP 400 and code 130429: the same") {
-        check_throttled_campaign("meta400");
+    TEST_CASE("throttled: every row sent once, throttles don't use up max_attempts") {
+        for (const auto& throttling : k_throttlings) {
+            SUBCASE(throttling.name.c_str()) {
+                Sandbox sandbox({"--rate-limit", "25", "--retry-after", "1", "--rate-limit-style", throttling.style});
+                const int n = 60;
+                // max_attempts 1 still ends all sent.
+                CampaignFixture f(sandbox, numbers_csv(n),
+                                  "rate: {per_second: 500, burst: 5, concurrency: 4}\nretry: {max_attempts: 1}\n");
+                auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+                CAPTURE(r.out);
+                CAPTURE(r.err);
+                CHECK(r.exit_code == 0);
+                CHECK(once_each(delivered(sandbox), n) == "");
+                CHECK(status_counts(f)["sent"] == n);
+                const int throttled = send_requests(sandbox, "rate_limited");
+                CHECK(throttled > 0);
+                // Every throttled answer is in the log, and the summary and the report say so.
+                CHECK(results_with_cause(f, "rate_limited") == throttled);
+                CHECK(contains(r.out, "rate limited " + std::to_string(throttled) + " request"));
+                auto report = f.wacamp({"report", f.log.string()});
+                CHECK(report.exit_code == 0);
+                CHECK(contains(report.out, std::to_string(throttled) + " rate limited"));
+            }
+        }
     }
     TEST_CASE("a campaign configured far faster than the service allows settles instead of hammering") {
         Sandbox sandbox({"--rate-limit", "50", "--retry-after", "1", "--latency", "10"});
@@ -77,9 +144,7 @@ TEST_SUITE("e2e: faults") {
             ++requests;
             return test_support::answer(429, R"({"error":{"message":"(#130429) Rate limit hit","code":130429}})");
         });
-        Sandbox unused;
-        CampaignFixture f(unused, numbers_csv(3), "abort: {max_throttled: 3s}\n");
-        f.env["WACAMP_BASE_URL"] = server.url();
+        CampaignFixture f(server.url(), numbers_csv(3), "abort: {max_throttled: 3s}\n");
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
         CHECK(r.exit_code == 3);
         CHECK(contains(r.err, "throttled every request for"));
@@ -90,46 +155,24 @@ TEST_SUITE("e2e: faults") {
         CHECK(requests >= 2);
         CHECK(contains(r.out, "wacamp resume "));  // what to run once the service lets up
     }
-    TEST_CASE("30% of sends answered 5xx: retried until every row is sent, none twice") {
-        Sandbox sandbox({"--error-rate", "0.3", "--seed", "11"});
-        const int n = 40;
-        CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 500, concurrency: 4}\n" + k_fast_retries);
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-        CHECK(r.exit_code == 0);
-        CHECK(send_requests(sandbox, "error") > 0);
-        CHECK(once_each(delivered(sandbox), n) == "");
-        CHECK(status_counts(f)["sent"] == n);
-    }
-    TEST_CASE("5xx with retry.ambiguous: hold (the default) are still retried: the service answered") {
-        Sandbox sandbox({"--error-rate", "0.3", "--seed", "12"});
-        const int n = 40;
-        CampaignFixture f(sandbox, numbers_csv(n),
-                          "rate: {per_second: 500, concurrency: 4}\n"
-                          "retry: {max_attempts: 10, initial_backoff: 10ms, ambiguous: hold}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-        CHECK(r.exit_code == 0);
-        REQUIRE(send_requests(sandbox, "error") > 0);
-        CHECK(status_counts(f)["unknown"] == 0);
-        CHECK(status_counts(f)["sent"] == n);
-        CHECK(once_each(delivered(sandbox), n) == "");
-    }
-    TEST_CASE("dropped connections: retried with retry.ambiguous: retry, none twice") {
-        Sandbox sandbox({"--drop-rate", "0.3", "--seed", "13"});
-        const int n = 40;
-        CampaignFixture f(sandbox, numbers_csv(n),
-                          "rate: {per_second: 500, concurrency: 4}\n"
-                          "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 100ms, ambiguous: retry}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-        CHECK(r.exit_code == 0);
-        const int drops = send_requests(sandbox, "dropped");
-        CHECK(drops > 0);
-        CHECK(once_each(delivered(sandbox), n) == "");
-        // A drop is an empty reply after the request went out: logged as a transient failure.
-        int transient = 0;
-        for (const auto& rec : f.records()) {
-            transient += rec.value("event", "") == "result" && rec.value("cause", "") == "transient" ? 1 : 0;
+    TEST_CASE("5xx and dropped connections: retried until every row is sent, none twice") {
+        for (const auto& fault : k_retried_faults) {
+            SUBCASE(fault.name.c_str()) {
+                Sandbox sandbox(fault.sandbox_args);
+                const int n = 40;
+                CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 500, concurrency: 4}\n" + fault.retry);
+                auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+                CHECK(r.exit_code == 0);
+                const int faults = send_requests(sandbox, fault.outcome);
+                REQUIRE(faults > 0);
+                CHECK(once_each(delivered(sandbox), n) == "");
+                CHECK(status_counts(f)["unknown"] == 0);
+                CHECK(status_counts(f)["sent"] == n);
+                // A 5xx, or a drop (an empty reply after the request went out), is logged as a
+                // transient failure.
+                CHECK(results_with_cause(f, "transient") == faults);
+            }
         }
-        CHECK(transient == drops);
     }
     TEST_CASE("dropped connections with retry.ambiguous: hold end unknown, never retried on their own") {
         Sandbox sandbox({"--drop-rate", "0.3", "--seed", "14"});
@@ -185,34 +228,36 @@ TEST_SUITE("e2e: faults") {
         }
         CHECK(once_each(delivered(sandbox), 6) == "");
     }
-    TEST_CASE("a key revoked mid-campaign stops it at once (exit 3); after the fix resume finishes it") {
-        const int n = 40;
-        const int concurrency = 4;
-        std::map<std::string, int> sent;
-        std::filesystem::path log;
-        Sandbox revoking({"--auth-fail-after", "10", "--latency", "20"});
-        CampaignFixture f(revoking, numbers_csv(n), "rate: {per_second: 200, concurrency: 4}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-        CAPTURE(r.out);
-        CHECK(r.exit_code == 3);
-        CHECK(send_requests(revoking, "ok") == 10);
-        CHECK(send_requests(revoking, "unauthorized") >= 1);
-        CHECK(send_requests(revoking, "unauthorized") <= concurrency);
-        CHECK(r.out.find("The API key has been revoked") != std::string::npos);
-        CHECK(r.out.find("wacamp resume " + f.log.string()) != std::string::npos);
-        auto records = f.records();
-        REQUIRE(!records.empty());
-        CHECK(records.back()["event"] == "end");
-        CHECK(records.back()["reason"] == "auth");
-        add(sent, delivered(revoking));
+    TEST_CASE("an account stop mid-campaign ends the run at once (exit 3); after the fix resume finishes it") {
+        for (const auto& stop : k_account_stops) {
+            SUBCASE(stop.name.c_str()) {
+                std::map<std::string, int> sent;
+                Sandbox stopping(stop.sandbox_args);
+                CampaignFixture f(stopping, numbers_csv(stop.rows),
+                                  "rate: {per_second: 200, concurrency: " + std::to_string(stop.concurrency) + "}\n");
+                auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+                CAPTURE(r.out);
+                CHECK(r.exit_code == 3);
+                CHECK(send_requests(stopping, "ok") == stop.ok);
+                CHECK(send_requests(stopping, stop.outcome) >= 1);
+                CHECK(send_requests(stopping, stop.outcome) <= stop.concurrency);  // those in flight
+                CHECK(contains(r.out, stop.says));
+                CHECK(contains(r.out, "wacamp resume " + f.log.string()));
+                auto records = f.records();
+                REQUIRE(!records.empty());
+                CHECK(records.back()["event"] == "end");
+                CHECK(records.back()["reason"] == stop.reason);
+                add(sent, delivered(stopping));
 
-        Sandbox fixed({"--latency", "5"});
-        f.env["WACAMP_BASE_URL"] = fixed.url();
-        auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
-        CHECK(resumed.exit_code == 0);
-        add(sent, delivered(fixed));
-        CHECK(once_each(sent, n) == "");
-        CHECK(status_counts(f)["sent"] == n);
+                Sandbox later(stop.later_sandbox_args);
+                f.env["WACAMP_BASE_URL"] = later.url();
+                auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
+                CHECK(resumed.exit_code == 0);
+                add(sent, delivered(later));
+                CHECK(once_each(sent, stop.rows) == "");
+                CHECK(status_counts(f)["sent"] == stop.rows);
+            }
+        }
     }
     TEST_CASE("a key refused by the template check stops before any send; the advice is to run again") {
         Sandbox sandbox({"--auth-fail-after", "0"});
@@ -226,26 +271,6 @@ TEST_SUITE("e2e: faults") {
         CHECK_FALSE(std::filesystem::exists(f.log));
         CHECK(r.out.find("wacamp resume") == std::string::npos);
         CHECK(r.out.find("wacamp run " + f.campaign.string()) != std::string::npos);
-    }
-    TEST_CASE("the spam limit stops the campaign at once (exit 3); resume finishes it later") {
-        const int n = 30;
-        std::map<std::string, int> sent;
-        Sandbox limited({"--spam-limit-after", "5", "--latency", "20"});
-        CampaignFixture f(limited, numbers_csv(n), "rate: {per_second: 200, concurrency: 3}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
-        CHECK(r.exit_code == 3);
-        CHECK(send_requests(limited, "ok") == 5);
-        CHECK(send_requests(limited, "spam_limit") <= 3);
-        CHECK(r.out.find("131048") != std::string::npos);
-        CHECK(r.out.find("wacamp resume " + f.log.string()) != std::string::npos);
-        CHECK(f.records().back()["reason"] == "spam_limit");
-        add(sent, delivered(limited));
-
-        Sandbox later;
-        f.env["WACAMP_BASE_URL"] = later.url();
-        CHECK(f.wacamp({"resume", f.log.string(), "--no-progress"}).exit_code == 0);
-        add(sent, delivered(later));
-        CHECK(once_each(sent, n) == "");
     }
     TEST_CASE("every number rejected: the failure threshold stops the campaign after about that many") {
         std::vector<std::string> args;
@@ -285,20 +310,16 @@ TEST_SUITE("e2e: faults") {
         CHECK(delivered(sandbox).empty());
     }
     TEST_CASE("TLS verification stays on: a self-signed certificate is refused unless service.ca_file names it") {
-        TempDir dir;
-        TlsServer tls(dir);
-        if (tls.port() == 0) {
-            MESSAGE("openssl is not available: TLS verification not tested");
+        const TlsServer* tls = untrusted_tls_server();
+        if (tls == nullptr) {
             return;
         }
-        Sandbox sandbox;
-        CampaignFixture f(sandbox, numbers_csv(2));
-        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        CampaignFixture f(tls->url(), numbers_csv(2));
         auto refused = f.wacamp({"templates", "--campaign", f.campaign.string()});
         CAPTURE(refused.err);
         CHECK(refused.exit_code == 3);  // stopped: a certificate that fails verification is not retried
         CHECK(refused.err.find("certificate") != std::string::npos);
-        add_service_line(f, "  ca_file: " + tls.cert().string());
+        trust(f, tls->cert());
         // Past the handshake, openssl's status page is not the service's JSON: a clean error, no crash.
         auto trusted = f.wacamp({"templates", "--campaign", f.campaign.string()});
         CAPTURE(trusted.err);

@@ -9,11 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <memory>
 #include <sstream>
 #include <thread>
 
 #include "fixtures.hpp"
+#include "tls_fixture.hpp"
 
 using namespace e2e;
 
@@ -97,14 +97,35 @@ Sandbox& tls_sandbox() {
     return sandbox;
 }
 
-// A campaign of `count` numbers sent over HTTP/2 ("2") to `server`.
-std::unique_ptr<CampaignFixture> h2_campaign(const FaultServer& server, int count, const std::string& rate = k_rate) {
-    auto c = std::make_unique<CampaignFixture>(tls_sandbox(), numbers_csv(count), rate);
-    c->env["WACAMP_BASE_URL"] = server.url();
-    add_service_line(*c, "  ca_file: " + tls_sandbox().ca_file().string());
-    add_service_line(*c, "  http: \"2\"");
-    return c;
-}
+// A campaign of `count` numbers sent over HTTP/2 ("2") to `base_url`, trusting the TLS sandbox's
+// certificate (the fault server's too).
+struct H2Campaign : CampaignFixture {
+    explicit H2Campaign(const std::string& base_url, int count, const std::string& rate = k_rate)
+        : CampaignFixture(base_url, numbers_csv(count), rate) {
+        trust(*this, tls_sandbox().ca_file());
+        add_service_line(*this, "  http: \"2\"");
+    }
+    // Runs the campaign (`run --yes --no-progress`).
+    ProcessResult run() const { return wacamp({"run", campaign.string(), "--yes", "--no-progress"}); }
+};
+
+// A stream broken after the server processed its request (the server's `faults`), `times` over:
+// the server journals it as `outcome`.
+struct BrokenAfterProcessing {
+    std::string name;
+    std::vector<std::string> faults;
+    std::string outcome;
+    std::size_t times = 0;
+};
+const std::vector<BrokenAfterProcessing> k_broken_after_processing = {
+    // libcurl resends such a stream on its own, as it does a refused one; the GOAWAY says it
+    // was taken, so it is held unknown.
+    {"a reset followed by a GOAWAY that names the stream as taken",
+     {"--reset-goaway-every", "9", "--fault-limit", "3"},
+     "reset",
+     3},
+    {"a connection closed", {"--close-every", "10", "--fault-limit", "2"}, "closed", 2},
+};
 
 // How many attempt lines the log holds for each row, and whether each row's final result
 // counts as many attempts as it has attempt lines.
@@ -179,9 +200,8 @@ TEST_SUITE("e2e: http2 faults") {
     TEST_CASE("streams left out by a GOAWAY are sent again, each as a request with its own attempt line") {
         FaultServer server(tls_sandbox(), {"--goaway-every", "9"});
         const int count = 80;
-        auto fixture = h2_campaign(server, count);
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        const H2Campaign c(server.url(), count);
+        auto r = c.run();
         CAPTURE(r.out);
         CAPTURE(r.err);
         const std::string unknown = unknown_lines(c);  // their reasons, when a check below fails
@@ -212,9 +232,8 @@ TEST_SUITE("e2e: http2 faults") {
         // counts as reused, where it does not say so: that row is held unknown, the safe side.
         FaultServer server(tls_sandbox(), {"--refuse-every", "1", "--fault-limit", "3"});
         const int count = 6;
-        auto fixture = h2_campaign(server, count, "rate: {per_second: 5000, burst: 1, concurrency: 1}\n");
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        const H2Campaign c(server.url(), count, "rate: {per_second: 5000, burst: 1, concurrency: 1}\n");
+        auto r = c.run();
         CAPTURE(r.out);
         CAPTURE(r.err);
         auto statuses = status_counts(c);
@@ -233,9 +252,8 @@ TEST_SUITE("e2e: http2 faults") {
         // are held unknown, the safe side. Either way nothing goes twice and every row ends.
         FaultServer server(tls_sandbox(), {"--refuse-every", "7"});
         const int count = 60;
-        auto fixture = h2_campaign(server, count);
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        const H2Campaign c(server.url(), count);
+        auto r = c.run();
         CAPTURE(r.err);
         auto statuses = status_counts(c);
         CHECK(statuses["sent"] + statuses["unknown"] == count);
@@ -248,9 +266,8 @@ TEST_SUITE("e2e: http2 faults") {
         "a stream reset after the request was processed ends unknown, and neither resume nor a rerun resends it") {
         FaultServer server(tls_sandbox(), {"--reset-every", "10"});
         const int count = 40;
-        auto fixture = h2_campaign(server, count);
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        const H2Campaign c(server.url(), count);
+        auto r = c.run();
         CAPTURE(r.err);
         const auto reset = server.processed("reset");
         REQUIRE(reset.size() == 4);
@@ -264,59 +281,47 @@ TEST_SUITE("e2e: http2 faults") {
         CHECK(once_each(server.processed(), count) == "");
         auto resumed = c.wacamp({"resume", c.log.string(), "--yes", "--no-progress"});
         CAPTURE(resumed.err);
-        auto rerun = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        auto rerun = c.run();
         CAPTURE(rerun.err);
         CHECK(once_each(server.processed(), count) == "");
         CHECK(status_counts(c)["unknown"] == 4);
     }
 
-    TEST_CASE("a reset after processing followed by a GOAWAY that names the stream as taken: unknown, not resent") {
-        // libcurl resends such a stream on its own, as it does a refused one; the GOAWAY says it
-        // was taken, so it is held unknown.
-        FaultServer server(tls_sandbox(), {"--reset-goaway-every", "9", "--fault-limit", "3"});
-        const int count = 40;
-        auto fixture = h2_campaign(server, count);
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
-        CAPTURE(r.err);
-        const auto reset = server.processed("reset");
-        REQUIRE(reset.size() == 3);
-        const auto statuses = status_by_wa_id(c);
-        for (const auto& [wa_id, n] : reset) {
-            CAPTURE(wa_id);
-            CHECK(statuses.at(wa_id) == "unknown");
-        }
-        CHECK(at_most_once(server.processed()) == "");
-    }
-
-    TEST_CASE("a connection closed after the request was processed: unknown, never sent twice") {
-        FaultServer server(tls_sandbox(), {"--close-every", "10", "--fault-limit", "2"});
-        const int count = 40;
-        auto fixture = h2_campaign(server, count);
-        auto& c = *fixture;
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
-        CAPTURE(r.err);
-        const auto closed = server.processed("closed");
-        REQUIRE(closed.size() == 2);
-        auto statuses = status_counts(c);
-        CHECK(statuses["unknown"] >= 2);
-        CHECK(statuses["sent"] + statuses["unknown"] == count);
-        CHECK(at_most_once(server.processed()) == "");
-        auto resumed = c.wacamp({"resume", c.log.string(), "--yes", "--no-progress"});
-        CAPTURE(resumed.err);
-        CHECK(at_most_once(server.processed()) == "");
-        for (const auto& [wa_id, n] : closed) {
-            CHECK(server.processed()[wa_id] == 1);
+    TEST_CASE("a stream broken after the request was processed: unknown, never sent twice, not even by resume") {
+        for (const auto& broken : k_broken_after_processing) {
+            SUBCASE(broken.name.c_str()) {
+                FaultServer server(tls_sandbox(), broken.faults);
+                const int count = 40;
+                const H2Campaign c(server.url(), count);
+                auto r = c.run();
+                CAPTURE(r.err);
+                const auto faulted = server.processed(broken.outcome);
+                REQUIRE(faulted.size() == broken.times);
+                const auto by_number = status_by_wa_id(c);
+                for (const auto& [wa_id, n] : faulted) {
+                    CAPTURE(wa_id);
+                    CHECK(by_number.at(wa_id) == "unknown");
+                }
+                auto statuses = status_counts(c);
+                CHECK(statuses["unknown"] >= static_cast<int>(broken.times));
+                CHECK(statuses["sent"] + statuses["unknown"] == count);
+                CHECK(at_most_once(server.processed()) == "");
+                auto resumed = c.wacamp({"resume", c.log.string(), "--yes", "--no-progress"});
+                CAPTURE(resumed.err);
+                CHECK(at_most_once(server.processed()) == "");
+                for (const auto& [wa_id, n] : faulted) {
+                    CHECK(server.processed()[wa_id] == 1);
+                }
+            }
         }
     }
 
     TEST_CASE("\"2\" against a server with HTTP/1.1 only: one warning naming the host, and every message once") {
-        Sandbox plain_tls({}, Scheme::https);
+        // The TLS sandbox itself: no other case sends to it.
+        const Sandbox& plain_tls = tls_sandbox();
         const int count = 30;
-        CampaignFixture c(plain_tls, numbers_csv(count), k_rate);
-        add_service_line(c, "  ca_file: " + plain_tls.ca_file().string());
-        add_service_line(c, "  http: \"2\"");
-        auto r = c.wacamp({"run", c.campaign.string(), "--yes", "--no-progress"});
+        const H2Campaign c(plain_tls.url(), count);
+        auto r = c.run();
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
         CHECK(status_counts(c)["sent"] == count);

@@ -12,6 +12,7 @@
 
 #include "../support/scripted_server.hpp"
 #include "fixtures.hpp"
+#include "tls_fixture.hpp"
 
 using namespace e2e;
 
@@ -65,6 +66,20 @@ int lost_answers(const Sandbox& sandbox) {
     return n;
 }
 
+// A campaign of `k_rows` numbers, one request at a time, with `retry`, run to its end against a
+// sandbox that loses half its answers on reused connections.
+struct LostAnswers {
+    static constexpr int k_rows = 6;
+    LostAnswers(const std::string& seed, const std::string& retry)
+        : sandbox({"--lost-answer-rate", "0.5", "--seed", seed}),
+          f(sandbox, numbers_csv(k_rows), "rate: {per_second: 500, concurrency: 1}\n" + retry),
+          r(f.wacamp({"run", f.campaign.string(), "--no-progress"})) {}
+
+    Sandbox sandbox;
+    CampaignFixture f;
+    ProcessResult r;
+};
+
 struct Measured {
     int exit_code = -1;
     long max_rss_kib = 0;
@@ -92,12 +107,9 @@ Measured run_measured(const TempDir& dir, const std::vector<std::string>& args, 
 
 TEST_SUITE("e2e: wire") {
     TEST_CASE("an answer lost on a reused connection: held unknown by default, never sent twice") {
-        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "31"});
-        const int n = 6;
-        CampaignFixture f(sandbox, numbers_csv(n),
-                          "rate: {per_second: 500, concurrency: 1}\n"
-                          "retry: {max_attempts: 5, initial_backoff: 10ms, max_backoff: 50ms}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        const LostAnswers run("31", "retry: {max_attempts: 5, initial_backoff: 10ms, max_backoff: 50ms}\n");
+        const auto& [sandbox, f, r] = run;
+        const int n = LostAnswers::k_rows;
         CAPTURE(r.out);
         CAPTURE(r.err);
         const int lost = lost_answers(sandbox);
@@ -113,12 +125,10 @@ TEST_SUITE("e2e: wire") {
         CHECK(r.out.find("--resend-unknown") != std::string::npos);
     }
     TEST_CASE("an answer lost on a reused connection with retry.ambiguous: retry: each resend has its attempt line") {
-        Sandbox sandbox({"--lost-answer-rate", "0.5", "--seed", "32"});
-        const int n = 6;
-        CampaignFixture f(sandbox, numbers_csv(n),
-                          "rate: {per_second: 500, concurrency: 1}\n"
-                          "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 50ms, ambiguous: retry}\n");
-        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        const LostAnswers run(
+            "32", "retry: {max_attempts: 10, initial_backoff: 10ms, max_backoff: 50ms, ambiguous: retry}\n");
+        const auto& [sandbox, f, r] = run;
+        const int n = LostAnswers::k_rows;
         CAPTURE(r.out);
         CAPTURE(r.err);
         REQUIRE(lost_answers(sandbox) > 0);
@@ -156,10 +166,8 @@ TEST_SUITE("e2e: wire") {
                                            std::to_string(size) + "\r\n\r\n",
                                        size};
         });
-        Sandbox unused;
         const int n = 4;
-        CampaignFixture f(unused, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
-        f.env["WACAMP_BASE_URL"] = server.url();
+        CampaignFixture f(server.url(), numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
         auto measured = run_measured(f.dir, {"run", f.campaign.string(), "--no-progress"}, f.env);
         CAPTURE(read_file(f.dir.path() / "err"));
         CHECK(measured.exit_code == 0);
@@ -168,16 +176,12 @@ TEST_SUITE("e2e: wire") {
         CHECK(measured.max_rss_kib < 48 * 1024);  // a body each in flight would be 64 MiB and more
     }
     TEST_CASE("a certificate that fails verification stops the run at once: exit 3, reason tls") {
-        TempDir dir;
-        TlsServer tls(dir);
-        if (tls.port() == 0) {
-            MESSAGE("openssl is not available: TLS verification not tested");
+        const TlsServer* tls = untrusted_tls_server();
+        if (tls == nullptr) {
             return;
         }
-        Sandbox sandbox;
         const int n = 20;
-        CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
-        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        CampaignFixture f(tls->url(), numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
         CAPTURE(r.out);
         CAPTURE(r.err);
@@ -190,22 +194,21 @@ TEST_SUITE("e2e: wire") {
         CHECK(records.back()["event"] == "end");
         CHECK(records.back()["reason"] == "tls");
         // Once the certificate is trusted, resume sends them all.
+        Sandbox sandbox;
         f.env["WACAMP_BASE_URL"] = sandbox.url();
         auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
         CHECK(resumed.exit_code == 0);
         CHECK(once_each(delivered(sandbox), n) == "");
     }
     TEST_CASE("templates and delete-contacts: a certificate that fails verification is exit 3, saying so") {
-        TempDir dir;
-        TlsServer tls(dir);
-        if (tls.port() == 0) {
-            MESSAGE("openssl is not available: TLS verification not tested");
+        const TlsServer* tls = untrusted_tls_server();
+        if (tls == nullptr) {
             return;
         }
         Sandbox wrong({"--access-token", "another-token-123"});
         CampaignFixture f(wrong, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");
         CHECK(f.wacamp({"run", f.campaign.string(), "--no-progress"}).exit_code == 1);  // deletion refused
-        f.env["WACAMP_BASE_URL"] = "https://127.0.0.1:" + std::to_string(tls.port());
+        f.env["WACAMP_BASE_URL"] = tls->url();
         auto templates = f.wacamp({"templates", "--campaign", f.campaign.string()});
         CAPTURE(templates.err);
         CHECK(templates.exit_code == 3);

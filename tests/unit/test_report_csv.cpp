@@ -6,12 +6,7 @@
 #include "report/csv.hpp"
 #include "test_report_log.hpp"
 
-using namespace std::chrono_literals;
-using report_test::attempt;
-using report_test::result;
-using report_test::sent;
-using results::Cause;
-using results::Status;
+using namespace report_test;
 
 namespace {
 
@@ -48,73 +43,63 @@ TEST_SUITE("report::csv") {
     }
 
     TEST_CASE("names from the CSV and errors from the service are neutralised in the report") {
-        report_test::LogFile log;
-        results::ResultRecord r;
-        r.row = 4;
-        r.wa_id = "919812345614";
+        LogFile log;
+        auto r = record(4, Status::failed, Cause::rejected, 1s);
         r.user_name = "=cmd|' /C calc'!A0";
-        r.status = Status::failed;
         r.error = "@SUM(1+1)*cmd";
-        r.cause = Cause::rejected;
-        r.at = report_test::at(1s);
-        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,,"
                          "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes Meta's error code in its own column") {
-        report_test::LogFile log;
-        results::ResultRecord r;
-        r.row = 5;
-        r.wa_id = "919812345615";
-        r.status = Status::failed;
+        LogFile log;
+        auto r = record(5, Status::failed, Cause::opted_out, 1s);
         r.http_status = 400;
         r.error_code = 131050;
         r.error = "HTTP 400: (#131050) opted out";
-        r.cause = Cause::opted_out;
-        r.at = report_test::at(1s);
-        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "5,919812345615,,failed,0,400,,opted_out,131050,"
                          "HTTP 400: (#131050) opted out,2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes each row's final result, once") {
-        report_test::LogFile log;
-        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) +
+        LogFile log;
+        const auto csv = csv_of(log.write(header() + attempt(1, 1, 1s) +
                                           result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
                                           attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
         CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
     }
 
     TEST_CASE("writes a row whose last record is an attempt as unknown") {
-        report_test::LogFile log;
-        const auto csv = csv_of(log.write(report_test::header() + attempt(2, 3, 5s)));
+        LogFile log;
+        const auto csv = csv_of(log.write(header() + attempt(2, 3, 5s)));
         CHECK(csv == k_header +
                          "2,919812345612,,unknown,3,,,,,request in flight when the run stopped: "
                          "it may or may not have been delivered,2026-11-21T09:00:05.000Z\n");
     }
 
     TEST_CASE("quotes names and errors with commas, quotes and line breaks") {
-        report_test::LogFile log;
+        LogFile log;
         results::ResultRecord r;
         r.row = 3;
         r.user_name = "Rao, \"Asha\"";
         r.status = Status::invalid;
         r.error = "column \"phone\":\nempty";
         r.cause = Cause::invalid;
-        r.at = report_test::at(1s);
-        const auto csv = csv_of(log.write(report_test::header() + results::to_line(r)));
+        r.at = at(1s);
+        const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,,"
                          "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
     }
 
     TEST_CASE("writes rows in the order of their final records") {
-        report_test::LogFile log;
-        const auto csv = csv_of(log.write(report_test::header() + attempt(1, 1, 1s) + attempt(2, 1, 1s) +
-                                          sent(2, 10, 2s) + sent(1, 10, 3s)));
+        LogFile log;
+        const auto csv =
+            csv_of(log.write(header() + attempt(1, 1, 1s) + attempt(2, 1, 1s) + sent(2, 10, 2s) + sent(1, 10, 3s)));
         const auto row2 = csv.find("\n2,");
         const auto row1 = csv.find("\n1,");
         REQUIRE(row1 != std::string::npos);
@@ -123,9 +108,9 @@ TEST_SUITE("report::csv") {
     }
 
     TEST_CASE("ignores a torn last line, with a warning") {
-        report_test::LogFile log;
-        auto index = report::index_log(
-            log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + R"({"event":"result","ro)"));
+        LogFile log;
+        auto index =
+            report::index_log(log.write(header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + R"({"event":"result","ro)"));
         REQUIRE(index.ok());
         CHECK(index->rows == 1);
         CHECK(index->warning_count == 1);
@@ -137,8 +122,8 @@ TEST_SUITE("report::csv") {
     }
 
     TEST_CASE("does not read records appended after the first pass") {
-        report_test::LogFile log;
-        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s)));
+        LogFile log;
+        auto index = report::index_log(log.write(header() + attempt(1, 1, 1s)));
         REQUIRE(index.ok());
         std::ofstream(log.path, std::ios::app) << sent(1, 10, 2s);
         std::ostringstream out;
@@ -148,10 +133,10 @@ TEST_SUITE("report::csv") {
     }
 
     TEST_CASE("fails when the log shrank between the passes") {
-        report_test::LogFile log;
-        auto index = report::index_log(log.write(report_test::header() + attempt(1, 1, 1s)));
+        LogFile log;
+        auto index = report::index_log(log.write(header() + attempt(1, 1, 1s)));
         REQUIRE(index.ok());
-        log.write(report_test::header());
+        log.write(header());
         std::ostringstream out;
         auto written = report::write_csv(*index, out);
         REQUIRE_FALSE(written.ok());
@@ -159,7 +144,7 @@ TEST_SUITE("report::csv") {
     }
 
     TEST_CASE("fails when the first line is not a campaign record") {
-        report_test::LogFile log;
+        LogFile log;
         auto index = report::index_log(log.write(attempt(1, 1, 1s)));
         REQUIRE_FALSE(index.ok());
         CHECK(index.error().message.find("not a wacamp result log") != std::string::npos);
@@ -167,23 +152,13 @@ TEST_SUITE("report::csv") {
 }
 
 TEST_SUITE("report::csv: the per-row index in a temporary file") {
-    // One row a page and one page cached: a row seen before, unless it was the last one touched,
-    // is read back from the file.
-    util::DiskArrayOptions tiny_pages() {
-        util::DiskArrayOptions options;
-        options.page_bytes = 4;
-        options.cached_pages = 1;
-        return options;
-    }
-
     std::string resumed_log() {
-        return report_test::header() + attempt(1, 1, 1s) +
-               result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) + attempt(2, 1, 2s) +
-               sent(2, 10, 2010ms) + attempt(3, 1, 3s) + attempt(1, 2, 4s) + sent(1, 10, 4010ms, 2);
+        return header() + attempt(1, 1, 1s) + result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+               attempt(2, 1, 2s) + sent(2, 10, 2010ms) + attempt(3, 1, 3s) + attempt(1, 2, 4s) + sent(1, 10, 4010ms, 2);
     }
 
     TEST_CASE("the same CSV when every row goes through the file") {
-        report_test::LogFile log;
+        LogFile log;
         log.write(resumed_log());
         auto index = report::index_log(log.path, tiny_pages());
         REQUIRE(index.ok());
@@ -199,37 +174,33 @@ TEST_SUITE("report::csv: the per-row index in a temporary file") {
     }
 
     TEST_CASE("fails, naming the log, when the temporary file cannot be made") {
-        report_test::LogFile log;
+        LogFile log;
         util::DiskArrayOptions options;
         options.temp_dir = (log.dir / "missing").string();
         auto index = report::index_log(log.write(resumed_log()), options);
         REQUIRE_FALSE(index.ok());
-        CHECK(index.error().message.find("cannot report on " + log.path) != std::string::npos);
-        CHECK(index.error().message.find("cannot create a temporary file in " + options.temp_dir) != std::string::npos);
+        check_names_log(index.error().message, log, "cannot create a temporary file in " + options.temp_dir);
     }
 
     TEST_CASE("fails when the index cannot be read back in the first pass") {
-        report_test::LogFile log;
+        LogFile log;
         auto options = tiny_pages();
         options.fail_reads_after_bytes = 1;  // row 1's second attempt reads its page back
         auto index = report::index_log(log.write(resumed_log()), options);
         REQUIRE_FALSE(index.ok());
-        CHECK(index.error().message.find("cannot report on " + log.path) != std::string::npos);
-        CHECK(index.error().message.find("cannot read back a temporary file") != std::string::npos);
+        check_names_log(index.error().message, log, "cannot read back a temporary file");
     }
 
     TEST_CASE("fails when the index cannot be read back in the second pass, rather than leave rows out") {
-        report_test::LogFile log;
+        LogFile log;
         auto options = tiny_pages();
         options.fail_reads_after_bytes = 1;
         // Rows 1 and 2 each touched once in a row: the first pass reads nothing back.
-        auto index =
-            report::index_log(log.write(report_test::header() + attempt(1, 1, 1s) + attempt(2, 1, 2s)), options);
+        auto index = report::index_log(log.write(header() + attempt(1, 1, 1s) + attempt(2, 1, 2s)), options);
         REQUIRE(index.ok());
         std::ostringstream out;
         auto written = report::write_csv(*index, out);
         REQUIRE_FALSE(written.ok());
-        CHECK(written.error().message.find("cannot report on " + log.path) != std::string::npos);
-        CHECK(written.error().message.find("cannot read back a temporary file") != std::string::npos);
+        check_names_log(written.error().message, log, "cannot read back a temporary file");
     }
 }

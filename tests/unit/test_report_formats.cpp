@@ -9,23 +9,18 @@
 #include "test_report_log.hpp"
 #include "util/text.hpp"
 
-using namespace std::chrono_literals;
-using report_test::attempt;
-using report_test::result;
-using report_test::sent;
-using results::Cause;
-using results::Status;
+using namespace report_test;
 
 namespace {
 
 std::string small_log() {
-    return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
+    return header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
            result(2, Status::failed, Cause::rejected, 400, "HTTP 400: (#131026) Message undeliverable", 60, 2060ms) +
            result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad\nnumber", -1, 2500ms, 0) +
            attempt(4, 1, 3s);
 }
 
-report::Summary summary_of(const report_test::LogFile& log, const std::string& text) {
+report::Summary summary_of(const LogFile& log, const std::string& text) {
     auto s = report::summarize(log.write(text));
     REQUIRE(s.ok());
     return *s;
@@ -33,16 +28,11 @@ report::Summary summary_of(const report_test::LogFile& log, const std::string& t
 
 // A log with one row refused by Meta for one recipient (opted out, code 131050).
 std::string opted_out_log() {
-    results::ResultRecord r;
-    r.row = 1;
-    r.wa_id = report_test::wa_id(1);
-    r.status = Status::failed;
-    r.cause = Cause::opted_out;
+    auto r = record(1, Status::failed, Cause::opted_out, 1s);
     r.http_status = 400;
     r.error_code = 131050;
     r.error = "HTTP 400: (#131050) opted out";
-    r.at = report_test::at(1s);
-    return report_test::header() + results::to_line(r);
+    return header() + results::to_line(r);
 }
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -53,7 +43,7 @@ bool has_line(const std::string& text, const std::string& line) {
 
 TEST_SUITE("report::format_text") {
     TEST_CASE("shows the campaign, aligned counts and nonzero statuses only") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(has_line(text, "Campaign      spring"));
         CHECK(has_line(text, "Log           " + log.path));
@@ -65,7 +55,7 @@ TEST_SUITE("report::format_text") {
     }
 
     TEST_CASE("lists errors as a table with one sample each, on one line") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(has_line(text, "Not sent, by cause"));
         CHECK(has_line(text,
@@ -75,13 +65,13 @@ TEST_SUITE("report::format_text") {
     }
 
     TEST_CASE("shows Meta's error code beside the HTTP status") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, opted_out_log()));
         CHECK(has_line(text, "  1  failed  opted_out  HTTP 400 #131050  HTTP 400: (#131050) opted out"));
     }
 
     TEST_CASE("shows duration, send rate, requests and latency") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(text.find("  duration    3.0 s  (2026-11-21T09:00:00.000Z to "
                         "2026-11-21T09:00:03.000Z)") != std::string::npos);
@@ -93,7 +83,7 @@ TEST_SUITE("report::format_text") {
     }
 
     TEST_CASE("ends with the warnings, and no line has trailing blanks") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, small_log() + "{\"event\":"));
         const auto warnings = text.find("\nWarnings (1)\n");
         REQUIRE(warnings != std::string::npos);
@@ -102,7 +92,7 @@ TEST_SUITE("report::format_text") {
     }
 
     TEST_CASE("says so when the last run did not end") {
-        report_test::LogFile log;
+        LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(text.find("Last run      no end record") != std::string::npos);
     }
@@ -110,7 +100,7 @@ TEST_SUITE("report::format_text") {
 
 TEST_SUITE("report::format_json") {
     TEST_CASE("holds the same figures under stable names") {
-        report_test::LogFile log;
+        LogFile log;
         const auto j = nlohmann::json::parse(report::format_json(summary_of(log, small_log())));
         CHECK(j["log"] == log.path);
         CHECK(j["campaign"]["name"] == "spring");
@@ -134,7 +124,7 @@ TEST_SUITE("report::format_json") {
     }
 
     TEST_CASE("lists error groups with null for a missing cause or HTTP status") {
-        report_test::LogFile log;
+        LogFile log;
         const auto j = nlohmann::json::parse(report::format_json(summary_of(log, small_log())));
         REQUIRE(j["errors"].size() == 2);
         CHECK(j["errors"][0]["cause"] == "rejected");
@@ -148,10 +138,9 @@ TEST_SUITE("report::format_json") {
     }
 
     TEST_CASE("has null percentiles and rate when nothing was requested") {
-        report_test::LogFile log;
-        const auto j = nlohmann::json::parse(
-            report::format_json(summary_of(log, report_test::header(results::Mode::dry_run) +
-                                                    result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0))));
+        LogFile log;
+        const auto j = nlohmann::json::parse(report::format_json(summary_of(
+            log, header(results::Mode::dry_run) + result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0))));
         CHECK(j["latency_ms"]["count"] == 0);
         CHECK(j["latency_ms"]["p50"].is_null());
         CHECK(j["send_rate_per_s"].is_null());
@@ -174,7 +163,7 @@ TEST_SUITE("report::text_cells") {
 
 TEST_SUITE("report: the `others` error group") {
     TEST_CASE("text, json and html say `others` in place of its HTTP status and code") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = summary_of(log, opted_out_log());
         REQUIRE(s.errors.size() == 1);
         auto& g = s.errors[0];

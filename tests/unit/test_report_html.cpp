@@ -8,42 +8,32 @@
 #include "report/html_timeline.hpp"
 #include "test_report_log.hpp"
 
-using namespace std::chrono_literals;
-using report_test::attempt;
-using report_test::result;
-using report_test::sent;
-using results::Cause;
-using results::Status;
+using namespace report_test;
 
 namespace {
 
 // A failed result for `row` whose user name and error are `name` and `error`.
 std::string failed_named(std::int64_t row, const std::string& name, const std::string& error,
                          std::chrono::milliseconds offset) {
-    results::ResultRecord r;
-    r.row = row;
-    r.wa_id = report_test::wa_id(row);
+    auto r = record(row, Status::failed, Cause::rejected, offset);
     r.user_name = name;
-    r.status = Status::failed;
     r.attempts = 1;
     r.http_status = 400;
     r.error = error;
-    r.cause = Cause::rejected;
     r.latency_ms = 80;
-    r.at = report_test::at(offset);
     return results::to_line(r);
 }
 
 // Row 1 sent, 2 rejected (a hostile name), 3 invalid, 4 sent and then in flight again, 5 in
 // flight when the run died.
 std::string small_log() {
-    return report_test::header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
+    return header() + attempt(1, 1, 1s) + sent(1, 40, 1040ms) + attempt(2, 1, 2s) +
            failed_named(2, "<script>alert(1)</script>", "HTTP 400: <img src=x onerror=alert(2)>", 2080ms) +
            result(3, Status::invalid, Cause::invalid, 0, "column \"phone\": bad", -1, 2500ms, 0) + attempt(4, 1, 3s) +
            sent(4, 900, 3900ms) + attempt(5, 1, 4s) + attempt(4, 2, 5s);
 }
 
-std::string page_of(const report_test::LogFile& log, const std::string& text) {
+std::string page_of(const LogFile& log, const std::string& text) {
     auto summary = report::summarize(log.write(text));
     REQUIRE(summary.ok());
     auto page = report::format_html(*summary);
@@ -74,7 +64,7 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("is one self-contained page: no script, nothing fetched, a policy that forbids both") {
-        report_test::LogFile log;
+        LogFile log;
         const auto page = page_of(log, small_log());
         CHECK(page.starts_with("<!DOCTYPE html>\n"));
         CHECK(page.ends_with("</html>\n"));
@@ -87,7 +77,7 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("escapes names and errors from the log") {
-        report_test::LogFile log;
+        LogFile log;
         const auto page = page_of(log, small_log());
         CHECK(contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
         CHECK(contains(page, "HTTP 400: &lt;img src=x onerror=alert(2)&gt;"));
@@ -95,16 +85,15 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("escapes the campaign name and the log path") {
-        report_test::LogFile log;
-        results::CampaignHeader h{"<b>x</b>", "c.yaml",           "aa", "r.csv", "bb", report_test::at(0ms),
-                                  "0.1.0",    results::Mode::send};
+        LogFile log;
+        results::CampaignHeader h{"<b>x</b>", "c.yaml", "aa", "r.csv", "bb", at(0ms), "0.1.0", results::Mode::send};
         const auto page = page_of(log, results::to_line(h));
         CHECK(contains(page, "<title>&lt;b&gt;x&lt;/b&gt; — wacamp report</title>"));
         CHECK_FALSE(contains(page, "<b>"));
     }
 
     TEST_CASE("has the figures, the status bar, both charts and the tables") {
-        report_test::LogFile log;
+        LogFile log;
         const auto page = page_of(log, small_log());
         for (auto id : {R"(id="campaign")", R"(id="figures")", R"(id="status-bar")", R"(id="chart-rate")",
                         R"(id="chart-latency")", R"(id="errors")", R"(id="slowest")", R"(id="not-sent")"}) {
@@ -118,34 +107,34 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("lists failed and unknown rows with their latest record") {
-        report_test::LogFile log;
+        LogFile log;
         const auto page = page_of(log, small_log());
         const auto section = page.substr(page.find(R"(id="not-sent")"));
         CHECK(contains(section, "Failed and unknown recipients (3)"));
-        CHECK(contains(section, report_test::wa_id(2)));
-        CHECK(contains(section, report_test::wa_id(5)));
+        CHECK(contains(section, wa_id(2)));
+        CHECK(contains(section, wa_id(5)));
         CHECK(contains(section, "request in flight when the run stopped"));
         // Row 4 was sent, then a second attempt was in flight: unknown, named from its result.
-        CHECK(contains(section, report_test::wa_id(4)));
+        CHECK(contains(section, wa_id(4)));
         CHECK(contains(section, "User 4"));
     }
 
     TEST_CASE("lists the first 100 failed rows and counts the rest") {
-        report_test::LogFile log;
-        std::string text = report_test::header();
+        LogFile log;
+        std::string text = header();
         for (int row = 1; row <= 105; ++row) {
             text += result(row, Status::failed, Cause::rejected, 400, "HTTP 400", 10, 1s);
         }
         const auto page = page_of(log, text);
         CHECK(contains(page, "Failed and unknown recipients (105)"));
         CHECK(contains(page, "… and 5 more;"));
-        CHECK(contains(page, report_test::wa_id(100)));
-        CHECK_FALSE(contains(page, report_test::wa_id(101)));
+        CHECK(contains(page, wa_id(100)));
+        CHECK_FALSE(contains(page, wa_id(101)));
     }
 
     TEST_CASE("shows the ten slowest rows once each, slowest first") {
-        report_test::LogFile log;
-        std::string text = report_test::header();
+        LogFile log;
+        std::string text = header();
         for (int row = 1; row <= 12; ++row) {
             text += sent(row, 100 + row, std::chrono::seconds(row));
         }
@@ -165,10 +154,10 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("a dry run's log has figures and no charts") {
-        report_test::LogFile log;
-        const auto page = page_of(log, report_test::header(results::Mode::dry_run) +
-                                           result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0) +
-                                           result(2, Status::invalid, Cause::invalid, 0, "bad number", -1, 1s, 0));
+        LogFile log;
+        const auto page =
+            page_of(log, header(results::Mode::dry_run) + result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0) +
+                             result(2, Status::invalid, Cause::invalid, 0, "bad number", -1, 1s, 0));
         CHECK(contains(page, R"(<span class="badge">dry run</span>)"));
         CHECK(contains(page, R"(<div class="label">Would send</div><div class="value">1</div>)"));
         CHECK(contains(page, "a dry run sends nothing"));
@@ -177,8 +166,8 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("a log with only its campaign record still makes a page") {
-        report_test::LogFile log;
-        const auto page = page_of(log, report_test::header());
+        LogFile log;
+        const auto page = page_of(log, header());
         CHECK(contains(page, R"(<div class="label">Recipients</div><div class="value">0</div>)"));
         CHECK(contains(page, "no end record"));
         CHECK(contains(page, R"(id="status-bar")"));
@@ -187,8 +176,8 @@ TEST_SUITE("report::html") {
     }
 
     TEST_CASE("a campaign of weeks keeps the time series within its bucket limit") {
-        report_test::LogFile log;
-        std::string text = report_test::header();
+        LogFile log;
+        std::string text = header();
         for (int day = 0; day < 30; ++day) {
             const auto offset = std::chrono::milliseconds(std::chrono::hours(24) * day);
             text += sent(day + 1, 50, offset + 1s);
@@ -209,7 +198,7 @@ TEST_SUITE("report::html") {
 
 TEST_SUITE("report::summarize") {
     TEST_CASE("names the first failed or unknown rows by row number, by their final state") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(small_log()));
         REQUIRE(s.ok());
         CHECK(s->not_sent_rows == std::vector<std::int64_t>{2, 4, 5});
@@ -218,7 +207,7 @@ TEST_SUITE("report::summarize") {
 
 TEST_SUITE("report::Timeline") {
     TEST_CASE("picks the smallest round bucket width that needs at most k_max_buckets") {
-        const auto t0 = report_test::at(0ms);
+        const auto t0 = at(0ms);
         CHECK(report::Timeline(t0, t0 + 10s).width() == 1s);
         CHECK(report::Timeline(t0, t0 + 10s).buckets().size() == 11);
         CHECK(report::Timeline(t0, t0 + 20min).width() == 5s);
@@ -230,7 +219,7 @@ TEST_SUITE("report::Timeline") {
     }
 
     TEST_CASE("counts outcomes in their bucket; times outside the span in the nearest one") {
-        const auto t0 = report_test::at(0ms);
+        const auto t0 = at(0ms);
         report::Timeline timeline(t0, t0 + 3s);
         CHECK(timeline.empty());
         timeline.add(t0 + 1500ms, report::Outcome::sent);
@@ -247,7 +236,7 @@ TEST_SUITE("report::Timeline") {
     }
 
     TEST_CASE("a bucket's latency percentiles are within 8 % and never above its max") {
-        const auto t0 = report_test::at(0ms);
+        const auto t0 = at(0ms);
         report::Timeline timeline(t0, t0 + 1s);
         for (int ms : {10, 20, 30, 40, 1000}) {
             timeline.add_latency(t0, ms);

@@ -10,11 +10,16 @@
 #include <string>
 
 #include "results/records.hpp"
+#include "util/disk_array.hpp"
 #include "util/time.hpp"
 
+// The report tests say `using namespace report_test;` and have these, the records' words and
+// the chrono literals.
 namespace report_test {
 
 using namespace std::chrono_literals;
+using results::Cause;
+using results::Status;
 
 // 09:00:00 plus `offset` on the day of the sample campaign.
 inline util::TimePoint at(std::chrono::milliseconds offset) {
@@ -58,6 +63,19 @@ inline std::string result(std::int64_t row, results::Status status, results::Cau
     return results::to_line(r);
 }
 
+// A result record of `row` (its wa_id, no name) with `status` and `cause`, at 09:00 plus `offset`,
+// for a test to fill in the fields that result() does not reach.
+inline results::ResultRecord record(std::int64_t row, results::Status status, results::Cause cause,
+                                    std::chrono::milliseconds offset) {
+    results::ResultRecord r;
+    r.row = row;
+    r.wa_id = wa_id(row);
+    r.status = status;
+    r.cause = cause;
+    r.at = at(offset);
+    return r;
+}
+
 inline std::string sent(std::int64_t row, std::int64_t latency_ms, std::chrono::milliseconds offset, int attempts = 1) {
     return result(row, results::Status::sent, results::Cause::none, 200, "", latency_ms, offset, attempts);
 }
@@ -86,5 +104,20 @@ struct LogFile {
         return path;
     }
 };
+
+// One row a page and one page cached: a row seen before, unless it was the last one touched,
+// is read back from the file.
+inline util::DiskArrayOptions tiny_pages() {
+    util::DiskArrayOptions options;
+    options.page_bytes = 4;
+    options.cached_pages = 1;
+    return options;
+}
+
+// Checks that `message` says it cannot report on `log`'s file, and why: `why`.
+inline void check_names_log(const std::string& message, const LogFile& log, const std::string& why) {
+    CHECK(message.find("cannot report on " + log.path) != std::string::npos);
+    CHECK(message.find(why) != std::string::npos);
+}
 
 }  // namespace report_test

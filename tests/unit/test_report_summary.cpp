@@ -7,19 +7,14 @@
 #include "results/replay.hpp"
 #include "test_report_log.hpp"
 
-using namespace std::chrono_literals;
-using report_test::attempt;
-using report_test::result;
-using report_test::sent;
-using results::Cause;
-using results::Status;
+using namespace report_test;
 
 namespace {
 
 // Seven rows: two sent (one after a 429), two rejected, one invalid, one duplicate, one
 // whose request was in flight when the process died (no `end`).
 std::string mixed_log() {
-    return report_test::header() +
+    return header() +
            result(4, Status::invalid, Cause::invalid, 0, R"(column "phone": "12345" is not valid)", -1, 500ms, 0) +
            result(7, Status::skipped, Cause::duplicate, 0, "duplicate of row 1", -1, 600ms, 0) + attempt(1, 1, 1000ms) +
            attempt(2, 1, 1100ms) + sent(1, 40, 1040ms) +
@@ -35,7 +30,7 @@ std::string mixed_log() {
 
 TEST_SUITE("report::summarize") {
     TEST_CASE("counts each row by its final state, as replay does") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
         CHECK(s->rows == 7);
@@ -51,8 +46,8 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("a later result supersedes an earlier one") {
-        report_test::LogFile log;
-        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) +
+        LogFile log;
+        auto s = report::summarize(log.write(header() + attempt(1, 1, 1s) +
                                              result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
                                              attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
         REQUIRE(s.ok());
@@ -63,8 +58,8 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("an attempt after the last result makes the row unknown") {
-        report_test::LogFile log;
-        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) +
+        LogFile log;
+        auto s = report::summarize(log.write(header() + attempt(1, 1, 1s) +
                                              result(1, Status::failed, Cause::transient, 0, "timeout", 15000, 16s) +
                                              attempt(1, 2, 17s)));
         REQUIRE(s.ok());
@@ -75,7 +70,7 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("groups final errors by status, cause and HTTP status, most frequent first") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
         REQUIRE(s->errors.size() == 3);
@@ -91,8 +86,8 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("Meta's causes are groups of their own, split by Meta's code") {
-        report_test::LogFile log;
-        std::string text = report_test::header();
+        LogFile log;
+        std::string text = header();
         const std::tuple<Cause, std::int64_t, Status> rows[] = {
             {Cause::opted_out, 131050, Status::failed},       {Cause::opted_out, 131050, Status::failed},
             {Cause::undeliverable, 131026, Status::failed},   {Cause::outside_window, 131047, Status::failed},
@@ -103,7 +98,7 @@ TEST_SUITE("report::summarize") {
         for (const auto& [cause, code, status] : rows) {
             results::ResultRecord r;
             r.row = ++row;
-            r.wa_id = report_test::wa_id(row);
+            r.wa_id = wa_id(row);
             r.status = status;
             r.cause = cause;
             if (code != 0) {
@@ -111,7 +106,7 @@ TEST_SUITE("report::summarize") {
                 r.error_code = code;
             }
             r.error = "said so";
-            r.at = report_test::at(std::chrono::seconds(row));
+            r.at = at(std::chrono::seconds(row));
             text += results::to_line(r);
         }
         auto s = report::summarize(log.write(text));
@@ -133,7 +128,7 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("counts every rate-limited request, even when the row was sent later") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
         CHECK(s->rate_limited == 1);
@@ -142,7 +137,7 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("latency percentiles cover every result line with latency_ms") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
         CHECK(s->latency.count == 5);  // 30 40 50 60 70
@@ -153,11 +148,11 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("duration spans all records; the send rate only the time spent sending") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
-        CHECK(s->first_at == report_test::at(0ms));
-        CHECK(s->last_at == report_test::at(4s));
+        CHECK(s->first_at == at(0ms));
+        CHECK(s->last_at == at(4s));
         CHECK(s->sending_span == 3s);  // first attempt 1 s to the last one at 4 s
         REQUIRE(s->send_rate.has_value());
         CHECK(*s->send_rate == doctest::Approx(2.0 / 3.0));
@@ -166,9 +161,9 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("the idle time between runs is not sending time") {
-        report_test::LogFile log;
-        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 2s) +
-                                             report_test::header() + attempt(2, 1, 1h) + sent(2, 10, 1h + 1s)));
+        LogFile log;
+        auto s = report::summarize(log.write(header() + attempt(1, 1, 1s) + sent(1, 10, 2s) + header() +
+                                             attempt(2, 1, 1h) + sent(2, 10, 1h + 1s)));
         REQUIRE(s.ok());
         CHECK(s->runs == 2);
         CHECK(s->sending_span == 2s);
@@ -176,9 +171,9 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("a dry run has no requests and no send rate") {
-        report_test::LogFile log;
-        auto s = report::summarize(log.write(report_test::header(results::Mode::dry_run) +
-                                             result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0)));
+        LogFile log;
+        auto s = report::summarize(
+            log.write(header(results::Mode::dry_run) + result(1, Status::dry_run, Cause::none, 0, "", -1, 1s, 0)));
         REQUIRE(s.ok());
         CHECK(s->counts[Status::dry_run] == 1);
         CHECK(s->attempts == 0);
@@ -188,12 +183,12 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("reports the cleanup step from delete records") {
-        report_test::LogFile log;
-        results::DeleteRecord ok{1, {"u1", "u2"}, {}, results::DeleteStatus::deleted, 200, "", report_test::at(10s)};
-        results::DeleteRecord bad{2, {"u3"}, {}, results::DeleteStatus::failed, 500, "HTTP 500", report_test::at(11s)};
-        results::EndRecord end{"completed", {}, report_test::at(12s)};
+        LogFile log;
+        results::DeleteRecord ok{1, {"u1", "u2"}, {}, results::DeleteStatus::deleted, 200, "", at(10s)};
+        results::DeleteRecord bad{2, {"u3"}, {}, results::DeleteStatus::failed, 500, "HTTP 500", at(11s)};
+        results::EndRecord end{"completed", {}, at(12s)};
         auto s = report::summarize(
-            log.write(report_test::header() + results::to_line(ok) + results::to_line(bad) + results::to_line(end)));
+            log.write(header() + results::to_line(ok) + results::to_line(bad) + results::to_line(end)));
         REQUIRE(s.ok());
         REQUIRE(s->cleanup.has_value());
         CHECK(s->cleanup->batches == 2);
@@ -206,14 +201,14 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("no cleanup section without delete records") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log()));
         REQUIRE(s.ok());
         CHECK_FALSE(s->cleanup.has_value());
     }
 
     TEST_CASE("a torn last line is a warning, not a failure") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(mixed_log() + R"({"event":"result","row":5,"wa_)"));
         REQUIRE(s.ok());
         CHECK(s->counts[Status::unknown] == 1);
@@ -229,29 +224,16 @@ TEST_SUITE("report::summarize") {
     }
 
     TEST_CASE("fails when the first line is not a campaign record") {
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(sent(1, 10, 1s)));
         REQUIRE_FALSE(s.ok());
         CHECK(s.error().message.find(":1: not a wacamp result log") != std::string::npos);
     }
 }
 
-namespace {
-
-// One row a page and one page cached: a row seen before, unless it was the last one touched,
-// is read back from the file.
-util::DiskArrayOptions tiny_pages() {
-    util::DiskArrayOptions options;
-    options.page_bytes = 4;
-    options.cached_pages = 1;
-    return options;
-}
-
-}  // namespace
-
 TEST_SUITE("report::summarize: per-row state in a temporary file") {
     TEST_CASE("the same summary when every row goes through the file") {
-        report_test::LogFile log;
+        LogFile log;
         log.write(mixed_log() + attempt(results::k_max_row, 1, 5s) + sent(results::k_max_row, 10, 5010ms));
         auto in_memory = report::summarize(log.path);
         auto paged = report::summarize(log.path, tiny_pages());
@@ -274,33 +256,31 @@ TEST_SUITE("report::summarize: per-row state in a temporary file") {
     }
 
     TEST_CASE("fails, naming the log, when the temporary file cannot be made") {
-        report_test::LogFile log;
+        LogFile log;
         util::DiskArrayOptions options;
         options.temp_dir = (log.dir / "missing").string();
         auto s = report::summarize(log.write(mixed_log()), options);
         REQUIRE_FALSE(s.ok());
-        CHECK(s.error().message.find("cannot report on " + log.path) != std::string::npos);
-        CHECK(s.error().message.find("cannot create a temporary file in " + options.temp_dir) != std::string::npos);
+        check_names_log(s.error().message, log, "cannot create a temporary file in " + options.temp_dir);
     }
 
     TEST_CASE("fails when a row cannot be read back, rather than count it as never named") {
-        report_test::LogFile log;
+        LogFile log;
         auto options = tiny_pages();
         options.fail_reads_after_bytes = 1;  // row 1's result reads its page back
         auto s = report::summarize(log.write(mixed_log()), options);
         REQUIRE_FALSE(s.ok());
-        CHECK(s.error().message.find("cannot report on " + log.path) != std::string::npos);
-        CHECK(s.error().message.find("cannot read back a temporary file") != std::string::npos);
+        check_names_log(s.error().message, log, "cannot read back a temporary file");
     }
 
     TEST_CASE("fails when a row cannot be read back while counting") {
-        report_test::LogFile log;
+        LogFile log;
         auto options = tiny_pages();
         options.fail_reads_after_bytes = 1;
         // Each row is touched once while folding, in order: the first read back is the count's.
-        auto s = report::summarize(log.write(report_test::header() + attempt(1, 1, 1s) + sent(1, 10, 1010ms) +
-                                             attempt(2, 1, 2s) + sent(2, 10, 2010ms)),
-                                   options);
+        auto s = report::summarize(
+            log.write(header() + attempt(1, 1, 1s) + sent(1, 10, 1010ms) + attempt(2, 1, 2s) + sent(2, 10, 2010ms)),
+            options);
         REQUIRE_FALSE(s.ok());
         CHECK(s.error().message.find("cannot read back a temporary file") != std::string::npos);
         options.fail_reads_after_bytes = 0;
@@ -314,21 +294,21 @@ TEST_SUITE("report::summarize: error groups") {
     TEST_CASE("countless distinct codes: the first groups are kept, the rest counted as others, none lost") {
         // More than a 16-bit group number can tell apart: each row fails with a code of its own.
         constexpr std::int64_t k_rows = 70'000;
-        std::string text = report_test::header();
+        std::string text = header();
         for (std::int64_t row = 1; row <= k_rows; ++row) {
             results::ResultRecord r;
             r.row = row;
-            r.wa_id = report_test::wa_id(row);
+            r.wa_id = wa_id(row);
             r.status = row % 2 == 0 ? Status::failed : Status::unknown;
             r.attempts = 1;
             r.http_status = 400;
             r.error_code = 200'000 + row;
             r.error = "HTTP 400: (#" + std::to_string(200'000 + row) + ")";
             r.cause = Cause::rejected;
-            r.at = report_test::at(1s);
+            r.at = at(1s);
             text += results::to_line(r);
         }
-        report_test::LogFile log;
+        LogFile log;
         auto s = report::summarize(log.write(text));
         REQUIRE(s.ok());
         CHECK(s->errors.size() == report::Summary::k_max_error_groups + 2);
@@ -357,18 +337,14 @@ TEST_SUITE("report::summarize: error groups") {
 namespace {
 
 // Row `row`'s result under template `name`.
-std::string template_result(std::int64_t row, Status status, const std::string& name, std::chrono::milliseconds at) {
-    results::ResultRecord r;
-    r.row = row;
-    r.wa_id = report_test::wa_id(row);
-    r.status = status;
+std::string template_result(std::int64_t row, Status status, const std::string& name,
+                            std::chrono::milliseconds offset) {
+    auto r = record(row, status, status == Status::sent ? Cause::none : Cause::template_params, offset);
     r.attempts = 1;
     r.http_status = status == Status::sent ? 200 : 400;
-    r.cause = status == Status::sent ? Cause::none : Cause::template_params;
     r.error = status == Status::sent ? "" : "HTTP 400: (#132018) parameter problem";
     r.template_name = name;
     r.category = "UTILITY";
-    r.at = report_test::at(at);
     return results::to_line(r);
 }
 
@@ -376,9 +352,9 @@ std::string template_result(std::int64_t row, Status status, const std::string& 
 
 TEST_SUITE("report::summarize templates") {
     TEST_CASE("a log of several templates counts each row's final state under its latest template") {
-        report_test::LogFile log;
+        LogFile log;
         const auto s = report::summarize(log.write(
-            report_test::header() + template_result(1, Status::sent, "offer_a", 100ms) +
+            header() + template_result(1, Status::sent, "offer_a", 100ms) +
             template_result(2, Status::failed, "offer_a", 200ms) + template_result(3, Status::sent, "offer_b", 300ms) +
             // Row 2 again, after the campaign moved to offer_b: it counts there, once.
             template_result(2, Status::sent, "offer_b", 400ms)));
@@ -391,10 +367,9 @@ TEST_SUITE("report::summarize templates") {
         CHECK(s->templates[1].sent == 2);
     }
     TEST_CASE("a log of one template, or of none, has no per-template counts") {
-        report_test::LogFile log;
-        const auto s =
-            report::summarize(log.write(report_test::header() + template_result(1, Status::sent, "offer_a", 100ms) +
-                                        template_result(2, Status::failed, "offer_a", 200ms)));
+        LogFile log;
+        const auto s = report::summarize(log.write(header() + template_result(1, Status::sent, "offer_a", 100ms) +
+                                                   template_result(2, Status::failed, "offer_a", 200ms)));
         REQUIRE(s.ok());
         CHECK(s->templates.empty());
     }
