@@ -323,7 +323,7 @@ for which, label in labels:
     ratio = statistics.median(tmpl) / statistics.median(text)
     per_pair = ", ".join(f"{r['template'] / r['text']:.2f}" for (w, _), r in sorted(runs.items())
                          if w == which and "text" in r and "template" in r)
-    print(f"| {label} | {large:,} rows: {t:.2f} s | {per_million:.2f} s | {within} |"
+    print(f"| {label} | {large:,} rows: {t:.2f} s | {f'{per_million:.2f} s' if large >= 1_000_000 else '—'} | {within} |"
           f" {rss_small:.1f} → {rss_large:.1f} MiB | {flat:.2f}× | {'yes' if flat <= 1.10 else 'no'} |"
           f" {statistics.median(text):,.0f} | {statistics.median(tmpl):,.0f} | {ratio:.2f}× ({per_pair}) |"
           f" {'yes' if ratio >= 0.9 else 'no'} |")
