@@ -8,6 +8,11 @@
 # - at each SIZE, the wall time and peak RSS of every command bench/commands.sh measures: the dry
 #   run, the real run (contact deletion at the end), a rerun of the complete campaign, resume,
 #   delete-contacts, report in each format.
+# - template campaigns (message.type: template, bench_write_template_campaign over the same
+#   generated list with two more columns): at each SIZE the template dry run's wall time and peak
+#   RSS; the template run's messages/s and CPU per message (THROUGHPUT_N recipients, ledger off),
+#   and, per binary, its ratio to the same binary's text run (ledger off) of the same pairs. A build
+#   that refuses a template campaign (`validate` against the stand-in's template list) gets n/a.
 # Each binary gets campaign files it accepts: `account:` only where the build knows the key,
 # `per_second: unlimited` or 100000, `--preview 0` on the dry run only where the option exists.
 # Each pair runs every measure once with each binary, REF first in odd pairs and the working tree
@@ -89,6 +94,10 @@ done
 
 samples=$bench_work/samples.tsv
 : >"$samples"
+# Messages/s of each text (ledger off) and template run, per binary and pair: the template ÷ text
+# ratios.
+per_pair=$bench_work/per_pair.tsv
+: >"$per_pair"
 # sample MEASURE WHICH VALUE DECIMALS: one measurement, kept for the medians.
 sample() {
     printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$samples"
@@ -114,7 +123,43 @@ throughput() {
     sent=$(python3 bench/log_stats.py counts "$dir/log.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sent"])')
     [ "$sent" = "$n" ] || bench_die "$(label "$which"): the result log records $sent sent, not $n"
     sample "throughput, ledger $ledger (messages/s)" "$which" "$(bench_calc "$n / $T_WALL")" 0
+    [ "$ledger" = on ] || printf 'text\t%s\t%s\t%s\n' "$which" "$pair" "$(bench_calc "$n / $T_WALL")" >>"$per_pair"
     sample "CPU per message, ledger $ledger (µs)" "$which" "$(bench_calc "($T_USER + $T_SYS) * 1e6 / $n")" 1
+    rm -rf "$dir"
+}
+
+# template_throughput WHICH PAIR: one unlimited template run of THROUGHPUT_N recipients against
+# nginx, the ledger off; checks that the log holds them all sent.
+template_throughput() {
+    local which=$1 pair=$2 dir=$bench_work/tt-$1-$2 sent
+    mkdir -p "$dir"
+    bench_write_template_campaign "$dir/c.yaml" "$NGINX_URL" "$bench_work/tt.csv" "$dir/log.jsonl" \
+        "per_second: ${rate[$which]}, burst: 1, concurrency: 32"
+    [ "${account[$which]}" = 0 ] || echo "account: {ledger: off}" >>"$dir/c.yaml"
+    XDG_STATE_HOME=$dir/state run_or_die "template-throughput-$which-$pair" "$which" run "$dir/c.yaml" --yes --no-progress
+    sent=$(python3 bench/log_stats.py counts "$dir/log.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sent"])')
+    [ "$sent" = "$n" ] || bench_die "$(label "$which"): the template run's log records $sent sent, not $n"
+    sample "template throughput, ledger off (messages/s)" "$which" "$(bench_calc "$n / $T_WALL")" 0
+    sample "template CPU per message, ledger off (µs)" "$which" "$(bench_calc "($T_USER + $T_SYS) * 1e6 / $n")" 1
+    printf 'template\t%s\t%s\t%s\n' "$which" "$pair" "$(bench_calc "$n / $T_WALL")" >>"$per_pair"
+    rm -rf "$dir"
+}
+
+# template_dry_run WHICH SIZE PAIR: the template dry run of SIZE rows (the list of
+# $bench_work/tt-SIZE.csv); checks that its log holds a record per row.
+template_dry_run() {
+    local which=$1 size=$2 pair=$3 dir=$bench_work/td-$1-$2-$3 args logged
+    mkdir -p "$dir"
+    bench_write_template_campaign "$dir/c.yaml" "$NGINX_URL" "$bench_work/tt-$size.csv" "$dir/log.jsonl" \
+        "per_second: ${rate[$which]}, burst: 1, concurrency: 32"
+    [ "${account[$which]}" = 0 ] || echo "account: {ledger: off}" >>"$dir/c.yaml"
+    args=(run "$dir/c.yaml" --dry-run --no-progress)
+    [ "${preview[$which]}" = 0 ] || args+=(--preview 0)
+    run_or_die "template-dry-run-$which-$size-$pair" "$which" "${args[@]}"
+    logged=$(grep -c '"status":"dry_run"' "$dir/log.dry-run.jsonl" || true)
+    [ "$logged" = "$size" ] || bench_die "$(label "$which"): the template dry run's log records $logged dry_run rows, not $size"
+    sample "template dry run, $size rows: wall time (s)" "$which" "$T_WALL" 3
+    sample "template dry run, $size rows: peak RSS (MiB)" "$which" "$(bench_calc "$T_RSS / 1024")" 1
     rm -rf "$dir"
 }
 
@@ -146,7 +191,31 @@ commands() {
 }
 
 bench_start_nginx
+
+# template: 1 when the build runs template campaigns (its `validate` accepts a one-row template
+# campaign, which reads the stand-in's template list).
+declare -A template
+for which in ref work; do
+    template[$which]=0
+    probe=$(mktemp -d "$bench_work/probe.XXXXXX")
+    bench_make_csv 1 "$probe/r.csv" template
+    bench_write_template_campaign "$probe/c.yaml" "$NGINX_URL" "$probe/r.csv" "$probe/r.jsonl" "per_second: 1"
+    [ "${account[$which]}" = 0 ] || echo "account: {ledger: off}" >>"$probe/c.yaml"
+    if "${bin[$which]}" validate "$probe/c.yaml" >"$probe/out" 2>&1; then
+        template[$which]=1
+    elif [ "$which" = work ]; then
+        cat "$probe/out" >&2
+        bench_die "the working tree's wacamp refuses the benchmark's template campaign"
+    else
+        notes+=("the REF build refuses a template campaign (\`validate\`: \"$(grep -m1 . "$probe/out" | sed "s|$probe/||g" | tr -d '`|' | cut -c1-120)\"): its template rows are n/a.")
+    fi
+done
+
 bench_make_csv "$n" "$bench_work/t.csv"
+bench_make_csv "$n" "$bench_work/tt.csv" template
+for size in "${sizes[@]}"; do
+    bench_make_csv "$size" "$bench_work/tt-$size.csv" template
+done
 for pair in $(seq "$pairs"); do
     order=(ref work)
     [ $((pair % 2)) = 1 ] || order=(work ref)
@@ -156,10 +225,18 @@ for pair in $(seq "$pairs"); do
             [ "$ledger" = off ] || [ "${account[$which]}" = 1 ] || continue
             throughput "$which" "$ledger" "$pair"
         done
+        # The template runs right after the text runs they are divided by.
+        [ "$ledger" = off ] || continue
+        for which in "${order[@]}"; do
+            [ "${template[$which]}" = 0 ] || template_throughput "$which" "$pair"
+        done
     done
     for size in "${sizes[@]}"; do
         for which in "${order[@]}"; do
             commands "$which" "$size" "$pair"
+        done
+        for which in "${order[@]}"; do
+            [ "${template[$which]}" = 0 ] || template_dry_run "$which" "$size" "$pair"
         done
     done
 done
@@ -205,6 +282,51 @@ for measure in order:
         r = med["work"] / med["ref"]
         ratio = "1.0×" if abs(r - 1) <= 0.03 else f"{r:.2f}×"
     print(f"| {measure} | {shown['ref']} | {shown['work']} | {ratio} |")
+PY
+    echo
+    python3 - "$samples" "$per_pair" "$n" "${sizes[@]}" <<'PY'
+import collections, statistics, sys
+samples_file, per_pair_file, n, sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), [int(s) for s in sys.argv[4:]]
+values = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in open(samples_file, encoding="utf-8"):
+    measure, which, value, _ = line.rstrip("\n").split("\t")
+    values[measure][which].append(float(value))
+runs = collections.defaultdict(dict)  # (which, pair) -> {kind: messages/s}
+for line in open(per_pair_file, encoding="utf-8"):
+    kind, which, pair, mps = line.rstrip("\n").split("\t")
+    runs[(which, int(pair))][kind] = float(mps)
+labels = (("work", "working"), ("ref", "REF"))
+print("Template campaigns. Targets: the template dry run of 1,000,000 rows ≤ 5 s (judged when the largest size"
+      " is at least 1,000,000 rows, scaled to 1,000,000) and flat in memory (peak RSS at the largest size"
+      " ≤ 1.10× the smallest's);"
+      f" a template run's messages/s ≥ 0.9× the same binary's text run's ({n:,} recipients, unlimited rate,"
+      " 32 in flight, ledger off, nginx stand-in; the text runs are the \"throughput, ledger off\" rows).")
+print()
+print("| binary | template dry run, largest size | per 1,000,000 rows | ≤ 5 s? | peak RSS, smallest → largest size | ratio | flat? |"
+      " text messages/s | template messages/s | template ÷ text (per pair) | ≥ 0.9×? |")
+print("|---|---:|---:|---|---:|---:|---|---:|---:|---:|---|")
+small, large = min(sizes), max(sizes)
+for which, label in labels:
+    wall = values[f"template dry run, {large} rows: wall time (s)"][which]
+    text = values["throughput, ledger off (messages/s)"][which]
+    if not wall:
+        shown = f"{statistics.median(text):,.0f}" if text else "n/a"
+        print(f"| {label} | n/a | n/a | — | n/a | n/a | — | {shown} | n/a | n/a | — |")
+        continue
+    t = statistics.median(wall)
+    per_million = t * 1_000_000 / large
+    within = ("yes" if per_million <= 5 else "no") if large >= 1_000_000 else "— (< 1,000,000 rows)"
+    rss_small = statistics.median(values[f"template dry run, {small} rows: peak RSS (MiB)"][which])
+    rss_large = statistics.median(values[f"template dry run, {large} rows: peak RSS (MiB)"][which])
+    flat = rss_large / rss_small
+    tmpl = values["template throughput, ledger off (messages/s)"][which]
+    ratio = statistics.median(tmpl) / statistics.median(text)
+    per_pair = ", ".join(f"{r['template'] / r['text']:.2f}" for (w, _), r in sorted(runs.items())
+                         if w == which and "text" in r and "template" in r)
+    print(f"| {label} | {large:,} rows: {t:.2f} s | {f'{per_million:.2f} s' if large >= 1_000_000 else '—'} | {within} |"
+          f" {rss_small:.1f} → {rss_large:.1f} MiB | {flat:.2f}× | {'yes' if flat <= 1.10 else 'no'} |"
+          f" {statistics.median(text):,.0f} | {statistics.median(tmpl):,.0f} | {ratio:.2f}× ({per_pair}) |"
+          f" {'yes' if ratio >= 0.9 else 'no'} |")
 PY
 } >"$out_md"
 cat "$out_md"

@@ -4,14 +4,25 @@
 # Lines conversion (a fast tool doing a comparable job, minus validation). Rows/s for each.
 # Target: 1,000,000 rows in ≤ 5 s, i.e. ≥ 200,000 rows/s.
 #   bench/dry_run.sh [N=1000000]
+# KIND=template: the template campaign of bench/lib.sh (bench_write_template_campaign, its list with
+# two more columns) instead of the text one; its dry run reads the template list from the nginx
+# stand-in, started for it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 n=${1:-1000000}
+kind=${KIND:-text}
 
-bench_setup hyperfine=hyperfine mlr=miller
+base_url=http://127.0.0.1:9
+if [ "$kind" = template ]; then
+    bench_setup hyperfine=hyperfine mlr=miller nginx=nginx-light
+    bench_start_nginx
+    base_url=$NGINX_URL
+else
+    bench_setup hyperfine=hyperfine mlr=miller
+fi
 csv=$bench_work/recipients.csv
-bench_make_csv "$n" "$csv"
-bench_write_campaign "$bench_work/campaign.yaml" http://127.0.0.1:9 "$csv" "$bench_work/results.jsonl" "per_second: 10"
+bench_make_csv "$n" "$csv" "$kind"
+bench_write_kind_campaign "$kind" "$bench_work/campaign.yaml" "$base_url" "$csv" "$bench_work/results.jsonl" "per_second: 10"
 
 # One run first, to check it succeeds and logs every row (hyperfine only sees the exit code).
 "$WACAMP" run "$bench_work/campaign.yaml" --dry-run --yes --no-progress >/dev/null
@@ -24,7 +35,9 @@ hyperfine -N --warmup 1 --runs 3 --style basic --export-json "$bench_work/hyperf
     -n wacamp "'$WACAMP' run '$bench_work/campaign.yaml' --dry-run --yes --no-progress" \
     -n wc "wc -l '$csv'" \
     -n mlr "mlr --icsv --ojsonl cat '$csv'" >"$bench_work/hyperfine.out"
-cp "$bench_work/hyperfine.json" "$bench_out/dry_run-hyperfine.json"
+suffix=
+[ "$kind" = text ] || suffix=-$kind
+cp "$bench_work/hyperfine.json" "$bench_out/dry_run$suffix-hyperfine.json"
 
 read -r t_wacamp t_wc t_mlr < <(python3 - "$bench_work/hyperfine.json" <<'PY'
 import json, sys
@@ -33,7 +46,7 @@ print(results["wacamp"], results["wc"], results["mlr"])
 PY
 )
 rows() { bench_calc "f'{$n / $1:,.0f}'"; }
-printf 'dry run of %s recipients (hyperfine, mean of 3 after 1 warm-up)\n' "$n"
+printf 'dry run of %s recipients, %s campaign (hyperfine, mean of 3 after 1 warm-up)\n' "$n" "$kind"
 printf '  %-44s %8.3f s  %12s rows/s\n' "wacamp run --dry-run" "$t_wacamp" "$(rows "$t_wacamp")"
 printf '  %-44s %8.3f s  %12s rows/s   wacamp/wc  %s×\n' "wc -l" "$t_wc" "$(rows "$t_wc")" \
     "$(bench_calc "f'{$t_wc / $t_wacamp:.4f}'")"
@@ -41,7 +54,13 @@ printf '  %-44s %8.3f s  %12s rows/s   wacamp/mlr %s×\n' "mlr --icsv --ojsonl c
     "$(bench_calc "f'{$t_mlr / $t_wacamp:.2f}'")"
 met=$(bench_met "$n / $t_wacamp >= 200000")
 printf '  target ≥ 200,000 rows/s (1,000,000 in ≤ 5 s): %s\n' "$met"
-bench_record "dry run: $n recipients validated, rendered, logged" "bench/dry_run.sh $n" \
+what="dry run: $n recipients validated, rendered, logged"
+command="bench/dry_run.sh $n"
+if [ "$kind" != text ]; then
+    what="$kind $what"
+    command="KIND=$kind $command"
+fi
+bench_record "$what" "$command" \
     "$(bench_calc "f'{$t_wacamp:.2f}'") s, $(rows "$t_wacamp") rows/s" \
     "wc -l: $(rows "$t_wc") rows/s; mlr --icsv --ojsonl cat: $(rows "$t_mlr") rows/s" \
     "$(bench_calc "f'{$t_wc / $t_wacamp:.3f}'")× wc, $(bench_calc "f'{$t_mlr / $t_wacamp:.2f}'")× mlr" \

@@ -123,7 +123,8 @@ bench_free_port() {
 
 # bench_start_nginx: starts nginx with bench/nginx/standin.conf on a free port, in the foreground
 # with its own prefix in the temp dir (no system configuration, no root needed), and checks that
-# it answers a send the way wacamp counts as sent. Sets NGINX_URL and NGINX_PID.
+# it answers a send the way wacamp counts as sent and serves the template list. Sets NGINX_URL and
+# NGINX_PID.
 bench_start_nginx() {
     local prefix=$bench_work/nginx port try _
     mkdir -p "$prefix"
@@ -141,7 +142,8 @@ import json, sys, urllib.request
 request = urllib.request.Request(sys.argv[1] + "/whatsapp-automation/wa/send-message?apiKey=k",
                                  data=b"{}", headers={"Content-Type": "application/json"})
 body = json.load(urllib.request.urlopen(request, timeout=1))
-sys.exit(0 if body["success"] and body["data"]["messageId"] else 1)
+listed = json.load(urllib.request.urlopen(sys.argv[1] + "/whatsapp-automation/wa/templates?apiKey=k", timeout=1))
+sys.exit(0 if body["success"] and body["data"]["messageId"] and listed["data"] else 1)
 PY
                 return 0
             fi
@@ -227,16 +229,23 @@ bench_nginx_wire() {
         END { c = 0; for (k in conns) c++; printf "%d %d %d %d\n", n, c, h1, h2 }'
 }
 
-# bench_make_csv N FILE: writes a CSV of N distinct valid Indian mobile numbers (phone,name,user_id).
+# bench_make_csv N FILE [KIND]: writes a CSV of N distinct valid Indian mobile numbers (phone,name,user_id).
+# KIND template (bench_write_template_campaign's list) adds two columns, photo (a file name per row,
+# the header image's link) and discount (5% to 50%); KIND text (the default) writes the three alone.
 bench_make_csv() {
-    python3 - "$1" >"$2" <<'PY'
+    python3 - "$1" "${3:-text}" >"$2" <<'PY'
 import sys
 n = int(sys.argv[1])
+template = sys.argv[2] == "template"
 out = sys.stdout
-out.write("phone,name,user_id\n")
+out.write("phone,name,user_id,photo,discount\n" if template else "phone,name,user_id\n")
 step = 100_000
 for start in range(0, n, step):
-    out.write("".join(f"+91{9000000000 + i},Person {i},u-{i}\n" for i in range(start, min(n, start + step))))
+    if template:
+        out.write("".join(f"+91{9000000000 + i},Person {i},u-{i},p-{i}.jpg,{5 + i % 46}%\n"
+                          for i in range(start, min(n, start + step))))
+    else:
+        out.write("".join(f"+91{9000000000 + i},Person {i},u-{i}\n" for i in range(start, min(n, start + step))))
 PY
 }
 
@@ -251,6 +260,39 @@ message: {type: text, text: "Hi {{name}}, this is a benchmark message."}
 rate: {$5}
 results: "$4"
 YAML
+}
+
+# bench_write_template_campaign FILE BASE_URL CSV RESULTS RATE: writes a template campaign over a
+# CSV of bench_make_csv's KIND template: the template spring_sale (as the sandbox's: MARKETING, an
+# image header, two body variables; the nginx stand-in's list holds it too), its header image a
+# link per row (photo), its body the row's name and discount. RATE is the inside of the rate
+# mapping. A run and a dry run read the template list first (service.api_key).
+bench_write_template_campaign() {
+    cat >"$1" <<YAML
+name: bench-template
+service: {base_url: "$2", api_key: sandbox-key, timeout: 30s}
+recipients: {file: "$3", columns: {wa_id: phone, user_name: name}, default_country: IN}
+message:
+  type: template
+  template: spring_sale
+  language: en
+  header: {image: "https://cdn.example.com/bench/{{photo}}"}
+  body: ["{{name}}", "{{discount}}"]
+rate: {$5}
+results: "$4"
+YAML
+}
+
+# bench_write_kind_campaign KIND FILE BASE_URL CSV RESULTS RATE: bench_write_campaign (KIND text)
+# or bench_write_template_campaign (KIND template), over a CSV of bench_make_csv's same KIND.
+bench_write_kind_campaign() {
+    local kind=$1
+    shift
+    case $kind in
+    text) bench_write_campaign "$@" ;;
+    template) bench_write_template_campaign "$@" ;;
+    *) bench_die "unknown campaign kind '$kind' (text or template)" ;;
+    esac
 }
 
 # The body wacamp sends for row 1 of bench_make_csv's list with the benchmark campaign's text
