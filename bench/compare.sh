@@ -25,6 +25,8 @@
 #   PAIRS=5              pairs of runs
 #   THROUGHPUT_N=200000  recipients of each throughput run
 #   WACAMP_REF=PATH      REF's binary, built elsewhere (REF then only names it in the table)
+#   COMMANDS=0           leave out the per-size commands of bench/commands.sh (the throughput rows
+#                        and the template dry runs remain): a quicker look at the send path
 set -euo pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: bench/compare.sh REF [SIZE…]   (env: PAIRS=5 THROUGHPUT_N=200000 WACAMP= WACAMP_REF=)" >&2
@@ -233,7 +235,7 @@ for pair in $(seq "$pairs"); do
     done
     for size in "${sizes[@]}"; do
         for which in "${order[@]}"; do
-            commands "$which" "$size" "$pair"
+            [ "${COMMANDS:-1}" = 0 ] || commands "$which" "$size" "$pair"
         done
         for which in "${order[@]}"; do
             [ "${template[$which]}" = 0 ] || template_dry_run "$which" "$size" "$pair"
@@ -259,6 +261,7 @@ fi
     echo
     echo "Medians of $pairs run(s) each, alternating; ratio = working ÷ REF (within ±3 %: 1.0×);" \
         "messages/s: higher is better, the rest: lower is better."
+    [ "${COMMANDS:-1}" != 0 ] || notes+=("COMMANDS=0: the commands of bench/commands.sh were not measured.")
     for note in "${notes[@]}"; do echo "Note: $note"; done
     echo
     python3 - "$samples" <<'PY'

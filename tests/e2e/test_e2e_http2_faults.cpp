@@ -210,7 +210,9 @@ TEST_SUITE("e2e: http2 faults") {
         // About one run in ten, a stream ends before the GOAWAY that left it out is read (libcurl
         // 7.88 tells the frame to whichever transfer reads it, and a write may meet the closed
         // connection first: "not closed cleanly", "Broken pipe"): that row stays unknown, never
-        // sent again on its own. A few at most, and never one the server processed. (Under load
+        // sent again on its own. A few at most. Such a row may or may not have been processed —
+        // which is why it is unknown, not failed (under load about one run in ten has one the
+        // server did process) — but every sent row was processed, and none twice. (Under load
         // three were seen; without the GOAWAY rule every stream left out stays unknown: 31 of 80.)
         const int unknowns = counts["unknown"];
         CHECK(unknowns <= count / 10);
@@ -218,7 +220,14 @@ TEST_SUITE("e2e: http2 faults") {
         CHECK(counts["sent"] + unknowns == count);
         const auto processed = server.processed();
         CHECK(at_most_once(processed) == "");
-        CHECK(processed.size() == static_cast<std::size_t>(count - unknowns));
+        for (const auto& [row, status] : c.final_status()) {
+            if (status == "sent") {
+                CAPTURE(row);
+                CHECK(processed.contains(numbers_wa_id(static_cast<int>(row) - 1)));
+            }
+        }
+        CHECK(processed.size() >= static_cast<std::size_t>(count - unknowns));
+        CHECK(processed.size() <= static_cast<std::size_t>(count));
         const Attempts a = attempts_of(c);
         CHECK(a.mismatch == "");
         CHECK(a.retried_rows > 0);  // the GOAWAYs left streams out, and they went again
