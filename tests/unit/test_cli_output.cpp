@@ -220,17 +220,17 @@ TEST_SUITE("cli::TerminalUi") {
         ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
         queue::Progress p;
         p.pause_reason = "outside the send window";
-        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2099) / 11 / 28) + std::chrono::minutes(270);
         ui.paused(p);
         ui.progress(p, {.total = 0, .held_back = {}});
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 2);
         CHECK(lines[0]["event"] == "notice");
-        CHECK(lines[0]["message"] == "paused: outside the send window until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC)");
+        CHECK(lines[0]["message"] == "paused: outside the send window until 2099-11-28 10:00 Asia/Kolkata (04:30 UTC)");
         for (const auto& line : lines) {
             CHECK(line["pause_reason"] == "outside the send window");
-            CHECK(line["paused_until"] == "2026-11-28T04:30:00.000Z");
-            CHECK(line["paused_until_local"] == "2026-11-28T10:00:00.000+05:30");
+            CHECK(line["paused_until"] == "2099-11-28T04:30:00.000Z");
+            CHECK(line["paused_until_local"] == "2099-11-28T10:00:00.000+05:30");
             CHECK(line["time_zone"] == "Asia/Kolkata");
         }
     }
@@ -239,12 +239,12 @@ TEST_SUITE("cli::TerminalUi") {
         cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
         queue::Progress p;
         p.pause_reason = "daily cap reached";
-        p.paused_until = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        p.paused_until = std::chrono::sys_days(std::chrono::year(2099) / 11 / 28) + std::chrono::minutes(270);
         ui.paused(p);
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
-        CHECK(lines[0]["message"] == "paused: daily cap reached until 2026-11-28 04:30:00 UTC");
-        CHECK(lines[0]["paused_until"] == "2026-11-28T04:30:00.000Z");
+        CHECK(lines[0]["message"] == "paused: daily cap reached until 2099-11-28 04:30:00 UTC");
+        CHECK(lines[0]["paused_until"] == "2099-11-28T04:30:00.000Z");
         CHECK(lines[0]["paused_until_local"].is_null());
         CHECK(lines[0]["time_zone"].is_null());
     }
@@ -252,24 +252,24 @@ TEST_SUITE("cli::TerminalUi") {
         Fixture f;
         cli::TerminalUi ui(f.text, cli::ProgressMode::automatic, cli::AssumeYes::yes);
         ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
-        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        const auto start = std::chrono::sys_days(std::chrono::year(2099) / 11 / 28) + std::chrono::minutes(270);
         for (int i = 0; i < 50; ++i) {
             ui.waiting_to_start(start, start - std::chrono::hours(30) + std::chrono::seconds(i));
         }
         CHECK(f.err.text() ==
-              "wacamp: waiting until 2026-11-28 10:00 Asia/Kolkata (04:30 UTC) to start (schedule.start_at)\n");
+              "wacamp: waiting until 2099-11-28 10:00 Asia/Kolkata (04:30 UTC) to start (schedule.start_at)\n");
     }
     TEST_CASE("json: the wait for start_at is one notice with the start in UTC and on the window's clock") {
         Fixture f;
         cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
         ui.time_zone(*util::TimeZone::locate("Asia/Kolkata"));
-        const auto start = std::chrono::sys_days(std::chrono::year(2026) / 11 / 28) + std::chrono::minutes(270);
+        const auto start = std::chrono::sys_days(std::chrono::year(2099) / 11 / 28) + std::chrono::minutes(270);
         ui.waiting_to_start(start, start - std::chrono::hours(1));
         ui.waiting_to_start(start, start - std::chrono::minutes(59));
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
-        CHECK(lines[0]["start_at"] == "2026-11-28T04:30:00.000Z");
-        CHECK(lines[0]["start_at_local"] == "2026-11-28T10:00:00.000+05:30");
+        CHECK(lines[0]["start_at"] == "2099-11-28T04:30:00.000Z");
+        CHECK(lines[0]["start_at_local"] == "2099-11-28T10:00:00.000+05:30");
         CHECK(lines[0]["time_zone"] == "Asia/Kolkata");
     }
     TEST_CASE("--no-progress writes no progress in either format") {
