@@ -13,12 +13,8 @@ using runner_test::read_log;
 
 namespace {
 
-// An image campaign over `csv` (phone,name,img), its source "https://img.example/{{img}}";
-// `extra` goes in the message section.
-campaign::Campaign image_campaign(const campaign_file_test::Folder& folder, const std::string& csv,
-                                  const std::string& extra = "") {
-    folder.put("samples/r.csv", csv);
-    auto c = folder.load(R"(name: spring
+// Every campaign of these tests up to its message section.
+const std::string k_head = R"(name: spring
 service:
   base_url: https://api.example.com
   api_key: ${WACAMP_API_KEY}
@@ -26,7 +22,14 @@ service:
 recipients:
   file: samples/r.csv
   columns: {wa_id: phone, user_name: name}
-message:
+)";
+
+// An image campaign over `csv` (phone,name,img), its source "https://img.example/{{img}}";
+// `extra` goes in the message section.
+campaign::Campaign image_campaign(const campaign_file_test::Folder& folder, const std::string& csv,
+                                  const std::string& extra = "") {
+    folder.put("samples/r.csv", csv);
+    auto c = folder.load(k_head + R"(message:
   type: image
   source: "https://img.example/{{img}}"
 )" + extra);
@@ -94,15 +97,7 @@ TEST_SUITE("runner::check_media") {
                    "+919812345678,Asha,a.mp4\n"
                    "+919812345679,Vikram,a.mov\n"
                    "+919812345680,Meera,a.mp4\n");
-        auto c = folder.load(R"(name: spring
-service:
-  base_url: https://api.example.com
-  api_key: ${WACAMP_API_KEY}
-  timeout: 3s
-recipients:
-  file: samples/r.csv
-  columns: {wa_id: phone, user_name: name}
-message:
+        auto c = folder.load(k_head + R"(message:
   type: template
   template: spring_clip
   header: {video: "https://img.example/{{clip}}"}
@@ -136,14 +131,7 @@ message:
     TEST_CASE("a template without a media header has nothing to check") {
         campaign_file_test::Folder folder;
         folder.put("samples/r.csv", "phone,name\n+919812345678,Asha\n");
-        auto c = folder.load(R"(name: spring
-service:
-  base_url: https://api.example.com
-  api_key: ${WACAMP_API_KEY}
-recipients:
-  file: samples/r.csv
-  columns: {wa_id: phone, user_name: name}
-message:
+        auto c = folder.load(k_head + R"(message:
   type: template
   template: thank_you
 )");
