@@ -1,7 +1,7 @@
 #include "account/ledger.hpp"
-#include "account/ledger_url.hpp"
 #include "account/pg_ledger.hpp"
 #include "account/sqlite_ledger.hpp"
+#include "util/postgresql_url.hpp"
 
 namespace account {
 
@@ -10,9 +10,9 @@ util::Result<std::unique_ptr<Ledger>> open_ledger(const std::string& path_or_url
         return util::fail("ledger: no path given");
     }
     if (options.account.empty()) {
-        return util::fail("ledger " + url_without_password(path_or_url) + ": no account given");
+        return util::fail("ledger " + util::url_without_password(path_or_url) + ": no account given");
     }
-    if (is_postgresql_url(path_or_url)) {
+    if (util::is_postgresql_url(path_or_url)) {
         auto ledger = PgLedger::open(path_or_url, options);
         if (!ledger) {
             return ledger.error();

@@ -1,9 +1,9 @@
 #include "account/pg_ledger.hpp"
 
-#include "account/ledger_url.hpp"
 #include "account/pg.hpp"
 #include "account/pg_schema.hpp"
 #include "account/sqlite_ledger.hpp"  // to_millis, from_millis
+#include "util/postgresql_url.hpp"
 #include "util/redact.hpp"
 
 namespace account {
@@ -24,7 +24,7 @@ std::string text_of(std::int64_t value) {
 
 PgLedger::PgLedger(std::string url, const OpenOptions& options)
     : m_url(std::move(url)),
-      m_shown(url_without_password(m_url)),
+      m_shown(util::url_without_password(m_url)),
       m_password(options.password),
       m_account(options.account),
       m_access(options.access),
@@ -137,7 +137,7 @@ void PgLedger::prepare_schema() {
 std::string PgLedger::masked(const std::string& message) const {
     util::Redactor secrets;
     secrets.add(m_password);
-    if (auto password = url_password(m_url)) {
+    if (auto password = util::url_password(m_url)) {
         secrets.add(m_url.substr(password->at, password->size));
     }
     return secrets.apply(message);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "service/config.hpp"
+#include "util/redis_url.hpp"
 
 namespace campaign {
 
@@ -131,23 +132,12 @@ struct Schedule {
     std::optional<Window> window;
 };
 
-// `account.rate_store`: the Redis server holding the account's shared pace (docs/pace.md), from
-// redis://[[user]:password@]host[:port][/db].
-struct RateStore {
-    std::string host;
-    int port = 6379;
-    int db = 0;
-    std::string user;      // empty: AUTH with the password alone (Redis's `default` user)
-    std::string password;  // empty: no AUTH; a secret, never shown
-    std::string shown;     // "redis://host:port/db", without credentials, for messages
-};
-
 // `account`: whose limits and lists a campaign shares (docs/ledger.md).
 struct Account {
     std::string name;                   // default: host[:port] of service.base_url
     std::optional<std::string> ledger;  // resolved path, or a PostgreSQL URL without its password; nullopt: `off`
     std::string ledger_password = {};   // a PostgreSQL URL's password (a secret); empty: none, or libpq's own
-    std::optional<RateStore> rate_store;
+    std::optional<util::RedisUrl> rate_store;  // the Redis server holding the shared pace (docs/pace.md)
 };
 
 // `suppression`: numbers never to message.

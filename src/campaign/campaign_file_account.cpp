@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <system_error>
 
-#include "account/ledger_url.hpp"
 #include "campaign/campaign_file.hpp"
 #include "campaign/campaign_file_sections.hpp"
-#include "pace/redis_url.hpp"
 #include "service/base_url.hpp"
 #include "util/env.hpp"
+#include "util/postgresql_url.hpp"
+#include "util/redis_url.hpp"
 #include "util/text.hpp"
 
 namespace campaign::detail {
@@ -29,10 +29,10 @@ enum class Written { as_in_file, from_environment };
 void read_ledger_url(const Section& section, const std::string& url, Written written, Account& out) {
     LoadContext& ctx = section.context();
     std::string raw_password;
-    if (auto at = account::url_password(url)) {
+    if (auto at = util::url_password(url)) {
         raw_password = url.substr(at->at, at->size);
     }
-    std::string rest = account::url_without_password(url);
+    std::string rest = util::url_without_password(url);
     if (written == Written::from_environment) {
         out.ledger = std::move(rest);
         out.ledger_password = util::percent_decoded(raw_password).value_or(raw_password);
@@ -67,7 +67,7 @@ void read_ledger(const Section& root, const std::optional<Section>& section, Acc
             ctx.secret_variables.insert(std::move(name));
         }
     }
-    if (auto url = section ? section->written("ledger") : std::nullopt; url && account::is_postgresql_url(*url)) {
+    if (auto url = section ? section->written("ledger") : std::nullopt; url && util::is_postgresql_url(*url)) {
         read_ledger_url(*section, *url, Written::as_in_file, out);
         return;
     }
@@ -89,7 +89,7 @@ void read_ledger(const Section& root, const std::optional<Section>& section, Acc
         section->problem("ledger", "expected a path or `off`, got an empty value");
         return;
     }
-    if (account::is_postgresql_url(*written)) {
+    if (util::is_postgresql_url(*written)) {
         read_ledger_url(*section, *written, Written::from_environment, out);
         return;
     }
@@ -127,7 +127,7 @@ void read_rate_store(const std::optional<Section>& section, const Rate& rate, Ac
         }
         return;
     }
-    auto store = pace::parse_redis_url(*url);
+    auto store = util::parse_redis_url(*url);
     if (!store) {
         section->problem("rate_store", store.error().message);
         return;

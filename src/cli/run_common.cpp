@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "account/ledger_url.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/metrics_options.hpp"
 #include "cli/send_summary.hpp"
@@ -17,6 +16,7 @@
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
+#include "util/postgresql_url.hpp"
 
 namespace cli {
 
@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, std::string>> own_files(const campaign::Campa
     if (!results.empty()) {
         files.emplace_back(results, "the result log");
     }
-    if (c.account.ledger && !account::is_postgresql_url(*c.account.ledger)) {
+    if (c.account.ledger && !util::is_postgresql_url(*c.account.ledger)) {
         files.emplace_back(*c.account.ledger, "the account's ledger");
     }
     for (const auto& file : c.suppression.files) {

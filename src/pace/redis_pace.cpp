@@ -216,7 +216,7 @@ Parsed read_reply(std::string_view buffer, Resp& out, std::size_t& used) {
 
 }  // namespace
 
-RedisPace::RedisPace(campaign::RateStore store, const std::string& account, double per_second, int burst,
+RedisPace::RedisPace(util::RedisUrl store, const std::string& account, double per_second, int burst,
                      const util::Clock& clock, RedisPaceOptions options)
     : m_store(std::move(store)),
       m_key("wacamp:{" + account + "}:pace"),

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "campaign/campaign.hpp"
 #include "queue/shared_pace.hpp"
 #include "util/clock.hpp"
 #include "util/redact.hpp"
+#include "util/redis_url.hpp"
 
 struct redisContext;
 
@@ -57,8 +57,8 @@ class RedisPace final : public queue::SharedPace {
 public:
     // The pace of `account` at `per_second` (finite) with `burst`, kept at `store`. Connects on
     // the first take().
-    RedisPace(campaign::RateStore store, const std::string& account, double per_second, int burst,
-              const util::Clock& clock, RedisPaceOptions options = {});
+    RedisPace(util::RedisUrl store, const std::string& account, double per_second, int burst, const util::Clock& clock,
+              RedisPaceOptions options = {});
     ~RedisPace() override;
     RedisPace(const RedisPace&) = delete;
     RedisPace& operator=(const RedisPace&) = delete;
@@ -96,7 +96,7 @@ private:
     void disconnect();
     util::Error failed(const std::string& what);
 
-    campaign::RateStore m_store;
+    util::RedisUrl m_store;
     std::string m_key;
     std::string m_rate;  // ARGV: the configured rate and burst, as text
     std::string m_burst;

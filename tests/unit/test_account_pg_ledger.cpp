@@ -9,8 +9,8 @@
 #include <set>
 #include <thread>
 
-#include "account/ledger_url.hpp"
 #include "account_ledger_fixture.hpp"
+#include "util/postgresql_url.hpp"
 #include "util/text.hpp"
 
 namespace {
@@ -340,20 +340,20 @@ TEST_SUITE("account::PgLedger") {
 
 TEST_SUITE("account::ledger_url") {
     TEST_CASE("a URL's password is found and left out of what is shown") {
-        CHECK(account::is_postgresql_url("postgresql://db/x"));
-        CHECK(account::is_postgresql_url("postgres://db/x"));
-        CHECK_FALSE(account::is_postgresql_url("./postgresql://x"));
-        CHECK(account::url_without_password("postgresql://u:p%40ss@db:5432/x?sslmode=require") ==
+        CHECK(util::is_postgresql_url("postgresql://db/x"));
+        CHECK(util::is_postgresql_url("postgres://db/x"));
+        CHECK_FALSE(util::is_postgresql_url("./postgresql://x"));
+        CHECK(util::url_without_password("postgresql://u:p%40ss@db:5432/x?sslmode=require") ==
               "postgresql://u@db:5432/x?sslmode=require");
-        CHECK(account::url_without_password("postgresql://u@db/x?password=pw&sslmode=require") ==
+        CHECK(util::url_without_password("postgresql://u@db/x?password=pw&sslmode=require") ==
               "postgresql://u@db/x?sslmode=require");
-        CHECK(account::url_without_password("postgresql://db/x?sslmode=require&password=pw") ==
+        CHECK(util::url_without_password("postgresql://db/x?sslmode=require&password=pw") ==
               "postgresql://db/x?sslmode=require");
-        CHECK(account::url_without_password("postgresql://u:a@db/x?password=b") == "postgresql://u@db/x");
+        CHECK(util::url_without_password("postgresql://u:a@db/x?password=b") == "postgresql://u@db/x");
         // A ':' after the host is its port, not a password.
-        CHECK(account::url_without_password("postgresql://db:5432/x") == "postgresql://db:5432/x");
-        CHECK_FALSE(account::url_password("postgresql://db:5432/x"));
-        const auto password = account::url_password("postgresql://u:${PGPASS}@db/x");
+        CHECK(util::url_without_password("postgresql://db:5432/x") == "postgresql://db:5432/x");
+        CHECK_FALSE(util::url_password("postgresql://db:5432/x"));
+        const auto password = util::url_password("postgresql://u:${PGPASS}@db/x");
         REQUIRE(password);
         CHECK(std::string("postgresql://u:${PGPASS}@db/x").substr(password->at, password->size) == "${PGPASS}");
         CHECK(util::percent_decoded("p%40ss%2Fw") == "p@ss/w");

@@ -13,7 +13,7 @@
 #include "../support/redis_server.hpp"
 #include "../support/resp_fault_server.hpp"
 #include "pace/redis_pace.hpp"
-#include "pace/redis_url.hpp"
+#include "util/redis_url.hpp"
 
 using namespace std::chrono_literals;
 using test_support::RedisServer;
@@ -31,15 +31,15 @@ bool redis_missing() {
     return true;
 }
 
-campaign::RateStore store_of(const RedisServer& server, std::string password = {}) {
-    auto store = pace::parse_redis_url(server.url(false));
+util::RedisUrl store_of(const RedisServer& server, std::string password = {}) {
+    auto store = util::parse_redis_url(server.url(false));
     REQUIRE(store);
     store->password = std::move(password);
     return *store;
 }
 
-campaign::RateStore store_of(const RespFaultServer& server) {
-    auto store = pace::parse_redis_url(server.url());
+util::RedisUrl store_of(const RespFaultServer& server) {
+    auto store = util::parse_redis_url(server.url());
     REQUIRE(store);
     return *store;
 }
@@ -66,14 +66,14 @@ std::string account(const char* name) {
 
 TEST_SUITE("pace::redis_url") {
     TEST_CASE("host, port, db, user and password") {
-        auto plain = pace::parse_redis_url("redis://redis.internal");
+        auto plain = util::parse_redis_url("redis://redis.internal");
         REQUIRE(plain);
         CHECK(plain->host == "redis.internal");
         CHECK(plain->port == 6379);
         CHECK(plain->db == 0);
         CHECK(plain->password.empty());
         CHECK(plain->shown == "redis://redis.internal:6379/0");
-        auto full = pace::parse_redis_url("redis://wacamp:p%40ss:word@10.0.0.5:6380/3");
+        auto full = util::parse_redis_url("redis://wacamp:p%40ss:word@10.0.0.5:6380/3");
         REQUIRE(full);
         CHECK(full->user == "wacamp");
         CHECK(full->password == "p@ss:word");
@@ -81,7 +81,7 @@ TEST_SUITE("pace::redis_url") {
         CHECK(full->port == 6380);
         CHECK(full->db == 3);
         CHECK(full->shown == "redis://10.0.0.5:6380/3");
-        auto password_only = pace::parse_redis_url("redis://:secret@[::1]:7000/");
+        auto password_only = util::parse_redis_url("redis://:secret@[::1]:7000/");
         REQUIRE(password_only);
         CHECK(password_only->user.empty());
         CHECK(password_only->password == "secret");
@@ -89,11 +89,11 @@ TEST_SUITE("pace::redis_url") {
         CHECK(password_only->shown == "redis://[::1]:7000/0");
     }
     TEST_CASE("what is wrong is said without repeating the URL") {
-        CHECK(!pace::parse_redis_url("redis://"));
+        CHECK(!util::parse_redis_url("redis://"));
         for (const char* bad : {"http://host", "redis://host:0", "redis://host:99999", "redis://host:x",
                                 "redis://host/db", "redis://secretpw@host", "redis://u:%zz@host", "rediss://host"}) {
             CAPTURE(bad);
-            auto parsed = pace::parse_redis_url(bad);
+            auto parsed = util::parse_redis_url(bad);
             REQUIRE(!parsed);
             CHECK(parsed.error().message.find("secretpw") == std::string::npos);
             CHECK(parsed.error().message.find(bad) == std::string::npos);

@@ -1,4 +1,4 @@
-#include "pace/redis_url.hpp"
+#include "util/redis_url.hpp"
 
 #include <charconv>
 #include <optional>
@@ -6,7 +6,7 @@
 
 #include "util/text.hpp"
 
-namespace pace {
+namespace util {
 
 namespace {
 
@@ -23,15 +23,15 @@ std::optional<int> number_in(std::string_view text, int min, int max) {
 
 }  // namespace
 
-util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
-    campaign::RateStore out;
+Result<RedisUrl> parse_redis_url(std::string_view url) {
+    RedisUrl out;
     if (url.starts_with("rediss://")) {
-        return util::fail(
+        return fail(
             "rediss:// (TLS) is not supported: this wacamp's hiredis has no TLS; reach Redis on a "
             "private network or through a tunnel with redis://");
     }
     if (!url.starts_with("redis://")) {
-        return util::fail(std::string(k_form));
+        return fail(std::string(k_form));
     }
     std::string_view rest = url.substr(8);
     const std::size_t slash = rest.find('/');
@@ -41,7 +41,7 @@ util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
         if (!db.empty()) {
             auto number = number_in(db, 0, 1'000'000);
             if (!number) {
-                return util::fail("the database after the host must be a number, e.g. redis://host:6379/0");
+                return fail("the database after the host must be a number, e.g. redis://host:6379/0");
             }
             out.db = *number;
         }
@@ -51,12 +51,12 @@ util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
         authority = authority.substr(at + 1);
         const std::size_t colon = credentials.find(':');
         if (colon == std::string_view::npos) {
-            return util::fail("credentials must be user:password@ or :password@ (a password alone after a colon)");
+            return fail("credentials must be user:password@ or :password@ (a password alone after a colon)");
         }
-        auto user = util::percent_decoded(credentials.substr(0, colon));
-        auto password = util::percent_decoded(credentials.substr(colon + 1));
+        auto user = percent_decoded(credentials.substr(0, colon));
+        auto password = percent_decoded(credentials.substr(colon + 1));
         if (!user || !password) {
-            return util::fail("malformed %-escape in the credentials");
+            return fail("malformed %-escape in the credentials");
         }
         out.user = std::move(*user);
         out.password = std::move(*password);
@@ -65,13 +65,13 @@ util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
     if (authority.starts_with('[')) {
         const std::size_t close = authority.find(']');
         if (close == std::string_view::npos) {
-            return util::fail("an IPv6 host must be closed with ]");
+            return fail("an IPv6 host must be closed with ]");
         }
         out.host = std::string(authority.substr(1, close - 1));
         const std::string_view after = authority.substr(close + 1);
         if (!after.empty()) {
             if (!after.starts_with(':')) {
-                return util::fail(std::string(k_form));
+                return fail(std::string(k_form));
             }
             port = after.substr(1);
         }
@@ -83,15 +83,15 @@ util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
         }
     }
     if (out.host.empty()) {
-        return util::fail("no host: " + std::string(k_form));
+        return fail("no host: " + std::string(k_form));
     }
     if (out.host.find_first_of(" \t%") != std::string::npos) {
-        return util::fail("the host contains a space or %");
+        return fail("the host contains a space or %");
     }
     if (!port.empty() || authority.ends_with(':')) {
         auto number = number_in(port, 1, 65535);
         if (!number) {
-            return util::fail("the port must be a number from 1 to 65535");
+            return fail("the port must be a number from 1 to 65535");
         }
         out.port = *number;
     }
@@ -101,4 +101,4 @@ util::Result<campaign::RateStore> parse_redis_url(std::string_view url) {
     return out;
 }
 
-}  // namespace pace
+}  // namespace util

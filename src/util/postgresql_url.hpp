@@ -1,14 +1,14 @@
 #pragma once
-// A server ledger's URL (postgresql://user:password@host:port/db?…): telling one from a path,
-// and finding its password so that it is never shown. No libpq here: the campaign file reads
-// URLs too.
+// A PostgreSQL URL (postgresql://user:password@host:port/db?…): telling one from a path, and
+// finding its password so that it is never shown. No libpq here: the campaign file reads these
+// URLs too (`account.ledger`).
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace account {
+namespace util {
 
 // Whether `text` is a PostgreSQL URL ("postgresql://" or "postgres://") rather than a path.
 bool is_postgresql_url(std::string_view text);
@@ -27,4 +27,4 @@ std::optional<UrlPassword> url_password(std::string_view url);
 // what a campaign keeps once it has taken the password out.
 std::string url_without_password(std::string_view url);
 
-}  // namespace account
+}  // namespace util

@@ -1,6 +1,6 @@
-#include "account/ledger_url.hpp"
+#include "util/postgresql_url.hpp"
 
-namespace account {
+namespace util {
 
 bool is_postgresql_url(std::string_view text) {
     return text.starts_with("postgresql://") || text.starts_with("postgres://");
@@ -50,4 +50,4 @@ std::string url_without_password(std::string_view url) {
     return out;
 }
 
-}  // namespace account
+}  // namespace util
