@@ -150,7 +150,7 @@ TEST_SUITE("e2e: readme") {
         CHECK(std::filesystem::exists(dir.path() / "results" / "sample-template.jsonl"));
     }
 
-    TEST_CASE("without results:, the log goes to results/NAME.jsonl beside the campaign file, as docs/commands.md says") {
+    TEST_CASE("without results:, the log goes to results/NAME.jsonl beside the campaign file, as the docs say") {
         const std::filesystem::path source = WACAMP_SOURCE_DIR;
         const std::string commands = read_text(source / "docs" / "commands.md");
         CHECK(contains(commands, "default `results/NAME.jsonl` beside the campaign\nfile"));
