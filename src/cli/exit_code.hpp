@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes, the same for every command (README "Exit codes").
+// Exit codes, the same for every command (docs/commands.md "Exit codes").
 
 namespace cli {
 

@@ -41,7 +41,7 @@ void add_sync_option(CLI::App& sub, std::string& sync) {
     sub.add_option("--sync", sync,
                    "When the result log is forced to disk: interval (at most every second, default), "
                    "every (after each write: survives a power loss; costs a disk flush a message, "
-                   "README \"Safety and durability\"), none")
+                   "docs/safety.md), none")
         ->check(CLI::IsMember({"interval", "every", "none"}));
 }
 

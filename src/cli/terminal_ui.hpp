@@ -29,7 +29,7 @@ struct LineClock {
 // Returns the progress line for `progress` and `run` at `clock`: "sent 12 · failed 0 · unknown 0
 // · remaining 88 · ETA 44s · in flight 2/4 · 2.0/s · 6.0s", with "held back", "waiting to retry"
 // and "paused: … until …" when they apply. Fitted to `columns` display columns: the fields that
-// matter least are shortened or dropped first (the order is in the README, "Progress").
+// matter least are shortened or dropped first (the order is in docs/commands.md, "Progress").
 std::string progress_line(const queue::Progress& progress, const runner::RunFigures& run, const LineClock& clock,
                           std::size_t columns = SIZE_MAX);
 

@@ -1,5 +1,5 @@
 #pragma once
-// A result log folded into the figures of a report (README "report"), in one streaming
+// A result log folded into the figures of a report (docs/commands.md "report"), in one streaming
 // pass, in flat memory: the 6 bytes kept per row live in a temporary file (util::DiskArray),
 // so ten million rows cost the process no more than a hundred thousand.
 

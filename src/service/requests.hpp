@@ -1,6 +1,6 @@
 #pragma once
 // The three operations of the interface document as HTTP requests, with credentials placed
-// as README "Retries" and docs/decisions.md "The wire" say. Pure: nothing here touches the network.
+// as docs/sending.md "Retries" and docs/decisions.md "The wire" say. Pure: nothing here touches the network.
 
 #include <string>
 #include <string_view>

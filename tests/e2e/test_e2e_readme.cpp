@@ -150,10 +150,10 @@ TEST_SUITE("e2e: readme") {
         CHECK(std::filesystem::exists(dir.path() / "results" / "sample-template.jsonl"));
     }
 
-    TEST_CASE("without results:, the log goes to results/NAME.jsonl beside the campaign file, as the README says") {
+    TEST_CASE("without results:, the log goes to results/NAME.jsonl beside the campaign file, as the docs say") {
         const std::filesystem::path source = WACAMP_SOURCE_DIR;
-        const std::string readme = read_text(source / "README.md");
-        CHECK(contains(readme, "default `results/NAME.jsonl` beside the campaign\nfile"));
+        const std::string commands = read_text(source / "docs" / "commands.md");
+        CHECK(contains(commands, "default `results/NAME.jsonl` beside the campaign\nfile"));
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(2));
         edit_campaign(f, "results: results/e2e.jsonl\n", "");
