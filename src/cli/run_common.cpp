@@ -7,6 +7,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/metrics_options.hpp"
 #include "cli/send_summary.hpp"
+#include "pace/redis_pace.hpp"
 #include "results/log_path.hpp"
 #include "results/log_reader.hpp"
 #include "runner/preflight.hpp"
@@ -219,14 +220,26 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
                                       .http = c.service.http,
                                       .warn = [&ui](const std::string& w) { ui.warning(w); }});
     util::SystemClock clock;
+    // The account's pace shared with its other runners: no connection until the first job.
+    std::optional<pace::RedisPace> pace;
+    if (c.account.rate_store) {
+        pace.emplace(
+            *c.account.rate_store, c.account.name, c.rate.per_second, c.rate.burst, clock,
+            pace::RedisPaceOptions{.warn = [&ui](const std::string& w) { ui.warning(w); }, .stop_requests = &stops});
+    }
     RunExport exported(c.name, metrics, clock, ui);
-    auto report = runner::send_campaign(c, options,
-                                        {.transport = transport,
-                                         .clock = clock,
-                                         .ui = ui,
-                                         .stop_requests = stops,
-                                         .media_transport = media ? &*media : nullptr,
-                                         .watch = exported.watch()});
+    auto report = runner::send_campaign(
+        c, options,
+        {.transport = transport,
+         .clock = clock,
+         .ui = ui,
+         .stop_requests = stops,
+         .media_transport = media ? &*media : nullptr,
+         .watch = exported.watch(),
+         .replay = {},
+         .open_book =
+             [&c](account::Sync sync) { return runner::AccountBook::open(c, account::Access::read_write, sync); },
+         .pace = pace ? &*pace : nullptr});
     ui.clear_line();
     if (!report) {
         const auto& message = report.error().message;

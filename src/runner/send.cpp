@@ -4,7 +4,6 @@
 
 #include <filesystem>
 
-#include "pace/redis_pace.hpp"
 #include "queue/daily_cap.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
@@ -74,13 +73,6 @@ void send(SendRun& run) {
     queue::RateLimiter limiter(c.rate.per_second, c.rate.burst);
     queue::RetryPolicy retry(c.retry);
     std::optional<queue::DailyCap> cap = daily_cap_for(run);
-    // The account's pace shared with its other runners; dry runs never get here.
-    std::optional<pace::RedisPace> pace;
-    if (c.account.rate_store) {
-        pace.emplace(*c.account.rate_store, c.account.name, c.rate.per_second, c.rate.burst, clock,
-                     pace::RedisPaceOptions{.warn = [&ui = run.parts.ui](const std::string& w) { ui.warning(w); },
-                                            .stop_requests = &run.parts.stop_requests});
-    }
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
@@ -110,7 +102,7 @@ void send(SendRun& run) {
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
                                .reserver = keeper ? &*keeper : nullptr,
-                               .pace = pace ? &*pace : nullptr};
+                               .pace = run.parts.pace};
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     if (keeper) {

@@ -5,14 +5,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
 #include "queue/dispatcher.hpp"
 #include "results/log_writer.hpp"
 #include "results/replay.hpp"
 #include "results/status.hpp"
+#include "runner/account_book.hpp"
 #include "runner/ui.hpp"
 #include "runner/watch.hpp"
 #include "service/http.hpp"
@@ -80,6 +84,14 @@ struct SendParts {
     // Where the replay of an existing log keeps its per-row records and sorts (tests make them
     // fail); `now` and `rows` are the run's own.
     results::ReplayOptions replay{};
+    // Opens the account's ledger read-write, syncing its commits as asked (--sync every: full),
+    // when the prepare step reaches it: after the run lock and the replay, so that unusable
+    // input never creates a ledger. Null, or returning null: no ledger (account.ledger: off).
+    // The CLI passes AccountBook::open; tests may pass a fake.
+    std::function<util::Result<std::unique_ptr<AccountBook>>(account::Sync)> open_book;
+    // The account's pace shared with its other runners (account.rate_store); null: this
+    // runner's own rate limiter alone. Built by the CLI, connected on first use.
+    queue::SharedPace* pace = nullptr;
 };
 
 // Runs `campaign`: prepares, checks its images (message.check_media), asks for confirmation

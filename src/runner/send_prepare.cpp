@@ -90,14 +90,18 @@ bool wait_for_start(const SendRun& run) {
     return true;
 }
 
-// Opens the account's ledger, takes suppression.files in and prunes sends older than any
-// window a campaign may count in (rate.per_recipient.per is at most 366 days).
+// Opens the account's ledger (through SendParts::open_book), takes suppression.files in and
+// prunes sends older than any window a campaign may count in (rate.per_recipient.per is at
+// most 366 days).
 util::Result<void> open_account(SendRun& run) {
+    if (!run.parts.open_book) {
+        return {};
+    }
     // The ledger is as durable as the log: synced at each commit with --sync every; else a
     // power loss may lose its last commits, which the next run folds back in from the log.
     const auto sync =
         run.options.durability == results::Durability::every_record ? account::Sync::full : account::Sync::normal;
-    TRY_ASSIGN(run.book, AccountBook::open(run.campaign, account::Access::read_write, sync));
+    TRY_ASSIGN(run.book, run.parts.open_book(sync));
     if (!run.book) {
         return {};
     }

@@ -34,7 +34,7 @@ struct SendRun {
     std::optional<results::RunLock> lock;
     std::optional<results::LogState> state;  // the existing log's, when there is one
     std::optional<results::LogWriter> log;
-    std::unique_ptr<AccountBook> book;  // the account's ledger; null with account.ledger: off
+    std::unique_ptr<AccountBook> book;  // the account's ledger (SendParts::open_book); null: none
     std::string campaign_key;           // the campaign's sends in the ledger
     std::int64_t expected_jobs = 0;     // for progress: remaining and ETA
     bool wrote = false;                 // this run added to the log: it gets an end record
