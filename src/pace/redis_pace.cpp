@@ -453,7 +453,18 @@ queue::PaceAnswer RedisPace::take(Steady now, int want) {
     return answer;
 }
 
-void RedisPace::throttled(Steady now, std::optional<std::chrono::milliseconds> retry_after) {
+util::Result<void> RedisPace::admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                                    std::vector<queue::Admission>& out) {
+    if (jobs.empty()) {
+        out.clear();
+        return {};
+    }
+    queue::admissions_of(take(at.steady, static_cast<int>(jobs.size())), jobs.size(), out);
+    return {};
+}
+
+void RedisPace::on_throttled(Steady now, std::optional<std::chrono::milliseconds> retry_after,
+                             std::optional<Steady> /*request_started*/) {
     if (m_down_until && now < *m_down_until) {
         return;  // the next take after the outage says why
     }

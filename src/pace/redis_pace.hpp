@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "queue/shared_pace.hpp"
+#include "queue/pace.hpp"
 #include "util/clock.hpp"
 #include "util/redact.hpp"
 #include "util/redis_url.hpp"
@@ -53,7 +53,7 @@ struct RedisPaceOptions {
     const std::atomic<int>* stop_requests = nullptr;
 };
 
-class RedisPace final : public queue::SharedPace {
+class RedisPace final : public queue::Pace {
 public:
     // The pace of `account` at `per_second` (finite) with `burst`, kept at `store`. Connects on
     // the first take().
@@ -63,9 +63,21 @@ public:
     RedisPace(const RedisPace&) = delete;
     RedisPace& operator=(const RedisPace&) = delete;
 
-    queue::PaceAnswer take(std::chrono::steady_clock::time_point now, int want) override;
-    void throttled(std::chrono::steady_clock::time_point now,
-                   std::optional<std::chrono::milliseconds> retry_after) override;
+    // Asks for `want` (>= 1) slots at `now`. Never grants a slot it cannot vouch for: an error
+    // of the store grants none, and says so.
+    queue::PaceAnswer take(std::chrono::steady_clock::time_point now, int want);
+
+    // Pace: asks for a slot for each of `jobs` (take), one request for them all. Never fails: an
+    // error of the store answers later, saying why.
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                             std::vector<queue::Admission>& out) override;
+
+    // Pace: shares a throttle seen at `now`, with the service's Retry-After if any: every runner
+    // of the account pauses and slows down (`request_started` is not needed: Redis cannot know
+    // when other runners' requests left). Best effort: a store it cannot reach answers the next
+    // take() with the reason.
+    void on_throttled(std::chrono::steady_clock::time_point now, std::optional<std::chrono::milliseconds> retry_after,
+                      std::optional<std::chrono::steady_clock::time_point> request_started = std::nullopt) override;
 
     // The hash key of the account's state.
     const std::string& key() const { return m_key; }

@@ -8,6 +8,8 @@ namespace queue {
 namespace {
 
 constexpr auto k_window = std::chrono::hours(24);
+// While the cap holds, how often to look again: the wall clock may be set meanwhile.
+constexpr auto k_poll = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -43,6 +45,49 @@ std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
 long long DailyCap::sent_in_window(WallTime now) const {
     const auto counts = [now](WallTime at) { return now < at + k_window; };
     return static_cast<long long>(std::count_if(m_newest.begin(), m_newest.end(), counts));
+}
+
+std::size_t DailyCap::room(Instant at, Admission& why) const {
+    const long long used = sent_in_window(at.wall) + m_started;
+    if (used < m_per_day) {
+        return static_cast<std::size_t>(m_per_day - used);
+    }
+    why = full(at);
+    return 0;
+}
+
+Admission DailyCap::full(Instant at) const {
+    const auto until = blocked_until(at.wall);
+    Admission why = later_until(at, until, k_poll);
+    if (until) {
+        // Only then is it a pause; before, requests in flight hold the last room and may still
+        // fail and give it back.
+        why.reason = "daily cap reached";
+        why.notice = true;
+    }
+    return why;
+}
+
+util::Result<void> DailyCap::admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) {
+    long long used = sent_in_window(at.wall) + m_started;
+    out.clear();
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (used < m_per_day) {
+            ++used;
+            ++m_started;
+            out.emplace_back();
+        } else {
+            out.push_back(full(at));
+        }
+    }
+    return {};
+}
+
+void DailyCap::settle(std::size_t ended, std::size_t sent, Instant at) {
+    m_started = std::max(0LL, m_started - static_cast<long long>(ended));
+    for (std::size_t i = 0; i < sent; ++i) {
+        record(at.wall);
+    }
 }
 
 }  // namespace queue

@@ -1,24 +1,504 @@
-#include "queue/dispatcher_loop.hpp"
+// The send loop (dispatcher.hpp) as one class, Dispatcher: it takes jobs, asks the admission
+// steps whether they may start (one call per step and turn, for every job of the turn), starts
+// those every step admitted, and handles the answers: what each cause does to its row and to
+// the queue (docs/decisions.md "The wire" and "Meta's answers").
+#include "queue/dispatcher.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
-#include "queue/shared_pace.hpp"
+#include "queue/admission.hpp"
+#include "queue/in_flight_window.hpp"
+#include "queue/pace.hpp"
+#include "queue/rate_limiter.hpp"
+#include "queue/retry_policy.hpp"
+#include "queue/send_rate.hpp"
 #include "service/requests.hpp"
 #include "util/time.hpp"
 
 namespace queue {
 
-namespace detail {
-
 namespace {
+
+using Steady = SteadyTime;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+constexpr milliseconds k_max_wait{100};  // how quickly a stop request is noticed
+constexpr microseconds k_min_wait{20};   // no busy loop if a computed wake-up is already past
+// The longest an answer may wait unread for a start that is due anyway (Wait::whole): the
+// interval of 250 requests/s, about where a second wake-up per request starts to cost. The
+// log's latency of such an answer includes the wait.
+constexpr microseconds k_hold_answers{4000};
+// The most jobs one turn admits: one call to each step (one ledger transaction) for them all.
+constexpr std::size_t k_max_batch = 256;
+
+struct InFlight {
+    Job job;
+    Steady started;
+};
+
+struct Waiting {
+    Steady due;
+    std::uint64_t seq;  // FIFO among equal due times
+    Job job;
+    bool operator>(const Waiting& other) const { return due != other.due ? due > other.due : seq > other.seq; }
+};
+
+// A job taken but not started: the admission steps before `step` admitted it and are not asked
+// again (a reservation is not made twice). Between turns it waits first in line.
+struct Pending {
+    enum class State { asking, waiting, refused, started };
+    Job job;
+    std::size_t step = 0;
+    State state = State::asking;  // within a turn
+};
+
+// An admission step and the `later` it answered last: it is not asked again before
+// block->retry_at, and the block's reason stands until the step admits a job again.
+struct Step {
+    Admitter* admitter = nullptr;
+    std::optional<Admission> block;
+};
+
+// One turn of admission: its jobs, those asked of a step and the answers (kept from turn to turn
+// to spare allocations), the earliest use-by time of the jobs admitted, and how many jobs the
+// last step was asked about.
+struct Turn {
+    std::vector<Pending> batch;
+    std::vector<const Job*> asked;
+    std::vector<std::size_t> asked_at;  // their places in `batch`
+    std::vector<Admission> answers;
+    SteadyTime use_by{};
+    std::size_t reached = 0;
+};
+
+// The stop of a cause that ends the campaign at once; nothing for the others.
+std::optional<StopReason> stop_reason_of(service::Cause cause) {
+    switch (cause) {
+    case service::Cause::auth: return StopReason::auth;
+    case service::Cause::spam_limit: return StopReason::spam_limit;
+    case service::Cause::account: return StopReason::account;
+    case service::Cause::tls: return StopReason::tls;
+    case service::Cause::endpoint: return StopReason::endpoint;
+    case service::Cause::template_refused: return StopReason::template_refused;
+    case service::Cause::template_paused: return StopReason::template_paused;
+    case service::Cause::template_disabled: return StopReason::template_disabled;
+    case service::Cause::policy_block: return StopReason::policy_block;
+    default: return std::nullopt;
+    }
+}
 
 // Why a flush of the observer failed: the ledger (ErrorKind::ledger) or else the log.
 StopReason flush_failure(const util::Error& error) {
     return error.kind == util::ErrorKind::ledger ? StopReason::ledger_error : StopReason::log_error;
 }
 
-}  // namespace
+class Dispatcher {
+public:
+    Dispatcher(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts)
+        : m_source(source),
+          m_settings(settings),
+          m_parts(parts),
+          m_window(settings.max_concurrency, parts.limiter->burst()) {
+        // The fixed order of admission: the send window, the daily cap (the ledger), the pace.
+        for (Admitter* step : {parts.window, parts.limits}) {
+            if (step != nullptr) {
+                m_steps.push_back({step, std::nullopt});
+            }
+        }
+        m_steps.push_back({parts.pace != nullptr ? static_cast<Admitter*>(parts.pace) : parts.limiter, std::nullopt});
+    }
+
+    DispatchResult run();
+
+private:
+    // Admission and starts.
+    std::size_t in_flight_limit() const;
+    int gather_count() const;
+    // How many jobs may start now; 0 when none may, and then `wake` says when one might.
+    std::size_t room_now(Steady now, std::optional<Steady>& wake);
+    // Whether an admission step holds every job back at `at` (showing why); else narrows `room`
+    // to what the steps allow.
+    bool held_back(Instant at, std::size_t& room, std::optional<Steady>& wake);
+    // How many of `room` jobs the local limiter lets start together now.
+    std::size_t conforming(Steady now, std::size_t room) const;
+    bool limit_reached() const { return m_settings.limit > 0 && m_taken >= m_settings.limit; }
+    bool take(Steady now, Job& out);
+    // Takes the jobs that may start now (those waiting first in line first), asks the admission
+    // steps about them in order and starts those every step admitted. Returns false when no
+    // more may start this turn.
+    bool start_batch(Steady now);
+    // Asks step `k` about the jobs of the turn that reached it, one call for them all, and
+    // applies its answers; false when the dispatch stops.
+    bool ask(std::size_t k, Steady now);
+    // Keeps `step`'s `later` of this turn (the first, when any); an admission ends its wait.
+    void note_answer(Step& step, bool admitted, const Admission* later, Steady now);
+    // Starts the jobs of the turn every step admitted, each by its use-by time; returns how many.
+    std::size_t start_admitted(Steady now);
+    // Puts the jobs of the turn still waiting for a step back first in line, in order.
+    void requeue();
+    // Records that step `k` refused `job` for good; the steps before it admitted it.
+    void refuse(const Job& job, const Admission& answer, std::size_t k);
+    // Tells every step how the requests answered since the last call ended.
+    void settle_steps();
+    // Writes the job's attempt line and hands its request to the transport.
+    bool launch(Job job, Steady now);
+    std::size_t busy() const { return m_in_flight.size(); }
+    // Shows `why` as the queue's pause (when it has a reason), told once when it is news.
+    void show(const Admission& why);
+    void clear_pause();
+    void announce_pause();
+    // Answers: what each cause does to the row and to the queue.
+    void handle(service::Completion completion, Steady now);
+    void note_throttle(const service::Outcome& outcome, Steady now);
+    void on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
+    void on_template_params(const Job& job, const service::Outcome& outcome, milliseconds latency);
+    void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
+    void stop(StopReason reason, std::string message);
+    void abandon_in_flight();
+    // Finishes the requests started since the last poll as unknown (the log shows them so) and
+    // counts them in never_left: the transport never sent them.
+    void abandon_unsent();
+    // Stops with `throttled` once every answer since `m_throttled_since` was a throttle for
+    // longer than max_throttled (a Retry-After pause counts: no answer comes meanwhile).
+    void check_throttled(Steady now);
+    bool source_exhausted();
+    // Turns an Error of the source into the stop reason (see JobSource::next).
+    void note_source_error();
+    void report_progress(Steady now);
+
+    JobSource& m_source;
+    const DispatchSettings& m_settings;
+    DispatchParts m_parts;
+    InFlightWindow m_window;    // used with concurrency auto
+    std::vector<Step> m_steps;  // the admission steps, in order; the pace last
+    std::unordered_map<std::uint64_t, InFlight> m_in_flight;
+    std::vector<std::uint64_t> m_unpolled;  // started since the transport was last polled: not left yet
+    std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
+    std::optional<Job> m_peeked;
+    std::deque<Pending> m_pending;  // taken, admitted by some steps, waiting for the next: they go first
+    Turn m_turn;
+    std::size_t m_ended = 0;  // requests answered since the steps were last told (settle_steps)
+    std::size_t m_ended_sent = 0;
+    bool m_exhausted = false;
+    std::optional<util::Error> m_source_error;  // why the source ended early
+    long long m_taken = 0;
+    std::uint64_t m_next_id = 1;
+    std::uint64_t m_seq = 0;
+    int m_consecutive_failures = 0;
+    int m_template_params_in_a_row = 0;       // since the last success
+    std::optional<Steady> m_throttled_since;  // the first throttle since the last other answer
+    std::string m_last_throttle;              // its error text, for the stop message
+    bool m_stopping = false;
+    Steady m_stop_deadline{};
+    DispatchResult m_result;
+    SendRate m_send_rate;
+    Steady m_next_progress{};
+    std::optional<Admission> m_pause;      // the wait the queue shows (Progress::pause_reason)
+    std::optional<Admission> m_announced;  // the last one told (on_pause)
+};
+
+// ---- Admission and starts -------------------------------------------------------------------
+
+std::size_t Dispatcher::in_flight_limit() const {
+    if (m_settings.concurrency) {
+        return static_cast<std::size_t>(std::max(*m_settings.concurrency, 1));
+    }
+    return static_cast<std::size_t>(m_window.limit(m_parts.limiter->current_rate()));
+}
+
+// How many starts to gather into one wake-up while the rate holds them back. With a burst the
+// limiter lets several start together without losing any of the rate, so one wake-up can serve
+// them: half the burst plus one (a wake-up late by the other half's intervals still loses
+// nothing), no more than the in-flight limit has room for, and no more than fit in
+// k_hold_answers (the answers of the last batch wait unread until the next).
+int Dispatcher::gather_count() const {
+    const std::size_t limit = in_flight_limit();
+    const auto room = static_cast<long long>(limit > busy() ? limit - busy() : 1);
+    const long long fit = std::max<long long>(1, k_hold_answers / m_parts.limiter->interval());
+    return static_cast<int>(std::clamp<long long>(1 + m_parts.limiter->burst() / 2, 1, std::min(room, fit)));
+}
+
+std::size_t Dispatcher::room_now(Steady now, std::optional<Steady>& wake) {
+    const std::size_t limit = in_flight_limit();
+    if (busy() >= limit) {
+        return 0;
+    }
+    const bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
+    const bool fresh = !m_pending.empty() || (!limit_reached() && !source_exhausted());
+    if (!retry_due && !fresh) {
+        if (!m_waiting.empty()) {
+            wake = m_waiting.top().due;
+        }
+        return 0;
+    }
+    std::size_t room = std::min(limit - busy(), k_max_batch);
+    if (held_back(Instant{now, m_parts.clock->wall_now()}, room, wake)) {
+        return 0;
+    }
+    if (m_parts.limiter->next_allowed(now) > now) {
+        wake = m_parts.limiter->next_allowed(now, gather_count());
+        if (auto pause = m_parts.limiter->paused_until(now)) {
+            Admission why;
+            why.verdict = Admission::Verdict::later;
+            why.until = m_parts.clock->wall_now() + (*pause - now);
+            why.reason = "rate limited by the service";
+            show(why);
+        }
+        return 0;
+    }
+    // A step's reason lasts until it admits a job (ask): asking again is no end of the wait.
+    if (std::none_of(m_steps.begin(), m_steps.end(),
+                     [](const Step& s) { return s.block && !s.block->reason.empty(); })) {
+        clear_pause();
+    }
+    return conforming(now, room);
+}
+
+bool Dispatcher::held_back(Instant at, std::size_t& room, std::optional<Steady>& wake) {
+    for (auto& step : m_steps) {
+        if (step.block && at.steady < step.block->retry_at) {
+            show(*step.block);
+            wake = step.block->retry_at;
+            return true;
+        }
+        Admission why;
+        const std::size_t step_room = step.admitter->room(at, why);
+        if (step_room == 0) {
+            show(why);
+            wake = why.retry_at;
+            return true;
+        }
+        room = std::min(room, step_room);
+    }
+    return false;
+}
+
+std::size_t Dispatcher::conforming(Steady now, std::size_t room) const {
+    if (std::isinf(m_parts.limiter->current_rate())) {
+        return room;  // unlimited: no pacing until the service throttles
+    }
+    // The local limiter lets them all start together (at most 1 + burst).
+    const std::size_t most = std::min(room, static_cast<std::size_t>(m_parts.limiter->burst()) + 1);
+    std::size_t n = 0;
+    while (n < most && m_parts.limiter->next_allowed(now, static_cast<int>(n) + 1) <= now) {
+        ++n;
+    }
+    return n;
+}
+
+bool Dispatcher::take(Steady now, Job& out) {
+    if (!m_waiting.empty() && m_waiting.top().due <= now) {
+        out = m_waiting.top().job;
+        m_waiting.pop();
+        return true;
+    }
+    if (limit_reached() || source_exhausted()) {
+        return false;
+    }
+    out = std::move(*m_peeked);
+    m_peeked.reset();
+    ++m_taken;
+    return true;
+}
+
+bool Dispatcher::start_batch(Steady now) {
+    std::optional<Steady> wake;
+    const std::size_t room = room_now(now, wake);
+    if (room == 0) {
+        return false;
+    }
+    m_turn.batch.clear();
+    while (m_turn.batch.size() < room && !m_pending.empty()) {
+        m_turn.batch.push_back(std::move(m_pending.front()));
+        m_turn.batch.back().state = Pending::State::asking;
+        m_pending.pop_front();
+    }
+    Job job;
+    while (m_turn.batch.size() < room && take(now, job)) {
+        m_turn.batch.push_back(Pending{std::move(job), 0, Pending::State::asking});
+    }
+    if (m_turn.batch.empty()) {
+        return false;
+    }
+    m_turn.use_by = Steady::max();
+    m_turn.reached = 0;
+    for (std::size_t k = 0; k < m_steps.size(); ++k) {
+        if (!ask(k, now)) {
+            return false;  // stopped: nothing of the turn leaves
+        }
+    }
+    const std::size_t started = start_admitted(now);
+    requeue();
+    if (m_turn.reached == 0) {
+        return !m_stopping;  // all refused or waiting before the pace: look again
+    }
+    return started > 0 && !m_stopping;
+}
+
+bool Dispatcher::ask(std::size_t k, Steady now) {
+    m_turn.asked.clear();
+    m_turn.asked_at.clear();
+    for (std::size_t i = 0; i < m_turn.batch.size(); ++i) {
+        if (m_turn.batch[i].state == Pending::State::asking && m_turn.batch[i].step == k) {
+            m_turn.asked.push_back(&m_turn.batch[i].job);
+            m_turn.asked_at.push_back(i);
+        }
+    }
+    if (m_turn.asked.empty()) {
+        return true;
+    }
+    if (k + 1 == m_steps.size()) {
+        m_turn.reached = m_turn.asked.size();
+    }
+    // Asked at the time of asking: an earlier step (the ledger) may have taken a while.
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    Step& step = m_steps[k];
+    if (auto answered = step.admitter->admit(m_turn.asked, at, m_turn.answers); !answered) {
+        // Only the ledger fails to answer. Nothing of the turn left; its rows stay as they were.
+        stop(StopReason::ledger_error, answered.error().message);
+        return false;
+    }
+    if (m_turn.answers.size() < m_turn.asked.size()) {
+        m_turn.answers.resize(m_turn.asked.size());  // a job left unanswered may start
+    }
+    bool admitted = false;
+    const Admission* later = nullptr;
+    for (std::size_t j = 0; j < m_turn.asked_at.size() && !m_stopping; ++j) {
+        Pending& pending = m_turn.batch[m_turn.asked_at[j]];
+        const Admission& answer = m_turn.answers[j];
+        switch (answer.verdict) {
+        case Admission::Verdict::now:
+            ++pending.step;
+            admitted = true;
+            m_turn.use_by = std::min(m_turn.use_by, answer.use_by);
+            break;
+        case Admission::Verdict::later:
+            pending.state = Pending::State::waiting;
+            later = later != nullptr ? later : &answer;
+            break;
+        case Admission::Verdict::never:
+            pending.state = Pending::State::refused;
+            refuse(pending.job, answer, k);
+            break;
+        }
+    }
+    note_answer(step, admitted, later, now);
+    return !m_stopping;
+}
+
+void Dispatcher::note_answer(Step& step, bool admitted, const Admission* later, Steady now) {
+    if (admitted && step.block && !step.block->reason.empty()) {
+        clear_pause();  // the wait it named is over
+    }
+    if (later == nullptr) {
+        step.block.reset();
+        return;
+    }
+    step.block = *later;
+    step.block->retry_at = std::max(later->retry_at, now);
+}
+
+std::size_t Dispatcher::start_admitted(Steady now) {
+    std::size_t started = 0;
+    for (auto& pending : m_turn.batch) {
+        if (pending.state != Pending::State::asking || pending.step < m_steps.size()) {
+            continue;
+        }
+        if (m_stopping) {
+            break;
+        }
+        // A grant is a start time, not a permission: a slot unused by its use-by time is
+        // dropped (its time has passed; used late it could break the account's bound) and
+        // asked for again at once.
+        if (m_parts.clock->steady_now() > m_turn.use_by) {
+            pending.step = m_steps.size() - 1;
+            pending.state = Pending::State::waiting;
+            continue;
+        }
+        if (m_parts.pace != nullptr) {
+            m_parts.limiter->try_acquire(now);  // the local limiter keeps count with a shared pace
+        }
+        pending.state = Pending::State::started;
+        if (!launch(std::move(pending.job), now)) {
+            break;
+        }
+        ++started;
+    }
+    return started;
+}
+
+void Dispatcher::requeue() {
+    for (auto it = m_turn.batch.rbegin(); it != m_turn.batch.rend(); ++it) {
+        if (it->state == Pending::State::waiting) {
+            m_pending.push_front(std::move(*it));
+        }
+    }
+}
+
+void Dispatcher::refuse(const Job& job, const Admission& answer, std::size_t k) {
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    for (std::size_t j = 0; j < k; ++j) {
+        m_steps[j].admitter->settle(1, 0, at);
+    }
+    if (auto logged = m_parts.observer->on_refused(job, answer); !logged) {
+        stop(StopReason::log_error, logged.error().message);
+    }
+}
+
+void Dispatcher::settle_steps() {
+    if (m_ended == 0) {
+        return;
+    }
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    for (auto& step : m_steps) {
+        step.admitter->settle(m_ended, m_ended_sent, at);
+    }
+    m_ended = 0;
+    m_ended_sent = 0;
+}
+
+void Dispatcher::show(const Admission& why) {
+    if (why.reason.empty()) {
+        return;  // only pacing: no pause to show
+    }
+    m_pause = why;
+    if (why.notice) {
+        announce_pause();
+    }
+}
+
+void Dispatcher::clear_pause() {
+    m_pause.reset();
+    m_announced.reset();
+}
+
+// Tells the observer once per wait (the checks repeat while it lasts).
+void Dispatcher::announce_pause() {
+    if (m_announced && m_announced->reason == m_pause->reason && m_announced->until == m_pause->until) {
+        return;
+    }
+    m_announced = m_pause;
+    Progress p = m_result.progress;
+    p.started = m_taken;
+    p.in_flight = m_in_flight.size();
+    p.in_flight_limit = in_flight_limit();
+    p.pause_reason = m_pause->reason;
+    p.paused_until = m_pause->until;
+    m_parts.observer->on_pause(p);
+}
+
+// ---- The loop ---------------------------------------------------------------------------------
 
 bool Dispatcher::source_exhausted() {
     if (m_peeked || m_exhausted) {
@@ -51,198 +531,6 @@ void Dispatcher::note_source_error() {
         m_result.reason = StopReason::input_error;
         m_result.message = m_source_error->message;
     }
-}
-
-bool Dispatcher::take(Steady now, Job& out) {
-    if (!m_waiting.empty() && m_waiting.top().due <= now) {
-        out = m_waiting.top().job;
-        m_waiting.pop();
-        return true;
-    }
-    if (!m_deferred.empty()) {
-        out = std::move(m_deferred.front());
-        m_deferred.pop_front();
-        return true;
-    }
-    if ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted()) {
-        return false;
-    }
-    out = std::move(*m_peeked);
-    m_peeked.reset();
-    ++m_taken;
-    return true;
-}
-
-bool Dispatcher::start_batch(Steady now) {
-    if (m_parts.pace != nullptr) {
-        return start_paced(now);
-    }
-    // One reservation call per turn: at most what the in-flight limit has room for.
-    constexpr std::size_t k_max_batch = 256;
-    std::vector<Job> batch;
-    std::optional<Steady> wake;
-    while (batch.size() < k_max_batch && startable_now(now, wake) && m_parts.limiter->try_acquire(now)) {
-        Job job;
-        if (!take(now, job)) {
-            break;
-        }
-        batch.push_back(std::move(job));
-        ++m_starting;
-    }
-    m_starting = 0;
-    if (batch.empty()) {
-        return false;
-    }
-    if (m_parts.reserver == nullptr) {
-        for (auto& job : batch) {
-            if (!launch(std::move(job), now)) {
-                return false;
-            }
-        }
-        return true;
-    }
-    if (!reserve(batch, now)) {
-        return false;
-    }
-    for (auto& job : batch) {
-        if (m_stopping) {
-            break;
-        }
-        launch(std::move(job), now);
-    }
-    return !m_stopping;
-}
-
-bool Dispatcher::reserve(std::vector<Job>& batch, Steady now) {
-    if (m_parts.reserver == nullptr || batch.empty()) {
-        return true;
-    }
-    std::vector<const Job*> jobs;
-    for (const auto& job : batch) {
-        jobs.push_back(&job);
-    }
-    auto answers = m_parts.reserver->reserve(jobs);
-    if (!answers) {
-        // Nothing of the batch left; its rows stay as they were.
-        stop(StopReason::ledger_error, answers.error().message);
-        return false;
-    }
-    admit(batch, *answers, now);
-    return !m_stopping;
-}
-
-std::size_t Dispatcher::paced_room(Steady now) const {
-    // As many as could start now: the local limiter lets them all start together (at most
-    // 1 + burst), and there is room in flight.
-    const std::size_t limit = in_flight_limit();
-    const std::size_t room = limit > busy() ? limit - busy() : 0;
-    const std::size_t most = std::min(room, static_cast<std::size_t>(m_parts.limiter->burst()) + 1);
-    std::size_t n = 0;
-    while (n < most && m_parts.limiter->next_allowed(now, static_cast<int>(n) + 1) <= now) {
-        ++n;
-    }
-    return n;
-}
-
-bool Dispatcher::start_paced(Steady now) {
-    std::optional<Steady> wake;
-    if (!startable_now(now, wake)) {
-        return false;
-    }
-    const std::size_t room = paced_room(now);
-    // The jobs to ask slots for: those already reserved with the account first, then new ones,
-    // reserved before the question: the slots are for now, and nothing slow (the ledger) may
-    // come between a grant and the requests leaving.
-    std::vector<Job> fresh;
-    while (m_held.size() + fresh.size() < room) {
-        Job job;
-        if (!take(now, job)) {
-            break;
-        }
-        fresh.push_back(std::move(job));
-    }
-    const bool took = !fresh.empty();
-    if (!reserve(fresh, now)) {
-        return false;
-    }
-    for (auto& job : fresh) {
-        m_held.push_back(std::move(job));
-    }
-    if (m_held.empty()) {
-        return took && !m_stopping;  // all refused or deferred: look again
-    }
-    const std::size_t asked = std::min(m_held.size(), room);
-    if (asked == 0) {
-        return false;
-    }
-    // Asked at the time of asking: reserving may have taken a while since `now`.
-    const PaceAnswer answer = m_parts.pace->take(m_parts.clock->steady_now(), static_cast<int>(asked));
-    const std::size_t granted = std::min(static_cast<std::size_t>(std::max(answer.granted, 0)), asked);
-    std::size_t started = 0;
-    // A grant is a start time, not a permission: a slot unused by `use_by` is dropped (its time
-    // has passed; used late it could break the account's bound) and asked for again.
-    while (started < granted && !m_stopping && m_parts.clock->steady_now() <= answer.use_by) {
-        Job job = std::move(m_held.front());
-        m_held.pop_front();
-        m_parts.limiter->try_acquire(now);
-        if (!launch(std::move(job), now)) {
-            return false;
-        }
-        ++started;
-    }
-    note_pace_answer(answer, granted, asked, started, now);
-    return started > 0 && !m_stopping;
-}
-
-void Dispatcher::note_pace_answer(const PaceAnswer& answer, std::size_t granted, std::size_t asked, std::size_t started,
-                                  Steady now) {
-    if (granted > 0) {
-        m_pace_reason.clear();
-        m_pace_until.reset();
-        m_pace_notice = false;
-        m_pause_reason.clear();
-        m_paused_until.reset();
-        m_announced.reset();
-    }
-    if (started < granted) {
-        m_pace_retry = now;  // slots dropped: ask again at once
-    } else if (granted < asked) {
-        // Fewer than asked for: no more before the pace says.
-        m_pace_retry = std::max(answer.retry_at, now);
-        if (granted == 0) {
-            m_pace_reason = answer.reason;
-            m_pace_until = answer.paused_until;
-            m_pace_notice = answer.notice;
-        }
-    }
-}
-
-void Dispatcher::admit(std::vector<Job>& batch, const std::vector<Reservation>& answers, Steady now) {
-    std::vector<Job> granted;
-    for (std::size_t i = 0; i < batch.size() && !m_stopping; ++i) {
-        const Reservation& answer = i < answers.size() ? answers[i] : Reservation{};
-        switch (answer.verdict) {
-        case Reservation::Verdict::granted: granted.push_back(std::move(batch[i])); break;
-        case Reservation::Verdict::refused:
-            if (auto logged = m_parts.observer->on_refused(batch[i], answer); !logged) {
-                stop(StopReason::log_error, logged.error().message);
-            }
-            break;
-        case Reservation::Verdict::later:
-            m_deferred.push_back(std::move(batch[i]));
-            m_account_until = answer.until;
-            m_account_reason = answer.reason;
-            // Ask again when room opens, and meanwhile every few seconds: another runner may
-            // give a slot back.
-            m_account_retry = now + std::chrono::seconds(5);
-            if (answer.until) {
-                const auto left = *answer.until - m_parts.clock->wall_now();
-                m_account_retry = std::min(m_account_retry, now + std::chrono::duration_cast<Steady::duration>(left));
-            }
-            break;
-        }
-    }
-    batch = std::move(granted);
 }
 
 bool Dispatcher::launch(Job job, Steady now) {
@@ -320,8 +608,8 @@ void Dispatcher::report_progress(Steady now) {
     p.retry_waiting = m_waiting.size();
     p.rate_in_force = m_parts.limiter->current_rate();
     p.achieved_rate = m_send_rate.per_second(now);
-    p.paused_until = m_paused_until;
-    p.pause_reason = m_pause_reason;
+    p.paused_until = m_pause ? m_pause->until : std::nullopt;
+    p.pause_reason = m_pause ? m_pause->reason : std::string();
     m_parts.observer->on_progress(p);
 }
 
@@ -347,8 +635,8 @@ DispatchResult Dispatcher::run() {
             while (start_batch(now)) {
             }
             // A stop while starting (the ledger or the log failed) keeps its reason.
-            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_deferred.empty() && m_held.empty() &&
-                ((m_settings.limit > 0 && m_taken >= m_settings.limit) || source_exhausted())) {
+            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_pending.empty() &&
+                (limit_reached() || source_exhausted())) {
                 m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
                 break;
             }
@@ -360,7 +648,7 @@ DispatchResult Dispatcher::run() {
         std::optional<Steady> wake;
         Steady until = std::min(m_next_progress, now + k_max_wait);
         bool start_due = false;  // a start is scheduled at `until`
-        if (!m_stopping && !startable_now(now, wake) && wake && *wake <= until) {
+        if (!m_stopping && room_now(now, wake) == 0 && wake && *wake <= until) {
             until = *wake;
             start_due = true;
         }
@@ -379,6 +667,7 @@ DispatchResult Dispatcher::run() {
         for (auto& completion : m_parts.transport->poll(wait, mode)) {
             handle(std::move(completion), m_parts.clock->steady_now());
         }
+        settle_steps();
     }
     // A log that failed stops the run whatever else did; a second failure of the same kind keeps
     // the first message.
@@ -392,7 +681,140 @@ DispatchResult Dispatcher::run() {
     return m_result;
 }
 
-}  // namespace detail
+// ---- Answers ----------------------------------------------------------------------------------
+
+void Dispatcher::finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency) {
+    ++m_ended;  // every finished job was in flight: the admission steps admitted it
+    if (status == JobStatus::sent) {
+        ++m_ended_sent;
+        ++m_result.progress.sent;
+    } else if (status == JobStatus::failed) {
+        ++m_result.progress.failed;
+    } else if (status == JobStatus::unknown) {
+        ++m_result.progress.unknown;
+    }
+    if (auto logged = m_parts.observer->on_result(job, status, outcome, latency); !logged) {
+        stop(StopReason::log_error, logged.error().message);
+    }
+}
+
+void Dispatcher::note_throttle(const service::Outcome& outcome, Steady now) {
+    if (outcome.cause == service::Cause::rate_limited) {
+        if (!m_throttled_since) {
+            m_throttled_since = now;
+        }
+        m_last_throttle = outcome.error;
+    } else {
+        m_throttled_since.reset();
+    }
+}
+
+void Dispatcher::handle(service::Completion completion, Steady now) {
+    auto it = m_in_flight.find(completion.id);
+    if (it == m_in_flight.end()) {
+        return;
+    }
+    InFlight flight = std::move(it->second);
+    m_in_flight.erase(it);
+    m_window.on_answer(completion.latency);
+    Job& job = flight.job;
+    const service::Outcome outcome = service::classify(completion, m_parts.clock->wall_now(), job.marketing_hold);
+    const milliseconds latency = completion.latency;
+    note_throttle(outcome, now);
+    if (const auto reason = stop_reason_of(outcome.cause)) {
+        // tls: the request never left; resume sends it once the certificate is fixed or trusted.
+        // endpoint: no such URL, so nothing was acted on: the row is not failed, resume sends it.
+        const bool unsent = outcome.cause == service::Cause::endpoint;
+        finish(job, unsent ? JobStatus::unsent : JobStatus::failed, outcome, latency);
+        stop(*reason, unsent ? service::wrong_endpoint(service::send_message_request(*m_parts.service, {}), outcome)
+                             : outcome.error);
+        return;
+    }
+    switch (outcome.cause) {
+    case service::Cause::none: on_sent(job, outcome, latency, now); return;
+    case service::Cause::rate_limited:
+        // Not processed by the service: it goes again, and does not count as an attempt.
+        m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
+        if (m_parts.pace != nullptr) {
+            m_parts.pace->on_throttled(now, outcome.retry_after, flight.started);  // every runner of the account
+        }
+        --job.attempts;
+        finish(job, JobStatus::retrying, outcome, latency);
+        m_waiting.push({now, m_seq++, std::move(job)});
+        return;
+    case service::Cause::pair_rate: on_pair_rate(job, outcome, latency, now); return;
+    case service::Cause::transient: on_transient(job, outcome, latency, now); break;
+    case service::Cause::rejected:
+    case service::Cause::marketing_limit:
+    case service::Cause::opted_out:
+    case service::Cause::undeliverable:
+    case service::Cause::outside_window:
+    case service::Cause::experiment:
+        // Refused for this recipient: not retried in this run, and a failure in a row.
+        finish(job, JobStatus::failed, outcome, latency);
+        break;
+    case service::Cause::template_params: on_template_params(job, outcome, latency); break;
+    case service::Cause::auth:
+    case service::Cause::spam_limit:
+    case service::Cause::account:
+    case service::Cause::tls:
+    case service::Cause::endpoint:
+    case service::Cause::template_refused:
+    case service::Cause::template_paused:
+    case service::Cause::template_disabled:
+    case service::Cause::policy_block: return;  // stopped above
+    }
+    ++m_consecutive_failures;
+    if (m_settings.max_consecutive_failures > 0 && m_consecutive_failures >= m_settings.max_consecutive_failures) {
+        stop(StopReason::failure_threshold,
+             "the last " + std::to_string(m_consecutive_failures) + " requests failed; last error: " + outcome.error);
+    }
+}
+
+void Dispatcher::on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    m_parts.limiter->on_success(now);
+    m_consecutive_failures = 0;
+    m_template_params_in_a_row = 0;
+    m_send_rate.add(now);
+    finish(job, JobStatus::sent, outcome, latency);
+}
+
+void Dispatcher::on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    if (outcome.ambiguous && m_settings.ambiguous == campaign::Ambiguous::hold) {
+        finish(job, JobStatus::unknown, outcome, latency);
+    } else if (m_parts.retry->may_retry(job.attempts) && !m_stopping) {
+        finish(job, JobStatus::retrying, outcome, latency);
+        m_waiting.push({now + m_parts.retry->backoff(job.attempts), m_seq++, std::move(job)});
+    } else {
+        finish(job, JobStatus::failed, outcome, latency);
+    }
+}
+
+// One row's values do not fit the template: that row fails; as many in a row say that every
+// row would (a wrong variable in the campaign), so the campaign stops.
+void Dispatcher::on_template_params(const Job& job, const service::Outcome& outcome, milliseconds latency) {
+    finish(job, JobStatus::failed, outcome, latency);
+    if (++m_template_params_in_a_row >= k_template_params_stop) {
+        stop(StopReason::template_refused,
+             fmt::format("the template refused the values of the last {} rows; last error: {}",
+                         m_template_params_in_a_row, outcome.error));
+    }
+}
+
+// Meta limits the messages to one user, not the number's pace: only this row waits. The queue
+// is neither paused nor slowed, and the answer counts neither as an attempt nor as a failure.
+void Dispatcher::on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {
+    --job.attempts;
+    ++job.pair_rate_answers;
+    if (job.pair_rate_answers >= k_pair_rate_max_answers) {
+        finish(job, JobStatus::failed, outcome, latency);
+        return;
+    }
+    finish(job, JobStatus::retrying, outcome, latency);
+    m_waiting.push({now + pair_rate_wait(job.pair_rate_answers), m_seq++, std::move(job)});
+}
+
+}  // namespace
 
 std::string_view to_string(StopReason reason) {
     switch (reason) {
@@ -418,7 +840,7 @@ std::string_view to_string(StopReason reason) {
 }
 
 DispatchResult dispatch(JobSource& source, const DispatchSettings& settings, const DispatchParts& parts) {
-    return detail::Dispatcher(source, settings, parts).run();
+    return Dispatcher(source, settings, parts).run();
 }
 
 }  // namespace queue

@@ -1,9 +1,10 @@
 #pragma once
 // The send loop: keeps up to `concurrency` requests in flight on one thread (with `auto`, as
-// many as an InFlightWindow sizes from the latency and the rate in force), paced by the
-// rate limiter, the daily cap, the gate (send window) and any pause, retrying as the retry
-// policy says, until the source is empty or a stop rule fires. A closed gate or a reached cap
-// only waits: the run never ends while work is left.
+// many as an InFlightWindow sizes from the latency and the rate in force), each job admitted
+// before it starts by the admission steps in a fixed order — the send window, the daily cap
+// (the ledger, or without one queue::DailyCap), the pace (shared, or this runner's rate
+// limiter) — retrying as the retry policy says, until the source is empty or a stop rule
+// fires. A closed window or a reached cap only waits: the run never ends while work is left.
 
 #include <atomic>
 #include <chrono>
@@ -19,10 +20,10 @@
 
 namespace queue {
 
+class Admitter;
+class Pace;
 class RateLimiter;
 class RetryPolicy;
-class DailyCap;
-class SharedPace;
 
 enum class StopReason {
     completed,
@@ -68,14 +69,18 @@ struct DispatchParts {
     const service::ServiceConfig* service = nullptr;
     service::HttpTransport* transport = nullptr;
     const util::Clock* clock = nullptr;
+    // This runner's pace: it sizes each turn's starts (with a shared pace too: a runner asks
+    // for no more than it could start), and without `pace` it is the last admission step.
     RateLimiter* limiter = nullptr;
     RetryPolicy* retry = nullptr;
-    DailyCap* daily_cap = nullptr;  // may be null: no cap
-    const Gate* gate = nullptr;     // may be null: always open (e.g. a SendWindow)
+    // The admission steps before the pace, each may be null (none). `limits`: the daily cap and
+    // the account's other limits — the ledger's reservations, or without a ledger a DailyCap;
+    // `window`: the send window, asked first.
+    Admitter* limits = nullptr;
+    Admitter* window = nullptr;
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
-    Reserver* reserver = nullptr;                     // may be null: no account limits beyond daily_cap
-    SharedPace* pace = nullptr;                       // may be null: this runner paces alone
+    Pace* pace = nullptr;                             // the account's pace, shared; null: `limiter` alone
 };
 
 struct DispatchResult {

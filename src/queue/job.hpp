@@ -12,6 +12,8 @@
 
 namespace queue {
 
+struct Admission;
+
 struct Job {
     std::int64_t row = 0;
     std::string wa_id;
@@ -60,45 +62,6 @@ struct Progress {
     std::string pause_reason;  // "rate limited by the service", "daily cap reached", …
 };
 
-// Something that holds new requests back for a while, by the wall clock (the send window).
-// Requests already in flight are not affected.
-class Gate {
-public:
-    virtual ~Gate() = default;
-    // nullopt when requests may start at `wall_now`; otherwise when they may start again
-    // (system_clock::time_point::max() when never).
-    virtual std::optional<std::chrono::system_clock::time_point> closed_until(
-        std::chrono::system_clock::time_point wall_now) const = 0;
-    // Why it holds requests back, for Progress::pause_reason: "outside the send window".
-    virtual std::string reason() const = 0;
-};
-
-// What the account's shared limits say of one send about to start (see Reserver).
-struct Reservation {
-    enum class Verdict {
-        granted,  // reserved: the request may leave
-        refused,  // never, in this run (on_refused records it)
-        later,    // not before `until`: the queue pauses and asks again
-    };
-    // Why a send was refused: its number is at rate.per_recipient, on the suppression list, or
-    // held by a 131049 answer.
-    enum class Refusal { frequency_cap, suppressed, marketing_limit };
-    Verdict verdict = Verdict::granted;
-    std::optional<std::chrono::system_clock::time_point> until;  // later: when room opens
-    std::string reason;                                          // refused, later: why, for people
-    Refusal refusal = Refusal::frequency_cap;                    // refused: the cause
-};
-
-// The account's limits as every runner of the account sees them (its ledger): each send is
-// reserved before its request leaves, in one call per turn of the send loop.
-class Reserver {
-public:
-    virtual ~Reserver() = default;
-    // Returns one Reservation per job, in order. A failure (the ledger cannot be written)
-    // stops the dispatch before any of `jobs` leaves.
-    virtual util::Result<std::vector<Reservation>> reserve(const std::vector<const Job*>& jobs) = 0;
-};
-
 // The dispatcher's reports; the runner writes them to the result log and the screen.
 class DispatchObserver {
 public:
@@ -110,13 +73,14 @@ public:
     // whether that is final. A failure to record it stops the dispatch.
     virtual util::Result<void> on_result(const Job& job, JobStatus status, const service::Outcome& outcome,
                                          std::chrono::milliseconds latency) = 0;
-    // The account's limits refused `job` for good (Reservation::Verdict::refused) with `answer`
-    // (its refusal and reason): no request left. A failure to record it stops the dispatch.
-    virtual util::Result<void> on_refused(const Job&, const Reservation& /*answer*/) { return {}; }
+    // An admission step refused `job` for good (Admission::Verdict::never) with `answer` (its
+    // refusal and reason): no request left. A failure to record it stops the dispatch.
+    virtual util::Result<void> on_refused(const Job&, const Admission& /*answer*/) { return {}; }
     // Called about once a second with the state of the queue.
     virtual void on_progress(const Progress& progress) = 0;
-    // Called once when the queue starts to wait for the gate (send window) or the daily cap,
-    // with pause_reason and paused_until set; not for the service's short rate-limit pauses.
+    // Called once when the queue starts to wait for an admission step whose reason is news
+    // (Admission::notice: the send window, the daily cap, the rate store unreachable), with
+    // pause_reason and paused_until set; not for the service's short rate-limit pauses.
     // Does nothing unless overridden.
     virtual void on_pause(const Progress&) {}
     // Called before requests started since the last call may leave (the transport only sends

@@ -173,6 +173,18 @@ void RateLimiter::on_success(SteadyTime now) {
     }
 }
 
+util::Result<void> RateLimiter::admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) {
+    out.resize(jobs.size());
+    for (auto& answer : out) {
+        answer = Admission{};
+        if (!try_acquire(at.steady)) {
+            answer.verdict = Admission::Verdict::later;
+            answer.retry_at = next_allowed(at.steady);
+        }
+    }
+    return {};
+}
+
 std::optional<SteadyTime> RateLimiter::paused_until(SteadyTime now) const {
     if (m_pause_until && now < *m_pause_until) {
         return m_pause_until;

@@ -6,9 +6,9 @@
 #include <deque>
 #include <optional>
 
-namespace queue {
+#include "queue/pace.hpp"
 
-using SteadyTime = std::chrono::steady_clock::time_point;
+namespace queue {
 
 // GCRA (generic cell rate algorithm), kept in integer nanoseconds.
 // - Emission interval T = 1 s / rate, rounded *up* to a whole nanosecond.
@@ -35,8 +35,10 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 // shorter, but no less than 100 ms), and from then on the limiter paces like a configured one
 // whose tau is burst x T at that measured rate, climbing without a ceiling: a climb that
 // outgrows what the in-flight limit lets through no longer holds anything back.
+// As a Pace (this runner's, when the account's pace is not shared) it admits each job that may
+// start at once and takes its slot; the others wait until next_allowed().
 // Not thread-safe: the dispatcher serialises calls.
-class RateLimiter {
+class RateLimiter final : public Pace {
 public:
     // A limiter for `per_second` (> 0; clamped into [0.001, 1e9]; infinity: unlimited) and
     // `burst` (>= 0; a negative value counts as 0).
@@ -59,7 +61,11 @@ public:
     // `request_started` (when that request left) so that the 429s of requests already in flight
     // count as one decrease.
     void on_throttled(SteadyTime now, std::optional<std::chrono::milliseconds> retry_after,
-                      std::optional<SteadyTime> request_started = std::nullopt);
+                      std::optional<SteadyTime> request_started = std::nullopt) override;
+
+    // Pace: takes a slot for each of `jobs` that may start at `at` (now); the others wait
+    // until next_allowed() (later, no reason: it is only pacing). Never fails.
+    util::Result<void> admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) override;
 
     // A request succeeded at `now`: ends a run of throttles and climbs back toward the
     // configured rate (ignored while paused).

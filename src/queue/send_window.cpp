@@ -130,6 +130,28 @@ std::string SendWindow::reason() const {
     return "outside the send window";
 }
 
+std::size_t SendWindow::room(Instant at, Admission& why) const {
+    const auto until = closed_until(at.wall);
+    if (!until) {
+        return k_any_room;
+    }
+    // Asked again at the opening, and every second meanwhile: the wall clock may be set.
+    why = later_until(at, until, std::chrono::seconds(1));
+    if (*until == WallTime::max()) {
+        why.until.reset();
+    }
+    why.reason = reason();
+    why.notice = true;
+    return 0;
+}
+
+util::Result<void> SendWindow::admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) {
+    Admission answer;
+    room(at, answer);
+    out.assign(jobs.size(), answer);
+    return {};
+}
+
 std::string SendWindow::local_text(WallTime t) const {
     const date::sys_info info = m_zone.date_zone().get_info(floor<seconds>(t));
     const WallTime local = t + info.offset;

@@ -8,13 +8,11 @@
 #include <string>
 
 #include "campaign/campaign.hpp"
-#include "queue/job.hpp"
+#include "queue/admission.hpp"
 #include "util/result.hpp"
 #include "util/zone.hpp"
 
 namespace queue {
-
-using WallTime = std::chrono::system_clock::time_point;
 
 // The window is open at an instant when that instant's local time in the zone (at the offset in
 // force then) falls on a listed weekday, at or after `from` and before `to`. So across DST:
@@ -24,7 +22,8 @@ using WallTime = std::chrono::system_clock::time_point;
 //   inside the repeated hour opens twice;
 // - `to` 24:00 closes at the next local midnight; back-to-back days (00:00-24:00) merge.
 // Zones come from the system's tzdata (/usr/share/zoneinfo); nothing is downloaded.
-class SendWindow final : public Gate {
+// As an admission step it holds every job back while closed, the same for every job.
+class SendWindow final : public Admitter {
 public:
     // The window `window`; fails when tzdata has no zone named `window.timezone` or cannot be read.
     static util::Result<SendWindow> make(const campaign::Window& window);
@@ -40,11 +39,16 @@ public:
     // nullopt when it never ends (every day 00:00-24:00) or never opens.
     std::optional<WallTime> closes_at(WallTime now) const;
 
-    // Gate: nullopt when open at `wall_now`, else next_open() (WallTime::max() when never).
-    std::optional<WallTime> closed_until(WallTime wall_now) const override;
+    // nullopt when open at `wall_now`, else next_open() (WallTime::max() when never).
+    std::optional<WallTime> closed_until(WallTime wall_now) const;
 
-    // "outside the send window".
-    std::string reason() const override;
+    // Why it holds jobs back, for people: "outside the send window".
+    std::string reason() const;
+
+    // Admitter: none while closed (`why`: until the opening, a notice), else any.
+    std::size_t room(Instant at, Admission& why) const override;
+    // Every job now while open, else later as room() says. Never fails.
+    util::Result<void> admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) override;
 
     // `t` as local time in the window's zone, for people: "Mon 2026-03-09 09:00 IST".
     std::string local_text(WallTime t) const;

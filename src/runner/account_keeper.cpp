@@ -63,48 +63,55 @@ void AccountKeeper::clear() {
     m_pending = false;
 }
 
-util::Result<std::vector<queue::Reservation>> AccountKeeper::reserve(const std::vector<const queue::Job*>& jobs) {
+util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                                        std::vector<queue::Admission>& out) {
+    using Admission = queue::Admission;
     account::ReservationRequest request;
     request.limits = m_book.limits();
-    request.now = m_clock.wall_now();
+    request.now = at.wall;
     request.marketing_holds = m_book.marketing_holds();
     for (const auto* job : jobs) {
         request.sends.push_back(send_of(*job));
     }
     TRY_ASSIGN(const auto answers, m_book.ledger().reserve(request));
-    std::vector<queue::Reservation> out(answers.size());
+    out.assign(answers.size(), Admission{});
     for (std::size_t i = 0; i < answers.size(); ++i) {
         const auto& a = answers[i];
+        Admission& answer = out[i];
         switch (a.refusal) {
         case account::Refusal::none: break;
         case account::Refusal::frequency_cap:
-            out[i] = {queue::Reservation::Verdict::refused, a.room_at,
-                      fmt::format("another campaign of the account messaged this number meanwhile "
-                                  "(rate.per_recipient); next possible at {}",
-                                  a.room_at ? util::format_timestamp(*a.room_at) : "?")};
+            answer = {.verdict = Admission::Verdict::never,
+                      .until = a.room_at,
+                      .reason = fmt::format("another campaign of the account messaged this number meanwhile "
+                                            "(rate.per_recipient); next possible at {}",
+                                            a.room_at ? util::format_timestamp(*a.room_at) : "?")};
             break;
         case account::Refusal::suppressed: {
             // Put on the list after the row was screened: by another runner's 131050, `suppress
             // add`, or this run's own answer.
             auto entries = m_book.ledger().suppressed({request.sends[i].wa_id});
-            out[i] = {
-                queue::Reservation::Verdict::refused, std::nullopt,
-                entries && !entries->empty() ? suppressed_why(entries->front()) : "on the account's suppression list",
-                queue::Reservation::Refusal::suppressed};
+            answer = {.verdict = Admission::Verdict::never,
+                      .reason = entries && !entries->empty() ? suppressed_why(entries->front())
+                                                             : "on the account's suppression list",
+                      .refusal = Admission::Refusal::suppressed};
             break;
         }
         case account::Refusal::held:
-            out[i] = {queue::Reservation::Verdict::refused, a.room_at, held_why(a.room_at.value_or(request.now)),
-                      queue::Reservation::Refusal::marketing_limit};
+            answer = {.verdict = Admission::Verdict::never,
+                      .until = a.room_at,
+                      .reason = held_why(a.room_at.value_or(request.now)),
+                      .refusal = Admission::Refusal::marketing_limit};
             break;
         case account::Refusal::per_day:
-            out[i] = {queue::Reservation::Verdict::later, a.room_at,
-                      fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
-                                  request.limits.per_day.value_or(0))};
+            answer = queue::later_until(at, a.room_at, k_ask_again);
+            answer.reason = fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
+                                        request.limits.per_day.value_or(0));
+            answer.notice = true;
             break;
         }
     }
-    return out;
+    return {};
 }
 
 util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobStatus status,

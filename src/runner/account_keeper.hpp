@@ -1,13 +1,14 @@
 #pragma once
 // Keeps the account's ledger up to date during a run (docs/ledger.md): reserves each send
-// before its request leaves (queue::Reserver), and passes the dispatcher's reports on to the
-// log first and then records what the answers say in the ledger, with the log's fold mark in
-// the same transaction: every k_record_every or k_record_batch answers, not every turn (a
-// reservation already counts; what a crash leaves out, the next run folds in from the log).
+// before its request leaves (the dispatcher's daily-cap admission step, queue::Admitter), and passes the dispatcher's
+// reports on to the log first and then records what the answers say in the ledger, with the log's fold mark in the same
+// transaction: every k_record_every or k_record_batch answers, not every turn (a reservation already counts; what a
+// crash leaves out, the next run folds in from the log).
 
 #include <string>
 
 #include "account/types.hpp"
+#include "queue/admission.hpp"
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
 #include "runner/account_book.hpp"
@@ -15,7 +16,7 @@
 
 namespace runner {
 
-class AccountKeeper final : public queue::Reserver, public queue::DispatchObserver {
+class AccountKeeper final : public queue::Admitter, public queue::DispatchObserver {
 public:
     // `log` is the campaign's log, which `inner` writes; `campaign` the campaign's key.
     AccountKeeper(AccountBook& book, queue::DispatchObserver& inner, const results::LogWriter& log,
@@ -24,12 +25,17 @@ public:
         clear();
     }
 
-    util::Result<std::vector<queue::Reservation>> reserve(const std::vector<const queue::Job*>& jobs) override;
+    // Reserves `jobs` with the ledger at `at` (one transaction): now when reserved; never when
+    // the number is suppressed, held (131049) or at rate.per_recipient; later when the account's
+    // rate.per_day is full, asked again when room opens and meanwhile every k_ask_again (another
+    // runner may give room back). Fails when the ledger cannot be written.
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                             std::vector<queue::Admission>& out) override;
 
     util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
                                  std::chrono::milliseconds latency) override;
-    util::Result<void> on_refused(const queue::Job& job, const queue::Reservation& answer) override {
+    util::Result<void> on_refused(const queue::Job& job, const queue::Admission& answer) override {
         return m_inner.on_refused(job, answer);
     }
     void on_progress(const queue::Progress& progress) override { m_inner.on_progress(progress); }
@@ -40,6 +46,7 @@ public:
     // Records the answers not yet recorded (the log holds them): at the end of the dispatch.
     util::Result<void> record_pending();
 
+    static constexpr std::chrono::seconds k_ask_again{5};
     static constexpr std::chrono::milliseconds k_record_every{250};
     static constexpr std::size_t k_record_batch = 1024;
 

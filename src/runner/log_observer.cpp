@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "queue/admission.hpp"
 #include "results/records.hpp"
 #include "runner/secrets.hpp"
 
@@ -118,7 +119,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     return written;
 }
 
-util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Reservation& answer) {
+util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission& answer) {
     results::ResultRecord record;
     record.row = job.row;
     record.wa_id = job.wa_id;
@@ -126,9 +127,9 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::R
     record.attempts = job.requests;
     record.status = results::Status::skipped;
     switch (answer.refusal) {
-    case queue::Reservation::Refusal::frequency_cap: record.cause = results::Cause::frequency_cap; break;
-    case queue::Reservation::Refusal::suppressed: record.cause = results::Cause::suppressed; break;
-    case queue::Reservation::Refusal::marketing_limit:
+    case queue::Admission::Refusal::frequency_cap: record.cause = results::Cause::frequency_cap; break;
+    case queue::Admission::Refusal::suppressed: record.cause = results::Cause::suppressed; break;
+    case queue::Admission::Refusal::marketing_limit:
         // As screening records a hold: failed, so that a later run sends once the hold ends.
         record.status = results::Status::failed;
         record.cause = results::Cause::marketing_limit;

@@ -26,10 +26,11 @@ void note_log_error(SendReport& report, const util::Error& error) {
     }
 }
 
-// The daily cap, counting the sends the existing log records within its day.
+// The daily cap of a campaign without a ledger, counting the sends the existing log records
+// within its day. With a ledger, the ledger counts per_day over the whole account (the
+// AccountKeeper's admission): one or the other is in force, never both.
 std::optional<queue::DailyCap> daily_cap_for(const SendRun& run) {
     std::optional<queue::DailyCap> cap;
-    // With a ledger, the ledger counts per_day over the whole account.
     if (run.campaign.rate.per_day && !run.book) {
         cap.emplace(*run.campaign.rate.per_day);
         if (run.state) {
@@ -97,11 +98,12 @@ void send(SendRun& run) {
                                .clock = &clock,
                                .limiter = &limiter,
                                .retry = &retry,
-                               .daily_cap = cap ? &*cap : nullptr,
-                               .gate = run.window ? &*run.window : nullptr,
+                               .limits = keeper ? static_cast<queue::Admitter*>(&*keeper)
+                                         : cap  ? &*cap
+                                                : nullptr,
+                               .window = run.window ? &*run.window : nullptr,
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
-                               .reserver = keeper ? &*keeper : nullptr,
                                .pace = run.parts.pace};
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);

@@ -14,9 +14,9 @@
 
 #include "fakes.hpp"
 #include "queue/dispatcher.hpp"
+#include "queue/pace.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
-#include "queue/shared_pace.hpp"
 
 namespace dispatch_test {
 
@@ -115,11 +115,10 @@ struct Rig {
                                    .clock = &clock,
                                    .limiter = &limiter,
                                    .retry = &retry,
-                                   .daily_cap = daily_cap,
-                                   .gate = gate,
+                                   .limits = limits,
+                                   .window = window,
                                    .observer = &recorder,
                                    .stop_requests = &stops,
-                                   .reserver = reserver,
                                    .pace = pace};
         return queue::dispatch(source, settings, parts);
     }
@@ -134,10 +133,9 @@ struct Rig {
     queue::DispatchSettings settings;
     Recorder recorder;
     std::atomic<int> stops{0};
-    const queue::Gate* gate = nullptr;
-    queue::DailyCap* daily_cap = nullptr;
-    queue::SharedPace* pace = nullptr;
-    queue::Reserver* reserver = nullptr;
+    queue::Admitter* window = nullptr;  // the send window
+    queue::Admitter* limits = nullptr;  // the daily cap, or the account's ledger
+    queue::Pace* pace = nullptr;        // a shared pace
 };
 
 inline fakes::FakeTransport::Answer ok(const service::HttpRequest&) {

@@ -246,7 +246,7 @@ TEST_SUITE("pace::redis_pace") {
         pace::RedisPace b(store_of(server), name, 100, 10, clock);
         const auto now = clock.steady_now();
         REQUIRE(b.take(now, 1).granted == 1);
-        a.throttled(now, 2000ms);
+        a.on_throttled(now, 2000ms);
         auto paused = b.take(now, 1);
         CHECK(paused.granted == 0);
         CHECK(paused.reason == "rate limited by the service (the account's runners pause together)");
@@ -256,7 +256,7 @@ TEST_SUITE("pace::redis_pace") {
         const std::string key = a.key();
         CHECK(std::stod(server.command({"HGET", key, "dec"})) == doctest::Approx(50));
         // Throttles of the same episode (while its pause runs) count once, and may only lengthen it.
-        b.throttled(now, 5000ms);
+        b.on_throttled(now, 5000ms);
         CHECK(std::stod(server.command({"HGET", key, "dec"})) == doctest::Approx(50));
         CHECK(b.take(now, 1).retry_at > now + 4500ms);
         // Five seconds after the pause the rate has climbed by 100/20 a second to 75: a new
@@ -264,7 +264,7 @@ TEST_SUITE("pace::redis_pace") {
         a.take(now, 1);  // reads Redis's clock
         const long long t = a.last_time_us();
         server.command({"HSET", key, "pause", std::to_string(t - 5'000'000)});
-        a.throttled(now, 0ms);
+        a.on_throttled(now, 0ms);
         const double dec = std::stod(server.command({"HGET", key, "dec"}));
         CHECK(dec >= 37.5);
         CHECK(dec < 37.6);
@@ -329,7 +329,7 @@ TEST_SUITE("pace::redis_pace") {
         CHECK(down.retry_at == now + 1s);
         // Meanwhile it does not try again (nor block).
         CHECK(pace.take(now + 500ms, 1).reason == down.reason);
-        pace.throttled(now + 500ms, std::nullopt);  // best effort: nothing happens
+        pace.on_throttled(now + 500ms, std::nullopt);  // best effort: nothing happens
         server.start();
         CHECK(pace.take(now + 500ms, 1).granted == 0);
         auto back = pace.take(now + 1s, 1);

@@ -2,6 +2,7 @@
 
 #include "fakes.hpp"
 #include "queue/daily_cap.hpp"
+#include "queue/job.hpp"
 
 using namespace std::chrono_literals;
 using queue::DailyCap;
@@ -83,5 +84,59 @@ TEST_SUITE("queue::DailyCap") {
         DailyCap cap(0);
         CHECK(cap.blocked_until(clock.wall_now()) == WallTime::max());
         CHECK(DailyCap(-3).per_day() == 0);
+    }
+}
+
+TEST_SUITE("queue::DailyCap as an admission step") {
+    TEST_CASE("its room is the cap less the day's sends and the jobs started and not yet ended") {
+        fakes::FakeClock clock;
+        const queue::Instant at{clock.steady_now(), clock.wall_now()};
+        DailyCap cap(5);
+        cap.record(at.wall - 1h);
+        queue::Admission why;
+        CHECK(cap.room(at, why) == 4);
+        const queue::Job job{};
+        const std::vector<const queue::Job*> jobs{&job, &job, &job};
+        std::vector<queue::Admission> out;
+        REQUIRE(cap.admit(jobs, at, out));
+        REQUIRE(out.size() == 3);
+        CHECK(out[2].verdict == queue::Admission::Verdict::now);
+        CHECK(cap.room(at, why) == 1);
+        cap.settle(2, 1, at);  // one sent, one failed: its room comes back
+        CHECK(cap.room(at, why) == 2);
+        CHECK(cap.sent_in_window(at.wall) == 2);
+    }
+    TEST_CASE("full with sends: later, \"daily cap reached\" until the oldest ages out, told once") {
+        fakes::FakeClock clock;
+        const queue::Instant at{clock.steady_now(), clock.wall_now()};
+        DailyCap cap(2);
+        cap.record(at.wall - 23h);
+        cap.record(at.wall - 1h);
+        queue::Admission why;
+        CHECK(cap.room(at, why) == 0);
+        CHECK(why.verdict == queue::Admission::Verdict::later);
+        CHECK(why.reason == "daily cap reached");
+        CHECK(why.until == at.wall + 1h);
+        CHECK(why.notice);
+        CHECK(why.retry_at == at.steady + 1s);  // looked at again every second meanwhile
+        const queue::Job job{};
+        const std::vector<const queue::Job*> jobs{&job};
+        std::vector<queue::Admission> out;
+        REQUIRE(cap.admit(jobs, at, out));
+        CHECK(out[0].verdict == queue::Admission::Verdict::later);
+    }
+    TEST_CASE("full only with jobs not yet answered: no pause to tell, asked again in a second") {
+        fakes::FakeClock clock;
+        const queue::Instant at{clock.steady_now(), clock.wall_now()};
+        DailyCap cap(1);
+        const queue::Job job{};
+        const std::vector<const queue::Job*> jobs{&job};
+        std::vector<queue::Admission> out;
+        REQUIRE(cap.admit(jobs, at, out));
+        queue::Admission why;
+        CHECK(cap.room(at, why) == 0);
+        CHECK(why.reason.empty());
+        CHECK_FALSE(why.until.has_value());
+        CHECK(why.retry_at == at.steady + 1s);
     }
 }

@@ -174,7 +174,7 @@ TEST_SUITE("queue::dispatch") {
         Rig rig(ok, 1000, 0, 10ms);
         queue::DailyCap cap(5);
         cap.record(rig.clock.wall_now() - 23h);  // one send from an earlier run, counted from the log
-        rig.daily_cap = &cap;
+        rig.limits = &cap;
         rig.settings.concurrency = 2;
         ListSource source(8);
         const auto start = rig.clock.wall_now();
@@ -257,10 +257,10 @@ std::vector<queue::WallTime> start_times(const Rig& rig, std::chrono::steady_clo
 
 TEST_SUITE("queue::dispatch") {
     TEST_CASE("a run started at 17:59 sends until the window closes at 18:00, waits, and completes when it opens") {
-        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        auto window = office_hours("Asia/Kolkata", 9, 18);
         Rig rig(ok, 1, 0, 50ms);
         rig.settings.concurrency = 1;
-        rig.gate = &window;
+        rig.window = &window;
         rig.clock.set_wall(utc(2026, 3, 5, 12, 29));  // Thursday 17:59 IST
         const auto steady0 = rig.clock.steady_now();
         const auto wall0 = rig.clock.wall_now();
@@ -288,10 +288,10 @@ TEST_SUITE("queue::dispatch") {
     TEST_CASE("a campaign spanning two windows over a DST weekend starts nothing outside them") {
         // New York Mon-Fri 09:00-17:00; clocks go forward on Sunday 2026-03-08, so Monday's
         // 09:00 is 13:00 UTC where Friday's 17:00 was 22:00 UTC.
-        const auto window = office_hours("America/New_York", 9, 17);
+        auto window = office_hours("America/New_York", 9, 17);
         Rig rig(ok, 1, 0, 50ms);
         rig.settings.concurrency = 1;
-        rig.gate = &window;
+        rig.window = &window;
         rig.clock.set_wall(utc(2026, 3, 6, 21, 59, 30));  // Friday 16:59:30 EST
         const auto steady0 = rig.clock.steady_now();
         const auto wall0 = rig.clock.wall_now();
@@ -310,10 +310,10 @@ TEST_SUITE("queue::dispatch") {
         CHECK(starts[30] < utc(2026, 3, 9, 13, 0, 1));  // woken at the opening, not long after
     }
     TEST_CASE("requests in flight when the window closes finish; the rest wait for the opening") {
-        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        auto window = office_hours("Asia/Kolkata", 9, 18);
         Rig rig(ok, 1000, 0, 5s);
         rig.settings.concurrency = 4;
-        rig.gate = &window;
+        rig.window = &window;
         rig.clock.set_wall(utc(2026, 3, 5, 12, 29, 58));  // Thursday 17:59:58 IST
         const auto steady0 = rig.clock.steady_now();
         const auto wall0 = rig.clock.wall_now();
@@ -328,9 +328,9 @@ TEST_SUITE("queue::dispatch") {
         CHECK(starts[4] >= utc(2026, 3, 6, 3, 30));
     }
     TEST_CASE("a stop request is noticed while the window is closed") {
-        const auto window = office_hours("Asia/Kolkata", 9, 18);
+        auto window = office_hours("Asia/Kolkata", 9, 18);
         Rig rig(ok);
-        rig.gate = &window;
+        rig.window = &window;
         rig.clock.set_wall(utc(2026, 3, 7, 6, 0));  // Saturday: closed until Monday
         const auto steady0 = rig.clock.steady_now();
         struct StopWhenPaused final : queue::DispatchObserver {
@@ -354,6 +354,7 @@ TEST_SUITE("queue::dispatch") {
         CHECK(result.reason == queue::StopReason::interrupted);
         CHECK(rig.transport.started.empty());
         CHECK(rig.clock.steady_now() - steady0 <= 1s);
+        CHECK(result.progress.started == 0);  // nothing taken from the list while closed
         REQUIRE(rig.recorder.last_pause);
         CHECK(rig.recorder.last_pause->paused_until == utc(2026, 3, 9, 3, 30));
     }

@@ -16,18 +16,23 @@ namespace {
 
 using Steady = std::chrono::steady_clock::time_point;
 
-// A scripted pace that records every question and every slot it granted, by time.
-class FakePace final : public queue::SharedPace {
+// A scripted shared pace that records every question and every slot it granted, by time.
+class FakePace final : public queue::Pace {
 public:
     using Script = std::function<queue::PaceAnswer(Steady now, int want)>;
     explicit FakePace(Script script) : m_script(std::move(script)) {}
-    queue::PaceAnswer take(Steady now, int want) override {
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                             std::vector<queue::Admission>& out) override {
+        const Steady now = at.steady;
+        const int want = static_cast<int>(jobs.size());
         asks.push_back({now, want});
         queue::PaceAnswer answer = m_script(now, want);
         granted[now] += answer.granted;
-        return answer;
+        queue::admissions_of(answer, jobs.size(), out);
+        return {};
     }
-    void throttled(Steady now, std::optional<std::chrono::milliseconds> retry_after) override {
+    void on_throttled(Steady now, std::optional<std::chrono::milliseconds> retry_after,
+                      std::optional<Steady>) override {
         throttles.push_back({now, retry_after});
     }
     std::vector<std::pair<Steady, int>> asks;
@@ -61,13 +66,15 @@ void check_starts_granted(const fakes::FakeTransport& transport, const FakePace&
 }
 
 // An account that grants every send, its ledger taking `takes` a call.
-class SlowReserver final : public queue::Reserver {
+class SlowReserver final : public queue::Admitter {
 public:
     SlowReserver(fakes::FakeClock& clock, std::chrono::milliseconds takes) : m_clock(clock), m_takes(takes) {}
-    util::Result<std::vector<queue::Reservation>> reserve(const std::vector<const queue::Job*>& jobs) override {
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant,
+                             std::vector<queue::Admission>& out) override {
         m_clock.advance(m_takes);
         ++calls;
-        return std::vector<queue::Reservation>(jobs.size());
+        out.assign(jobs.size(), queue::Admission{});
+        return {};
     }
     int calls = 0;
 
@@ -244,7 +251,7 @@ TEST_SUITE("queue::dispatch with a shared pace") {
         Rig rig(ok, 5, 1, 10ms);
         rig.settings.concurrency = 5;
         SlowReserver ledger(rig.clock, 10ms);
-        rig.reserver = &ledger;
+        rig.limits = &ledger;
         FakePace pace(grant_for_5ms);
         rig.pace = &pace;
         ListSource source(8);

@@ -6,30 +6,38 @@
 #include "queue_dispatch_rig.hpp"
 
 using namespace dispatch_test;
-using queue::Reservation;
+using queue::Admission;
 
 namespace {
 
 // The account's answer for each job, as `decide` says; remembers the rows of every call and when
 // it came (steady time).
-class FakeReserver final : public queue::Reserver {
+class FakeReserver final : public queue::Admitter {
 public:
-    using Decide = std::function<util::Result<Reservation>(const queue::Job&)>;
+    using Decide = std::function<util::Result<Admission>(const queue::Job&)>;
     FakeReserver(const fakes::FakeClock& clock, Decide decide) : m_clock(clock), m_decide(std::move(decide)) {}
 
-    util::Result<std::vector<Reservation>> reserve(const std::vector<const queue::Job*>& jobs) override {
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                             std::vector<Admission>& out) override {
         std::vector<std::int64_t> rows;
-        std::vector<Reservation> out;
+        out.clear();
         for (const auto* job : jobs) {
             rows.push_back(job->row);
             auto answer = m_decide(*job);
             if (!answer) {
                 return answer.error();
             }
+            if (answer->verdict == Admission::Verdict::later) {
+                // As the ledger's keeper asks: again when room opens, meanwhile every 5 s.
+                const auto reason = answer->reason;
+                *answer = queue::later_until(at, answer->until, std::chrono::seconds(5));
+                answer->reason = reason;
+                answer->notice = true;
+            }
             out.push_back(*answer);
         }
         calls.push_back({m_clock.steady_now(), rows});
-        return out;
+        return {};
     }
 
     struct Call {
@@ -66,7 +74,7 @@ public:
         results[job.row] = status;
         return {};
     }
-    util::Result<void> on_refused(const queue::Job& job, const queue::Reservation& answer) override {
+    util::Result<void> on_refused(const queue::Job& job, const queue::Admission& answer) override {
         if (fail_refused) {
             return util::Error{"disk full", util::ErrorKind::write};
         }
@@ -121,9 +129,9 @@ struct ReserveRig {
                                          .clock = &rig.clock,
                                          .limiter = &rig.limiter,
                                          .retry = &rig.retry,
+                                         .limits = &reserver,
                                          .observer = &trace,
-                                         .stop_requests = &rig.stops,
-                                         .reserver = &reserver};
+                                         .stop_requests = &rig.stops};
         return queue::dispatch(source, rig.settings, parts);
     }
 
@@ -132,8 +140,8 @@ struct ReserveRig {
     FakeReserver reserver;
 };
 
-Reservation granted() {
-    return Reservation{};
+Admission granted() {
+    return Admission{};
 }
 
 }  // namespace
@@ -155,7 +163,7 @@ TEST_SUITE("queue::dispatch account reservations") {
     TEST_CASE("a refused job is reported refused: no attempt line, no request") {
         ReserveRig r([](const queue::Job& job) {
             if (job.row == 2) {
-                return Reservation{Reservation::Verdict::refused, std::nullopt, "messaged meanwhile"};
+                return Admission{.verdict = Admission::Verdict::never, .reason = "messaged meanwhile"};
             }
             return granted();
         });
@@ -176,7 +184,9 @@ TEST_SUITE("queue::dispatch account reservations") {
         std::optional<std::chrono::system_clock::time_point> until;
         ReserveRig r([&](const queue::Job& job) {
             if (job.row == 2 && clock->wall_now() < *until) {
-                return Reservation{Reservation::Verdict::later, until, "the account's daily cap is reached"};
+                return Admission{.verdict = Admission::Verdict::later,
+                                 .until = until,
+                                 .reason = "the account's daily cap is reached"};
             }
             return granted();
         });
@@ -209,6 +219,7 @@ TEST_SUITE("queue::dispatch account reservations") {
         REQUIRE_FALSE(r.trace.pauses.empty());
         CHECK(r.trace.pauses.front().pause_reason == "the account's daily cap is reached");
         CHECK(r.trace.pauses.front().paused_until == until);
+        CHECK(r.trace.pauses.size() == 1);  // told once, not at each ask
     }
 
     TEST_CASE("every granted job's attempt line comes before its request") {
@@ -226,8 +237,7 @@ TEST_SUITE("queue::dispatch account reservations") {
     }
 
     TEST_CASE("a reservation that fails stops the dispatch with ledger_error before anything leaves") {
-        ReserveRig r(
-            [](const queue::Job&) -> util::Result<Reservation> { return util::fail("ledger: disk I/O error"); });
+        ReserveRig r([](const queue::Job&) -> util::Result<Admission> { return util::fail("ledger: disk I/O error"); });
         ListSource source(3);
         auto result = r.run(source);
         CHECK(result.reason == queue::StopReason::ledger_error);
@@ -238,7 +248,7 @@ TEST_SUITE("queue::dispatch account reservations") {
 
     TEST_CASE("a refusal that cannot be logged stops the dispatch with log_error") {
         ReserveRig r([](const queue::Job&) {
-            return Reservation{Reservation::Verdict::refused, std::nullopt, "messaged meanwhile"};
+            return Admission{.verdict = Admission::Verdict::never, .reason = "messaged meanwhile"};
         });
         r.trace.fail_refused = true;
         ListSource source(2);

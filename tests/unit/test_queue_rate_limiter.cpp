@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fakes.hpp"
+#include "queue/job.hpp"
 #include "queue/rate_limiter.hpp"
 
 using namespace std::chrono_literals;
@@ -436,5 +437,24 @@ TEST_SUITE("queue::RateLimiter") {
             CHECK(outcome.decreases <= 12);
             CHECK(outcome.throttled <= 100);
         }
+    }
+}
+
+TEST_SUITE("queue::RateLimiter as a pace") {
+    TEST_CASE("admits the jobs that may start at once, taking their slots; the others wait for the next") {
+        fakes::FakeClock clock;
+        RateLimiter limiter(10, 1);
+        const queue::Job job{};
+        const std::vector<const queue::Job*> jobs{&job, &job, &job};
+        std::vector<queue::Admission> out;
+        const queue::Instant at{clock.steady_now(), clock.wall_now()};
+        REQUIRE(limiter.admit(jobs, at, out));
+        REQUIRE(out.size() == 3);
+        CHECK(out[0].verdict == queue::Admission::Verdict::now);
+        CHECK(out[1].verdict == queue::Admission::Verdict::now);
+        CHECK(out[2].verdict == queue::Admission::Verdict::later);
+        CHECK(out[2].retry_at == limiter.next_allowed(at.steady));
+        CHECK(out[2].retry_at > at.steady);
+        CHECK(out[2].reason.empty());
     }
 }

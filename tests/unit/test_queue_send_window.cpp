@@ -118,7 +118,7 @@ TEST_SUITE("queue::SendWindow") {
     }
     TEST_CASE("as a gate: closed_until is empty when open, else the next opening, with a reason") {
         auto w = window("Asia/Kolkata", k_weekdays, 9 * 60, 18 * 60);
-        const queue::Gate& gate = w;
+        const queue::SendWindow& gate = w;
         CHECK_FALSE(gate.closed_until(utc(2026, 3, 2, 4, 0)).has_value());
         CHECK(gate.closed_until(utc(2026, 3, 6, 12, 30)) == utc(2026, 3, 9, 3, 30));
         CHECK(gate.reason() == "outside the send window");
@@ -134,5 +134,19 @@ TEST_SUITE("queue::SendWindow") {
         CHECK(w.describe() == "mon-fri 09:00-18:00 Asia/Kolkata");
         CHECK(window("Europe/London", {k_sat, k_sun}, 0, 24 * 60).describe() == "sat,sun 00:00-24:00 Europe/London");
         CHECK(window("UTC", k_every_day, 60, 120).describe() == "every day 01:00-02:00 UTC");
+    }
+    TEST_CASE("as an admission step: no room while closed, saying until the opening; once, as news") {
+        const auto w = window("Asia/Kolkata", k_weekdays, 9 * 60, 18 * 60);
+        const std::chrono::steady_clock::time_point steady{std::chrono::hours(5)};
+        queue::Admission why;
+        CHECK(w.room({steady, utc(2026, 3, 2, 4, 0)}, why) == queue::k_any_room);
+        CHECK(w.room({steady, utc(2026, 3, 6, 12, 30)}, why) == 0);
+        CHECK(why.reason == "outside the send window");
+        CHECK(why.until == utc(2026, 3, 9, 3, 30));
+        CHECK(why.notice);
+        CHECK(why.retry_at == steady + 1s);
+        const auto never = window("Asia/Kolkata", {}, 9 * 60, 18 * 60);
+        CHECK(never.room({steady, utc(2026, 3, 6, 12, 30)}, why) == 0);
+        CHECK_FALSE(why.until.has_value());
     }
 }

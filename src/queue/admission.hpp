@@ -1,0 +1,83 @@
+#pragma once
+// Admission: may a job start at an instant, and if not, until when and why. Every mechanism that
+// holds jobs back answers this one question in this one shape, for a batch of jobs at a time:
+// the send window, the daily cap (the account's ledger, or without one queue::DailyCap), the
+// pace (this runner's RateLimiter, or the account's pace shared with its other runners). The
+// dispatcher asks them in that order before a job starts (docs/architecture.md "One message").
+
+#include <chrono>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace queue {
+
+struct Job;
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+using WallTime = std::chrono::system_clock::time_point;
+
+// One moment on both clocks: the steady one for waiting, the wall one for days and for people.
+struct Instant {
+    SteadyTime steady;
+    WallTime wall;
+};
+
+// The answer for one job.
+struct Admission {
+    enum class Verdict {
+        now,    // it may start (reserved with the account, its slot granted), by `use_by`
+        later,  // not before `retry_at`, when the question is asked again
+        never,  // refused for good in this run: DispatchObserver::on_refused records it
+    };
+    // Why a job was refused for good: its number is at rate.per_recipient, on the suppression
+    // list, or held by a 131049 answer.
+    enum class Refusal { frequency_cap, suppressed, marketing_limit };
+
+    Verdict verdict = Verdict::now;
+    SteadyTime retry_at{};  // later: when to ask again
+    // later: when the wait ends by the wall clock, when known; never: when the number could be
+    // messaged again, when known
+    std::optional<WallTime> until{};
+    std::string reason{};                      // later, never: why, for people; empty for a wait that is only pacing
+    bool notice = false;                       // later: the reason is news, told once (DispatchObserver::on_pause)
+    Refusal refusal = Refusal::frequency_cap;  // never: the cause
+    // now: the latest time the job may start; a slot unused by then is dropped, never used late
+    SteadyTime use_by = SteadyTime::max();
+};
+
+// The room of a step that does not bound how many jobs may start at once.
+inline constexpr std::size_t k_any_room = std::numeric_limits<std::size_t>::max();
+
+// A `later` answer for a wait that ends at the wall time `until` (when known): asked again by
+// then, and meanwhile every `poll` (the wait may end sooner, or the wall clock be set).
+Admission later_until(Instant at, std::optional<WallTime> until, std::chrono::seconds poll);
+
+// One mechanism that may hold jobs back, as the dispatcher asks it. Every answer is for the
+// instant it is given; only what an answer commits (a reservation, a slot) outlives the call.
+class Admitter {
+public:
+    virtual ~Admitter() = default;
+
+    // How many jobs may start at `at` whatever they are, committing nothing: k_any_room when
+    // this step does not bound it. With 0, `why` holds the answer every job would get (later).
+    // Asked every turn of the send loop, before jobs are taken from the source.
+    virtual std::size_t room(Instant /*at*/, Admission& /*why*/) const { return k_any_room; }
+
+    // Answers each of `jobs` at `at`, in order, into `out` (one answer each). A job answered
+    // now counts as started for this step (reserved, its slot taken) until settle() says it
+    // ended. Fails when the step cannot answer (the ledger cannot be written): nothing of
+    // `jobs` may start, and the dispatch stops.
+    virtual util::Result<void> admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) = 0;
+
+    // `ended` of the jobs this step admitted have ended (answered, abandoned, or refused by a
+    // later step), `sent` of them sent, by `at`. Does nothing unless overridden.
+    virtual void settle(std::size_t /*ended*/, std::size_t /*sent*/, Instant /*at*/) {}
+};
+
+}  // namespace queue
