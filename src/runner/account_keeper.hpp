@@ -1,9 +1,10 @@
 #pragma once
 // Keeps the account's ledger up to date during a run (docs/ledger.md): reserves each send
-// before its request leaves (the dispatcher's daily-cap admission step, queue::Admitter), and passes the dispatcher's
-// reports on to the log first and then records what the answers say in the ledger, with the log's fold mark in the same
-// transaction: every k_record_every or k_record_batch answers, not every turn (a reservation already counts; what a
-// crash leaves out, the next run folds in from the log).
+// before its request leaves (the dispatcher's daily-cap admission step, queue::Admitter), and
+// passes the dispatcher's reports on to the log first and then records what the answers say in
+// the ledger, with the log's fold mark in the same transaction: every k_record_every or
+// k_record_batch answers, not every turn (a reservation already counts; what a crash leaves out,
+// the next run folds in from the log).
 
 #include <string>
 

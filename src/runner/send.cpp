@@ -87,6 +87,11 @@ void send(SendRun& run) {
         jobs.screen_with(*run.book, run.campaign_key);
         keeper.emplace(*run.book, observer, *run.log, run.campaign_key, clock);
     }
+    // The daily cap in force, one count: the ledger's (the keeper reserves each send), else the log's.
+    queue::Admitter* daily = cap ? &*cap : nullptr;
+    if (keeper) {
+        daily = &*keeper;
+    }
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,
@@ -98,9 +103,7 @@ void send(SendRun& run) {
                                .clock = &clock,
                                .limiter = &limiter,
                                .retry = &retry,
-                               .limits = keeper ? static_cast<queue::Admitter*>(&*keeper)
-                                         : cap  ? &*cap
-                                                : nullptr,
+                               .limits = daily,
                                .window = run.window ? &*run.window : nullptr,
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
