@@ -3,7 +3,7 @@
 // the same work (each record upserted by row, the numbers sent and the list's numbers in tables,
 // joined through an index), over the same log and the same list, then every row read back in
 // order as a run does.
-//   bench_replay_storage today|sqlite LOG ROWS
+//   bench_replay_storage today|sqlite|parse LOG ROWS   (parse: the log read, nothing kept)
 // LOG from bench/synth_log.py ROWS (row i's number is 9198 and i in 8 digits); the list is
 // generated here with the same numbers. Prints the mode, the seconds, and the counts (which must
 // agree between the modes); peak RSS is measured outside (/usr/bin/time -f %M).
@@ -75,6 +75,26 @@ Counts today(const std::string& log, std::int64_t n) {
         }
     }
     return c;
+}
+
+// The log read and parsed, nothing kept: what both storages share.
+Counts parse_only(const std::string& log) {
+    auto reader = results::LogReader::open(log);
+    if (!reader) {
+        die(reader.error().message);
+    }
+    Counts c;
+    results::Record record;
+    for (;;) {
+        auto more = reader->next(record);
+        if (!more) {
+            die(more.error().message);
+        }
+        if (!*more) {
+            return c;
+        }
+        c.rows += std::holds_alternative<results::ResultRecord>(record) ? 1 : 0;
+    }
 }
 
 class Db {
@@ -216,7 +236,7 @@ Counts sqlite(const std::string& log, std::int64_t n) {
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: bench_replay_storage today|sqlite LOG ROWS\n");
+        std::fprintf(stderr, "usage: bench_replay_storage today|sqlite|parse LOG ROWS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -225,6 +245,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const Counts c = mode == "today"    ? today(log, n)
                      : mode == "sqlite" ? sqlite(log, n)
+                     : mode == "parse"  ? parse_only(log)
                                         : (die("no such mode"), Counts{});
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     std::printf("%s %.3f s rows=%lld sent=%lld failed=%lld unknown=%lld number_sent=%lld\n", mode.c_str(), took.count(),
