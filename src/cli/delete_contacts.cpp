@@ -85,12 +85,7 @@ void print_summary(const campaign::Campaign& c, const runner::CleanupSummary& su
 }
 
 int delete_contacts(const std::string& path, Output& out) {
-    auto campaign_file = campaign_file_of_log(path);
-    if (!campaign_file) {
-        out.error(campaign_file.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, out);
+    auto c = load_campaign_of_log(path, out);
     if (!c) {
         return k_exit_bad_input;
     }

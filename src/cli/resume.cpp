@@ -113,12 +113,7 @@ int resume(const ResumeOptions& opts, Output& out) {
     if (!metrics) {
         return k_exit_bad_input;
     }
-    auto campaign_file = campaign_file_of_log(opts.results);
-    if (!campaign_file) {
-        out.error(campaign_file.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    auto c = load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, out);
+    auto c = load_campaign_of_log(opts.results, out);
     if (!c) {
         return k_exit_bad_input;
     }

@@ -332,6 +332,9 @@ results::Durability durability_of(const std::string& sync) {
     return results::Durability::interval;
 }
 
+namespace {
+
+// Reads the campaign header of the result log at `path`: the campaign file it names.
 util::Result<std::string> campaign_file_of_log(const std::string& path) {
     TRY(results::resolve_log_path(path));  // reading a FIFO would hang, and the run would write there
     TRY_ASSIGN(auto reader, results::LogReader::open(path));
@@ -354,6 +357,17 @@ util::Result<std::string> campaign_file_of_log(const std::string& path) {
         return util::fail(path + ": is the log of a dry run; there is nothing to resume");
     }
     return header->campaign_file;
+}
+
+}  // namespace
+
+std::optional<campaign::Campaign> load_campaign_of_log(const std::string& path, Output& out) {
+    auto campaign_file = campaign_file_of_log(path);
+    if (!campaign_file) {
+        out.error(campaign_file.error().message, k_exit_bad_input);
+        return std::nullopt;
+    }
+    return load_campaign_or_report(*campaign_file, campaign::SecretsPolicy::required, out);
 }
 
 }  // namespace cli

@@ -93,7 +93,9 @@ int exit_code_for(const runner::SendReport& report);
 // The log's durability for a --sync value ("every", "none", else interval).
 results::Durability durability_of(const std::string& sync);
 
-// Reads the campaign header of the result log at `path`: the campaign file it names.
-util::Result<std::string> campaign_file_of_log(const std::string& path);
+// Loads the campaign whose result log is at `path` (the file its header names, its secrets
+// required), reporting through `out` why it cannot: a log that is not one, a dry run's, a
+// campaign file with problems.
+std::optional<campaign::Campaign> load_campaign_of_log(const std::string& path, Output& out);
 
 }  // namespace cli

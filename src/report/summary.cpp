@@ -24,16 +24,11 @@ constexpr std::uint8_t k_no_template = 0xFF;
 static_assert(Summary::k_max_templates < k_no_template);
 constexpr std::size_t k_sample_limit = 300;
 
-// What the fold keeps per row. A row's error group is fixed by its latest result, so the
+// What the fold keeps per row: its state (results::RowFold, the replay's rule), and what its
+// latest result says for the report. A row's error group is fixed by its latest result, so the
 // groups can be counted at the end without keeping any text per row.
-struct RowFold {
-    static constexpr std::uint8_t k_named = 1;
-    static constexpr std::uint8_t k_in_flight = 2;         // an attempt came after the last result
-    static constexpr std::uint8_t k_answered = 4;          // a result names it
-    static constexpr std::uint8_t k_in_flight_before = 8;  // in flight already when its latest attempt began
-
-    Status status = Status::unknown;
-    std::uint8_t flags = 0;
+struct RowSummary {
+    results::RowFold fold;
     std::uint16_t group = k_no_group;
     std::uint8_t template_index = k_no_template;  // into Folder's templates
 };
@@ -74,7 +69,7 @@ util::Error scratch_failed(const std::string& path, const util::Error& error) {
 
 class Folder {
 public:
-    Folder(Summary& summary, const results::LogReader& reader, util::DiskArray<RowFold> rows)
+    Folder(Summary& summary, const results::LogReader& reader, util::DiskArray<RowSummary> rows)
         : m_summary(summary), m_reader(reader), m_rows(std::move(rows)) {}
 
     util::Result<void> operator()(const results::CampaignHeader& h) {
@@ -94,11 +89,8 @@ public:
             return {};
         }
         const auto index = static_cast<std::uint64_t>(a.row);
-        TRY_ASSIGN(RowFold row, m_rows.get(index));
-        if ((row.flags & RowFold::k_in_flight) != 0) {
-            row.flags |= RowFold::k_in_flight_before;
-        }
-        row.flags |= RowFold::k_named | RowFold::k_in_flight;
+        TRY_ASSIGN(RowSummary row, m_rows.get(index));
+        row.fold.attempt(a.attempt);
         return m_rows.set(index, row);
     }
 
@@ -109,13 +101,8 @@ public:
             return {};
         }
         const auto index = static_cast<std::uint64_t>(u.row);
-        TRY_ASSIGN(RowFold row, m_rows.get(index));
-        if ((row.flags & RowFold::k_in_flight_before) == 0) {
-            row.flags &= static_cast<std::uint8_t>(~RowFold::k_in_flight);
-        }
-        if ((row.flags & (RowFold::k_answered | RowFold::k_in_flight)) == 0) {
-            row.flags = 0;  // never answered: as if never attempted
-        }
+        TRY_ASSIGN(RowSummary row, m_rows.get(index));
+        row.fold.unsent();
         return m_rows.set(index, row);
     }
 
@@ -135,9 +122,10 @@ public:
         if (!in_range(r.row)) {
             return {};
         }
-        // The latest result decides the row: nothing of the earlier state is kept.
-        return m_rows.set(static_cast<std::uint64_t>(r.row),
-                          RowFold{r.status, RowFold::k_named | RowFold::k_answered, group_of(r), template_of(r)});
+        // The latest result decides the row: nothing of the earlier state counts.
+        RowSummary row{{}, group_of(r), template_of(r)};
+        row.fold.result(r.status, r.cause, r.attempts);
+        return m_rows.set(static_cast<std::uint64_t>(r.row), row);
     }
 
     util::Result<void> operator()(const results::DeleteRecord& d) {
@@ -233,7 +221,7 @@ private:
     }
 
     // Counts `row`, whose final status is `status`, under its template.
-    void count_template(const RowFold& row, Status status) {
+    void count_template(const RowSummary& row, Status status) {
         if (row.template_index == k_no_template) {
             return;
         }
@@ -257,7 +245,7 @@ private:
 
     Summary& m_summary;
     const results::LogReader& m_reader;
-    util::DiskArray<RowFold> m_rows;  // by row number; [0] unused
+    util::DiskArray<RowSummary> m_rows;  // by row number; [0] unused
     std::map<GroupKey, std::uint16_t> m_group_index;
     std::vector<ErrorGroup> m_groups;
     std::vector<TemplateCount> m_templates;
@@ -272,13 +260,14 @@ util::Result<void> Folder::finish() {
     close_run();
     m_summary.review.finish();
     for (std::uint64_t row_number = 1; row_number < m_rows.size(); ++row_number) {
-        TRY_ASSIGN(const RowFold row, m_rows.get(row_number));
-        if ((row.flags & RowFold::k_named) == 0) {
+        TRY_ASSIGN(const RowSummary row, m_rows.get(row_number));
+        const results::RowState& state = row.fold.state;
+        if (state.pending()) {
             continue;
         }
         ++m_summary.rows;
-        const bool in_flight = (row.flags & RowFold::k_in_flight) != 0;
-        const Status status = in_flight ? Status::unknown : row.status;
+        const bool in_flight = state.in_flight();
+        const Status status = state.status;
         if ((status == Status::failed || status == Status::unknown) &&
             m_summary.not_sent_rows.size() < Summary::k_not_sent_listed) {
             m_summary.not_sent_rows.push_back(static_cast<std::int64_t>(row_number));
@@ -326,7 +315,7 @@ util::Result<void> Folder::finish() {
 
 util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch) {
     TRY_ASSIGN(auto opened, open_log(path));
-    auto rows = util::DiskArray<RowFold>::create(scratch);
+    auto rows = util::DiskArray<RowSummary>::create(scratch);
     if (!rows) {
         return scratch_failed(path, rows.error());
     }

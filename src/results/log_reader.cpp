@@ -32,7 +32,7 @@ util::Result<LogReader> LogReader::open(const std::string& path) {
 
 util::Result<LogReader> LogReader::open_at(const std::string& path, std::int64_t start) {
     TRY_ASSIGN(LogReader reader, open(path));
-    if (::lseek(reader.m_fd, static_cast<off_t>(start), SEEK_SET) < 0) {
+    if (::lseek(reader.m_fd.get(), static_cast<off_t>(start), SEEK_SET) < 0) {
         return util::fail(fmt::format("cannot read result log {}: {}", path, std::strerror(errno)));
     }
     return reader;
@@ -40,43 +40,6 @@ util::Result<LogReader> LogReader::open_at(const std::string& path, std::int64_t
 
 LogReader::LogReader(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {
     m_buffer.resize(k_initial_buffer);
-}
-
-LogReader::LogReader(LogReader&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)),
-      m_path(std::move(other.m_path)),
-      m_buffer(std::move(other.m_buffer)),
-      m_begin(other.m_begin),
-      m_end(other.m_end),
-      m_eof(other.m_eof),
-      m_line(other.m_line),
-      m_record_line(other.m_record_line),
-      m_warnings(std::move(other.m_warnings)),
-      m_warning_count(other.m_warning_count) {}
-
-LogReader& LogReader::operator=(LogReader&& other) noexcept {
-    if (this != &other) {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-        m_fd = std::exchange(other.m_fd, -1);
-        m_path = std::move(other.m_path);
-        m_buffer = std::move(other.m_buffer);
-        m_begin = other.m_begin;
-        m_end = other.m_end;
-        m_eof = other.m_eof;
-        m_line = other.m_line;
-        m_record_line = other.m_record_line;
-        m_warnings = std::move(other.m_warnings);
-        m_warning_count = other.m_warning_count;
-    }
-    return *this;
-}
-
-LogReader::~LogReader() {
-    if (m_fd >= 0) {
-        ::close(m_fd);
-    }
 }
 
 void LogReader::warn(std::string message) {
@@ -96,7 +59,7 @@ util::Result<void> LogReader::fill() {
         m_buffer.resize(m_buffer.size() * 2);
     }
     while (true) {
-        const ssize_t n = ::read(m_fd, m_buffer.data() + m_end, m_buffer.size() - m_end);
+        const ssize_t n = ::read(m_fd.get(), m_buffer.data() + m_end, m_buffer.size() - m_end);
         if (n < 0 && errno == EINTR) {
             continue;
         }

@@ -8,6 +8,7 @@
 
 #include "results/records.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace results {
 
@@ -21,11 +22,11 @@ public:
     // (line numbers then count from there). Fails as open() does.
     static util::Result<LogReader> open_at(const std::string& path, std::int64_t start);
 
-    LogReader(LogReader&& other) noexcept;
-    LogReader& operator=(LogReader&& other) noexcept;
+    LogReader(LogReader&& other) noexcept = default;
+    LogReader& operator=(LogReader&& other) noexcept = default;
     LogReader(const LogReader&) = delete;
     LogReader& operator=(const LogReader&) = delete;
-    ~LogReader();
+    ~LogReader() = default;
 
     // Reads the next record into `out`: true when there was one, false at the end of the
     // log. Lines that cannot be used (torn by a crash, not JSON, an unknown event) are
@@ -49,7 +50,7 @@ private:
     util::Result<void> fill();
     void warn(std::string message);
 
-    int m_fd = -1;
+    util::UniqueFd m_fd;
     std::string m_path;
     std::string m_buffer;
     std::size_t m_begin = 0;  // unread bytes are m_buffer[m_begin, m_end)

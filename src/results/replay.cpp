@@ -15,10 +15,6 @@ namespace {
 
 constexpr auto k_daily_window = std::chrono::hours(24);
 
-std::uint8_t saturate(std::int64_t n) {
-    return static_cast<std::uint8_t>(std::clamp<std::int64_t>(n, 0, 255));
-}
-
 // A user_id as 64 bits, for the join with the list (see join_ids()).
 std::uint64_t id_hash(std::string_view id) {
     return std::hash<std::string_view>{}(id);
@@ -93,12 +89,7 @@ struct Folder {
         const auto code = wa_id_code(a.wa_id).value_or(0);
         update(a.row, [&](RowRecord& rec) {
             rec.number = code;
-            RowState& row = rec.state;
-            rec.before_attempt = row.status;
-            rec.flags_before_attempt = row.flags;
-            row.attempts = std::max(row.attempts, saturate(a.attempt));
-            row.flags |= RowState::k_in_flight;
-            row.status = Status::unknown;
+            rec.attempt(a.attempt);
         });
     }
 
@@ -114,14 +105,7 @@ struct Folder {
         }
         update(r.row, [&](RowRecord& rec) {
             rec.number = code;
-            RowState& row = rec.state;
-            row.status = r.status;
-            row.cause = r.cause;
-            row.attempts = saturate(r.attempts);
-            row.flags = static_cast<std::uint8_t>((row.flags & ~RowState::k_in_flight) | RowState::k_has_result);
-            if (r.status == Status::sent) {
-                row.flags |= RowState::k_ever_sent;
-            }
+            rec.result(r.status, r.cause, r.attempts);
             if (r.status == Status::failed && r.cause == Cause::marketing_limit) {
                 rec.marks |= RowRecord::k_marketing_limited;
                 rec.marketing_at = r.at.time_since_epoch().count();
@@ -138,9 +122,8 @@ struct Folder {
         note_time(u.at);
         bool unknown = false;
         update(u.row, [&](RowRecord& rec) {
-            rec.state.status = rec.before_attempt;
-            rec.state.flags = rec.flags_before_attempt;
-            unknown = rec.state.in_flight() || (rec.state.has_result() && rec.state.status == Status::unknown);
+            rec.unsent();
+            unknown = rec.unknown();
         });
         note_unknown(u.row, u.wa_id, unknown);
     }
@@ -355,13 +338,7 @@ util::Result<void> join_list(LogState& state, LogKeys& keys, const ReplayOptions
 util::Result<void> finish(LogState& state, const LogReader& reader, Folder& folder) {
     for (std::int64_t i = 1; i <= state.m_max_row; ++i) {
         TRY_ASSIGN(const RowRecord rec, state.m_records.get(static_cast<std::uint64_t>(i)));
-        const RowState& row = rec.state;
-        if (!row.pending()) {
-            ++state.counts[row.status];
-        }
-        if (!row.in_flight() && counts_cause(row.status)) {
-            ++state.causes[row.cause];
-        }
+        rec.state.count(state.counts, state.causes);
     }
     for (const auto& [minute, count] : folder.recent_minutes) {
         state.recent_sent.push_back({util::TimePoint(std::chrono::minutes(minute)), count});

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "results/records.hpp"
+#include "results/row_fold.hpp"
 #include "util/clock.hpp"
 #include "util/disk_array.hpp"
 #include "util/external_sort.hpp"
@@ -19,38 +20,15 @@
 
 namespace results {
 
-// What the log says about one CSV row, in 4 bytes (logs have millions of rows).
-struct RowState {
-    static constexpr std::uint8_t k_has_result = 1;  // a `result` was written
-    static constexpr std::uint8_t k_in_flight = 2;   // an `attempt` came after the last result
-    static constexpr std::uint8_t k_ever_sent = 4;   // some result said `sent`
-
-    Status status = Status::unknown;  // the latest result's; `unknown` while in flight
-    Cause cause = Cause::none;        // the latest result's
-    std::uint8_t attempts = 0;        // requests made so far (saturates at 255)
-    std::uint8_t flags = 0;
-
-    // No record names the row: it was never dispatched.
-    bool pending() const { return flags == 0; }
-    bool has_result() const { return (flags & k_has_result) != 0; }
-    // The process died with this row's request in flight: it may or may not have arrived.
-    bool in_flight() const { return (flags & k_in_flight) != 0; }
-    bool ever_sent() const { return (flags & k_ever_sent) != 0; }
-};
-
 // What the log says about one CSV row, and what joining the log with the recipient list found
 // for it; 32 bytes, kept on disk (util::DiskArray), not in memory.
-struct RowRecord {
+struct RowRecord : RowFold {
     static constexpr std::uint8_t k_number_sent = 1;        // a `sent` result names the row's number
     static constexpr std::uint8_t k_number_unknown = 2;     // its number had an unknown outcome under an earlier list
     static constexpr std::uint8_t k_user_deleted = 4;       // a `deleted` batch names the row's user_id
     static constexpr std::uint8_t k_marketing_limited = 8;  // its latest result: refused for the marketing limit
 
-    RowState state;
     std::uint8_t marks = 0;
-    // The row's status and flags before its latest `attempt`: what an `unsent` record restores.
-    Status before_attempt = Status::unknown;
-    std::uint8_t flags_before_attempt = 0;
     std::uint8_t unused = 0;
     std::int64_t marketing_at = 0;  // util::TimePoint ticks, with k_marketing_limited
     std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none

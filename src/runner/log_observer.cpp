@@ -34,6 +34,20 @@ results::Cause to_log_cause(service::Cause cause) {
     return results::Cause::none;
 }
 
+namespace {
+
+// A result record of `job`: its row, number, name and requests so far.
+results::ResultRecord result_of(const queue::Job& job) {
+    results::ResultRecord record;
+    record.row = job.row;
+    record.wa_id = job.wa_id;
+    record.user_name = job.user_name;
+    record.attempts = job.requests;
+    return record;
+}
+
+}  // namespace
+
 TemplateNames template_names_of(const campaign::Campaign& c) {
     if (c.message.type != campaign::MessageType::template_message) {
         return {};
@@ -77,11 +91,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     if (status == queue::JobStatus::unsent) {
         return on_unsent(job, outcome);
     }
-    results::ResultRecord record;
-    record.row = job.row;
-    record.wa_id = job.wa_id;
-    record.user_name = job.user_name;
-    record.attempts = job.requests;
+    results::ResultRecord record = result_of(job);
     switch (status) {
     case queue::JobStatus::sent: record.status = results::Status::sent; break;
     case queue::JobStatus::unknown: record.status = results::Status::unknown; break;
@@ -109,22 +119,11 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.error = outcome.error;
         record.cause = to_log_cause(outcome.cause);
     }
-    record.at = m_clock.wall_now();
-    m_names.label(record);
-    mask_record(record, m_secrets);
-    auto written = m_log.append_batched(results::to_line(record));
-    if (written) {
-        m_tally.result(job.row, record.status, record.cause, status != queue::JobStatus::retrying);
-    }
-    return written;
+    return write_result(record, status != queue::JobStatus::retrying);
 }
 
 util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission& answer) {
-    results::ResultRecord record;
-    record.row = job.row;
-    record.wa_id = job.wa_id;
-    record.user_name = job.user_name;
-    record.attempts = job.requests;
+    results::ResultRecord record = result_of(job);
     record.status = results::Status::skipped;
     switch (answer.refusal) {
     case queue::Admission::Refusal::frequency_cap: record.cause = results::Cause::frequency_cap; break;
@@ -136,13 +135,20 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
         break;
     }
     record.error = answer.reason;
+    auto written = write_result(record, true);
+    if (written) {
+        ++m_refused[record.cause];
+    }
+    return written;
+}
+
+util::Result<void> LogObserver::write_result(results::ResultRecord& record, bool final) {
     record.at = m_clock.wall_now();
     m_names.label(record);
     mask_record(record, m_secrets);
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
-        m_tally.result(job.row, record.status, record.cause, true);
-        ++m_refused[record.cause];
+        m_tally.result(record.row, record.status, record.cause, final);
     }
     return written;
 }

@@ -70,6 +70,9 @@ public:
 
 private:
     // Writes the `unsent` record of a request answered without being acted on.
+    // Labels `record` with the template, masks it and appends it; tells the tally of it once
+    // written (`final`: no retry of the row follows in this run).
+    util::Result<void> write_result(results::ResultRecord& record, bool final);
     util::Result<void> on_unsent(const queue::Job& job, const service::Outcome& outcome);
 
     results::LogWriter& m_log;

@@ -1,14 +1,15 @@
 #pragma once
 // The log's counts by status (and of failed and skipped rows by cause), kept up to date as a
 // run writes records, so that the run's `end` record and summary need no second pass over a
-// log of millions of lines. It applies the same rules as results::replay: a row counts under
-// its latest status once any record names it, and an `attempt` makes it `unknown` until its
-// result. A RunWatch given to it is told each row's outcome of this run.
+// log of millions of lines. Each row it follows is folded by results::RowFold, the replay's own
+// rule: a row counts under its latest status once any record names it, an `attempt` makes it
+// `unknown` until its result, an `unsent` undoes the attempt. A RunWatch given to it is told
+// each row's outcome of this run.
 
 #include <cstdint>
 #include <unordered_map>
 
-#include "results/replay.hpp"
+#include "results/row_fold.hpp"
 #include "results/status.hpp"
 #include "runner/watch.hpp"
 
@@ -40,24 +41,13 @@ public:
     const results::CauseCounts& causes() const { return m_causes; }
 
 private:
-    // What a row counts as: its status, and its cause when the status counts one.
-    struct Counted {
-        results::Status status = results::Status::unknown;
-        results::Cause cause = results::Cause::none;
-    };
-    void add(const Counted& c, int sign);
-    void move(std::int64_t row, const Counted& to);
+    // Moves `row` from what it counted as to what `change` makes of it.
+    template <typename Change>
+    void fold(std::int64_t row, Change change);
 
     results::StatusCounts m_counts;
     results::CauseCounts m_causes;
-    // Dispatched rows not yet final: whether they are counted, and as what.
-    struct Live {
-        bool counted = false;
-        Counted as;
-        bool counted_before_attempt = false;  // as it was before its latest attempt
-        Counted before_attempt;
-    };
-    std::unordered_map<std::int64_t, Live> m_live;
+    std::unordered_map<std::int64_t, results::RowFold> m_live;  // dispatched rows not yet final
     RunWatch* m_watch = nullptr;
 };
 

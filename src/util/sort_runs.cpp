@@ -35,23 +35,6 @@ Result<TempFile> TempFile::create(const ExternalSortOptions& options) {
     return file;
 }
 
-TempFile::TempFile(TempFile&& other) noexcept
-    : m_fd(std::exchange(other.m_fd, -1)),
-      m_size(other.m_size),
-      m_fail_reads_after(other.m_fail_reads_after),
-      m_read(other.m_read) {}
-
-TempFile& TempFile::operator=(TempFile&& other) noexcept {
-    if (this != &other) {
-        close();
-        m_fd = std::exchange(other.m_fd, -1);
-        m_size = other.m_size;
-        m_fail_reads_after = other.m_fail_reads_after;
-        m_read = other.m_read;
-    }
-    return *this;
-}
-
 Result<std::uint64_t> TempFile::append(const SortPair* pairs, std::size_t count) {
     const auto start = m_size;
     TRY(write_at(start, pairs, count * sizeof(SortPair)));
@@ -66,7 +49,7 @@ Result<void> TempFile::write_at(std::uint64_t offset, const void* data, std::siz
     const char* from = static_cast<const char*>(data);
     std::size_t left = bytes;
     while (left > 0) {
-        ssize_t n = ::pwrite(m_fd, from, left, static_cast<off_t>(offset));
+        ssize_t n = ::pwrite(m_fd.get(), from, left, static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -90,7 +73,7 @@ Result<void> TempFile::read_at(std::uint64_t offset, void* out, std::size_t byte
         return fail(fmt::format("cannot read back a temporary file: {}", std::strerror(EIO)));
     }
     while (left > 0) {
-        ssize_t n = ::pread(m_fd, data, left, static_cast<off_t>(offset));
+        ssize_t n = ::pread(m_fd.get(), data, left, static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -103,13 +86,6 @@ Result<void> TempFile::read_at(std::uint64_t offset, void* out, std::size_t byte
         offset += static_cast<std::uint64_t>(n);
     }
     return {};
-}
-
-void TempFile::close() {
-    if (m_fd >= 0) {
-        ::close(m_fd);
-        m_fd = -1;
-    }
 }
 
 RunMerger::RunMerger(const TempFile& file, const std::vector<Run>& runs, std::size_t chunk_pairs)

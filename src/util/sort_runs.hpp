@@ -12,6 +12,7 @@
 
 #include "util/external_sort.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace util::detail {
 
@@ -23,9 +24,6 @@ public:
 
     TempFile() = default;
     explicit TempFile(int fd) : m_fd(fd) {}
-    TempFile(TempFile&& other) noexcept;
-    TempFile& operator=(TempFile&& other) noexcept;
-    ~TempFile() { close(); }
 
     // Appends `count` pairs; returns the offset they start at.
     Result<std::uint64_t> append(const SortPair* pairs, std::size_t count);
@@ -43,9 +41,7 @@ public:
     std::uint64_t size() const { return m_size; }
 
 private:
-    void close();
-
-    int m_fd = -1;
+    UniqueFd m_fd;
     std::uint64_t m_size = 0;
     std::uint64_t m_fail_reads_after = 0;  // ExternalSortOptions::fail_reads_after_bytes
     mutable std::uint64_t m_read = 0;      // bytes asked for so far

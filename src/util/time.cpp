@@ -140,6 +140,24 @@ std::optional<TimePoint> parse_rfc850(std::string_view text, TimePoint now) {
     return sys_days(date) + (*rest - day);
 }
 
+// `ms` (at least a minute) in its largest unit and the next `parts` − 1 below it, stopping at
+// seconds, each after the first padded to two digits and after `space`: "4m05s", "2h 10m 05s".
+std::string in_units(std::int64_t ms, int parts, std::string_view space) {
+    const std::int64_t s = ms / 1000;
+    const std::pair<std::int64_t, char> units[] = {
+        {s / 86'400, 'd'}, {s / 3600 % 24, 'h'}, {s / 60 % 60, 'm'}, {s % 60, 's'}};
+    std::size_t first = 0;
+    while (first + 1 < std::size(units) && units[first].first == 0) {
+        ++first;
+    }
+    std::string out;
+    for (std::size_t i = first; i < std::size(units) && i < first + static_cast<std::size_t>(parts); ++i) {
+        const auto& [value, unit] = units[i];
+        out += i == first ? fmt::format("{}{}", value, unit) : fmt::format("{}{:02}{}", space, value, unit);
+    }
+    return out;
+}
+
 std::string compact(std::int64_t ms) {
     if (ms < 1000) {
         return fmt::format("{}ms", ms);
@@ -147,14 +165,7 @@ std::string compact(std::int64_t ms) {
     if (ms < 60'000) {
         return fmt::format("{}.{}s", ms / 1000, ms / 100 % 10);
     }
-    const std::int64_t s = ms / 1000;
-    if (s < 3600) {
-        return fmt::format("{}m{:02}s", s / 60, s % 60);
-    }
-    if (s < 86'400) {
-        return fmt::format("{}h{:02}m", s / 3600, s / 60 % 60);
-    }
-    return fmt::format("{}d{:02}h", s / 86'400, s / 3600 % 24);
+    return in_units(ms, 2, "");
 }
 
 std::string spaced(std::int64_t ms) {
@@ -164,14 +175,7 @@ std::string spaced(std::int64_t ms) {
     if (ms < 60'000) {
         return fmt::format("{}.{} s", ms / 1000, ms / 100 % 10);
     }
-    const std::int64_t s = ms / 1000;
-    if (s < 3600) {
-        return fmt::format("{}m {:02}s", s / 60, s % 60);
-    }
-    if (s < 86'400) {
-        return fmt::format("{}h {:02}m {:02}s", s / 3600, s / 60 % 60, s % 60);
-    }
-    return fmt::format("{}d {:02}h {:02}m", s / 86'400, s / 3600 % 24, s / 60 % 60);
+    return in_units(ms, 3, " ");
 }
 
 std::string axis(std::int64_t ms) {

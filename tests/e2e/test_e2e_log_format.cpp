@@ -167,7 +167,7 @@ TEST_SUITE("e2e: log_format") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, csv);
         auto r = f.wacamp({"run", f.campaign.string()});
-        CHECK(r.exit_code == 0);  // an invalid row is not a failure (README: exit codes)
+        CHECK(r.exit_code == 0);  // an invalid row is not a failure (docs/commands.md: exit codes)
         const std::string log = read_file(f.log);
         CHECK(contains(log, R"("user_name":"***")"));
         CHECK(contains(log, R"(\"***\" is not a phone number)"));

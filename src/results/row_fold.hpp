@@ -1,0 +1,86 @@
+#pragma once
+// What the result log says of one CSV row, folded record by record: the one rule of a row's
+// state, which the replay (run, resume, delete-contacts), the reports and a run's own counts
+// apply alike (docs/result-log.md, "How a log is read").
+
+#include <algorithm>
+#include <cstdint>
+
+#include "results/status.hpp"
+
+namespace results {
+
+// What the log says about one CSV row, in 4 bytes (logs have millions of rows).
+struct RowState {
+    static constexpr std::uint8_t k_has_result = 1;  // a `result` was written
+    static constexpr std::uint8_t k_in_flight = 2;   // an `attempt` came after the last result
+    static constexpr std::uint8_t k_ever_sent = 4;   // some result said `sent`
+
+    Status status = Status::unknown;  // the latest result's; `unknown` while in flight
+    Cause cause = Cause::none;        // the latest result's
+    std::uint8_t attempts = 0;        // requests made so far (saturates at 255)
+    std::uint8_t flags = 0;
+
+    // No record names the row: it was never dispatched.
+    bool pending() const { return flags == 0; }
+    bool has_result() const { return (flags & k_has_result) != 0; }
+    // The process died with this row's request in flight: it may or may not have arrived.
+    bool in_flight() const { return (flags & k_in_flight) != 0; }
+    bool ever_sent() const { return (flags & k_ever_sent) != 0; }
+
+    // Adds the row to `counts` (under its status) and `causes` (under its cause, when its status
+    // counts one and no request of it is in flight), `sign` times; a pending row counts nowhere.
+    void count(StatusCounts& counts, CauseCounts& causes, int sign = 1) const {
+        if (pending()) {
+            return;
+        }
+        counts[status] += sign;
+        if (!in_flight() && counts_cause(status)) {
+            causes[cause] += sign;
+        }
+    }
+};
+
+// A row's state and what an `unsent` record needs to undo its latest attempt, in 6 bytes.
+struct RowFold {
+    RowState state;
+    // The row's status and flags before its latest `attempt`: what an `unsent` record restores.
+    Status before_attempt = Status::unknown;
+    std::uint8_t flags_before_attempt = 0;
+
+    // An `attempt` (request number `attempt` of the row): in flight, its outcome unknown until
+    // its answer.
+    void attempt(int attempt) {
+        before_attempt = state.status;
+        flags_before_attempt = state.flags;
+        state.attempts = std::max(state.attempts, saturate(attempt));
+        state.flags |= RowState::k_in_flight;
+        state.status = Status::unknown;
+    }
+
+    // A `result`: the latest result decides the row.
+    void result(Status status, Cause cause, int attempts) {
+        state.status = status;
+        state.cause = cause;
+        state.attempts = saturate(attempts);
+        state.flags = static_cast<std::uint8_t>((state.flags & ~RowState::k_in_flight) | RowState::k_has_result);
+        if (status == Status::sent) {
+            state.flags |= RowState::k_ever_sent;
+        }
+    }
+
+    // An `unsent`: the request was not acted on, so the row is as it was before that attempt (still
+    // in flight when an earlier request of it had no answer; pending when none had).
+    void unsent() {
+        state.status = before_attempt;
+        state.flags = flags_before_attempt;
+    }
+
+    // Whether the row's outcome is unknown now: a request in flight, or an `unknown` result.
+    bool unknown() const { return state.in_flight() || (state.has_result() && state.status == Status::unknown); }
+
+private:
+    static std::uint8_t saturate(int n) { return static_cast<std::uint8_t>(std::clamp(n, 0, 255)); }
+};
+
+}  // namespace results
