@@ -91,7 +91,7 @@ public:
         return true;
     }
     bool number_unsigned(json::number_unsigned_t v) {
-        // Past INT64_MAX no Meta code: not read as one rather than wrapped to a negative.
+        // A code past INT64_MAX is none, rather than wrapped to a negative one.
         if (value() == Slot::error_code && v <= static_cast<std::uint64_t>(std::numeric_limits<long long>::max())) {
             m_error_code = static_cast<long long>(v);
         }
@@ -131,7 +131,7 @@ public:
 private:
     static constexpr int k_places = 3;  // the deepest container that holds a fact
 
-    // The slot of the value that starts now; at the top, whether that value is an object.
+    // The slot of the value that starts now (none for the body itself).
     Slot value() {
         if (m_depth == 0) {
             return Slot::none;
