@@ -1,6 +1,6 @@
 #pragma once
 // What a response body tells: Meta's error object, the envelope's success flag, the message id.
-// Read by a pull scanner when the body is ordinary, by a DOM otherwise; both give the same facts.
+// Read in one pass by nlohmann's SAX parser, which hands over only the members that matter.
 
 #include <optional>
 #include <string>
@@ -17,18 +17,9 @@ struct BodyFacts {
     std::string message_id;
 };
 
-// Returns the facts of `body` read with the pull scanner, or nothing for anything unusual
-// (not an object, odd types, bad JSON), which read_body_dom decides.
-std::optional<BodyFacts> scan_body(std::string_view body);
-
-// Returns the facts of `body` read with a DOM parse; a body that is no JSON object gives its
-// text as the error text.
-BodyFacts read_body_dom(const std::string& body);
-
-// Returns the facts of `body`: scanned when it can be, else from the DOM.
-BodyFacts read_body(const std::string& body);
-
-// Returns `text` on one line (line breaks and tabs as spaces), clipped at 300 bytes.
-std::string clip_error_text(std::string text);
+// Returns the facts of `body`. A body that is no JSON object (HTML, cut short, an array, a
+// number past a double's range) gives its own text as the error text. A member named twice
+// counts as its last value; bytes that are not UTF-8 read as U+FFFD.
+BodyFacts read_body(std::string_view body);
 
 }  // namespace service

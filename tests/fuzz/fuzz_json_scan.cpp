@@ -1,6 +1,6 @@
 // libFuzzer harness: util::JsonScanner against nlohmann::json on the same bytes. Both must
 // refuse the same texts and read the same values from the rest (json_mirror::compare); the
-// scanner reads every service answer and every result-log line, nlohmann is the reference.
+// scanner reads every result-log line, nlohmann is the reference.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // util::JsonScanner mirrored into nlohmann::json, to compare the two parsers on the same text
-// (the scanner reads service answers and the result log; nlohmann is the reference). Shared
+// (the scanner reads the result log; nlohmann is the reference). Shared
 // by the unit test and the fuzz harness.
 
 #include <cctype>
