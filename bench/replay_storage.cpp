@@ -77,13 +77,13 @@ Counts today(const std::string& log, std::int64_t n) {
     return c;
 }
 
-// The log read and parsed, nothing kept: what both storages share.
-Counts parse_only(const std::string& log) {
+// Reads every record of `log` into `each`, in order; dies when the log cannot be read.
+template <typename Each>
+void for_each_record(const std::string& log, Each each) {
     auto reader = results::LogReader::open(log);
     if (!reader) {
         die(reader.error().message);
     }
-    Counts c;
     results::Record record;
     for (;;) {
         auto more = reader->next(record);
@@ -91,10 +91,19 @@ Counts parse_only(const std::string& log) {
             die(more.error().message);
         }
         if (!*more) {
-            return c;
+            return;
         }
-        c.rows += std::holds_alternative<results::ResultRecord>(record) ? 1 : 0;
+        each(record);
     }
+}
+
+// The log read and parsed, nothing kept: what both storages share.
+Counts parse_only(const std::string& log) {
+    Counts c;
+    for_each_record(log, [&](const results::Record& record) {
+        c.rows += std::holds_alternative<results::ResultRecord>(record) ? 1 : 0;
+    });
+    return c;
 }
 
 class Db {
@@ -154,19 +163,7 @@ Counts sqlite(const std::string& log, std::int64_t n) {
             "ON CONFLICT(row) DO UPDATE SET status = excluded.status, cause = excluded.cause, "
             "flags = (flags & ~2) | excluded.flags, attempts = excluded.attempts, number = excluded.number");
         sqlite3_stmt* sent = db.prepare("INSERT INTO sent(number) VALUES(?1)");
-        auto reader = results::LogReader::open(log);
-        if (!reader) {
-            die(reader.error().message);
-        }
-        results::Record record;
-        for (;;) {
-            auto more = reader->next(record);
-            if (!more) {
-                die(more.error().message);
-            }
-            if (!*more) {
-                break;
-            }
+        for_each_record(log, [&](const results::Record& record) {
             if (const auto* a = std::get_if<results::AttemptRecord>(&record)) {
                 sqlite3_bind_int64(attempt, 1, a->row);
                 sqlite3_bind_int(attempt, 2, a->attempt);
@@ -187,7 +184,7 @@ Counts sqlite(const std::string& log, std::int64_t n) {
                     Db::step(sent);
                 }
             }
-        }
+        });
         sqlite3_finalize(attempt);
         sqlite3_finalize(result);
         sqlite3_finalize(sent);
