@@ -105,6 +105,10 @@ void Statement::reset() {
     sqlite3_clear_bindings(m_stmt);
 }
 
+void Statement::rewind() {
+    sqlite3_reset(m_stmt);
+}
+
 std::int64_t Statement::integer(int column) const {
     return sqlite3_column_int64(m_stmt, column);
 }

@@ -60,6 +60,9 @@ public:
     void run();
     // Resets for the next use, keeping nothing bound.
     void reset();
+    // Resets for the next use, keeping what is bound: a lookup repeated for many keys binds
+    // the parameters that stay the same once.
+    void rewind();
 
     std::int64_t integer(int column) const;
     std::string text(int column) const;

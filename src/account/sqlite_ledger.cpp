@@ -163,12 +163,13 @@ util::Result<std::vector<Hold>> SqliteLedger::held(const std::vector<std::string
         sqlite::Statement query(m_db,
                                 "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2");
         std::vector<Hold> holds;
+        query.bind(2, to_millis(now)).bind(k_account, m_account);
         for (const auto& wa_id : wa_ids) {
-            query.bind(1, wa_id).bind(2, to_millis(now)).bind(k_account, m_account);
+            query.bind(1, wa_id);
             if (query.step()) {
                 holds.push_back(Hold{wa_id, from_millis(query.integer(0))});
             }
-            query.reset();
+            query.rewind();
         }
         transaction.commit();
         return holds;

@@ -54,12 +54,13 @@ util::Result<std::vector<Suppression>> SqliteLedger::suppressed(const std::vecto
         sqlite::Statement query(m_db,
                                 "SELECT reason, since, source FROM suppressions WHERE account = ?9 AND wa_id = ?1");
         std::vector<Suppression> found;
+        query.bind(k_account, m_account);
         for (const auto& wa_id : wa_ids) {
-            query.bind(1, wa_id).bind(k_account, m_account);
+            query.bind(1, wa_id);
             if (query.step()) {
                 found.push_back(Suppression{wa_id, query.text(0), from_millis(query.integer(1)), query.text(2)});
             }
-            query.reset();
+            query.rewind();
         }
         transaction.commit();
         return found;

@@ -20,11 +20,13 @@ std::size_t code_points(std::string_view text) {
 }
 
 bool absolute_http_url(std::string_view url) {
-    const std::string scheme = util::ascii_lower(url.substr(0, url.find("://")));
-    if (url.find("://") == std::string_view::npos || (scheme != "http" && scheme != "https")) {
+    const std::size_t separator = url.find("://");
+    const std::string_view scheme = url.substr(0, separator);
+    if (separator == std::string_view::npos ||
+        !((scheme.size() == 4 || scheme.size() == 5) && util::starts_with_nocase("https", scheme))) {
         return false;
     }
-    const std::string_view rest = url.substr(scheme.size() + 3);
+    const std::string_view rest = url.substr(separator + 3);
     const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
     const std::string_view host =
         authority.substr(authority.rfind('@') == std::string_view::npos ? 0 : authority.rfind('@') + 1);

@@ -243,14 +243,36 @@ void Redactor::add_form(std::string secret) {
     if (std::find(m_secrets.begin(), m_secrets.end(), secret) != m_secrets.end()) {
         return;
     }
-    m_starts[static_cast<unsigned char>(secret[0])] = true;
+    const auto first = static_cast<unsigned char>(secret[0]);
+    m_starts[first] = true;
+    m_firsts[first] = true;
     for (const char c : std::string_view("%+\\&")) {
         m_starts[static_cast<unsigned char>(c)] = true;  // an encoded first character
+    }
+    m_pairs.set(first * 256u + static_cast<unsigned char>(secret[1]));
+    for (const char c : std::string_view("%+\\&")) {
+        m_pairs.set(first * 256u + static_cast<unsigned char>(c));  // an encoded second character
     }
     m_secrets.push_back(std::move(secret));
     // Longest first, so a secret that contains another is masked whole.
     std::sort(m_secrets.begin(), m_secrets.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+bool Redactor::first_byte_may_start(std::string_view text, std::size_t at) const {
+    std::optional<Unit> unit;
+    switch (text[at]) {
+    case '%':
+        if (auto byte = hex_at(text, at + 1, 2)) {
+            return m_firsts[*byte];
+        }
+        return false;
+    case '+': return m_firsts[static_cast<unsigned char>(' ')];
+    case '\\': unit = json_escape(text, at); break;
+    case '&': unit = html_reference(text, at); break;
+    default: return false;
+    }
+    return unit && m_firsts[static_cast<unsigned char>(unit->bytes[0])];
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> Redactor::next_match(std::string_view text, std::size_t from) const {
@@ -260,6 +282,14 @@ std::optional<std::pair<std::size_t, std::size_t>> Redactor::next_match(std::str
             continue;
         }
         const bool may_encode = c == '%' || c == '+' || c == '\\' || c == '&';
+        if (may_encode) {
+            if (!m_firsts[static_cast<unsigned char>(c)] && !first_byte_may_start(text, at)) {
+                continue;  // neither the character nor what it encodes starts a secret
+            }
+        } else if (at + 1 == text.size() ||
+                   !m_pairs[static_cast<unsigned char>(c) * 256u + static_cast<unsigned char>(text[at + 1])]) {
+            continue;  // every secret has four bytes or more, and none can go on here
+        }
         for (const auto& secret : m_secrets) {
             if (c != secret[0] && !may_encode) {
                 continue;

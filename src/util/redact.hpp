@@ -2,6 +2,7 @@
 // Keeps secrets (API key, access token) out of anything printed or logged.
 
 #include <array>
+#include <bitset>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,8 +35,18 @@ private:
     // The first secret at or after `from`: where it starts and where it ends.
     std::optional<std::pair<std::size_t, std::size_t>> next_match(std::string_view text, std::size_t from) const;
 
+    // Whether the escape or encoding at `at` (a '%', '+', '\\' or '&') stands for a byte some
+    // secret starts with.
+    bool first_byte_may_start(std::string_view text, std::size_t at) const;
+
     std::vector<std::string> m_secrets;  // longest first
-    std::array<bool, 256> m_starts{};    // bytes a masked occurrence may start with
+    std::array<bool, 256> m_firsts{};    // bytes a secret starts with
+    std::array<bool, 256> m_starts{};    // bytes a masked occurrence may start with: those, or an escape's
+    // Pairs of bytes (first * 256 + second) a masked occurrence whose first byte is written as
+    // itself may start with: a secret's first two, or its first then an escape's or an
+    // encoding's first byte (a clipped text keeps four bytes at least). Most candidates fail
+    // here, without a loop over the secrets.
+    std::bitset<256 * 256> m_pairs;
 };
 
 }  // namespace util

@@ -45,6 +45,25 @@ TEST_SUITE("util::Redactor") {
         CHECK(r.apply("key=sandbox%2Dkey&x") == "key=***&x");
         CHECK(r.apply("Hi sandbox-k\u0065y") == "Hi ***");
     }
+    TEST_CASE("masks a secret whose first or second character alone comes escaped or encoded") {
+        // The scan looks at two bytes before it tries the secrets: an escape in either place
+        // must still lead to a match, in every encoding, and at the text's very end.
+        util::Redactor r;
+        r.add("sandbox-key");
+        const std::vector<std::string> forms = {"s%61ndbox-key",    "s%61ndbox%2Dkey", "s\\u0061ndbox-key",
+                                                "s&#97;ndbox-key",  "%73andbox-key",   "\\u0073andbox-key",
+                                                "&#115;andbox-key", "&#x73;andbox-key"};
+        for (const std::string& form : forms) {
+            CAPTURE(form);
+            CHECK(r.apply("k=" + form) == "k=***");
+            CHECK(r.apply(form + " end") == "*** end");
+        }
+        util::Redactor spaced;
+        spaced.add("a pass phrase");
+        CHECK(spaced.apply("p=a+pass+phrase") == "p=***");
+        // Escapes that stand for no secret's first byte are passed over.
+        CHECK(r.apply(R"(50% off\n+91 & more)") == R"(50% off\n+91 & more)");
+    }
     TEST_CASE("masks a secret the service echoes JSON-escaped") {
         const auto r = with_key();
         CHECK(r.apply(R"({"message":"bad key ak+Secret/Key=\"9Z\""})") == R"({"message":"bad key ***"})");
