@@ -130,6 +130,10 @@ struct Window {
 struct Schedule {
     std::optional<std::chrono::system_clock::time_point> start_at;
     std::optional<Window> window;
+    // `not_after`: no request leaves at or after it (a hard deadline for the whole campaign).
+    std::optional<std::chrono::system_clock::time_point> not_after{};
+    // `max_delay` (requires start_at): a run that has sent nothing by start_at + max_delay sends nothing.
+    std::optional<std::chrono::milliseconds> max_delay{};
 };
 
 // `account`: whose limits and lists a campaign shares (docs/ledger.md).

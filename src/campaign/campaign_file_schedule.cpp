@@ -1,4 +1,5 @@
-// The `schedule` section of a campaign file: when to start, and the weekly sending window.
+// The `schedule` section of a campaign file: when to start, until when a send is on time, and the
+// weekly sending window.
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -13,7 +14,7 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_schedule_keys[] = {"start_at", "window"};
+constexpr std::string_view k_schedule_keys[] = {"start_at", "not_after", "max_delay", "window"};
 constexpr std::string_view k_window_keys[] = {"timezone", "days", "from", "to"};
 // Index i is weekday i (0 = Sunday), the numbering of Window::days and std::chrono::weekday.
 constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
@@ -92,19 +93,46 @@ void read_window(const Section& s, Schedule& out) {
 
 }  // namespace
 
+namespace {
+
+// A timestamp in the relaxed syntax of start_at; a problem naming `key` when it is not one.
+std::optional<std::chrono::system_clock::time_point> read_timestamp(const Section& s, std::string_view key) {
+    auto text = s.text(key);
+    if (!text) {
+        return std::nullopt;
+    }
+    auto at = util::parse_timestamp(*text, util::TimestampSyntax::relaxed);
+    if (!at) {
+        s.problem(key, in_quotes(*text) + " " + at.error().message);
+        return std::nullopt;
+    }
+    return *at;
+}
+
+// `not_after` and `max_delay`: when a campaign is too late to send (docs/campaign-file.md).
+void read_deadline(const Section& s, Schedule& out) {
+    out.not_after = read_timestamp(s, "not_after");
+    if (out.not_after && out.start_at && *out.not_after <= *out.start_at) {
+        s.problem("not_after", fmt::format("must be after start_at ({}), got {}", util::format_timestamp(*out.start_at),
+                                           util::format_timestamp(*out.not_after)));
+    }
+    using std::chrono::hours;
+    using std::chrono::seconds;
+    out.max_delay = s.duration("max_delay", {seconds(1), hours(24 * 366), "between 1s and 366d"});
+    if (out.max_delay && !s.text("start_at")) {
+        s.problem("max_delay", "needs schedule.start_at: the delay is counted from the start time");
+    }
+}
+
+}  // namespace
+
 void read_schedule(const Section& root, Schedule& out) {
     auto section = root.section("schedule", Need::optional, k_schedule_keys);
     if (!section) {
         return;
     }
-    if (auto text = section->text("start_at")) {
-        auto at = util::parse_timestamp(*text, util::TimestampSyntax::relaxed);
-        if (at) {
-            out.start_at = *at;
-        } else {
-            section->problem("start_at", in_quotes(*text) + " " + at.error().message);
-        }
-    }
+    out.start_at = read_timestamp(*section, "start_at");
+    read_deadline(*section, out);
     read_window(*section, out);
 }
 

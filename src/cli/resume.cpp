@@ -26,6 +26,7 @@ struct ResumeOptions {
     bool retry_failed = false;
     bool resend_unknown = false;
     bool no_progress = false;
+    bool late_ok = false;
     std::string sync = "interval";
     LogOptions log;
     MetricsOptions metrics;
@@ -130,7 +131,8 @@ int resume(const ResumeOptions& opts, Output& out) {
         .results_path = opts.results,
         .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,
         .resend_unknown = opts.resend_unknown ? runner::ResendUnknown::yes : runner::ResendUnknown::no,
-        .durability = durability_of(opts.sync)};
+        .durability = durability_of(opts.sync),
+        .late_ok = opts.late_ok ? runner::LateOk::yes : runner::LateOk::no};
     return send_and_summarise(*c, send, ui, stops, out, *metrics);
 }
 
@@ -144,6 +146,7 @@ Action add_resume(CLI::App& app) {
     sub->add_flag("--resend-unknown", opts->resend_unknown,
                   "Also resend recipients whose outcome is unknown (may deliver twice)");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
+    add_late_ok_flag(*sub, opts->late_ok);
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
     add_metrics_options(*sub, opts->metrics);

@@ -34,6 +34,7 @@ struct RunOptions {
     bool force = false;
     bool yes = false;
     bool no_progress = false;
+    bool late_ok = false;
     std::string sync = "interval";
     LogOptions log;
     MetricsOptions metrics;
@@ -178,7 +179,8 @@ int run_campaign(const RunOptions& opts, Output& out) {
         .results_path = opts.results,
         .limit = opts.limit,
         .changed_inputs = opts.force ? runner::ChangedInputs::accept : runner::ChangedInputs::refuse,
-        .durability = durability_of(opts.sync)};
+        .durability = durability_of(opts.sync),
+        .late_ok = opts.late_ok ? runner::LateOk::yes : runner::LateOk::no};
     return send_and_summarise(*c, send, ui, stops, out, *metrics);
 }
 
@@ -208,6 +210,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
+    add_late_ok_flag(*sub, opts->late_ok);
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
     add_metrics_options(*sub, opts->metrics, dry_run);

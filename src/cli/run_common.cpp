@@ -46,6 +46,12 @@ void add_sync_option(CLI::App& sub, std::string& sync) {
         ->check(CLI::IsMember({"interval", "every", "none"}));
 }
 
+void add_late_ok_flag(CLI::App& sub, bool& late_ok) {
+    sub.add_flag("--late-ok", late_ok,
+                 "Send even when the campaign is too late (past schedule.not_after, or not started by "
+                 "schedule.start_at + schedule.max_delay), for this run only");
+}
+
 namespace {
 
 // Reports that the log file, or `name` it would be rotated to, is `what` (the campaign file, its

@@ -51,6 +51,10 @@ bool metrics_file_clashes(const campaign::Campaign& campaign, const observe::Exp
 // Adds --sync interval|every|none (the result log's durability) to `sub`, stored in `sync`.
 void add_sync_option(CLI::App& sub, std::string& sync);
 
+// Adds --late-ok (schedule.not_after and schedule.max_delay waived for one run) to `sub`,
+// stored in `late_ok`.
+void add_late_ok_flag(CLI::App& sub, bool& late_ok);
+
 // Runs `body` and returns its exit code; what it throws is reported through `out` as
 // "wacamp: error: …" (or an error object) with exit code 3.
 int reporting_fatal_errors(Output& out, const std::function<int()>& body);

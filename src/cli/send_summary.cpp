@@ -58,6 +58,10 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::ledger_error:
         return "the account's ledger could not be read or written: fix the cause shown above (disk space, the "
                "file, another process holding it, the database server), then continue";
+    case queue::StopReason::too_late:
+        return "the campaign is too late (schedule.not_after, or schedule.max_delay after start_at): the rows not "
+               "sent are left as they were; to send them anyway, late, continue once with --late-ok (or change the "
+               "schedule and run again with --force)";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";
@@ -76,6 +80,11 @@ struct NextSteps {
     std::string finish_deletion_command;
 };
 
+// The flag a run stopped as too late needs to continue: " --late-ok", else nothing.
+std::string late_ok_flag(const runner::SendReport& r) {
+    return r.reason == queue::StopReason::too_late ? " --late-ok" : "";
+}
+
 NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r) {
     NextSteps s;
     std::error_code ec;
@@ -87,7 +96,7 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     }
     if (!s.log_started) {
         // Stopped before the log was started (e.g. the template check was refused).
-        s.continue_command = left ? "wacamp run " + c.file : "";
+        s.continue_command = left ? "wacamp run " + c.file + late_ok_flag(r) : "";
         return s;
     }
     // Rows held from earlier runs and rows that became unknown in this one (retry.ambiguous: hold).
@@ -103,7 +112,7 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     }
     // A run that found nothing to send would find nothing again: no advice that loops.
     if (!r.already_complete && (left || failed.retried > 0)) {
-        s.continue_command = "wacamp resume " + r.results_path;
+        s.continue_command = "wacamp resume " + r.results_path + late_ok_flag(r);
     }
     return s;
 }

@@ -1,9 +1,10 @@
 #pragma once
 // Admission: may a job start at an instant, and if not, until when and why. Every mechanism that
 // holds jobs back answers this one question in this one shape, for a batch of jobs at a time:
-// the send window, the daily cap (the account's ledger, or without one queue::DailyCap), the
-// pace (this runner's RateLimiter, or the account's pace shared with its other runners). The
-// dispatcher asks them in that order before a job starts (docs/architecture.md "One message").
+// the campaign's deadline (queue::Deadline), the send window, the daily cap (the account's
+// ledger, or without one queue::DailyCap), the pace (this runner's RateLimiter, or the
+// account's pace shared with its other runners). The dispatcher asks them in that order before
+// a job starts (docs/architecture.md "One message").
 
 #include <chrono>
 #include <cstddef>
@@ -36,8 +37,9 @@ struct Admission {
         never,  // refused for good in this run: DispatchObserver::on_refused records it
     };
     // Why a job was refused for good: its number is at rate.per_recipient, on the suppression
-    // list, or held by a 131049 answer.
-    enum class Refusal { frequency_cap, suppressed, marketing_limit };
+    // list, or held by a 131049 answer; or the campaign is too late (queue::Deadline), which
+    // refuses every job alike: the dispatcher stops the run (too_late) and records none of them.
+    enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late };
 
     Verdict verdict = Verdict::now;
     SteadyTime retry_at{};  // later: when to ask again

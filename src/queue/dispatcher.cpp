@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "queue/admission.hpp"
+#include "queue/deadline.hpp"
 #include "queue/in_flight_window.hpp"
 #include "queue/pace.hpp"
 #include "queue/rate_limiter.hpp"
@@ -96,6 +97,11 @@ std::optional<StopReason> stop_reason_of(service::Cause cause) {
     }
 }
 
+// Whether `answer` refuses every job, not one: the campaign is too late (queue::Deadline).
+bool stops_run(const Admission& answer) {
+    return answer.verdict == Admission::Verdict::never && answer.refusal == Admission::Refusal::too_late;
+}
+
 // Why a flush of the observer failed: the ledger (ErrorKind::ledger) or else the log.
 StopReason flush_failure(const util::Error& error) {
     return error.kind == util::ErrorKind::ledger ? StopReason::ledger_error : StopReason::log_error;
@@ -108,8 +114,9 @@ public:
           m_settings(settings),
           m_parts(parts),
           m_window(settings.max_concurrency, parts.limiter->burst()) {
-        // The fixed order of admission: the send window, the daily cap (the ledger), the pace.
-        for (Admitter* step : {parts.window, parts.limits}) {
+        // The fixed order of admission: the deadline, the send window, the daily cap (the
+        // ledger), the pace.
+        for (Admitter* step : {static_cast<Admitter*>(parts.deadline), parts.window, parts.limits}) {
             if (step != nullptr) {
                 m_steps.push_back({step, std::nullopt});
             }
@@ -274,6 +281,10 @@ bool Dispatcher::held_back(Instant at, std::size_t& room, std::optional<Steady>&
         }
         Admission why;
         const std::size_t step_room = step.admitter->room(at, why);
+        if (step_room == 0 && stops_run(why)) {
+            stop(StopReason::too_late, why.reason);
+            return true;
+        }
         if (step_room == 0) {
             show(why);
             wake = why.retry_at;
@@ -389,7 +400,11 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
             break;
         case Admission::Verdict::never:
             pending.state = Pending::State::refused;
-            refuse(pending.job, answer, k);
+            if (stops_run(answer)) {
+                stop(StopReason::too_late, answer.reason);  // the job is not recorded: it stays to resume
+            } else {
+                refuse(pending.job, answer, k);
+            }
             break;
         }
     }
@@ -545,6 +560,9 @@ bool Dispatcher::launch(Job job, Steady now) {
                                                    : service::send_message_request(*m_parts.service, job.body));
     m_in_flight.emplace(id, InFlight{std::move(job), now});
     m_unpolled.push_back(id);
+    if (m_parts.deadline != nullptr) {
+        m_parts.deadline->note_sent();  // this run has started sending: schedule.max_delay is met
+    }
     return true;
 }
 
@@ -835,6 +853,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::template_paused: return "template_paused";
     case StopReason::template_disabled: return "template_disabled";
     case StopReason::policy_block: return "policy_block";
+    case StopReason::too_late: return "too_late";
     }
     return "completed";
 }

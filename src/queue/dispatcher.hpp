@@ -1,7 +1,7 @@
 #pragma once
 // The send loop: keeps up to `concurrency` requests in flight on one thread (with `auto`, as
 // many as an InFlightWindow sizes from the latency and the rate in force), each job admitted
-// before it starts by the admission steps in a fixed order — the send window, the daily cap
+// before it starts by the admission steps in a fixed order — the deadline, the send window, the daily cap
 // (the ledger, or without one queue::DailyCap), the pace (shared, or this runner's rate
 // limiter) — retrying as the retry policy says, until the source is empty or a stop rule
 // fires. A closed window or a reached cap only waits: the run never ends while work is left.
@@ -21,6 +21,7 @@
 namespace queue {
 
 class Admitter;
+class Deadline;
 class Pace;
 class RateLimiter;
 class RetryPolicy;
@@ -44,6 +45,7 @@ enum class StopReason {
     template_paused,    // 132015: Meta paused the template for low quality
     template_disabled,  // 132016: Meta disabled the template
     policy_block,       // 368: the account is temporarily blocked for a policy violation
+    too_late,           // schedule.not_after passed, or nothing sent by start_at + max_delay (queue::Deadline)
 };
 
 // Template answers about one row's values (132005, 132012, 132018) with no success between them
@@ -81,6 +83,10 @@ struct DispatchParts {
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
     Pace* pace = nullptr;                             // the account's pace, shared; null: `limiter` alone
+    // The campaign's deadline (schedule.not_after, max_delay), asked before every other step and
+    // told when this run sends its first request; null: none (or --late-ok). Its `never` stops
+    // the run with too_late.
+    Deadline* deadline = nullptr;
 };
 
 struct DispatchResult {

@@ -77,7 +77,11 @@ std::vector<NextStep> next_steps_for(const Summary& s) {
         steps.push_back({"to finish the deletion step", "wacamp delete-contacts " + log});
     }
     const auto failed = failed_rows_of(s);
-    if (unfinished(s) || failed.retried > 0) {
+    if (s.ended && s.last_end && s.last_end->reason == "too_late") {
+        // A plain resume would stop as late again (schedule.not_after, max_delay).
+        steps.push_back(
+            {"to send the rest anyway, though the campaign is too late", "wacamp resume " + log + " --late-ok"});
+    } else if (unfinished(s) || failed.retried > 0) {
         steps.push_back({"to continue", "wacamp resume " + log});
     }
     if (const auto unknown = s.counts[Status::unknown]; unknown > 0) {

@@ -133,6 +133,7 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
         record.status = results::Status::failed;
         record.cause = results::Cause::marketing_limit;
         break;
+    case queue::Admission::Refusal::too_late: break;  // never told: the dispatcher stops the run instead
     }
     record.error = answer.reason;
     auto written = write_result(record, true);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "queue/daily_cap.hpp"
+#include "queue/deadline.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "runner/account_keeper.hpp"
@@ -92,6 +93,11 @@ void send(SendRun& run) {
     if (keeper) {
         daily = &*keeper;
     }
+    // The campaign's deadline, unless --late-ok waives it for this run.
+    std::optional<queue::Deadline> deadline;
+    if (run.options.late_ok == LateOk::no) {
+        deadline.emplace(c.schedule);
+    }
     queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
                                      .max_concurrency = c.rate.max_concurrency,
                                      .ambiguous = c.retry.ambiguous,
@@ -107,7 +113,8 @@ void send(SendRun& run) {
                                .window = run.window ? &*run.window : nullptr,
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
-                               .pace = run.parts.pace};
+                               .pace = run.parts.pace,
+                               .deadline = deadline ? &*deadline : nullptr};
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     if (keeper) {

@@ -28,6 +28,8 @@ namespace runner {
 enum class RetryRejected { no, yes };
 enum class ResendUnknown { no, yes };
 enum class ChangedInputs { refuse, accept };
+// Whether schedule.not_after and schedule.max_delay are waived for this run (--late-ok).
+enum class LateOk { no, yes };
 
 struct SendOptions {
     std::string results_path;  // empty: the campaign's
@@ -36,6 +38,7 @@ struct SendOptions {
     RetryRejected retry_rejected = RetryRejected::no;
     ResendUnknown resend_unknown = ResendUnknown::no;
     results::Durability durability = results::Durability::interval;  // when the log is fdatasync'ed
+    LateOk late_ok = LateOk::no;
 };
 
 struct CleanupSummary {

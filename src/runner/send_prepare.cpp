@@ -1,8 +1,10 @@
 // The steps before sending: prepare, confirm and wait, open the log.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <filesystem>
 
+#include "queue/deadline.hpp"
 #include "runner/account_keeper.hpp"
 #include "runner/campaign_header.hpp"
 #include "runner/listed_rows.hpp"
@@ -88,6 +90,18 @@ bool wait_for_start(const SendRun& run) {
         clock.sleep_for(std::min(k_wait_slice, std::chrono::ceil<util::Millis>(*start_at - clock.wall_now())));
     }
     return true;
+}
+
+// Whether the campaign is too late for this run's first send, at the start time or now when
+// that has passed (queue::Deadline; never with --late-ok). Then the run neither asks nor waits:
+// the send step stops at its first turn (too_late), its log started, so that a resume finds it.
+bool too_late_to_start(const SendRun& run) {
+    if (run.options.late_ok == LateOk::yes) {
+        return false;
+    }
+    const auto now = run.parts.clock.wall_now();
+    const auto& start_at = run.campaign.schedule.start_at;
+    return queue::Deadline(run.campaign.schedule).too_late(start_at ? std::max(now, *start_at) : now).has_value();
 }
 
 // Opens the account's ledger (through SendParts::open_book), takes suppression.files in and
@@ -217,6 +231,9 @@ util::Result<void> prepare(SendRun& run) {
 }
 
 util::Result<Next> confirm_and_wait(SendRun& run) {
+    if (too_late_to_start(run)) {
+        return Next::go_on;  // nothing will be sent: no question, no wait, no template or image check
+    }
     if (run.campaign.template_check) {
         auto checked = check_template(run.campaign, run.parts.transport);
         if (!checked) {

@@ -53,7 +53,8 @@ util::Result<void> prepare(SendRun& run);
 
 // Checks the template and the images (message.check_media: the stream is opened again with
 // the verdicts), asks for confirmation (or estimates the work) and waits for
-// schedule.start_at through the clock. Next::stop with the report filled when the run ends
+// schedule.start_at through the clock; none of it when the campaign is too late to start
+// (the send step then stops at once). Next::stop with the report filled when the run ends
 // here (refused key, declined, interrupted).
 util::Result<Next> confirm_and_wait(SendRun& run);
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fakes.hpp"
+#include "queue/deadline.hpp"
 #include "queue/dispatcher.hpp"
 #include "queue/pace.hpp"
 #include "queue/rate_limiter.hpp"
@@ -119,7 +120,8 @@ struct Rig {
                                    .window = window,
                                    .observer = &recorder,
                                    .stop_requests = &stops,
-                                   .pace = pace};
+                                   .pace = pace,
+                                   .deadline = deadline};
         return queue::dispatch(source, settings, parts);
     }
 
@@ -133,9 +135,10 @@ struct Rig {
     queue::DispatchSettings settings;
     Recorder recorder;
     std::atomic<int> stops{0};
-    queue::Admitter* window = nullptr;  // the send window
-    queue::Admitter* limits = nullptr;  // the daily cap, or the account's ledger
-    queue::Pace* pace = nullptr;        // a shared pace
+    queue::Admitter* window = nullptr;    // the send window
+    queue::Admitter* limits = nullptr;    // the daily cap, or the account's ledger
+    queue::Pace* pace = nullptr;          // a shared pace
+    queue::Deadline* deadline = nullptr;  // schedule.not_after, max_delay
 };
 
 inline fakes::FakeTransport::Answer ok(const service::HttpRequest&) {

@@ -25,10 +25,12 @@ struct Rig {
     fakes::FakeTransport transport;
     fakes::FakeUi ui;
     std::atomic<int> stops{0};
+    runner::LateOk late_ok = runner::LateOk::no;
 
     util::Result<runner::SendReport> send(const campaign::Campaign& c) {
         runner::SendOptions options;
         options.results_path = log_path();
+        options.late_ok = late_ok;
         return runner::send_campaign(c, options,
                                      {.transport = transport, .clock = clock, .ui = ui, .stop_requests = stops});
     }
@@ -193,6 +195,47 @@ TEST_SUITE("runner::send_campaign") {
         CHECK(rig.clock.sleeps == 0);
         CHECK(rig.transport.started.empty());
         CHECK(read_log(rig.log_path()).empty());
+    }
+
+    TEST_CASE("a run past start_at + max_delay sends nothing, waits for nothing and ends too_late; --late-ok sends") {
+        Rig rig;  // the clock says 2026-03-01T00:00Z: three hours after start_at
+        const auto c =
+            runner_test::three_recipients(rig.folder, "schedule: {start_at: 2026-02-28T21:00:00Z, max_delay: 2h}\n");
+        auto report = rig.send(c);
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::too_late);
+        CHECK(report->message.find("schedule.max_delay") != std::string::npos);
+        CHECK(rig.transport.started.empty());
+        CHECK(rig.clock.sleeps == 0);
+        CHECK(report->not_yet_attempted == 3);
+        const auto log = read_log(rig.log_path());
+        CHECK(column(log, "event") == std::vector<std::string>{R"("campaign")", R"("end")"});
+        CHECK(log.back()["reason"] == "too_late");
+
+        rig.late_ok = runner::LateOk::yes;
+        auto late = rig.send(c);
+        REQUIRE(late);
+        CHECK(late->reason == queue::StopReason::completed);
+        CHECK(late->sent_this_run == 3);
+    }
+
+    TEST_CASE("a run past not_after sends nothing and ends too_late") {
+        Rig rig;
+        auto report =
+            rig.send(runner_test::three_recipients(rig.folder, "schedule: {not_after: 2026-02-28T18:00:00Z}\n"));
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::too_late);
+        CHECK(report->message.find("schedule.not_after") != std::string::npos);
+        CHECK(rig.transport.started.empty());
+    }
+
+    TEST_CASE("a run within max_delay waits for start_at and sends") {
+        Rig rig;
+        auto report = rig.send(
+            runner_test::three_recipients(rig.folder, "schedule: {start_at: 2026-03-01T00:10:00Z, max_delay: 1m}\n"));
+        REQUIRE(report);
+        CHECK(report->reason == queue::StopReason::completed);
+        CHECK(report->sent_this_run == 3);
     }
 
     TEST_CASE("a declined confirmation sends nothing") {
