@@ -25,7 +25,7 @@ struct Columns {
     std::string user_name = "name";  // required in the file
     std::string user_id;             // for cleanup; empty when not mapped
     std::string subscriber_id;       // for cleanup, optional
-    std::string time_zone;           // a row's IANA zone, with schedule.window.timezone: recipient; optional
+    std::string time_zone = {};      // a row's IANA zone, with schedule.window.timezone: recipient; optional
 };
 
 struct Recipients {
@@ -122,14 +122,14 @@ struct Abort {
 };
 
 struct Window {
-    std::string timezone;  // IANA name, e.g. "Asia/Kolkata"; empty when per_recipient
+    std::string timezone;     // IANA name, e.g. "Asia/Kolkata"; empty when per_recipient
+    std::vector<int> days;    // 0 = Sunday … 6 = Saturday
+    int from_minute = 0;      // minutes after local midnight, inclusive
+    int to_minute = 24 * 60;  // exclusive
     // `timezone: recipient`: the window is kept in each row's own zone (recipient_zone.hpp),
     // `fallback_timezone` for rows whose zone is neither given nor told by their number.
     bool per_recipient = false;
-    std::string fallback_timezone;  // IANA name; set exactly when per_recipient
-    std::vector<int> days;          // 0 = Sunday … 6 = Saturday
-    int from_minute = 0;            // minutes after local midnight, inclusive
-    int to_minute = 24 * 60;        // exclusive
+    std::string fallback_timezone = {};  // IANA name; set exactly when per_recipient
 };
 
 struct Schedule {

@@ -32,7 +32,7 @@ struct Recipient {
     std::vector<std::string> defaults;  // placeholders that took their default, each once
     // With schedule.window.timezone: recipient, the row's zone and where it came from; empty
     // otherwise, and for invalid rows.
-    RecipientZone zone;
+    RecipientZone zone = {};
 };
 
 // What the first pass over the list found, before any row is handed out. Its size does not
