@@ -25,6 +25,7 @@ struct Columns {
     std::string user_name = "name";  // required in the file
     std::string user_id;             // for cleanup; empty when not mapped
     std::string subscriber_id;       // for cleanup, optional
+    std::string time_zone = {};      // a row's IANA zone, with schedule.window.timezone: recipient; optional
 };
 
 struct Recipients {
@@ -121,10 +122,14 @@ struct Abort {
 };
 
 struct Window {
-    std::string timezone;     // IANA name, e.g. "Asia/Kolkata"
+    std::string timezone;     // IANA name, e.g. "Asia/Kolkata"; empty when per_recipient
     std::vector<int> days;    // 0 = Sunday … 6 = Saturday
     int from_minute = 0;      // minutes after local midnight, inclusive
     int to_minute = 24 * 60;  // exclusive
+    // `timezone: recipient`: the window is kept in each row's own zone (recipient_zone.hpp),
+    // `fallback_timezone` for rows whose zone is neither given nor told by their number.
+    bool per_recipient = false;
+    std::string fallback_timezone = {};  // IANA name; set exactly when per_recipient
 };
 
 struct Schedule {
@@ -142,6 +147,10 @@ struct Account {
     std::optional<std::string> ledger;  // resolved path, or a PostgreSQL URL without its password; nullopt: `off`
     std::string ledger_password = {};   // a PostgreSQL URL's password (a secret); empty: none, or libpq's own
     std::optional<util::RedisUrl> rate_store;  // the Redis server holding the shared pace (docs/pace.md)
+    // `messaging_limit`: Meta's tier, unique numbers a day (250 … 100000); nullopt: unlimited or
+    // not given. A number becomes rate.per_day when that is not given.
+    std::optional<long long> messaging_limit = {};
+    bool messaging_limit_given = false;  // given, `unlimited` included
 };
 
 // `suppression`: numbers never to message.

@@ -240,6 +240,18 @@ void refuse_secrets_in_message(detail::LoadContext& ctx, const Campaign& c) {
     }
 }
 
+// A zone column means something only when the window follows each recipient's zone: refused
+// otherwise, rather than silently ignored.
+void check_zone_column(detail::LoadContext& ctx, const Campaign& c) {
+    const auto& window = c.schedule.window;
+    if (c.recipients.columns.time_zone.empty() || (window && window->per_recipient)) {
+        return;
+    }
+    const auto line = c.lines.find("recipients.columns.time_zone");
+    ctx.problem(line == c.lines.end() ? 1 : line->second,
+                "recipients.columns.time_zone: only applies to schedule.window.timezone: recipient");
+}
+
 std::string report(const detail::LoadContext& ctx) {
     auto problems = ctx.problems;
     std::stable_sort(problems.begin(), problems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -276,6 +288,7 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         detail::read_account(root, campaign.service.base_url, campaign);
         refuse_secrets_in_message(ctx, campaign);
         detail::read_schedule(root, campaign.schedule);
+        check_zone_column(ctx, campaign);
         read_results(root, campaign);
     } catch (const YAML::Exception& e) {
         // Reading checks each node's type first; this is a last guard, not a path we expect.

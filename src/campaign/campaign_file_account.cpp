@@ -1,6 +1,8 @@
 // The `account` and `suppression` sections of a campaign file (docs/ledger.md).
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 
@@ -16,7 +18,9 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_account_keys[] = {"name", "ledger", "rate_store"};
+constexpr std::string_view k_account_keys[] = {"name", "ledger", "rate_store", "messaging_limit"};
+// Meta's messaging limit tiers: unique numbers a business may message in 24 hours.
+constexpr long long k_messaging_tiers[] = {250, 2'000, 10'000, 100'000};
 constexpr std::string_view k_suppression_keys[] = {"files", "undeliverable_after"};
 constexpr long long k_max_undeliverable_after = 1000;
 
@@ -141,6 +145,35 @@ void read_rate_store(const std::optional<Section>& section, const Rate& rate, Ac
     out.rate_store = std::move(*store);
 }
 
+// `account.messaging_limit`: one of Meta's tiers, or `unlimited`; a number caps the day when
+// rate.per_day does not.
+void read_messaging_limit(const std::optional<Section>& section, Campaign& out) {
+    auto text = section ? section->text("messaging_limit") : std::nullopt;
+    if (!text) {
+        return;
+    }
+    out.account.messaging_limit_given = true;
+    if (*text == "unlimited") {
+        return;
+    }
+    long long tier = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), tier);
+    const bool known =
+        error == std::errc() && end == text->data() + text->size() &&
+        std::find(std::begin(k_messaging_tiers), std::end(k_messaging_tiers), tier) != std::end(k_messaging_tiers);
+    if (!known) {
+        section->problem(
+            "messaging_limit",
+            "expected one of Meta's tiers: 250, 2000, 10000, 100000 or unlimited, got " + in_quotes(*text));
+        out.account.messaging_limit_given = false;
+        return;
+    }
+    out.account.messaging_limit = tier;
+    if (!out.rate.per_day) {
+        out.rate.per_day = tier;
+    }
+}
+
 void read_suppression(const Section& root, SuppressionLists& out) {
     auto section = root.section("suppression", Need::optional, k_suppression_keys);
     if (!section) {
@@ -171,6 +204,7 @@ void read_account(const Section& root, const std::string& base_url, Campaign& ou
     read_name(section, base_url, out.account);
     read_ledger(root, section, out.account);
     read_rate_store(section, out.rate, out.account);
+    read_messaging_limit(section, out);
     read_suppression(root, out.suppression);
 }
 

@@ -15,7 +15,7 @@ namespace campaign::detail {
 namespace {
 
 constexpr std::string_view k_schedule_keys[] = {"start_at", "not_after", "max_delay", "window"};
-constexpr std::string_view k_window_keys[] = {"timezone", "days", "from", "to"};
+constexpr std::string_view k_window_keys[] = {"timezone", "fallback_timezone", "days", "from", "to"};
 // Index i is weekday i (0 = Sunday), the numbering of Window::days and std::chrono::weekday.
 constexpr std::string_view k_day_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 constexpr std::string_view k_full_day_names[] = {"sunday",   "monday", "tuesday", "wednesday",
@@ -54,6 +54,33 @@ std::vector<int> read_days(const Section& w) {
     return days;
 }
 
+// `timezone`: a zone, or `recipient` with `fallback_timezone` for rows whose zone is unknown.
+void read_window_zone(const Section& w, Window& window) {
+    const auto known = [&](std::string_view key, std::optional<std::string> zone) -> std::optional<std::string> {
+        if (zone && !known_timezone(*zone)) {
+            w.problem(key, "unknown time zone " + in_quotes(*zone) + " (expected an IANA name like Asia/Kolkata)");
+            return std::nullopt;
+        }
+        return zone;
+    };
+    auto zone = w.text("timezone", Need::required);
+    window.per_recipient = zone == "recipient";
+    if (!window.per_recipient) {
+        window.timezone = known("timezone", std::move(zone)).value_or("");
+        if (w.has("fallback_timezone")) {
+            w.problem("fallback_timezone", "only applies to timezone: recipient");
+        }
+        return;
+    }
+    if (!w.has("fallback_timezone")) {
+        w.problem("timezone",
+                  "recipient needs schedule.window.fallback_timezone, the zone of rows whose zone is neither in "
+                  "recipients.columns.time_zone nor told by their number's country");
+        return;
+    }
+    window.fallback_timezone = known("fallback_timezone", w.text("fallback_timezone")).value_or("");
+}
+
 void read_window(const Section& s, Schedule& out) {
     auto section = s.section("window", Need::optional, k_window_keys);
     if (!section) {
@@ -61,11 +88,7 @@ void read_window(const Section& s, Schedule& out) {
     }
     const Section& w = *section;
     Window window;
-    if (auto zone = w.text("timezone", Need::required); zone && !known_timezone(*zone)) {
-        w.problem("timezone", "unknown time zone " + in_quotes(*zone) + " (expected an IANA name like Asia/Kolkata)");
-    } else if (zone) {
-        window.timezone = *zone;
-    }
+    read_window_zone(w, window);
     window.days = read_days(w);
     constexpr int k_bad = -1;
     auto from_text = w.text("from");

@@ -24,7 +24,8 @@ void read_pacing(const Section& root, Campaign& out);
 // `cleanup`.
 void read_cleanup(const Section& root, Cleanup& out);
 
-// `account` and `suppression`, after `service` (the account's default name is its host).
+// `account` and `suppression`, after `service` (the account's default name is its host) and
+// `rate` (a messaging limit sets rate.per_day when that is not given).
 void read_account(const Section& root, const std::string& base_url, Campaign& out);
 
 // `schedule`: start time and sending window.

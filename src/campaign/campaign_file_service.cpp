@@ -19,7 +19,7 @@ namespace {
 constexpr std::string_view k_service_keys[] = {"base_url", "api_key", "access_token",        "api_key_in", "headers",
                                                "timeout",  "ca_file", "allow_insecure_http", "http"};
 constexpr std::string_view k_recipients_keys[] = {"file", "delimiter", "columns", "default_country", "dedupe"};
-constexpr std::string_view k_columns_keys[] = {"wa_id", "user_name", "user_id", "subscriber_id"};
+constexpr std::string_view k_columns_keys[] = {"wa_id", "user_name", "user_id", "subscriber_id", "time_zone"};
 constexpr std::string_view k_key_places[] = {"header", "query"};
 // service.http, in the order of service::HttpVersion. YAML reads 1.1 and 2 unquoted as the same
 // scalars as "1.1" and "2", so both spellings work.
@@ -205,6 +205,7 @@ void read_recipients(const Section& root, const Cleanup& cleanup, Recipients& ou
         out.columns.user_id =
             columns->text("user_id", cleanup.delete_contacts ? Need::required : Need::optional).value_or("");
         out.columns.subscriber_id = columns->text("subscriber_id", Need::optional).value_or("");
+        out.columns.time_zone = columns->text("time_zone", Need::optional).value_or("");
     }
     if (auto country = s.text("default_country", Need::optional)) {
         const bool letters = country->size() == 2 && std::isalpha(static_cast<unsigned char>((*country)[0])) &&

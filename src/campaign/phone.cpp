@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mutex>
+#include <optional>
 
 #include <phonenumbers/logger.h>
 #include <phonenumbers/phonenumber.pb.h>
@@ -191,6 +192,23 @@ std::string PhoneNormalizer::country_of(std::string_view raw) const {
     }
     const std::string wa_id = try_parse(d->digits, "ZZ");
     return wa_id.empty() ? std::string() : region_of(wa_id);
+}
+
+std::string PhoneNormalizer::region_of_number(std::string_view wa_id) const {
+    std::optional<std::string> region;
+    if (const PhoneRules* rules = PhoneRules::shared()) {
+        region = rules->region_of_number(wa_id);
+    }
+    if (!region) {
+        const auto& util = phone_util();
+        pn::PhoneNumber number;
+        if (util.Parse("+" + std::string(wa_id), "ZZ", &number) != pn::PhoneNumberUtil::NO_PARSING_ERROR) {
+            return {};
+        }
+        region.emplace();
+        util.GetRegionCodeForNumber(number, &*region);
+    }
+    return *region == "ZZ" ? std::string() : std::move(*region);
 }
 
 util::Result<std::string> PhoneNormalizer::normalize(std::string_view raw) const {

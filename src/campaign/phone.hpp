@@ -34,6 +34,11 @@ public:
     // What the dominant country of a list is counted from.
     std::string country_of(std::string_view raw) const;
 
+    // Returns the region ("US", "CA", "JM"; "001" for a non-geographic code) of `wa_id`, a
+    // number normalize() returned, as libphonenumber's GetRegionCodeForNumber says: among the
+    // regions sharing a country code, the one whose numbers it belongs to; "" when none.
+    std::string region_of_number(std::string_view wa_id) const;
+
     // Sets the country most of the list's numbers belong to ("": none), used only without a
     // default country.
     void set_dominant_country(std::string region) { m_dominant_country = std::move(region); }

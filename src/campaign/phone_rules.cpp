@@ -177,25 +177,42 @@ const PhoneRules::Region* PhoneRules::metadata_for(int country_code) const {
 
 // IsValidNumber → GetRegionCodeForNumber → IsValidNumberForRegion.
 bool PhoneRules::is_valid(int country_code, std::string_view nsn, Ctx& ctx) const {
+    const Region* region = claimant(country_code, nsn, ctx);
+    return region != nullptr && has_type(nsn, *region, ctx);
+}
+
+// GetRegionCodeForNumber: the one region of the code, else (GetRegionCodeForNumberFromRegionList)
+// the first that claims the number, by its leading digits or, without them, by a type of number.
+const PhoneRules::Region* PhoneRules::claimant(int country_code, std::string_view nsn, Ctx& ctx) const {
     const auto it = m_by_code.find(country_code);
     if (it == m_by_code.end()) {
-        return false;
+        return nullptr;
     }
     const auto& regions = it->second;
     if (regions.size() == 1) {
-        return has_type(nsn, *regions.front(), ctx);
+        return regions.front();
     }
-    // GetRegionCodeForNumberFromRegionList: the first region that claims the number.
     for (const Region* region : regions) {
         if (region->leading_digits) {
             if (ctx.yes(region->leading_digits->match_prefix(nsn).outcome)) {
-                return has_type(nsn, *region, ctx);
+                return region;
             }
         } else if (has_type(nsn, *region, ctx)) {
-            return true;
+            return region;
         }
     }
-    return false;
+    return nullptr;
+}
+
+std::optional<std::string> PhoneRules::region_of_number(std::string_view wa_id) const {
+    std::string nsn(wa_id);
+    const int country_code = extract_country_code(nsn);
+    Ctx ctx;
+    const Region* region = country_code == 0 ? nullptr : claimant(country_code, nsn, ctx);
+    if (ctx.undecided) {
+        return std::nullopt;
+    }
+    return region == nullptr ? std::string("ZZ") : region->id;
 }
 
 // GetNumberTypeHelper(…) != UNKNOWN. Only whether some type matches counts, not which, so the

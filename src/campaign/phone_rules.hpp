@@ -36,6 +36,11 @@ public:
     // code), or "" when none does.
     std::string region_of(std::string_view digits) const;
 
+    // As GetRegionCodeForNumber on "+" + `wa_id`: the region that claims the number among
+    // those sharing its country code ("CA" for a Canadian +1 number, "001" for a non-geographic
+    // one), "ZZ" when none does; nothing when a pattern was beyond DigitPattern.
+    std::optional<std::string> region_of_number(std::string_view wa_id) const;
+
     struct Desc {
         std::optional<DigitPattern> pattern;  // none: matches nothing
         std::vector<int> lengths;             // empty: not checked
@@ -64,6 +69,7 @@ private:
     int extract_country_code(std::string& number) const;
     const Region* metadata_for(int country_code) const;
     bool is_valid(int country_code, std::string_view nsn, Ctx& ctx) const;
+    const Region* claimant(int country_code, std::string_view nsn, Ctx& ctx) const;
     bool has_type(std::string_view nsn, const Region& region, Ctx& ctx) const;
     void strip_national_prefix(const Region& region, std::string& number, Ctx& ctx) const;
     static Length test_length(std::string_view number, const Region& region);

@@ -120,6 +120,7 @@ struct RecipientStream::Impl {
     std::vector<BoundTemplate> body;
     std::vector<BoundTemplate> buttons;
     const MediaVerdicts* media = nullptr;  // images refused by a check before sending
+    std::optional<RecipientZones> zones;   // each row's zone, with a window per recipient
     CsvRecord record;
 
     Impl(CsvReader r, PhoneNormalizer p) : reader(std::move(r)), phones(std::move(p)) {}
@@ -357,6 +358,13 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     if (!rc.columns.subscriber_id.empty()) {
         impl->subscriber_id_col = column("recipients.columns.subscriber_id", rc.columns.subscriber_id);
     }
+    const auto zone_col =
+        rc.columns.time_zone.empty() ? std::nullopt : column("recipients.columns.time_zone", rc.columns.time_zone);
+    if (auto zones = RecipientZones::create(c, zone_col, checks.zones)) {
+        impl->zones = std::move(*zones);
+    } else {
+        problems.push_back(at(c, "schedule.window.timezone") + zones.error().message);
+    }
 
     const auto bind = [&](const std::string& key, const std::string& text, std::optional<BoundTemplate>& into) {
         auto parsed = Template::parse(text);
@@ -414,6 +422,7 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const Dup
         if (!found) {
             break;
         }
+        scan->zones->assign(r, scan->record.fields, scan->phones);
         counter.add(r);
         if (finder && r.verdict == Verdict::ok) {
             if (auto added = finder->add(r.message.wa_id, r.row); !added) {
@@ -498,6 +507,7 @@ util::Result<bool> RecipientStream::next(Recipient& out) {
     if (!found) {
         return false;
     }
+    impl.zones->assign(out, impl.record.fields, impl.phones);
     if (impl.dedupe && out.verdict == Verdict::ok) {
         auto first = impl.duplicates.first_row_of(out.row);
         if (!first) {

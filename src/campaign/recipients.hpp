@@ -10,6 +10,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/duplicates.hpp"
 #include "campaign/media_verdicts.hpp"
+#include "campaign/recipient_zone.hpp"
 #include "service/messages.hpp"
 #include "util/result.hpp"
 
@@ -29,6 +30,9 @@ struct Recipient {
     // Whether `message` was rendered in full (a row refused by a content rule still was).
     bool rendered = false;
     std::vector<std::string> defaults;  // placeholders that took their default, each once
+    // With schedule.window.timezone: recipient, the row's zone and where it came from; empty
+    // otherwise, and for invalid rows.
+    RecipientZone zone = {};
 };
 
 // What the first pass over the list found, before any row is handed out. Its size does not
@@ -51,6 +55,7 @@ std::optional<std::string> too_many_invalid(const Campaign& campaign, const List
 // What a stream holds each row against, besides the campaign file and the CSV.
 struct RowChecks {
     const MediaVerdicts* media = nullptr;  // images refused before sending; must outlive the stream
+    ZoneOptions zones = {};                // where rows' zones are found (recipient_zone.hpp)
 };
 
 class RecipientStream {
@@ -59,7 +64,8 @@ public:
     // column of its header, and prepares the templates. On failure the message lists every
     // problem, one per line, as "FILE:LINE: …". `duplicates` says where the duplicate
     // pass sorts (tests use it to make the index fail). A row whose image `checks.media`
-    // refused is invalid, with the reason. Before returning it reads the list through once
+    // refused is invalid, with the reason, as is one whose time_zone column names no zone
+    // (schedule.window.timezone: recipient). Before returning it reads the list through once
     // (twice without recipients.default_country, to find the dominant country first) for
     // survey() and the duplicates.
     static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {},

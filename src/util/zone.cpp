@@ -38,6 +38,13 @@ seconds TimeZone::offset_at(TimePoint t) const {
     return m_zone->get_info(floor<seconds>(t)).offset;
 }
 
+TimeZone::OffsetSpan TimeZone::offset_span(TimePoint t) const {
+    const auto info = m_zone->get_info(floor<seconds>(t));
+    // A zone with no later transition ends at sys_seconds::max(), beyond what TimePoint holds.
+    const auto last = floor<seconds>(TimePoint::max());
+    return {info.offset, info.end >= last ? TimePoint::max() : TimePoint(info.end)};
+}
+
 std::string format_zone_clock(TimePoint t, TimePoint now, const TimeZone& zone) {
     const sys_seconds local = floor<seconds>(t) + zone.offset_at(t);
     const sys_days today = floor<days>(floor<seconds>(now) + zone.offset_at(now));

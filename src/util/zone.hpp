@@ -26,6 +26,14 @@ public:
     const std::string& name() const { return m_name; }
     // The zone's offset from UTC at `t` (east positive).
     std::chrono::seconds offset_at(TimePoint t) const;
+    // The zone's offset at `t` and the moment that offset's span ends (the zone's next
+    // transition, which may keep the offset and change only the abbreviation), for code that
+    // compares zones over a stretch of time.
+    struct OffsetSpan {
+        std::chrono::seconds offset{0};
+        TimePoint until{};
+    };
+    OffsetSpan offset_span(TimePoint t) const;
     // The zone in date/tz, for code that walks its transitions (the send window).
     const date::time_zone& date_zone() const { return *m_zone; }
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <list>
 #include <random>
 #include <set>
 #include <string>
@@ -295,6 +296,39 @@ TEST_SUITE("campaign::PhoneRules") {
             compare_international(std::to_string(code) + nsn);
             compare_international(std::to_string(code) + nsn + "0");
         }
+    }
+    TEST_CASE("names the region of every region's example numbers as libphonenumber does (a zone's country)") {
+        REQUIRE(PhoneNormalizer::create("IN").ok());  // silences libphonenumber's log
+        REQUIRE(campaign::PhoneRules::shared() != nullptr);
+        const auto& util = *pn::PhoneNumberUtil::GetInstance();
+        std::set<std::string> regions;
+        util.GetSupportedRegions(&regions);
+        std::size_t shared_codes = 0;
+        for (const auto& region : regions) {
+            for (const auto type : {pn::PhoneNumberUtil::FIXED_LINE, pn::PhoneNumberUtil::MOBILE}) {
+                pn::PhoneNumber example;
+                if (!util.GetExampleNumberForType(region, type, &example)) {
+                    continue;
+                }
+                std::string nsn;
+                util.GetNationalSignificantNumber(example, &nsn);
+                std::string expected;
+                util.GetRegionCodeForNumber(example, &expected);
+                const std::string wa_id = std::to_string(example.country_code()) + nsn;
+                CAPTURE(wa_id);
+                CHECK(campaign::PhoneRules::shared()->region_of_number(wa_id) == expected);
+                std::list<std::string> sharing;
+                util.GetRegionCodesForCountryCallingCode(example.country_code(), &sharing);
+                shared_codes += sharing.size() > 1 ? 1 : 0;
+            }
+        }
+        CHECK(shared_codes > 20);  // +1, +7, +44, +590 … were among them
+        auto normalizer = PhoneNormalizer::create("");
+        REQUIRE(normalizer.ok());
+        CHECK(normalizer->region_of_number("18765550123") == "JM");
+        CHECK(normalizer->region_of_number("919812345678") == "IN");
+        CHECK(normalizer->region_of_number("80012345678") == "001");
+        CHECK(normalizer->region_of_number("999").empty());
     }
     TEST_CASE("agrees with libphonenumber on random digits") {
         REQUIRE(campaign::PhoneRules::shared() != nullptr);

@@ -28,6 +28,18 @@ TEST_SUITE("util::TimeZone") {
         CHECK(new_york.offset_at(utc(2026, 1, 15, 12, 0)) == -5h);
         CHECK(new_york.offset_at(utc(2026, 7, 15, 12, 0)) == -4h);
     }
+    TEST_CASE("an offset span ends at the zone's next transition, or never") {
+        const auto berlin = zone("Europe/Berlin");
+        const auto winter = berlin.offset_span(utc(2026, 11, 27, 12, 0));
+        CHECK(winter.offset == 1h);
+        CHECK(winter.until == utc(2027, 3, 28, 1, 0));
+        const auto summer = berlin.offset_span(winter.until);
+        CHECK(summer.offset == 2h);
+        CHECK(summer.until == utc(2027, 10, 31, 1, 0));
+        const auto fixed = zone("Etc/GMT-5").offset_span(utc(2026, 11, 27, 12, 0));
+        CHECK(fixed.offset == 5h);
+        CHECK(fixed.until > utc(2200, 1, 1, 0, 0));
+    }
     TEST_CASE("a name tzdata does not know fails, naming it") {
         auto z = util::TimeZone::locate("Mars/Olympus_Mons");
         REQUIRE_FALSE(z);
