@@ -46,8 +46,12 @@ struct Admission {
     // later: when the wait ends by the wall clock, when known; never: when the number could be
     // messaged again, when known
     std::optional<WallTime> until{};
-    std::string reason{};                      // later, never: why, for people; empty for a wait that is only pacing
-    bool notice = false;                       // later: the reason is news, told once (DispatchObserver::on_pause)
+    std::string reason{};  // later, never: why, for people; empty for a wait that is only pacing
+    bool notice = false;   // later: the reason is news, told once (DispatchObserver::on_pause)
+    // later: this job alone waits (its recipient's window is closed; queue::ZoneWindows): the
+    // dispatcher sets it aside until `until` (queue::SetAside) and goes on with the others,
+    // instead of holding every job back until retry_at
+    bool set_aside = false;
     Refusal refusal = Refusal::frequency_cap;  // never: the cause
     // now: the latest time the job may start; a slot unused by then is dropped, never used late
     SteadyTime use_by = SteadyTime::max();

@@ -21,6 +21,7 @@
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "queue/send_rate.hpp"
+#include "queue/set_aside.hpp"
 #include "service/requests.hpp"
 #include "util/time.hpp"
 
@@ -54,12 +55,15 @@ struct Waiting {
 };
 
 // A job taken but not started: the admission steps before `step` admitted it and are not asked
-// again (a reservation is not made twice). Between turns it waits first in line.
+// again (a reservation is not made twice) — unless the earliest use-by time of their answers
+// (a recipient's window closing, the deadline) passes first: then it is asked from the first
+// step again. Between turns it waits first in line.
 struct Pending {
-    enum class State { asking, waiting, refused, started };
+    enum class State { asking, waiting, refused, set_aside, started };
     Job job;
     std::size_t step = 0;
-    State state = State::asking;  // within a turn
+    State state = State::asking;            // within a turn
+    SteadyTime use_by = SteadyTime::max();  // of the answers of the steps before the pace
 };
 
 // An admission step and the `later` it answered last: it is not asked again before
@@ -152,6 +156,12 @@ private:
     std::size_t start_admitted(Steady now);
     // Puts the jobs of the turn still waiting for a step back first in line, in order.
     void requeue();
+    // Sets `job` aside until its recipient's window opens (`answer`, of step `k`); the steps
+    // before it admitted it. False when it cannot be kept (the dispatch stops).
+    bool set_aside(const Job& job, const Admission& answer, std::size_t k);
+    // Whether a job set aside may be taken back at `now`, else when to look again (`wake`),
+    // showing why the queue waits when nothing else can start.
+    bool aside_due(Steady now, std::optional<Steady>& wake);
     // Records that step `k` refused `job` for good; the steps before it admitted it.
     void refuse(const Job& job, const Admission& answer, std::size_t k);
     // Tells every step how the requests answered since the last call ended.
@@ -194,6 +204,7 @@ private:
     std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> m_waiting;
     std::optional<Job> m_peeked;
     std::deque<Pending> m_pending;  // taken, admitted by some steps, waiting for the next: they go first
+    SetAside m_aside;               // waiting for their recipients' windows (queue::ZoneWindows)
     Turn m_turn;
     std::size_t m_ended = 0;  // requests answered since the steps were last told (settle_steps)
     std::size_t m_ended_sent = 0;
@@ -243,9 +254,14 @@ std::size_t Dispatcher::room_now(Steady now, std::optional<Steady>& wake) {
     }
     const bool retry_due = !m_waiting.empty() && m_waiting.top().due <= now;
     const bool fresh = !m_pending.empty() || (!limit_reached() && !source_exhausted());
-    if (!retry_due && !fresh) {
+    std::optional<Steady> aside_wake;
+    const bool reopened = aside_due(now, aside_wake);
+    if (!retry_due && !fresh && !reopened) {
         if (!m_waiting.empty()) {
             wake = m_waiting.top().due;
+        }
+        if (aside_wake && (!wake || *aside_wake < *wake)) {
+            wake = aside_wake;
         }
         return 0;
     }
@@ -314,6 +330,17 @@ bool Dispatcher::take(Steady now, Job& out) {
         m_waiting.pop();
         return true;
     }
+    // Rows whose window opened were read before any fresh one: they go first, lowest row first.
+    if (!m_aside.empty()) {
+        auto taken = m_aside.take_due(m_parts.clock->wall_now(), out);
+        if (!taken) {
+            stop(StopReason::log_error, taken.error().message);
+            return false;
+        }
+        if (*taken) {
+            return true;
+        }
+    }
     if (limit_reached() || source_exhausted()) {
         return false;
     }
@@ -332,8 +359,19 @@ bool Dispatcher::start_batch(Steady now) {
     m_turn.batch.clear();
     while (m_turn.batch.size() < room && !m_pending.empty()) {
         m_turn.batch.push_back(std::move(m_pending.front()));
-        m_turn.batch.back().state = Pending::State::asking;
         m_pending.pop_front();
+        Pending& pending = m_turn.batch.back();
+        pending.state = Pending::State::asking;
+        if (m_parts.clock->steady_now() > pending.use_by) {
+            // What admitted it no longer holds (its recipient's window closed meanwhile): the
+            // steps that admitted it let it go and are asked again.
+            const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+            for (std::size_t j = 0; j < pending.step; ++j) {
+                m_steps[j].admitter->settle(1, 0, at);
+            }
+            pending.step = 0;
+            pending.use_by = SteadyTime::max();
+        }
     }
     Job job;
     while (m_turn.batch.size() < room && take(now, job)) {
@@ -393,8 +431,16 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
             ++pending.step;
             admitted = true;
             m_turn.use_by = std::min(m_turn.use_by, answer.use_by);
+            if (k + 1 < m_steps.size()) {
+                pending.use_by = std::min(pending.use_by, answer.use_by);
+            }
             break;
         case Admission::Verdict::later:
+            if (answer.set_aside) {
+                pending.state = Pending::State::set_aside;
+                set_aside(pending.job, answer, k);
+                break;
+            }
             pending.state = Pending::State::waiting;
             later = later != nullptr ? later : &answer;
             break;
@@ -437,7 +483,7 @@ std::size_t Dispatcher::start_admitted(Steady now) {
         // dropped (its time has passed; used late it could break the account's bound) and
         // asked for again at once.
         if (m_parts.clock->steady_now() > m_turn.use_by) {
-            pending.step = m_steps.size() - 1;
+            pending.step = m_steps.size() - 1;  // the pace's slot; an earlier step's lapse: start_batch
             pending.state = Pending::State::waiting;
             continue;
         }
@@ -459,6 +505,44 @@ void Dispatcher::requeue() {
             m_pending.push_front(std::move(*it));
         }
     }
+}
+
+bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t k) {
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    for (std::size_t j = 0; j < k; ++j) {
+        m_steps[j].admitter->settle(1, 0, at);  // asked again from the first step when it comes back
+    }
+    if (auto kept = m_aside.put(job, answer); !kept) {
+        // No request left and nothing was recorded: the row stays as it was, for a resume.
+        stop(StopReason::log_error,
+             "cannot keep the rows waiting for their recipients' send windows: " + kept.error().message);
+        return false;
+    }
+    return true;
+}
+
+bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
+    if (m_aside.empty()) {
+        return false;
+    }
+    const WallTime wall = m_parts.clock->wall_now();
+    const auto opening = m_aside.next_opening();
+    if (opening && *opening <= wall) {
+        return true;
+    }
+    // Looked at again at the opening, and every second meanwhile: the wall clock may be set.
+    const Admission why = later_until(Instant{now, wall}, opening, std::chrono::seconds(1));
+    wake = why.retry_at;
+    const auto waits = m_aside.waits();
+    if (m_in_flight.empty() && m_pending.empty() && (limit_reached() || source_exhausted()) && !waits.empty()) {
+        Admission pause = why;
+        pause.notice = true;
+        pause.reason = fmt::format("{} row{} wait for their recipients' send windows; next: {} ({} row{})",
+                                   m_aside.size(), m_aside.size() == 1 ? "" : "s", waits.front().reason,
+                                   waits.front().rows, waits.front().rows == 1 ? "" : "s");
+        show(pause);
+    }
+    return false;
 }
 
 void Dispatcher::refuse(const Job& job, const Admission& answer, std::size_t k) {
@@ -624,6 +708,8 @@ void Dispatcher::report_progress(Steady now) {
     p.in_flight = m_in_flight.size();
     p.in_flight_limit = in_flight_limit();
     p.retry_waiting = m_waiting.size();
+    p.set_aside = m_aside.size();
+    p.next_opening = m_aside.next_opening();
     p.rate_in_force = m_parts.limiter->current_rate();
     p.achieved_rate = m_send_rate.per_second(now);
     p.paused_until = m_pause ? m_pause->until : std::nullopt;
@@ -653,7 +739,7 @@ DispatchResult Dispatcher::run() {
             while (start_batch(now)) {
             }
             // A stop while starting (the ledger or the log failed) keeps its reason.
-            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_pending.empty() &&
+            if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_pending.empty() && m_aside.empty() &&
                 (limit_reached() || source_exhausted())) {
                 m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
                 break;

@@ -25,6 +25,7 @@ struct Job {
     int requests = 0;           // requests made for this row so far, over all runs (the log's `attempt`)
     int attempts = 0;           // attempts counted against retry.max_attempts in this run
     int pair_rate_answers = 0;  // Meta's pair-rate answers (131056) for this row in this run
+    int zone = -1;              // the recipient's zone (ZoneWindows::zone) for a window per recipient; -1: none
 };
 
 // Where fresh jobs come from, in order.
@@ -56,6 +57,10 @@ struct Progress {
     std::size_t in_flight = 0;
     std::size_t in_flight_limit = 0;  // the most allowed in flight now (auto: the window in force)
     std::size_t retry_waiting = 0;
+    // Rows set aside until their recipients' windows open (queue::ZoneWindows), and the next
+    // opening among them
+    std::int64_t set_aside = 0;
+    std::optional<std::chrono::system_clock::time_point> next_opening;
     double rate_in_force = 0;  // requests/s the limiter allows now
     double achieved_rate = 0;  // sends/s over the last few seconds
     std::optional<std::chrono::system_clock::time_point> paused_until;

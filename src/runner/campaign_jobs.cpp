@@ -82,6 +82,10 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         out.marketing_hold = service::marketing_hold_of(r.message);
         out.requests = state.attempts;
         out.attempts = 0;
+        out.zone = -1;
+        if (m_zones != nullptr && !r.zone.name.empty()) {
+            TRY_ASSIGN(out.zone, m_zones->zone(r.zone.name));
+        }
         m_tally.dispatch(r.row, state);
         return true;
     case Decision::done: break;

@@ -8,6 +8,7 @@
 
 #include "campaign/recipients.hpp"
 #include "queue/job.hpp"
+#include "queue/zone_windows.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
@@ -49,6 +50,9 @@ public:
         m_campaign_key = std::move(campaign_key);
     }
 
+    // Gives each job its recipient's zone in `zones` (a window per recipient).
+    void zone_with(queue::ZoneWindows& zones) { m_zones = &zones; }
+
     // Has every result record name the campaign's template and its category.
     void label_with(TemplateNames names) { m_names = std::move(names); }
 
@@ -89,6 +93,7 @@ private:
     const SendOptions& m_options;
     const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
     TemplateNames m_names;
+    queue::ZoneWindows* m_zones = nullptr;  // a window per recipient: the zones jobs are given
 };
 
 }  // namespace runner

@@ -108,6 +108,10 @@ std::string start_of(const SendRun& run, util::TimePoint now) {
     const auto& start_at = run.campaign.schedule.start_at;
     const util::TimePoint from = start_at && *start_at > now ? *start_at : now;
     std::string when = from == now ? "now" : fmt::format("at {} (schedule.start_at)", util::format_timestamp(from));
+    if (run.zone_windows) {
+        return fmt::format("{}, each message when its recipient's window is open — {}", when,
+                           run.zone_windows->describe());
+    }
     if (run.window) {
         const auto opens = run.window->next_open(from);
         if (!opens) {
@@ -185,7 +189,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
         }
     }
     p.starts = start_of(run, now);
-    p.takes = duration_of(c.rate, p.to_send, run.window.has_value());
+    p.takes = duration_of(c.rate, p.to_send, run.window.has_value() || run.zone_windows.has_value());
     return p;
 }
 

@@ -81,6 +81,9 @@ void send(SendRun& run) {
     observer.count_screened(jobs.held_back);
     observer.label_with(template_names_of(c));
     jobs.label_with(template_names_of(c));
+    if (run.zone_windows) {
+        jobs.zone_with(*run.zone_windows);
+    }
     observer.report_to(run.parts.watch);
     tally.report_to(run.parts.watch);
     std::optional<AccountKeeper> keeper;
@@ -110,7 +113,9 @@ void send(SendRun& run) {
                                .limiter = &limiter,
                                .retry = &retry,
                                .limits = daily,
-                               .window = run.window ? &*run.window : nullptr,
+                               .window = run.window         ? static_cast<queue::Admitter*>(&*run.window)
+                                         : run.zone_windows ? static_cast<queue::Admitter*>(&*run.zone_windows)
+                                                            : nullptr,
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
                                .pace = run.parts.pace,

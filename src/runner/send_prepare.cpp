@@ -218,7 +218,9 @@ util::Result<void> prepare(SendRun& run) {
                         "was sent",
                         c.file, c.message.templated.name));
     }
-    if (c.schedule.window) {
+    if (c.schedule.window && c.schedule.window->per_recipient) {
+        run.zone_windows.emplace(*c.schedule.window);
+    } else if (c.schedule.window) {
         TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));
         run.parts.ui.time_zone(run.window->zone());
     }

@@ -6,6 +6,7 @@
 
 #include "campaign/recipients.hpp"
 #include "queue/send_window.hpp"
+#include "queue/zone_windows.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/replay.hpp"
@@ -28,7 +29,8 @@ struct SendRun {
     util::Redactor secrets;  // the service may echo them in its answers
     SendReport report;
     std::optional<queue::SendWindow> window;
-    std::optional<campaign::MediaVerdicts> media;  // when images were checked; before `stream`, which uses it
+    std::optional<queue::ZoneWindows> zone_windows;  // the window kept in each recipient's zone
+    std::optional<campaign::MediaVerdicts> media;    // when images were checked; before `stream`, which uses it
     std::optional<campaign::RecipientStream> stream;
     results::CampaignHeader header;  // of the inputs as they are now
     std::optional<results::RunLock> lock;

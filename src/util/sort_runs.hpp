@@ -16,7 +16,8 @@
 
 namespace util::detail {
 
-// An unnamed temporary file: gone when closed, whatever happens to the process.
+// An unnamed temporary file: gone when closed, whatever happens to the process. Also where
+// queue::SetAside keeps the jobs waiting for their recipients' windows.
 class TempFile {
 public:
     // In `options.temp_dir`, else TMPDIR, else /tmp.

@@ -1,0 +1,60 @@
+#include "queue/zone_windows.hpp"
+
+#include <fmt/format.h>
+
+#include "queue/job.hpp"
+
+namespace queue {
+
+ZoneWindows::ZoneWindows(campaign::Window window) : m_window(std::move(window)) {}
+
+util::Result<int> ZoneWindows::zone(const std::string& name) {
+    if (const auto it = m_index.find(name); it != m_index.end()) {
+        return it->second;
+    }
+    campaign::Window one = m_window;
+    one.timezone = name;
+    one.per_recipient = false;
+    TRY_ASSIGN(auto made, SendWindow::make(one));
+    const auto index = static_cast<int>(m_windows.size());
+    m_windows.push_back(std::move(made));
+    m_index.emplace(name, index);
+    return index;
+}
+
+util::Result<void> ZoneWindows::admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) {
+    out.assign(jobs.size(), Admission{});
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (jobs[i]->zone < 0) {
+            continue;
+        }
+        const SendWindow& window = this->window(jobs[i]->zone);
+        if (window.room(at, out[i]) == k_any_room) {
+            // Admitted while the window lasts: a job held up after it (by the pace, the daily
+            // cap) is asked again, never sent outside its recipient's window.
+            if (const auto closes = window.closes_at(at.wall)) {
+                out[i].use_by = at.steady + std::chrono::duration_cast<SteadyTime::duration>(*closes - at.wall) -
+                                SteadyTime::duration(1);
+            }
+            continue;
+        }
+        out[i].set_aside = true;
+        out[i].reason = fmt::format("outside the send window in {}", window.zone().name());
+    }
+    return {};
+}
+
+std::string ZoneWindows::describe() const {
+    campaign::Window shown = m_window;
+    shown.timezone = "UTC";  // a zone for SendWindow to read; replaced below
+    shown.per_recipient = false;
+    auto window = SendWindow::make(shown);
+    if (!window) {
+        return "in each recipient's zone";
+    }
+    std::string text = window->describe();
+    text.erase(text.rfind(' '));
+    return text + " in each recipient's zone";
+}
+
+}  // namespace queue
