@@ -1,0 +1,85 @@
+// The window in each recipient's zone (schedule.window.timezone: recipient): the rows whose zone
+// is in its window are sent while the others wait, set aside, for theirs.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <string>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+
+namespace {
+
+// The Etc/GMT zone (POSIX signs: Etc/GMT-5 is UTC+5) whose clock reads `hour` about now.
+std::string zone_at_hour(int hour) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    int offset = ((hour - utc.tm_hour) % 24 + 24) % 24;  // 0..23 hours east
+    if (offset > 12) {
+        offset -= 24;  // Etc/GMT covers UTC-12 … UTC+14
+    }
+    if (offset == 0) {
+        return "Etc/GMT";
+    }
+    return offset > 0 ? "Etc/GMT-" + std::to_string(offset) : "Etc/GMT+" + std::to_string(-offset);
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: a window per recipient") {
+    TEST_CASE("the open zone's rows are sent while the closed zone's wait; a stop leaves them for a resume") {
+        Sandbox sandbox;
+        // Six in the morning in one zone, six in the evening in the other; the window is
+        // 00:00-12:00 in each recipient's zone: open for the first, closed for about six hours
+        // for the second.
+        const std::string morning = zone_at_hour(6);
+        const std::string evening = zone_at_hour(18);
+        std::string csv = "phone,name,user_id,tz\n";
+        constexpr int k_rows = 6;
+        for (int i = 0; i < k_rows; ++i) {
+            csv += "+" + numbers_wa_id(i) + ",Person " + std::to_string(i) + ",u" + std::to_string(i) + "," +
+                   (i % 2 == 0 ? morning : evening) + "\n";
+        }
+        CampaignFixture f(sandbox, csv,
+                          "schedule:\n  window: {timezone: recipient, fallback_timezone: UTC, from: \"00:00\", "
+                          "to: \"12:00\"}\n");
+        std::string yaml = read_file(f.campaign);
+        const std::string columns = "columns: {wa_id: phone, user_name: name, user_id: user_id}";
+        REQUIRE(yaml.find(columns) != std::string::npos);
+        yaml.replace(yaml.find(columns), columns.size(),
+                     "columns: {wa_id: phone, user_name: name, user_id: user_id, time_zone: tz}");
+        f.dir.write("campaign.yaml", yaml);
+
+        Background run({"run", f.campaign.string(), "--yes"}, f.env);
+        wait_for_delivered(sandbox, k_rows / 2);
+        // The evening rows wait: the live line says how many, and for which zone's opening.
+        CHECK(wait_until(
+            [&] { return run.err().find("3 rows wait for their recipients' send windows") != std::string::npos; }));
+        run.signal(SIGINT);
+        CHECK(run.wait() == 3);
+        CAPTURE(run.err());
+        CHECK(run.err().find("outside the send window in " + evening) != std::string::npos);
+        const auto sent = delivered(sandbox);
+        CHECK(sent.size() == k_rows / 2);
+        for (int i = 0; i < k_rows; ++i) {
+            CAPTURE(i);
+            CHECK(sent.count(numbers_wa_id(i)) == (i % 2 == 0 ? 1u : 0u));
+            CHECK(requests_for(sandbox, numbers_wa_id(i)) == (i % 2 == 0 ? 1 : 0));
+        }
+        // The waiting rows have no record: a resume finds them unsent.
+        const auto status = f.final_status();
+        for (const auto& [row, state] : status) {
+            CAPTURE(row);
+            CHECK(state == "sent");
+            CHECK(row % 2 == 1);  // rows count from 1: the even indexes
+        }
+        CHECK(status.size() == k_rows / 2);
+        const auto ends = of_event(f.records(), "end");
+        REQUIRE(ends.size() == 1);
+        CHECK(ends[0]["reason"] == "interrupted");
+    }
+}
