@@ -139,6 +139,31 @@ std::string why(const runner::SendReport& r) {
     return message == reason ? message : fmt::format("{} ({})", message, reason);
 }
 
+// The rows a stop left waiting for their recipients' windows, by zone, the next opening first;
+// the first few zones.
+std::string window_lines(const runner::SendReport& r) {
+    constexpr std::size_t k_zones_shown = 5;
+    std::int64_t rows = 0;
+    for (const auto& wait : r.waiting_for_window) {
+        rows += wait.rows;
+    }
+    if (rows == 0) {
+        return {};
+    }
+    std::string out = fmt::format(
+        "  {} row(s) were waiting for their recipients' send windows (not sent, no record: a resume sends them):\n",
+        rows);
+    for (std::size_t i = 0; i < r.waiting_for_window.size() && i < k_zones_shown; ++i) {
+        const auto& wait = r.waiting_for_window[i];
+        out += fmt::format("    {}: {} row(s), {}\n", wait.reason, wait.rows,
+                           wait.opens ? "opens " + util::format_timestamp(*wait.opens) : std::string("never opens"));
+    }
+    if (r.waiting_for_window.size() > k_zones_shown) {
+        out += fmt::format("    and {} more zone(s)\n", r.waiting_for_window.size() - k_zones_shown);
+    }
+    return out;
+}
+
 std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s) {
     std::string out = headline(c, r) + "\n";
     if (auto because = why(r); !because.empty()) {
@@ -149,6 +174,7 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
                        n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
     // The counts are of the rows the log holds: those the run did not reach are not in them.
     out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
+    out += window_lines(r);
     out += cause_lines(r, std::chrono::system_clock::now());
     if (c.account.ledger) {
         out += fmt::format("  account: {} (ledger {})\n", util::printable(c.account.name), *c.account.ledger);
@@ -209,6 +235,12 @@ ordered_json or_null(const std::string& text) {
 ordered_json summary_fields(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s,
                             int exit_code) {
     const auto& n = r.counts;
+    ordered_json waiting = ordered_json::array();
+    for (const auto& wait : r.waiting_for_window) {
+        waiting.push_back({{"reason", wait.reason},
+                           {"rows", wait.rows},
+                           {"opens", wait.opens ? ordered_json(util::format_timestamp(*wait.opens)) : ordered_json()}});
+    }
     ordered_json cleanup;  // null when the deletion step did not run
     if (r.cleanup.ran) {
         cleanup = {{"ids_deleted", r.cleanup.ids_deleted},
@@ -234,6 +266,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"held_marketing_limit", r.held_marketing_limit},
             {"marketing_limit_until",
              r.marketing_limit_until ? ordered_json(util::format_timestamp(*r.marketing_limit_until)) : ordered_json()},
+            {"waiting_for_window", waiting},
             {"causes", cause_counts_json(r.causes)},
             {"sent_this_run", r.sent_this_run},
             {"throttled", r.throttled_this_run},

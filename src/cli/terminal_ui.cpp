@@ -98,6 +98,18 @@ std::vector<LinePart> progress_parts(const queue::Progress& p, const runner::Run
         parts.push_back({{fmt::format("{} waiting to retry", p.retry_waiting), 50},
                          {fmt::format("{} to retry", p.retry_waiting), 55}});
     }
+    if (p.set_aside > 0) {
+        // Rows waiting for their recipients' windows (timezone: recipient), and the next opening.
+        if (p.next_opening) {
+            parts.push_back({{fmt::format("{} waiting for their window (next {})", p.set_aside,
+                                          short_moment_text(*p.next_opening, clock)),
+                              45},
+                             {fmt::format("{} wait for windows", p.set_aside), 52}});
+        } else {
+            parts.push_back({{fmt::format("{} waiting for their window", p.set_aside), 45},
+                             {fmt::format("{} wait for windows", p.set_aside), 52}});
+        }
+    }
     parts.push_back(pause_part(p, clock));
     parts.push_back({{util::format_duration(clock.elapsed, util::DurationStyle::compact), 10}});
     return parts;
@@ -129,11 +141,14 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::R
                            {"in_flight", p.in_flight},
                            {"in_flight_limit", p.in_flight_limit},
                            {"retry_waiting", p.retry_waiting},
+                           {"waiting_for_window", p.set_aside},
                            {"rate", std::round(p.achieved_rate * 10) / 10},
                            {"eta_seconds", f.eta ? ordered_json(seconds(*f.eta)) : ordered_json()},
                            {"paused", !p.pause_reason.empty()},
                            {"pause_reason", p.pause_reason.empty() ? ordered_json() : ordered_json(p.pause_reason)}};
     add_moment(fields, "paused_until", p.pause_reason.empty() ? std::nullopt : p.paused_until, clock.zone);
+    fields["next_window_opening"] =
+        p.set_aside > 0 && p.next_opening ? ordered_json(util::format_timestamp(*p.next_opening)) : ordered_json();
     fields["elapsed_ms"] = clock.elapsed.count();
     return fields;
 }

@@ -781,6 +781,7 @@ DispatchResult Dispatcher::run() {
         m_result.message = flushed.error().message;
     }
     note_source_error();
+    m_result.waiting = m_aside.waits();
     report_progress(m_parts.clock->steady_now());
     return m_result;
 }

@@ -14,6 +14,7 @@
 
 #include "campaign/campaign.hpp"
 #include "queue/job.hpp"
+#include "queue/set_aside.hpp"
 #include "service/config.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
@@ -97,6 +98,9 @@ struct DispatchResult {
     // not be written, so the transport never sent them. Counted in progress.unknown too (the log
     // shows them so).
     std::int64_t never_left = 0;
+    // The rows still set aside for their recipients' windows when it stopped, by zone, the
+    // earliest opening first (a run that completes has none).
+    std::vector<ZoneWait> waiting;
 };
 
 // Runs `source` to the end or to a stop.

@@ -63,6 +63,7 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.held_rejected = jobs.held_rejected;
     report.held_marketing_limit = jobs.held_marketing_limit;
     report.marketing_limit_until = jobs.marketing_limit_until;
+    report.waiting_for_window = result.waiting;
     run.wrote = result.progress.started > 0 || jobs.records_written > 0 || !run.state;
     report.already_complete = run.state && !run.wrote && report.reason == queue::StopReason::completed;
 }

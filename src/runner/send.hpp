@@ -62,7 +62,10 @@ struct SendReport {
     std::int64_t held_rejected = 0;         // rejected rows left alone (no --retry-failed)
     std::int64_t held_marketing_limit = 0;  // refused for the marketing limit < 24 h ago
     std::optional<util::TimePoint> marketing_limit_until;  // when a later run may send the last of them
-    results::CauseCounts causes;                           // failed and skipped rows per cause
+    // Rows set aside for their recipients' windows when the run stopped, by zone (unsent, no
+    // record: a resume sends them)
+    std::vector<queue::ZoneWait> waiting_for_window;
+    results::CauseCounts causes;  // failed and skipped rows per cause
     std::int64_t sent_this_run = 0;
     std::int64_t throttled_this_run = 0;  // requests the service answered "rate limited"
     double rate_in_force = 0;             // requests/s the queue allowed itself at the end

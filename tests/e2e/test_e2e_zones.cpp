@@ -63,6 +63,10 @@ TEST_SUITE("e2e: a window per recipient") {
         CHECK(run.wait() == 3);
         CAPTURE(run.err());
         CHECK(run.err().find("outside the send window in " + evening) != std::string::npos);
+        // The summary counts them by zone, with the opening; a resume sends them.
+        CAPTURE(run.out());
+        CHECK(run.out().find("3 row(s) were waiting for their recipients' send windows") != std::string::npos);
+        CHECK(run.out().find("outside the send window in " + evening + ": 3 row(s), opens ") != std::string::npos);
         const auto sent = delivered(sandbox);
         CHECK(sent.size() == k_rows / 2);
         for (int i = 0; i < k_rows; ++i) {

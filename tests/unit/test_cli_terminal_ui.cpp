@@ -9,6 +9,7 @@
 #include "capture.hpp"
 #include "cli/output.hpp"
 #include "cli/terminal_ui.hpp"
+#include "util/time.hpp"
 #include "util/utf8.hpp"
 #include "util/zone.hpp"
 
@@ -102,6 +103,17 @@ TEST_SUITE("cli::progress_line") {
     TEST_CASE("without a zone, a pause ends in UTC") {
         CHECK(line_at(paused(), SIZE_MAX, nullptr)
                   .find("paused: outside the send window until 2026-11-28 04:30:00 UTC") != std::string::npos);
+    }
+    TEST_CASE("rows waiting for their recipients' windows: how many, and the next opening") {
+        queue::Progress p = running();
+        p.set_aside = 5;
+        p.next_opening = utc(2026, 11, 28, 4, 30);
+        const std::string line = line_at(p, SIZE_MAX, nullptr);
+        CHECK(line.find("· 5 waiting for their window (next " + util::format_wall_time(*p.next_opening, k_now) +
+                        ") ·") != std::string::npos);
+        CHECK(line_at(p, 60, nullptr).find("waiting for their window") == std::string::npos);
+        p.set_aside = 0;
+        CHECK(line_at(p, SIZE_MAX, nullptr).find("window") == std::string::npos);
     }
     TEST_CASE("never wider than the columns given, whatever the state") {
         queue::Progress held = running();
