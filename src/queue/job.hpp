@@ -25,7 +25,10 @@ struct Job {
     int requests = 0;           // requests made for this row so far, over all runs (the log's `attempt`)
     int attempts = 0;           // attempts counted against retry.max_attempts in this run
     int pair_rate_answers = 0;  // Meta's pair-rate answers (131056) for this row in this run
-    int zone = -1;              // the recipient's zone (ZoneWindows::zone) for a window per recipient; -1: none
+    // The source's own word about the row, kept with the job wherever it waits (set aside on
+    // disk too): the runner's the row's state in the log before this run (results::RowState::pack)
+    std::uint32_t note = 0;
+    int zone = -1;  // the recipient's zone (ZoneWindows::zone) for a window per recipient; -1: none
 };
 
 // Where fresh jobs come from, in order.

@@ -64,6 +64,7 @@ void encode_job(const Job& job, std::string& out) {
     put_int(out, std::uint32_t{0});  // the record's length, set below
     put_int(out, job.row);
     put_int(out, static_cast<std::int32_t>(job.zone));
+    put_int(out, job.note);
     put_int(out, static_cast<std::int32_t>(job.requests));
     put_int(out, static_cast<std::int32_t>(job.attempts));
     put_int(out, static_cast<std::int32_t>(job.pair_rate_answers));
@@ -93,9 +94,9 @@ std::size_t decode_job(std::string_view in, Job& out) {
     std::int32_t pair_rate = 0;
     std::uint8_t template_send = 0;
     std::uint8_t hold = 0;
-    const bool whole = r.get(skipped) && r.get(out.row) && r.get(zone) && r.get(requests) && r.get(attempts) &&
-                       r.get(pair_rate) && r.get(template_send) && r.get(hold) && r.get_text(out.wa_id) &&
-                       r.get_text(out.user_name) && r.get_text(out.body) && r.at() == length;
+    const bool whole = r.get(skipped) && r.get(out.row) && r.get(zone) && r.get(out.note) && r.get(requests) &&
+                       r.get(attempts) && r.get(pair_rate) && r.get(template_send) && r.get(hold) &&
+                       r.get_text(out.wa_id) && r.get_text(out.user_name) && r.get_text(out.body) && r.at() == length;
     if (!whole) {
         return 0;
     }

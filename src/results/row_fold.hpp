@@ -23,6 +23,17 @@ struct RowState {
 
     // No record names the row: it was never dispatched.
     bool pending() const { return flags == 0; }
+
+    // The state in one word, and back: what a queued job carries of its row (queue::Job::note),
+    // so that nothing per row is held while jobs wait.
+    std::uint32_t pack() const {
+        return static_cast<std::uint32_t>(status) | static_cast<std::uint32_t>(cause) << 8 |
+               static_cast<std::uint32_t>(attempts) << 16 | static_cast<std::uint32_t>(flags) << 24;
+    }
+    static RowState unpack(std::uint32_t word) {
+        return {static_cast<Status>(word & 0xff), static_cast<Cause>((word >> 8) & 0xff),
+                static_cast<std::uint8_t>((word >> 16) & 0xff), static_cast<std::uint8_t>(word >> 24)};
+    }
     bool has_result() const { return (flags & k_has_result) != 0; }
     // The process died with this row's request in flight: it may or may not have arrived.
     bool in_flight() const { return (flags & k_in_flight) != 0; }

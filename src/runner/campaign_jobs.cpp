@@ -86,7 +86,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         if (m_zones != nullptr && !r.zone.name.empty()) {
             TRY_ASSIGN(out.zone, m_zones->zone(r.zone.name));
         }
-        m_tally.dispatch(r.row, state);
+        out.note = state.pack();  // RowTally needs it at the row's first attempt, not before
         return true;
     case Decision::done: break;
     case Decision::hold_unknown: ++held_unknown; break;

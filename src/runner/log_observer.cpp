@@ -64,7 +64,7 @@ util::Result<void> LogObserver::on_attempt(const queue::Job& job) {
     record.at = m_clock.wall_now();
     auto written = m_log.append_batched(results::to_line(record));
     if (written) {
-        m_tally.attempt(job.row);
+        m_tally.attempt(job.row, results::RowState::unpack(job.note));
     }
     return written;
 }

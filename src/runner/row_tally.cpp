@@ -19,11 +19,8 @@ void RowTally::record(std::int64_t row, const results::RowState& before, results
     }
 }
 
-void RowTally::dispatch(std::int64_t row, const results::RowState& before) {
-    m_live[row] = results::RowFold{before};
-}
-
-void RowTally::attempt(std::int64_t row) {
+void RowTally::attempt(std::int64_t row, const results::RowState& before) {
+    m_live.try_emplace(row, results::RowFold{before});
     fold(row, [](results::RowFold& f) { f.attempt(0); });
 }
 

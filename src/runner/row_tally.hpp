@@ -25,10 +25,10 @@ public:
     // this run.
     void record(std::int64_t row, const results::RowState& before, results::Status status, results::Cause cause);
 
-    // Row `row`, in state `before`, is handed to the dispatcher.
-    void dispatch(std::int64_t row, const results::RowState& before);
-    // An `attempt` was written for a dispatched row.
-    void attempt(std::int64_t row);
+    // An `attempt` was written for row `row`, whose state before this run was `before`. A row is
+    // held from its first attempt to its final result, not while it waits in the queue (set
+    // aside for its window, by the thousand).
+    void attempt(std::int64_t row, const results::RowState& before);
     // An `unsent` was written for a dispatched row: it counts as it did before its latest attempt.
     void unsent(std::int64_t row);
     // A `result` was written for a dispatched row; `final` when no further request follows.
@@ -47,7 +47,7 @@ private:
 
     results::StatusCounts m_counts;
     results::CauseCounts m_causes;
-    std::unordered_map<std::int64_t, results::RowFold> m_live;  // dispatched rows not yet final
+    std::unordered_map<std::int64_t, results::RowFold> m_live;  // rows attempted, not yet final
     RunWatch* m_watch = nullptr;
 };
 

@@ -47,10 +47,9 @@ struct Run {
         before = results::replay(path).value();
         tally.emplace(before.counts, before.causes);
     }
-    void dispatch(std::int64_t row) { tally->dispatch(row, *before.row(row)); }
     void attempt(std::int64_t row) {
         attempt_line(row);
-        tally->attempt(row);
+        tally->attempt(row, *before.row(row));
     }
     void result(std::int64_t row, Status status, bool final, Cause cause = Cause::none) {
         result_line(row, status, cause);
@@ -85,12 +84,10 @@ TEST_SUITE("runner::RowTally") {
         run.out << k_header;
         run.start_tally();
         run.record(1, Status::invalid);
-        run.dispatch(2);
         run.attempt(2);
         run.result(2, Status::failed, false);  // retrying
         run.attempt(2);
         run.result(2, Status::sent, true);
-        run.dispatch(3);
         run.attempt(3);  // still in flight when the run stops
         run.record(4, Status::skipped);
         auto expected = run.replayed();
@@ -111,14 +108,11 @@ TEST_SUITE("runner::RowTally") {
         run.attempt_line(5);
         run.result_line(5, Status::unknown);
         run.start_tally();
-        run.dispatch(2);  // --retry-failed
         run.attempt(2);
         run.result(2, Status::sent, true);
-        run.dispatch(3);  // --resend-unknown
         run.attempt(3);
         run.result(3, Status::unknown, true);
         run.record(4, Status::invalid);
-        run.dispatch(5);
         run.attempt(5);
         run.result(5, Status::failed, true);
         auto expected = run.replayed();
@@ -136,15 +130,12 @@ TEST_SUITE("runner::RowTally") {
         run.result_line(2, Status::failed, Cause::transient);
         run.attempt_line(3);  // died in flight: unknown
         run.start_tally();
-        run.dispatch(1);
         run.attempt(1);
         run.unsent(1);  // was pending: counted nowhere
-        run.dispatch(2);
         run.attempt(2);
         run.result(2, Status::failed, false, Cause::transient);  // retrying
         run.attempt(2);
         run.unsent(2);
-        run.dispatch(3);  // --resend-unknown
         run.attempt(3);
         run.unsent(3);
         auto expected = run.replayed();
@@ -166,16 +157,13 @@ TEST_SUITE("runner::RowTally") {
         run.result_line(3, Status::failed, Cause::outside_window);
         run.start_tally();
         CHECK(run.before.causes[Cause::pair_rate] == 1);
-        run.dispatch(1);
         run.attempt(1);
         run.result(1, Status::failed, false, Cause::pair_rate);
         run.attempt(1);
         run.result(1, Status::sent, true);
-        run.dispatch(3);  // --retry-failed
         run.attempt(3);
         run.result(3, Status::failed, true, Cause::opted_out);
         run.record(4, Status::skipped, Cause::duplicate);
-        run.dispatch(5);
         run.attempt(5);  // in flight: counted under no cause
         const auto expected = run.replayed_causes();
         CHECK(run.tally->causes() == expected);
