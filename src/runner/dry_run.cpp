@@ -143,6 +143,9 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         TRY(log.flush());
         return more.error();
     }
+    TRY_ASSIGN(report.plan, make_plan(c, {.messages = report.counts[results::Status::dry_run],
+                                          .now = clock.wall_now(),
+                                          .book = checks.book}));
     results::EndRecord end{"completed", report.counts, clock.wall_now()};
     TRY(log.append(results::to_line(end)));
     TRY(log.close());

@@ -255,7 +255,14 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
     }
     std::optional<queue::SendWindow> window;
     if (c.schedule.window) {
-        TRY_ASSIGN(window, queue::SendWindow::make(*c.schedule.window));
+        campaign::Window planned = *c.schedule.window;
+        if (planned.per_recipient) {
+            // Not yet the run's own step: the rows' zones are not planned, the fallback's clock is.
+            planned.timezone = planned.fallback_timezone;
+            planned.per_recipient = false;
+            plan.note = "the window is planned on schedule.window.fallback_timezone's clock, not each row's own";
+        }
+        TRY_ASSIGN(window, queue::SendWindow::make(planned));
         plan.window = window->describe();
         plan.zone = window->zone().name();
     }
@@ -314,6 +321,9 @@ std::string describe(const Plan& plan) {
     if (plan.larger_than_a_day()) {
         text += fmt::format("  larger than a day of per_day ({}): it spans {} days\n", count_text(*plan.per_day),
                             plan.days);
+    }
+    if (!plan.note.empty()) {
+        text += fmt::format("  {}\n", plan.note);
     }
     if (plan.planned < plan.messages) {
         text += fmt::format("  only {} of them would go out: {}\n", count_text(plan.planned), plan.why);

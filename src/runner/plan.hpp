@@ -41,6 +41,7 @@ struct Plan {
     std::optional<long long> room_today;  // per_day less the account's sends in the trailing 24 h (the ledger)
     std::string window;                   // the send window for people; empty: none
     std::string why;                      // never, or fewer planned than messages: why
+    std::string note;                     // what the plan leaves out, for people; empty: nothing
     // Messages per hour, from the hour of the first send, for at most k_plan_hours; a longer plan
     // counts only its first k_plan_hours.
     std::vector<std::int64_t> per_hour;
