@@ -299,6 +299,16 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
     return plan;
 }
 
+results::PlanSummary summary_of(const Plan& plan) {
+    constexpr const char* k_kinds[] = {"timed", "unbounded", "never"};
+    return {.kind = k_kinds[static_cast<int>(plan.kind)],
+            .messages = plan.messages,
+            .first = plan.first,
+            .last = plan.last,
+            .days = plan.days,
+            .per_hour = plan.per_hour};
+}
+
 std::string describe(const Plan& plan) {
     const std::string n = count_text(plan.messages);
     const char* s = plan.messages == 1 ? "" : "s";

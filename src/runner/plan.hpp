@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "results/records.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
 
@@ -60,6 +61,9 @@ struct PlanInputs {
 // Returns the plan of campaign `c` for `in.messages` rows. Fails when the send window's zone
 // cannot be read, or the ledger cannot.
 util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in);
+
+// The plan as a dry run's `end` record keeps it.
+results::PlanSummary summary_of(const Plan& plan);
 
 // The plan for people, a few lines each starting with "plan: " or two spaces:
 // "plan: 60,000 messages from Mon 2026-11-30 09:00 IST to Fri 2026-12-04 17:12 IST (5 days) at 10/s, …".

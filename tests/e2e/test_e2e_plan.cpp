@@ -51,6 +51,16 @@ TEST_SUITE("e2e: the campaign's plan") {
         CHECK(plan["room_today"] == 3);
         CHECK(plan["larger_than_a_day"] == true);
         CHECK(sandbox.journal().empty());
+        // The dry run's log keeps it in its end record, messages per hour from the first send's.
+        const auto records = read_jsonl(f.dir.path() / "results" / "e2e.dry-run.jsonl");
+        REQUIRE(!records.empty());
+        const auto& kept = records.back()["plan"];
+        CHECK(kept["first"] == "2030-12-02T03:30:00.000Z");
+        CHECK(kept["days"] == 3);
+        REQUIRE(kept["per_hour"].size() == 49);
+        CHECK(kept["per_hour"][0] == 3);
+        CHECK(kept["per_hour"][24] == 3);
+        CHECK(kept["per_hour"][48] == 1);
     }
     TEST_CASE("an unlimited rate with no per_day or window has no finish time") {
         Sandbox sandbox;
