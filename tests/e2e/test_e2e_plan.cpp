@@ -62,6 +62,18 @@ TEST_SUITE("e2e: the campaign's plan") {
         CHECK(kept["per_hour"][24] == 3);
         CHECK(kept["per_hour"][48] == 1);
     }
+    TEST_CASE("report --format html of a dry-run log draws the plan's messages per hour") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(7), k_three_days);
+        REQUIRE(f.wacamp({"run", "--dry-run", f.campaign.string()}).exit_code == 0);
+        const auto log = f.dir.path() / "results" / "e2e.dry-run.jsonl";
+        auto report = f.wacamp({"report", log.string(), "--format", "html"});
+        CAPTURE(report.err);
+        REQUIRE(report.exit_code == 0);
+        CHECK(contains(report.out, R"(<section id="plan"><h2>The plan</h2>)"));
+        CHECK(contains(report.out, R"(id="chart-plan")"));
+        CHECK(contains(report.out, "7 messages from 2030-12-02 03:30:00 UTC to 2030-12-04 03:30:00 UTC (3 days)"));
+    }
     TEST_CASE("an unlimited rate with no per_day or window has no finish time") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(3), "rate:\n  per_second: unlimited\n");
