@@ -6,6 +6,7 @@
 
 #include "account/ledger.hpp"
 #include "queue/dispatcher.hpp"
+#include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "queue/send_window.hpp"
 #include "runner/account_book.hpp"
@@ -110,20 +111,33 @@ public:
     std::size_t in_flight() const override { return m_pending.size(); }
 
 private:
+    // With nothing in flight nothing can happen before the admission step that holds the queue
+    // lets it go: the wait is skipped to then (the end of a pause, the pace's next slot).
     void wait_for(microseconds max_wait) {
         const auto now = m_clock.wall_now();
+        auto target = now + duration_cast<util::TimePoint::duration>(max_wait);
         auto& until = m_observer.paused_until;
-        if (m_pending.empty() && until && *until > now && *until < m_horizon) {
-            m_clock.advance(*until - now);
-        } else {
-            m_clock.advance(max_wait);
+        if (m_pending.empty()) {
+            if (until && *until > target) {
+                target = *until;
+            }
+            if (limiter != nullptr) {
+                const auto steady_now = m_clock.steady_now();
+                target = std::max(target, now + duration_cast<util::TimePoint::duration>(
+                                                    limiter->next_allowed(steady_now) - steady_now));
+            }
         }
+        m_clock.advance(std::min(target, m_horizon) - now);
         until.reset();
         if (m_clock.wall_now() >= m_horizon) {
             m_stops.store(2);
         }
     }
 
+public:
+    const queue::RateLimiter* limiter = nullptr;  // the pace the dispatch keeps
+
+private:
     SimClock& m_clock;
     PlanObserver& m_observer;
     util::TimePoint m_horizon;
@@ -196,6 +210,7 @@ void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, St
                                .observer = &observer,
                                .stop_requests = &stops};
     steps.attach(parts);
+    transport.limiter = &steps.limiter;
     CountedJobs jobs(plan.messages);
     const auto result = queue::dispatch(jobs, dispatch_settings(c), parts);
     if (plan.planned == 0) {
