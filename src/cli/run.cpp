@@ -95,8 +95,7 @@ nlohmann::ordered_json plan_json(const runner::Plan& plan) {
     const auto time = [](const std::optional<util::TimePoint>& t) {
         return t ? nlohmann::ordered_json(util::format_timestamp(*t)) : nlohmann::ordered_json();
     };
-    constexpr const char* k_kinds[] = {"timed", "unbounded", "never"};
-    return {{"kind", k_kinds[static_cast<int>(plan.kind)]},
+    return {{"kind", runner::to_string(plan.kind)},
             {"messages", plan.messages},
             {"planned", plan.planned},
             {"first", time(plan.first)},

@@ -314,9 +314,17 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
     return plan;
 }
 
+std::string_view to_string(Plan::Kind kind) {
+    switch (kind) {
+    case Plan::Kind::timed: return "timed";
+    case Plan::Kind::unbounded: return "unbounded";
+    case Plan::Kind::never: return "never";
+    }
+    return "timed";
+}
+
 results::PlanSummary summary_of(const Plan& plan) {
-    constexpr const char* k_kinds[] = {"timed", "unbounded", "never"};
-    return {.kind = k_kinds[static_cast<int>(plan.kind)],
+    return {.kind = std::string(to_string(plan.kind)),
             .messages = plan.messages,
             .first = plan.first,
             .last = plan.last,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "campaign/campaign.hpp"
@@ -61,6 +62,9 @@ struct PlanInputs {
 // Returns the plan of campaign `c` for `in.messages` rows. Fails when the send window's zone
 // cannot be read, or the ledger cannot.
 util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in);
+
+// The name of `kind` in JSON: "timed", "unbounded" or "never".
+std::string_view to_string(Plan::Kind kind);
 
 // The plan as a dry run's `end` record keeps it.
 results::PlanSummary summary_of(const Plan& plan);
