@@ -107,6 +107,7 @@ nlohmann::ordered_json plan_json(const runner::Plan& plan) {
             {"per_day", plan.per_day ? nlohmann::ordered_json(*plan.per_day) : nlohmann::ordered_json()},
             {"per_day_source", plan.per_day_source},
             {"room_today", plan.room_today ? nlohmann::ordered_json(*plan.room_today) : nlohmann::ordered_json()},
+            {"room_for_all", plan.room_for_all},
             {"larger_than_a_day", plan.larger_than_a_day()},
             {"window", plan.window},
             {"why", plan.why},

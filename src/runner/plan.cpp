@@ -182,7 +182,7 @@ util::Result<long long> ledger_room(AccountBook& book, long long per_day, std::i
             return static_cast<long long>(i);
         }
     }
-    return per_day;  // room for every row to send: the cap cannot hold them back
+    return count;  // room for every row to send (or a whole day's): the cap cannot hold them back today
 }
 
 // The calendar day of `t` in `zone`.
@@ -299,9 +299,11 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
         cap.emplace(*plan.per_day);
         if (in.book != nullptr) {
             TRY_ASSIGN(plan.room_today, ledger_room(*in.book, *plan.per_day, in.messages, in.now));
+            // Asked for no more than the messages: with room for all, how much more is not known.
+            plan.room_for_all = *plan.room_today == in.messages && in.messages < *plan.per_day;
             // The account's sends in the trailing 24 h count from now: the plan never finishes
             // sooner than the run could (docs/decisions.md).
-            for (long long i = *plan.room_today; i < *plan.per_day; ++i) {
+            for (long long i = plan.room_for_all ? *plan.per_day : *plan.room_today; i < *plan.per_day; ++i) {
                 cap->record(in.now);
             }
         }
@@ -347,7 +349,11 @@ std::string describe(const Plan& plan) {
     std::string text =
         fmt::format("plan: {} message{} from {} to {} ({} day{}) {}\n", n, s, local_text(*plan.first, plan.zone),
                     local_text(*plan.last, plan.zone), plan.days, plan.days == 1 ? "" : "s", limits_text(plan));
-    if (plan.room_today) {
+    if (plan.room_today && plan.room_for_all) {
+        text +=
+            fmt::format("  the account's room now: enough for all of them, of {} in the trailing 24 h (its ledger)\n",
+                        count_text(*plan.per_day));
+    } else if (plan.room_today) {
         text += fmt::format("  the account's room now: {} of {} in the trailing 24 h (its ledger)\n",
                             count_text(*plan.room_today), count_text(*plan.per_day));
     }

@@ -41,6 +41,7 @@ struct Plan {
     std::optional<long long> per_day;     // the account's per_day in force
     std::string per_day_source;           // "rate.per_day" or "account.messaging_limit"
     std::optional<long long> room_today;  // per_day less the account's sends in the trailing 24 h (the ledger)
+    bool room_for_all = false;            // room_today is only known to hold every message (it is `messages`)
     std::string window;                   // the send window for people; empty: none
     std::string why;                      // never, or fewer planned than messages: why
     std::string note;                     // what the plan leaves out, for people; empty: nothing

@@ -37,5 +37,12 @@ TEST_SUITE("runner::plan with a ledger") {
         CHECK(plan->per_hour[48] == 4);
         CHECK(plan->days == 3);
         CHECK(runner::describe(*plan).find("the account's room now: 6 of 10") != std::string::npos);
+        CHECK_FALSE(plan->room_for_all);
+        // Asked for fewer than the room: only known to hold them all.
+        auto small = runner::make_plan(*c, {.messages = 2, .now = now, .book = book->get()});
+        REQUIRE(small.ok());
+        CHECK(small->room_for_all);
+        CHECK(small->room_today == 2);
+        CHECK(runner::describe(*small).find("enough for all of them, of 10") != std::string::npos);
     }
 }
