@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,31 @@ std::string network_used(const campaign::Campaign& c, const RunOptions& opts) {
     return opts.check_media ? "only the image URLs were fetched" : "no network was used";
 }
 
+// The plan as the dry run's JSON carries it: times as RFC 3339 UTC, null when there are none.
+nlohmann::ordered_json plan_json(const runner::Plan& plan) {
+    const auto time = [](const std::optional<util::TimePoint>& t) {
+        return t ? nlohmann::ordered_json(util::format_timestamp(*t)) : nlohmann::ordered_json();
+    };
+    return {{"kind", runner::to_string(plan.kind)},
+            {"messages", plan.messages},
+            {"planned", plan.planned},
+            {"first", time(plan.first)},
+            {"last", time(plan.last)},
+            {"days", plan.days},
+            {"zone", plan.zone},
+            {"per_second", std::isinf(plan.per_second) ? nlohmann::ordered_json("unlimited")
+                                                       : nlohmann::ordered_json(plan.per_second)},
+            {"per_day", plan.per_day ? nlohmann::ordered_json(*plan.per_day) : nlohmann::ordered_json()},
+            {"per_day_source", plan.per_day_source},
+            {"room_today", plan.room_today ? nlohmann::ordered_json(*plan.room_today) : nlohmann::ordered_json()},
+            {"room_for_all", plan.room_for_all},
+            {"larger_than_a_day", plan.larger_than_a_day()},
+            {"window", plan.window},
+            {"why", plan.why},
+            {"note", plan.note},
+            {"per_hour", plan.per_hour}};
+}
+
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
     const auto media = media_for_dry_run(c, opts, out);
@@ -123,6 +149,11 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  account: {} (ledger {}, read, not written)\n", util::printable((*book)->account()),
                             (*book)->path());
     }
+    const std::string plan = runner::describe(report->plan);
+    for (std::size_t at = 0, end = 0; at < plan.size(); at = end + 1) {
+        end = plan.find('\n', at);
+        text += "  " + plan.substr(at, end - at + 1);  // indented under the dry run
+    }
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
                {{"message", headline},
@@ -139,6 +170,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"images_refused", media->verdicts.refused()},
                 {"account", *book != nullptr ? nlohmann::ordered_json((*book)->account()) : nlohmann::ordered_json()},
                 {"ledger", *book != nullptr ? nlohmann::ordered_json((*book)->path()) : nlohmann::ordered_json()},
+                {"plan", plan_json(report->plan)},
                 {"results", report->results_path},
                 {"exit_code", static_cast<int>(k_exit_done)}});
     return k_exit_done;

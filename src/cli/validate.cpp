@@ -11,6 +11,7 @@
 #include "cli/output.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
+#include "runner/plan.hpp"
 #include "runner/screened_rows.hpp"
 #include "util/clock.hpp"
 
@@ -117,8 +118,18 @@ int validate(const ValidateOptions& opts) {
     }
     if (ok == 0) {
         out += "no row can be sent\n";
-    } else if (*book != nullptr) {
-        out += ledger_line(held, (*book)->path());
+    } else {
+        if (*book != nullptr) {
+            out += ledger_line(held, (*book)->path());
+        }
+        auto plan =
+            runner::make_plan(*c, {.messages = ok - total_of(held), .now = clock.wall_now(), .book = book->get()});
+        if (!plan) {
+            print_out(redactor, out);
+            text.error(plan.error().message, k_exit_bad_input);
+            return k_exit_bad_input;
+        }
+        out += runner::describe(*plan);
     }
     print_out(redactor, out);
     return ok > 0 ? k_exit_done : k_exit_bad_input;

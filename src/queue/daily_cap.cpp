@@ -1,7 +1,6 @@
 #include "queue/daily_cap.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace queue {
 
@@ -23,11 +22,14 @@ void DailyCap::record(WallTime at) {
         if (at <= m_newest.front()) {
             return;  // older than every kept send: it can no longer decide anything
         }
-        std::pop_heap(m_newest.begin(), m_newest.end(), std::greater<>{});
-        m_newest.pop_back();
+        m_newest.pop_front();
     }
-    m_newest.push_back(at);
-    std::push_heap(m_newest.begin(), m_newest.end(), std::greater<>{});
+    // Sends come in time order but for the log's at startup: at the back, else in its place.
+    if (m_newest.empty() || m_newest.back() <= at) {
+        m_newest.push_back(at);
+    } else {
+        m_newest.insert(std::upper_bound(m_newest.begin(), m_newest.end(), at), at);
+    }
 }
 
 std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
@@ -43,8 +45,9 @@ std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
 }
 
 long long DailyCap::sent_in_window(WallTime now) const {
-    const auto counts = [now](WallTime at) { return now < at + k_window; };
-    return static_cast<long long>(std::count_if(m_newest.begin(), m_newest.end(), counts));
+    // Sorted: those still counting are the ones after the last that aged out (now >= at + 24 h).
+    const auto first_counting = std::upper_bound(m_newest.begin(), m_newest.end(), now - k_window);
+    return static_cast<long long>(m_newest.end() - first_counting);
 }
 
 std::size_t DailyCap::room(Instant at, Admission& why) const {

@@ -5,6 +5,7 @@
 // runner gives the dispatcher one or the other (docs/decisions.md). Pure: it takes `now`.
 
 #include <chrono>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -12,11 +13,11 @@
 
 namespace queue {
 
-// A send at `at` counts while now < at + 24 h. Only the newest `per_day` send times are kept
-// (a min-heap), so memory is bounded by `per_day` and record() accepts times in any order: older
-// ones can no longer decide when the cap lifts. As an admission step, the jobs it admitted and
-// that have not ended count as sends (they may be), until settle() says how they ended.
-// Not thread-safe.
+// A send at `at` counts while now < at + 24 h. Only the newest `per_day` send times are kept,
+// sorted (so counting them is a binary search, not a scan), so memory is bounded by `per_day` and
+// record() accepts times in any order: older ones can no longer decide when the cap lifts. As an admission step, the
+// jobs it admitted and that have not ended count as sends (they may be), until settle() says how they ended. Not
+// thread-safe.
 class DailyCap final : public Admitter {
 public:
     // A cap of `per_day` sends per trailing 24 hours (a value below 0 counts as 0: never send).
@@ -49,8 +50,8 @@ private:
     Admission full(Instant at) const;
 
     long long m_per_day;
-    long long m_started = 0;         // admitted, not ended yet
-    std::vector<WallTime> m_newest;  // a min-heap (std::greater): front() is the oldest kept
+    long long m_started = 0;        // admitted, not ended yet
+    std::deque<WallTime> m_newest;  // sorted: front() is the oldest kept
 };
 
 }  // namespace queue

@@ -53,6 +53,42 @@ Chart latency_chart(const Timeline& timeline) {
     return chart;
 }
 
+// A dry run's plan as a chart: messages per hour from the first send's.
+Chart plan_chart(const results::PlanSummary& plan) {
+    Chart chart{.id = "chart-plan",
+                .title = "Messages per hour the plan would send",
+                .unit = "/h",
+                .kind = ChartKind::stacked_bars,
+                .bucket_width = std::chrono::hours(1),
+                .series = {{"would send", "c-sent", {}}}};
+    for (const auto n : plan.per_hour) {
+        chart.series[0].values.emplace_back(static_cast<double>(n));
+    }
+    return chart;
+}
+
+// The plan of the dry run `s` logged: when, and at how many an hour, its rows would go out.
+void add_html_plan(std::string& out, const results::PlanSummary& plan) {
+    out += R"(<section id="plan"><h2>The plan</h2>)";
+    if (plan.kind == "unbounded") {
+        out += fmt::format(R"(<p class="note">{} messages as fast as the service answers: an unlimited rate with no )"
+                           "per_day and no window has no finish time.</p></section>\n",
+                           group_digits(plan.messages));
+        return;
+    }
+    if (!plan.first || !plan.last || plan.per_hour.empty()) {
+        out += fmt::format(R"(<p class="note">{} messages, none would be sent (see the dry run's output).</p>)"
+                           "</section>\n",
+                           group_digits(plan.messages));
+        return;
+    }
+    out += svg_chart(plan_chart(plan));
+    out += fmt::format(R"(<p class="note">{} messages from {} to {} ({} day{}); each bar is one hour, from the )"
+                       "first send's.</p></section>\n",
+                       group_digits(plan.messages), html_time(*plan.first), html_time(*plan.last), plan.days,
+                       plan.days == 1 ? "" : "s");
+}
+
 }  // namespace
 
 // A table's opening: a <table> with one header cell per name; names starting with '#' are
@@ -108,8 +144,11 @@ std::string html_ms(std::int64_t ms) {
 
 void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
     const auto& t = d.timeline;
+    const bool dry = s.header.mode == results::Mode::dry_run;
+    if (dry && s.last_end && s.last_end->plan) {
+        add_html_plan(out, *s.last_end->plan);
+    }
     if (t.empty()) {
-        const bool dry = s.header.mode == results::Mode::dry_run;
         out += fmt::format(R"(<section id="over-time"><h2>Over time</h2><p class="empty">No )"
                            "requests in this log{}, so there is nothing to chart.</p></section>\n",
                            dry ? " (a dry run sends nothing)" : "");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/time.hpp"
+
 namespace results::detail {
 
 namespace {
@@ -17,7 +19,7 @@ std::optional<Key> find_key(std::string_view name) {
     return std::nullopt;
 }
 
-enum class Kind : std::uint8_t { string, integer, strings, counts, message, preview };
+enum class Kind : std::uint8_t { string, integer, strings, counts, message, preview, plan };
 
 Kind kind_of(Key key) {
     switch (key) {
@@ -34,8 +36,44 @@ Kind kind_of(Key key) {
     case Key::message: return Kind::message;
     case Key::preview: return Kind::preview;
     case Key::counts: return Kind::counts;
+    case Key::plan: return Kind::plan;
     default: return Kind::string;
     }
+}
+
+// Reads a dry run's `plan` object; members it does not know are skipped, a time it cannot read is none.
+bool read_plan(JsonScanner& in, std::optional<PlanSummary>& out) {
+    PlanSummary& plan = out.emplace();
+    std::string text;
+    const auto read_time = [&](std::optional<util::TimePoint>& t) {
+        if (in.read_null()) {
+            return true;
+        }
+        if (in.peek() != '"' || !in.read_string(text)) {
+            return false;
+        }
+        auto parsed = util::parse_timestamp(text, util::TimestampSyntax::rfc3339);
+        t = parsed ? std::optional(*parsed) : std::nullopt;
+        return true;
+    };
+    return in.read_object([&](std::string_view key) {
+        if (key == "kind") {
+            return in.peek() == '"' && in.read_string(plan.kind);
+        }
+        if (key == "messages") {
+            return in.read_int(plan.messages);
+        }
+        if (key == "days") {
+            return in.read_int(plan.days);
+        }
+        if (key == "first" || key == "last") {
+            return read_time(key == "first" ? plan.first : plan.last);
+        }
+        if (key == "per_hour") {
+            return in.peek() == '[' && in.read_array([&] { return in.read_int(plan.per_hour.emplace_back()); });
+        }
+        return in.skip_value();
+    });
 }
 
 bool read_counts(JsonScanner& in, StatusCounts& counts) {
@@ -129,6 +167,7 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
                : first == '[' ? read_params(in, f.message)
                               : wrong("an object or an array");
     case Kind::preview: return first == '{' ? read_preview(in, f.preview) : wrong("an object");
+    case Kind::plan: return first == '{' ? read_plan(in, f.plan) : wrong("an object");
     }
     return false;
 }

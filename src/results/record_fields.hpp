@@ -49,6 +49,7 @@ enum class Key : std::uint8_t {
     template_name,
     category,
     preview,
+    plan,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -83,7 +84,8 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "defaults",
                                                                           "template",
                                                                           "category",
-                                                                          "preview"};
+                                                                          "preview",
+                                                                          "plan"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
@@ -96,6 +98,7 @@ struct Fields {
     std::vector<std::string> defaults;
     std::optional<MessageContent> message;
     std::optional<TemplatePreview> preview;
+    std::optional<PlanSummary> plan;
     StatusCounts counts;
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 

@@ -158,7 +158,7 @@ util::Result<Record> build_delete(Fields& f) {
 util::Result<Record> build_end(Fields& f) {
     TRY(require(f, {Key::reason, Key::at}));
     TRY_ASSIGN(const util::TimePoint at, time_field(f, Key::at));
-    return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, at});
+    return Record(EndRecord{std::string(f.str(Key::reason)), f.counts, at, std::move(f.plan)});
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "results/records.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "results/json_line.hpp"
+#include "util/time.hpp"
 
 namespace results {
 
@@ -149,11 +153,27 @@ std::string to_line(const DeleteRecord& record) {
     return line.finish();
 }
 
+namespace {
+
+// `plan` as a JSON object: its kind is one of three words, its times timestamps.
+std::string plan_json(const PlanSummary& plan) {
+    const auto time = [](const std::optional<util::TimePoint>& t) {
+        return t ? fmt::format("\"{}\"", util::format_timestamp(*t)) : std::string("null");
+    };
+    return fmt::format(R"({{"kind":"{}","messages":{},"first":{},"last":{},"days":{},"per_hour":[{}]}})", plan.kind,
+                       plan.messages, time(plan.first), time(plan.last), plan.days, fmt::join(plan.per_hour, ","));
+}
+
+}  // namespace
+
 std::string to_line(const EndRecord& record) {
     LineBuilder line("end");
     line.add_string("reason", record.reason);
     line.add_counts("counts", record.counts);
     line.add_time("at", record.at);
+    if (record.plan) {
+        line.add_raw("plan", plan_json(*record.plan));
+    }
     return line.finish();
 }
 

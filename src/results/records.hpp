@@ -99,12 +99,25 @@ struct DeleteRecord {
     bool operator==(const DeleteRecord&) const = default;
 };
 
+// A dry run's plan as its `end` record keeps it (runner::Plan): when the rows to send would go
+// out, and how many in each hour from the first send's.
+struct PlanSummary {
+    std::string kind;  // "timed", "unbounded" or "never"
+    std::int64_t messages = 0;
+    std::optional<util::TimePoint> first{};
+    std::optional<util::TimePoint> last{};
+    std::int64_t days = 0;
+    std::vector<std::int64_t> per_hour{};
+    bool operator==(const PlanSummary&) const = default;
+};
+
 // `event: "end"`: a run ended; `reason` is "completed", "interrupted", "auth",
 // "spam_limit", "account", "failure_threshold", "limit", …
 struct EndRecord {
     std::string reason;
     StatusCounts counts;
     util::TimePoint at;
+    std::optional<PlanSummary> plan = {};  // a dry run's
     bool operator==(const EndRecord&) const = default;
 };
 

@@ -143,7 +143,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         TRY(log.flush());
         return more.error();
     }
-    results::EndRecord end{"completed", report.counts, clock.wall_now()};
+    TRY_ASSIGN(report.plan, make_plan(c, {.messages = report.counts[results::Status::dry_run],
+                                          .now = clock.wall_now(),
+                                          .book = checks.book}));
+    results::EndRecord end{"completed", report.counts, clock.wall_now(), summary_of(report.plan)};
     TRY(log.append(results::to_line(end)));
     TRY(log.close());
     report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);

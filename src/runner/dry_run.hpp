@@ -10,6 +10,7 @@
 #include "campaign/media_verdicts.hpp"
 #include "results/status.hpp"
 #include "runner/account_book.hpp"
+#include "runner/plan.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
 
@@ -29,6 +30,7 @@ struct DryRunReport {
     std::vector<RenderedSample> samples;  // the first few messages
     std::vector<std::string> problems;    // the first few bad rows, "FILE:LINE: row N: why"
     std::chrono::milliseconds duration{0};
+    Plan plan;  // when the rows to send would go out (runner::make_plan)
 };
 
 // Returns where the dry run of a campaign whose log is `results_path` writes its own log:
@@ -41,7 +43,7 @@ struct DryRunChecks {
     AccountBook* book = nullptr;                     // the account's ledger, opened read only: its rows are skipped
 };
 
-// Runs the dry run of `campaign`, writing the log at dry_run_path(`results_path`) afresh.
+// Runs the dry run of `campaign` and its plan, writing the log at dry_run_path(`results_path`) afresh.
 // Times come from `clock`. A row the ledger would hold back is `skipped` with the ledger's
 // cause (suppressed, frequency_cap, marketing_limit). Fails on unusable input (header,
 // columns, placeholders), an unwritable log, or an unreadable ledger.

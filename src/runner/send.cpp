@@ -9,6 +9,7 @@
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "runner/account_keeper.hpp"
+#include "runner/admission_steps.hpp"
 #include "runner/campaign_jobs.hpp"
 #include "runner/cleanup.hpp"
 #include "runner/log_observer.hpp"
@@ -73,9 +74,7 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
 void send(SendRun& run) {
     const auto& c = run.campaign;
     util::Clock& clock = run.parts.clock;
-    queue::RateLimiter limiter(c.rate.per_second, c.rate.burst);
     queue::RetryPolicy retry(c.retry);
-    std::optional<queue::DailyCap> cap = daily_cap_for(run);
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
@@ -92,35 +91,25 @@ void send(SendRun& run) {
         jobs.screen_with(*run.book, run.campaign_key);
         keeper.emplace(*run.book, observer, *run.log, run.campaign_key, clock);
     }
-    // The daily cap in force, one count: the ledger's (the keeper reserves each send), else the log's.
-    queue::Admitter* daily = cap ? &*cap : nullptr;
-    if (keeper) {
-        daily = &*keeper;
-    }
-    // The campaign's deadline, unless --late-ok waives it for this run.
-    std::optional<queue::Deadline> deadline;
-    if (run.options.late_ok == LateOk::no) {
-        deadline.emplace(c.schedule);
-    }
-    queue::DispatchSettings settings{.concurrency = c.rate.concurrency,
-                                     .max_concurrency = c.rate.max_concurrency,
-                                     .ambiguous = c.retry.ambiguous,
-                                     .max_consecutive_failures = c.abort.max_consecutive_failures,
-                                     .max_throttled = c.abort.max_throttled,
-                                     .limit = run.options.limit};
+    // The daily cap in force, one count: the ledger's (the keeper reserves each send), else the
+    // log's; the campaign's deadline, unless --late-ok waives it for this run.
+    AdmissionSteps steps =
+        make_steps(c, {.window = run.window         ? static_cast<queue::Admitter*>(&*run.window)
+                                 : run.zone_windows ? static_cast<queue::Admitter*>(&*run.zone_windows)
+                                                    : nullptr,
+                       .ledger = keeper ? &*keeper : nullptr,
+                       .cap = daily_cap_for(run),
+                       .deadlines = run.options.late_ok == LateOk::no ? Deadlines::apply : Deadlines::waived});
+    queue::DispatchSettings settings = dispatch_settings(c);
+    settings.limit = run.options.limit;
     queue::DispatchParts parts{.service = &c.service,
                                .transport = &run.parts.transport,
                                .clock = &clock,
-                               .limiter = &limiter,
                                .retry = &retry,
-                               .limits = daily,
-                               .window = run.window         ? static_cast<queue::Admitter*>(&*run.window)
-                                         : run.zone_windows ? static_cast<queue::Admitter*>(&*run.zone_windows)
-                                                            : nullptr,
                                .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
                                .stop_requests = &run.parts.stop_requests,
-                               .pace = run.parts.pace,
-                               .deadline = deadline ? &*deadline : nullptr};
+                               .pace = run.parts.pace};
+    steps.attach(parts);
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     if (keeper) {

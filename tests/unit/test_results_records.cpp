@@ -282,6 +282,22 @@ TEST_SUITE("results::records") {
         CHECK(j["counts"]["sent"] == 40);
         CHECK(j["counts"]["dry_run"] == 0);
     }
+    TEST_CASE("a dry run's end record round-trips with its plan; an end without one has no plan") {
+        results::EndRecord e{"completed", {}, k_t0};
+        CHECK_FALSE(as_json(results::to_line(e)).contains("plan"));
+        e.plan = results::PlanSummary{.kind = "timed",
+                                      .messages = 2500,
+                                      .first = k_t0,
+                                      .last = k_t0 + std::chrono::hours(48),
+                                      .days = 3,
+                                      .per_hour = {1000, 0, 1000}};
+        CHECK(std::get<results::EndRecord>(round_trip(e)) == e);
+        const auto j = as_json(results::to_line(e));
+        CHECK(j["plan"]["per_hour"] == nlohmann::json::array({1000, 0, 1000}));
+        e.plan = results::PlanSummary{.kind = "unbounded", .messages = 3};
+        CHECK(std::get<results::EndRecord>(round_trip(e)) == e);
+        CHECK(as_json(results::to_line(e))["plan"]["first"].is_null());
+    }
     TEST_CASE("event_name names each kind") {
         CHECK(results::event_name(results::Record(results::EndRecord{})) == "end");
         CHECK(results::event_name(results::Record(results::AttemptRecord{})) == "attempt");

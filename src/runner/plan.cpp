@@ -1,0 +1,373 @@
+#include "runner/plan.hpp"
+
+#include <fmt/format.h>
+#include <atomic>
+#include <cmath>
+
+#include "account/ledger.hpp"
+#include "queue/dispatcher.hpp"
+#include "queue/rate_limiter.hpp"
+#include "queue/retry_policy.hpp"
+#include "queue/send_window.hpp"
+#include "runner/account_book.hpp"
+#include "runner/admission_steps.hpp"
+#include "util/zone.hpp"
+
+namespace runner {
+
+namespace {
+
+using namespace std::chrono;
+
+// Simulated time past the plan's start after which the plan gives up: "more than a year".
+constexpr auto k_horizon = days(400);
+
+const std::string k_success = R"({"success":true,"data":{"messageId":"wamid.plan"}})";
+
+// A clock that moves only when told: the dispatcher's waits move it.
+class SimClock final : public util::Clock {
+public:
+    explicit SimClock(util::TimePoint start) : m_wall(start) {}
+    steady_clock::time_point steady_now() const override { return m_steady; }
+    util::TimePoint wall_now() const override { return m_wall; }
+    void sleep_for(util::Millis d) override { advance(d); }
+    void advance(steady_clock::duration d) {
+        m_steady += d;
+        m_wall += duration_cast<util::TimePoint::duration>(d);
+    }
+
+private:
+    steady_clock::time_point m_steady{hours(1)};
+    util::TimePoint m_wall;
+};
+
+// What the dispatcher reports, as the plan keeps it: when each request leaves, per hour. A
+// wait for an admission step (the window, the daily cap) is skipped to its end, which is what
+// waiting for it would reach: the steps answer for a given instant.
+class PlanObserver final : public queue::DispatchObserver {
+public:
+    PlanObserver(Plan& plan, const SimClock& clock) : m_plan(plan), m_clock(clock) {}
+
+    util::Result<void> on_attempt(const queue::Job&) override {
+        const auto t = m_clock.wall_now();
+        if (!m_plan.first) {
+            m_plan.first = t;
+        }
+        m_plan.last = t;
+        ++m_plan.planned;
+        const auto hour = static_cast<std::size_t>(duration_cast<hours>(t - *m_plan.first).count());
+        if (hour < k_plan_hours) {
+            if (m_plan.per_hour.size() <= hour) {
+                m_plan.per_hour.resize(hour + 1, 0);
+            }
+            ++m_plan.per_hour[hour];
+        }
+        paused_until.reset();
+        return {};
+    }
+    util::Result<void> on_result(const queue::Job&, queue::JobStatus, const service::Outcome&, milliseconds) override {
+        return {};
+    }
+    void on_progress(const queue::Progress& p) override {
+        if (!p.pause_reason.empty()) {
+            paused_until = p.paused_until;
+        }
+    }
+    void on_pause(const queue::Progress& p) override { paused_until = p.paused_until; }
+
+    std::optional<util::TimePoint> paused_until;  // the wall time an admission step waits for
+
+private:
+    Plan& m_plan;
+    const SimClock& m_clock;
+};
+
+// A transport that never touches the network: every request succeeds at once. A poll with
+// nothing in flight is the dispatcher's wait: the clock moves by it, or to the end of the
+// admission step's wait; past the horizon the dispatch is told to stop.
+class SimTransport final : public service::HttpTransport {
+public:
+    SimTransport(SimClock& clock, PlanObserver& observer, util::TimePoint horizon, std::atomic<int>& stops)
+        : m_clock(clock), m_observer(observer), m_horizon(horizon), m_stops(stops) {}
+
+    void start(std::uint64_t id, service::HttpRequest) override { m_pending.push_back(id); }
+
+    std::vector<service::Completion> poll(microseconds max_wait, service::Wait wait) override {
+        if (m_pending.empty() || wait == service::Wait::whole) {
+            wait_for(max_wait);
+        }
+        std::vector<service::Completion> done;
+        done.reserve(m_pending.size());
+        for (const auto id : m_pending) {
+            service::HttpResponse answer;
+            answer.status = 200;
+            answer.body = k_success;
+            done.push_back({id, std::move(answer), milliseconds(0)});
+        }
+        m_pending.clear();
+        return done;
+    }
+
+    std::size_t in_flight() const override { return m_pending.size(); }
+
+private:
+    // With nothing in flight nothing can happen before the admission step that holds the queue
+    // lets it go: the wait is skipped to then (the end of a pause, the pace's next slot).
+    void wait_for(microseconds max_wait) {
+        const auto now = m_clock.wall_now();
+        auto target = now + duration_cast<util::TimePoint::duration>(max_wait);
+        auto& until = m_observer.paused_until;
+        if (m_pending.empty()) {
+            if (until && *until > target) {
+                target = *until;
+            }
+            if (limiter != nullptr) {
+                const auto steady_now = m_clock.steady_now();
+                target = std::max(target, now + duration_cast<util::TimePoint::duration>(
+                                                    limiter->next_allowed(steady_now) - steady_now));
+            }
+        }
+        m_clock.advance(std::min(target, m_horizon) - now);
+        until.reset();
+        if (m_clock.wall_now() >= m_horizon) {
+            m_stops.store(2);
+        }
+    }
+
+public:
+    const queue::RateLimiter* limiter = nullptr;  // the pace the dispatch keeps
+
+private:
+    SimClock& m_clock;
+    PlanObserver& m_observer;
+    util::TimePoint m_horizon;
+    std::atomic<int>& m_stops;
+    std::vector<std::uint64_t> m_pending;
+};
+
+// Jobs without a body: the plan asks only when each would leave.
+class CountedJobs final : public queue::JobSource {
+public:
+    explicit CountedJobs(std::int64_t count) : m_left(count) {}
+    util::Result<bool> next(queue::Job& out) override {
+        if (m_left <= 0) {
+            return false;
+        }
+        out.row = ++m_row;
+        --m_left;
+        return true;
+    }
+
+private:
+    std::int64_t m_left;
+    std::int64_t m_row = 0;
+};
+
+// The account's room in the trailing 24 h at `now` by its ledger, read only: how many of
+// `wanted` new numbers a reservation (previewed, nothing written) would grant.
+util::Result<long long> ledger_room(AccountBook& book, long long per_day, std::int64_t wanted, util::TimePoint now) {
+    account::ReservationRequest request{.sends = {},
+                                        .limits = {.per_recipient = std::nullopt, .per_day = per_day},
+                                        .now = now,
+                                        .apply = account::Apply::preview,
+                                        .marketing_holds = account::MarketingHolds::ignored};
+    const auto count = std::min<std::int64_t>(per_day, wanted);
+    request.sends.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) {
+        request.sends.push_back({.wa_id = fmt::format("plan-{}", i), .campaign = "plan", .row = i, .at = std::nullopt});
+    }
+    TRY_ASSIGN(const auto answers, book.ledger().reserve(request));
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        if (!answers[i].granted()) {
+            return static_cast<long long>(i);
+        }
+    }
+    return count;  // room for every row to send (or a whole day's): the cap cannot hold them back today
+}
+
+// The calendar day of `t` in `zone`.
+sys_days local_day(util::TimePoint t, const util::TimeZone* zone) {
+    return floor<days>(t + (zone != nullptr ? zone->offset_at(t) : seconds(0)));
+}
+
+std::string per_day_source(const campaign::Campaign& c) {
+    return c.account.messaging_limit && c.rate.per_day == c.account.messaging_limit ? "account.messaging_limit"
+                                                                                    : "rate.per_day";
+}
+
+// Runs the dispatcher over `plan.messages` rows from `start`, filling the times of `plan`.
+void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, StepSources sources) {
+    SimClock clock(start);
+    PlanObserver observer(plan, clock);
+    std::atomic<int> stops{0};
+    SimTransport transport(clock, observer, start + k_horizon, stops);
+    queue::RetryPolicy retry(c.retry);
+    AdmissionSteps steps = make_steps(c, std::move(sources));
+    queue::DispatchParts parts{.service = &c.service,
+                               .transport = &transport,
+                               .clock = &clock,
+                               .retry = &retry,
+                               .observer = &observer,
+                               .stop_requests = &stops};
+    steps.attach(parts);
+    transport.limiter = &steps.limiter;
+    CountedJobs jobs(plan.messages);
+    const auto result = queue::dispatch(jobs, dispatch_settings(c), parts);
+    if (plan.planned == 0) {
+        plan.kind = Plan::Kind::never;
+    }
+    if (result.reason == queue::StopReason::too_late) {
+        plan.why = result.message;
+    } else if (result.reason == queue::StopReason::interrupted) {
+        plan.why = "the rest would take more than a year";
+    }
+}
+
+// `n` with thousands separators: "60,000".
+std::string count_text(std::int64_t n) {
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
+        digits.insert(static_cast<std::size_t>(i), ",");
+    }
+    return n < 0 ? "-" + digits : digits;
+}
+
+// `t` on the clock of the zone named `zone_name` (UTC when it cannot be found): "Mon 2026-11-30 09:00 Asia/Kolkata".
+std::string local_text(util::TimePoint t, const std::string& zone_name) {
+    auto zone = util::TimeZone::locate(zone_name);
+    const auto local = t + (zone ? zone->offset_at(t) : seconds(0));
+    const sys_days day = floor<days>(local);
+    const year_month_day ymd{day};
+    const hh_mm_ss<minutes> hms{floor<minutes>(local - day)};
+    constexpr const char* k_names[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    return fmt::format("{} {:04}-{:02}-{:02} {:02}:{:02} {}", k_names[weekday(day).c_encoding()],
+                       static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                       static_cast<unsigned>(ymd.day()), hms.hours().count(), hms.minutes().count(),
+                       zone ? zone_name : "UTC");
+}
+
+// The pace and caps of `plan`: "at 10/s, 10,000 a day (account.messaging_limit), in mon-fri 09:00-17:00 Asia/Kolkata".
+std::string limits_text(const Plan& plan) {
+    std::string text = std::isinf(plan.per_second) ? "at an unlimited rate" : fmt::format("at {:g}/s", plan.per_second);
+    if (plan.per_day) {
+        text += fmt::format(", {} a day ({})", count_text(*plan.per_day), plan.per_day_source);
+    }
+    if (!plan.window.empty()) {
+        text += fmt::format(", in {}", plan.window);
+    }
+    return text;
+}
+
+}  // namespace
+
+util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) {
+    Plan plan;
+    plan.messages = in.messages;
+    plan.per_second = c.rate.per_second;
+    plan.per_day = c.rate.per_day;
+    if (plan.per_day) {
+        plan.per_day_source = per_day_source(c);
+    }
+    std::optional<queue::SendWindow> window;
+    if (c.schedule.window) {
+        campaign::Window planned = *c.schedule.window;
+        if (planned.per_recipient) {
+            // Not yet the run's own step: the rows' zones are not planned, the fallback's clock is.
+            planned.timezone = planned.fallback_timezone;
+            planned.per_recipient = false;
+            plan.note = "the window is planned on schedule.window.fallback_timezone's clock, not each row's own";
+        }
+        TRY_ASSIGN(window, queue::SendWindow::make(planned));
+        plan.window = window->describe();
+        plan.zone = window->zone().name();
+    }
+    if (c.rate.unlimited() && !plan.per_day && !window) {
+        plan.kind = Plan::Kind::unbounded;
+        return plan;
+    }
+    if (in.messages == 0) {
+        return plan;
+    }
+    const auto start = c.schedule.start_at ? std::max(in.now, *c.schedule.start_at) : in.now;
+    if (window && !window->next_open(start)) {
+        plan.kind = Plan::Kind::never;
+        plan.why = "the send window never opens (it has no days)";
+        return plan;
+    }
+    std::optional<queue::DailyCap> cap;
+    if (plan.per_day) {
+        cap.emplace(*plan.per_day);
+        if (in.book != nullptr) {
+            TRY_ASSIGN(plan.room_today, ledger_room(*in.book, *plan.per_day, in.messages, in.now));
+            // Asked for no more than the messages: with room for all, how much more is not known.
+            plan.room_for_all = *plan.room_today == in.messages && in.messages < *plan.per_day;
+            // The account's sends in the trailing 24 h count from now: the plan never finishes
+            // sooner than the run could (docs/decisions.md).
+            for (long long i = plan.room_for_all ? *plan.per_day : *plan.room_today; i < *plan.per_day; ++i) {
+                cap->record(in.now);
+            }
+        }
+    }
+    simulate(c, plan, start, {.window = window ? &*window : nullptr, .ledger = nullptr, .cap = std::move(cap)});
+    if (plan.first && plan.last) {
+        const util::TimeZone* zone = window ? &window->zone() : nullptr;
+        plan.days = (local_day(*plan.last, zone) - local_day(*plan.first, zone)).count() + 1;
+    }
+    return plan;
+}
+
+std::string_view to_string(Plan::Kind kind) {
+    switch (kind) {
+    case Plan::Kind::timed: return "timed";
+    case Plan::Kind::unbounded: return "unbounded";
+    case Plan::Kind::never: return "never";
+    }
+    return "timed";
+}
+
+results::PlanSummary summary_of(const Plan& plan) {
+    return {.kind = std::string(to_string(plan.kind)),
+            .messages = plan.messages,
+            .first = plan.first,
+            .last = plan.last,
+            .days = plan.days,
+            .per_hour = plan.per_hour};
+}
+
+std::string describe(const Plan& plan) {
+    const std::string n = count_text(plan.messages);
+    const char* s = plan.messages == 1 ? "" : "s";
+    if (plan.kind == Plan::Kind::unbounded) {
+        return fmt::format("plan: {} message{} as fast as the service answers; no finish time\n", n, s);
+    }
+    if (plan.messages == 0) {
+        return "plan: nothing to send\n";
+    }
+    if (plan.kind == Plan::Kind::never) {
+        return fmt::format("plan: {} message{}, never sent: {}\n", n, s, plan.why);
+    }
+    std::string text =
+        fmt::format("plan: {} message{} from {} to {} ({} day{}) {}\n", n, s, local_text(*plan.first, plan.zone),
+                    local_text(*plan.last, plan.zone), plan.days, plan.days == 1 ? "" : "s", limits_text(plan));
+    if (plan.room_today && plan.room_for_all) {
+        text +=
+            fmt::format("  the account's room now: enough for all of them, of {} in the trailing 24 h (its ledger)\n",
+                        count_text(*plan.per_day));
+    } else if (plan.room_today) {
+        text += fmt::format("  the account's room now: {} of {} in the trailing 24 h (its ledger)\n",
+                            count_text(*plan.room_today), count_text(*plan.per_day));
+    }
+    if (plan.larger_than_a_day()) {
+        text += fmt::format("  larger than a day of per_day ({}): it spans {} days\n", count_text(*plan.per_day),
+                            plan.days);
+    }
+    if (!plan.note.empty()) {
+        text += fmt::format("  {}\n", plan.note);
+    }
+    if (plan.planned < plan.messages) {
+        text += fmt::format("  only {} of them would go out: {}\n", count_text(plan.planned), plan.why);
+    }
+    return text;
+}
+
+}  // namespace runner

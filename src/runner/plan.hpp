@@ -1,0 +1,77 @@
+#pragma once
+// The campaign's plan (`validate`, the dry run): when its first and last messages would go out,
+// found by running the queue's own dispatcher, with the run's own admission steps
+// (runner::make_steps), over the rows to send on a simulated clock that moves only when the
+// dispatcher waits, and a transport that answers every request at once with a success. One set
+// of rules: the plan cannot disagree with the run it predicts (the service's answers aside).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "results/records.hpp"
+#include "util/clock.hpp"
+#include "util/result.hpp"
+
+namespace runner {
+
+class AccountBook;
+
+// Hours of the plan's messages-per-hour counts: the first 62 days from the first send's hour.
+inline constexpr std::size_t k_plan_hours = 62 * 24;
+
+struct Plan {
+    enum class Kind {
+        timed,      // first and last are known
+        unbounded,  // unlimited rate, no per_day, no window: as fast as the service answers
+        never,      // not one message would go out (`why`): a window with no days, the deadline
+    };
+    Kind kind = Kind::timed;
+    std::int64_t messages = 0;  // rows that would be sent
+    std::int64_t planned = 0;   // of them, those the plan sends (fewer when the deadline stops it)
+    std::optional<util::TimePoint> first;
+    std::optional<util::TimePoint> last;
+    std::int64_t days = 0;                // calendar days from first to last, both counted, in `zone`
+    std::string zone = "UTC";             // the window's zone, else UTC
+    double per_second = 0;                // rate.per_second (infinity: unlimited)
+    std::optional<long long> per_day;     // the account's per_day in force
+    std::string per_day_source;           // "rate.per_day" or "account.messaging_limit"
+    std::optional<long long> room_today;  // per_day less the account's sends in the trailing 24 h (the ledger)
+    bool room_for_all = false;            // room_today is only known to hold every message (it is `messages`)
+    std::string window;                   // the send window for people; empty: none
+    std::string why;                      // never, or fewer planned than messages: why
+    std::string note;                     // what the plan leaves out, for people; empty: nothing
+    // Messages per hour, from the hour of the first send, for at most k_plan_hours; a longer plan
+    // counts only its first k_plan_hours.
+    std::vector<std::int64_t> per_hour;
+
+    // Whether the campaign is larger than a day of per_day.
+    bool larger_than_a_day() const { return per_day && messages > *per_day; }
+};
+
+// What the plan is computed from besides the campaign.
+struct PlanInputs {
+    std::int64_t messages = 0;    // rows that would be sent
+    util::TimePoint now;          // the plan starts at max(now, schedule.start_at)
+    AccountBook* book = nullptr;  // the account's ledger, read only: its per_day room now; null: none
+};
+
+// Returns the plan of campaign `c` for `in.messages` rows. Fails when the send window's zone
+// cannot be read, or the ledger cannot.
+util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in);
+
+// The name of `kind` in JSON: "timed", "unbounded" or "never".
+std::string_view to_string(Plan::Kind kind);
+
+// The plan as a dry run's `end` record keeps it.
+results::PlanSummary summary_of(const Plan& plan);
+
+// The plan for people, a few lines each starting with "plan: " or two spaces:
+// "plan: 60,000 messages from Mon 2026-11-30 09:00 IST to Fri 2026-12-04 17:12 IST (5 days) at 10/s, …".
+std::string describe(const Plan& plan);
+
+}  // namespace runner

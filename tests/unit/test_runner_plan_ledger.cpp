@@ -1,0 +1,48 @@
+#include <doctest/doctest.h>
+
+#include "account_ledger_fixture.hpp"
+#include "campaign_file_fixture.hpp"
+#include "runner/account_book.hpp"
+#include "runner/plan.hpp"
+
+using namespace std::chrono_literals;
+
+TEST_SUITE("runner::plan with a ledger") {
+    TEST_CASE("the account's sends in the trailing 24 h leave the plan today's room, and count until a day from now") {
+        campaign_file_test::Folder folder;
+        auto c =
+            folder.load(campaign_file_test::k_minimal +
+                        "account: {name: acme, ledger: state/ledger.sqlite}\nrate: {per_second: 100, per_day: 10}\n");
+        REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+        const auto now = account_fixture::k_t0;
+        {
+            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            REQUIRE(writer.ok());
+            REQUIRE(*writer != nullptr);
+            auto reserved = (*writer)->ledger().reserve(
+                account_fixture::request(account_fixture::sends("other@1", {"911", "912", "913", "914"}),
+                                         account_fixture::per_day(10), now - 1h));
+            REQUIRE(reserved.ok());
+        }
+        auto book = runner::AccountBook::open(*c, account::Access::read_only);
+        REQUIRE(book.ok());
+        REQUIRE(*book != nullptr);
+        auto plan = runner::make_plan(*c, {.messages = 20, .now = now, .book = book->get()});
+        REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+        CHECK(plan->room_today == 6);
+        CHECK(plan->planned == 20);
+        REQUIRE(plan->per_hour.size() == 49);
+        CHECK(plan->per_hour[0] == 6);
+        CHECK(plan->per_hour[24] == 10);
+        CHECK(plan->per_hour[48] == 4);
+        CHECK(plan->days == 3);
+        CHECK(runner::describe(*plan).find("the account's room now: 6 of 10") != std::string::npos);
+        CHECK_FALSE(plan->room_for_all);
+        // Asked for fewer than the room: only known to hold them all.
+        auto small = runner::make_plan(*c, {.messages = 2, .now = now, .book = book->get()});
+        REQUIRE(small.ok());
+        CHECK(small->room_for_all);
+        CHECK(small->room_today == 2);
+        CHECK(runner::describe(*small).find("enough for all of them, of 10") != std::string::npos);
+    }
+}
