@@ -257,6 +257,9 @@ std::string valid_utf8(std::string_view body) {
 }  // namespace
 
 BodyFacts read_body(std::string_view body) {
+    if (body.empty()) {
+        return BodyFacts{};  // what the parser's failure below gives, without building its error
+    }
     std::string repaired;
     if (util::find_invalid_utf8(body) != std::string_view::npos) {
         repaired = valid_utf8(body);
