@@ -90,6 +90,40 @@ std::string network_used(const campaign::Campaign& c, const RunOptions& opts) {
     return opts.check_media ? "only the image URLs were fetched" : "no network was used";
 }
 
+// With a window per recipient: the rows that would be sent per zone, most first, and when each
+// zone's window next opens; how many took the fallback zone.
+std::string zone_lines(const runner::DryRunReport& report, util::TimePoint now) {
+    constexpr std::size_t k_zones_shown = 10;
+    if (report.zones.empty()) {
+        return {};
+    }
+    std::string text = fmt::format("  zones ({}, rows that would be sent):\n", report.zones.size());
+    for (std::size_t i = 0; i < report.zones.size() && i < k_zones_shown; ++i) {
+        const auto& z = report.zones[i];
+        const std::string opens = !z.opens          ? "its window never opens"
+                                  : *z.opens <= now ? "its window is open now"
+                                                    : "its window opens " + util::format_timestamp(*z.opens);
+        text += fmt::format("    {}: {} row(s), {}\n", util::printable(z.zone), z.rows, opens);
+    }
+    if (report.zones.size() > k_zones_shown) {
+        text += fmt::format("    and {} more zone(s)\n", report.zones.size() - k_zones_shown);
+    }
+    text +=
+        fmt::format("    {} row(s) on the fallback zone (schedule.window.fallback_timezone)\n", report.fallback_rows);
+    return text;
+}
+
+nlohmann::ordered_json zones_json(const runner::DryRunReport& report) {
+    auto zones = nlohmann::ordered_json::array();
+    for (const auto& z : report.zones) {
+        zones.push_back(
+            {{"zone", z.zone},
+             {"rows", z.rows},
+             {"opens", z.opens ? nlohmann::ordered_json(util::format_timestamp(*z.opens)) : nlohmann::ordered_json()}});
+    }
+    return zones;
+}
+
 // The plan as the dry run's JSON carries it: times as RFC 3339 UTC, null when there are none.
 nlohmann::ordered_json plan_json(const runner::Plan& plan) {
     const auto time = [](const std::optional<util::TimePoint>& t) {
@@ -154,6 +188,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         end = plan.find('\n', at);
         text += "  " + plan.substr(at, end - at + 1);  // indented under the dry run
     }
+    text += zone_lines(*report, clock.wall_now());
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     out.result(Level::info, "dry_run", text,
                {{"message", headline},
@@ -171,6 +206,8 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"account", *book != nullptr ? nlohmann::ordered_json((*book)->account()) : nlohmann::ordered_json()},
                 {"ledger", *book != nullptr ? nlohmann::ordered_json((*book)->path()) : nlohmann::ordered_json()},
                 {"plan", plan_json(report->plan)},
+                {"zones", zones_json(*report)},
+                {"fallback_rows", report->fallback_rows},
                 {"results", report->results_path},
                 {"exit_code", static_cast<int>(k_exit_done)}});
     return k_exit_done;

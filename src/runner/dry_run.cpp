@@ -1,10 +1,14 @@
 #include "runner/dry_run.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "campaign/template_text.hpp"
 
 #include <fmt/format.h>
 
 #include "campaign/recipients.hpp"
+#include "queue/zone_windows.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "results/run_lock.hpp"
@@ -105,6 +109,23 @@ std::string dry_run_path(const std::string& results_path) {
     return std::string(base) + ".dry-run.jsonl";
 }
 
+namespace {
+
+// The rows of `by_zone` with when each zone's window next opens after `now`, most rows first.
+util::Result<std::vector<ZoneRows>> zone_rows(const campaign::Window& window,
+                                              const std::map<std::string, std::int64_t>& by_zone, util::TimePoint now) {
+    queue::ZoneWindows windows(window);
+    std::vector<ZoneRows> out;
+    for (const auto& [zone, rows] : by_zone) {
+        TRY_ASSIGN(const int index, windows.zone(zone));
+        out.push_back({zone, rows, windows.window(index).next_open(now)});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const ZoneRows& a, const ZoneRows& b) { return a.rows > b.rows; });
+    return out;
+}
+
+}  // namespace
+
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
                                    std::size_t sample_count, const util::Clock& clock, const DryRunChecks& checks) {
     const auto started = clock.steady_now();
@@ -127,6 +148,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     campaign::Recipient r;
     Screening screening;
     results::ResultRecord rec;
+    const bool per_recipient = c.schedule.window && c.schedule.window->per_recipient;
+    std::map<std::string, std::int64_t> by_zone;  // as many as tzdata has zones
     auto more = rows.next(r, screening);
     for (; more && *more; more = rows.next(r, screening)) {
         rec.at = clock.wall_now();
@@ -136,12 +159,19 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         if (results::counts_cause(rec.status)) {
             ++report.causes[rec.cause];
         }
+        if (per_recipient && rec.status == results::Status::dry_run && !r.zone.name.empty()) {
+            ++by_zone[r.zone.name];
+            report.fallback_rows += r.zone.source == campaign::ZoneSource::fallback ? 1 : 0;
+        }
         TRY(log.append_batched(results::to_line(rec)));
     }
     if (!more) {
         // The rows read so far stay logged; the rest of the list was not previewed.
         TRY(log.flush());
         return more.error();
+    }
+    if (per_recipient) {
+        TRY_ASSIGN(report.zones, zone_rows(*c.schedule.window, by_zone, clock.wall_now()));
     }
     TRY_ASSIGN(report.plan, make_plan(c, {.messages = report.counts[results::Status::dry_run],
                                           .now = clock.wall_now(),

@@ -3,6 +3,8 @@
 // network call at all.
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,14 @@ struct RenderedSample {
     std::string preview;  // a template message as the phone shows it (campaign::phone_view); else empty
 };
 
+// With a window per recipient: the rows that would be sent in one zone, and when its window next
+// opens (the run's start when it is open then; nullopt: never).
+struct ZoneRows {
+    std::string zone;
+    std::int64_t rows = 0;
+    std::optional<util::TimePoint> opens;
+};
+
 struct DryRunReport {
     std::string results_path;             // the dry run's own log
     results::StatusCounts counts;         // dry_run, invalid, skipped
@@ -31,6 +41,10 @@ struct DryRunReport {
     std::vector<std::string> problems;    // the first few bad rows, "FILE:LINE: row N: why"
     std::chrono::milliseconds duration{0};
     Plan plan;  // when the rows to send would go out (runner::make_plan)
+    // schedule.window.timezone: recipient: the rows that would be sent by zone, most first, and
+    // how many of them took schedule.window.fallback_timezone
+    std::vector<ZoneRows> zones;
+    std::int64_t fallback_rows = 0;
 };
 
 // Returns where the dry run of a campaign whose log is `results_path` writes its own log:

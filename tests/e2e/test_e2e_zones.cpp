@@ -86,4 +86,44 @@ TEST_SUITE("e2e: a window per recipient") {
         REQUIRE(ends.size() == 1);
         CHECK(ends[0]["reason"] == "interrupted");
     }
+
+    TEST_CASE("the dry run counts the rows per zone, says when each window opens, and how many took the fallback") {
+        Sandbox sandbox;
+        const std::string morning = zone_at_hour(6);
+        const std::string evening = zone_at_hour(18);
+        std::string csv = "phone,name,user_id,tz\n";
+        for (int i = 0; i < 5; ++i) {
+            csv += "+" + numbers_wa_id(i) + ",Person " + std::to_string(i) + ",u" + std::to_string(i) + "," +
+                   (i < 3 ? morning : evening) + "\n";
+        }
+        // Blank: India has one civil time, the United States several (the fallback).
+        csv += "+" + numbers_wa_id(5) + ",Person 5,u5,\n";
+        csv += "+12125550123,Person 6,u6,\n";
+        CampaignFixture f(sandbox, csv,
+                          "schedule:\n  window: {timezone: recipient, fallback_timezone: UTC, from: \"00:00\", "
+                          "to: \"12:00\"}\n");
+        std::string yaml = read_file(f.campaign);
+        const std::string columns = "columns: {wa_id: phone, user_name: name, user_id: user_id}";
+        REQUIRE(yaml.find(columns) != std::string::npos);
+        yaml.replace(yaml.find(columns), columns.size(),
+                     "columns: {wa_id: phone, user_name: name, user_id: user_id, time_zone: tz}");
+        f.dir.write("campaign.yaml", yaml);
+
+        auto r = f.wacamp({"run", f.campaign.string(), "--dry-run", "--yes"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(contains(r.out, "zones (4, rows that would be sent):"));
+        CHECK(contains(r.out, morning + ": 3 row(s), its window is open now"));
+        CHECK(contains(r.out, evening + ": 2 row(s), its window opens "));
+        CHECK(contains(r.out, "Asia/Kolkata: 1 row(s)"));
+        CHECK(contains(r.out, "UTC: 1 row(s)"));
+        CHECK(contains(r.out, "1 row(s) on the fallback zone"));
+        CHECK(send_requests(sandbox) == 0);
+
+        auto json = f.wacamp({"run", f.campaign.string(), "--dry-run", "--yes", "--log-format", "json"});
+        CAPTURE(json.out);
+        CHECK(contains(json.out, "\"fallback_rows\":1"));
+        CHECK(contains(json.out, "{\"zone\":\"" + morning + "\",\"rows\":3,\"opens\":\""));
+    }
 }
