@@ -73,7 +73,11 @@ int validate(const ValidateOptions& opts) {
     util::SystemClock clock;
     runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock);
     std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
-    results::CauseCounts held;  // rows the ledger would skip or hold, by cause
+    results::CauseCounts held;                  // rows the ledger would skip or hold, by cause
+    std::optional<runner::ZoneSequence> zones;  // the plan's: each row to send's zone, in order
+    if (c->schedule.window && c->schedule.window->per_recipient) {
+        zones.emplace(*c->schedule.window);
+    }
     campaign::Recipient r;
     runner::Screening screening;
     std::string out;
@@ -85,6 +89,11 @@ int validate(const ValidateOptions& opts) {
             ++ok;
             if (screening.cause != results::Cause::none) {
                 ++held[screening.cause];
+            } else if (zones && !r.zone.name.empty()) {
+                if (auto added = zones->add(r.zone.name); !added) {
+                    text.error(added.error().message, k_exit_bad_input);
+                    return k_exit_bad_input;
+                }
             }
             break;
         case campaign::Verdict::invalid:
@@ -122,8 +131,10 @@ int validate(const ValidateOptions& opts) {
         if (*book != nullptr) {
             out += ledger_line(held, (*book)->path());
         }
-        auto plan =
-            runner::make_plan(*c, {.messages = ok - total_of(held), .now = clock.wall_now(), .book = book->get()});
+        auto plan = runner::make_plan(*c, {.messages = ok - total_of(held),
+                                           .now = clock.wall_now(),
+                                           .book = book->get(),
+                                           .zones = zones && zones->size() == ok - total_of(held) ? &*zones : nullptr});
         if (!plan) {
             print_out(redactor, out);
             text.error(plan.error().message, k_exit_bad_input);

@@ -150,6 +150,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     results::ResultRecord rec;
     const bool per_recipient = c.schedule.window && c.schedule.window->per_recipient;
     std::map<std::string, std::int64_t> by_zone;  // as many as tzdata has zones
+    std::optional<ZoneSequence> zones;            // the plan's: each row to send's zone, in order
+    if (per_recipient) {
+        zones.emplace(*c.schedule.window);
+    }
     auto more = rows.next(r, screening);
     for (; more && *more; more = rows.next(r, screening)) {
         rec.at = clock.wall_now();
@@ -161,6 +165,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         }
         if (per_recipient && rec.status == results::Status::dry_run && !r.zone.name.empty()) {
             ++by_zone[r.zone.name];
+            TRY(zones->add(r.zone.name));
             report.fallback_rows += r.zone.source == campaign::ZoneSource::fallback ? 1 : 0;
         }
         TRY(log.append_batched(results::to_line(rec)));
@@ -173,9 +178,12 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (per_recipient) {
         TRY_ASSIGN(report.zones, zone_rows(*c.schedule.window, by_zone, clock.wall_now()));
     }
-    TRY_ASSIGN(report.plan, make_plan(c, {.messages = report.counts[results::Status::dry_run],
-                                          .now = clock.wall_now(),
-                                          .book = checks.book}));
+    TRY_ASSIGN(
+        report.plan,
+        make_plan(c, {.messages = report.counts[results::Status::dry_run],
+                      .now = clock.wall_now(),
+                      .book = checks.book,
+                      .zones = zones && zones->size() == report.counts[results::Status::dry_run] ? &*zones : nullptr}));
     results::EndRecord end{"completed", report.counts, clock.wall_now(), summary_of(report.plan)};
     TRY(log.append(results::to_line(end)));
     TRY(log.close());

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <atomic>
 #include <cmath>
+#include <memory>
+#include <vector>
 
 #include "account/ledger.hpp"
 #include "queue/dispatcher.hpp"
@@ -11,6 +13,7 @@
 #include "queue/send_window.hpp"
 #include "runner/account_book.hpp"
 #include "runner/admission_steps.hpp"
+#include "util/sort_runs.hpp"
 #include "util/zone.hpp"
 
 namespace runner {
@@ -21,7 +24,6 @@ using namespace std::chrono;
 
 // Simulated time past the plan's start after which the plan gives up: "more than a year".
 constexpr auto k_horizon = days(400);
-
 
 // A clock that moves only when told: the dispatcher's waits move it.
 class SimClock final : public util::Clock {
@@ -145,22 +147,30 @@ private:
     std::vector<std::uint64_t> m_pending;
 };
 
-// Jobs without a body: the plan asks only when each would leave.
+// Jobs without a body: the plan asks only when each would leave; with `zones`, each in its
+// row's zone.
 class CountedJobs final : public queue::JobSource {
 public:
-    explicit CountedJobs(std::int64_t count) : m_left(count) {}
+    CountedJobs(std::int64_t count, ZoneSequence* zones) : m_left(count), m_zones(zones) {}
     util::Result<bool> next(queue::Job& out) override {
         if (m_left <= 0) {
             return false;
         }
         out.row = ++m_row;
         --m_left;
+        if (m_zones != nullptr) {
+            TRY_ASSIGN(const bool more, m_zones->next(out.zone));
+            if (!more) {
+                return util::fail("the plan's zones ended before its rows");
+            }
+        }
         return true;
     }
 
 private:
     std::int64_t m_left;
     std::int64_t m_row = 0;
+    ZoneSequence* m_zones;
 };
 
 // The account's room in the trailing 24 h at `now` by its ledger, read only: how many of
@@ -196,7 +206,8 @@ std::string per_day_source(const campaign::Campaign& c) {
 }
 
 // Runs the dispatcher over `plan.messages` rows from `start`, filling the times of `plan`.
-void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, StepSources sources) {
+void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, StepSources sources,
+              ZoneSequence* zones) {
     SimClock clock(start);
     PlanObserver observer(plan, clock);
     std::atomic<int> stops{0};
@@ -211,7 +222,7 @@ void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, St
                                .stop_requests = &stops};
     steps.attach(parts);
     transport.limiter = &steps.limiter;
-    CountedJobs jobs(plan.messages);
+    CountedJobs jobs(plan.messages, zones);
     // Every answer comes at once: the in-flight window never binds, so `auto` (which sizes it
     // from latencies, per job) is spared for a fixed one.
     queue::DispatchSettings settings = dispatch_settings(c);
@@ -264,6 +275,75 @@ std::string limits_text(const Plan& plan) {
 
 }  // namespace
 
+// ---- ZoneSequence ---------------------------------------------------------------------------
+
+struct ZoneSequence::Impl {
+    static constexpr std::size_t k_buffer = 32 * 1024;  // zones kept in memory before the file
+
+    explicit Impl(const campaign::Window& window) : windows(window) {}
+
+    queue::ZoneWindows windows;
+    std::vector<std::uint16_t> tail;  // added after the file's last
+    std::optional<util::detail::TempFile> file;
+    std::int64_t size = 0;
+    std::uint64_t in_file = 0;  // zones in the file
+    std::uint64_t read = 0;     // zones read back
+    std::vector<std::uint16_t> chunk;
+    std::size_t chunk_at = 0;
+};
+
+ZoneSequence::ZoneSequence(const campaign::Window& window) : m_impl(std::make_unique<Impl>(window)) {}
+ZoneSequence::ZoneSequence(ZoneSequence&&) noexcept = default;
+ZoneSequence& ZoneSequence::operator=(ZoneSequence&&) noexcept = default;
+ZoneSequence::~ZoneSequence() = default;
+
+util::Result<void> ZoneSequence::add(const std::string& zone) {
+    Impl& m = *m_impl;
+    TRY_ASSIGN(const int index, m.windows.zone(zone));
+    m.tail.push_back(static_cast<std::uint16_t>(index));  // tzdata has fewer than 65,536 zones
+    ++m.size;
+    if (m.tail.size() >= Impl::k_buffer) {
+        if (!m.file) {
+            TRY_ASSIGN(auto created, util::detail::TempFile::create({}));
+            m.file.emplace(std::move(created));
+        }
+        TRY(m.file->write_at(m.file->size(), m.tail.data(), m.tail.size() * sizeof(std::uint16_t)));
+        m.in_file += m.tail.size();
+        m.tail.clear();
+    }
+    return {};
+}
+
+std::int64_t ZoneSequence::size() const {
+    return m_impl->size;
+}
+
+queue::ZoneWindows& ZoneSequence::windows() {
+    return m_impl->windows;
+}
+
+util::Result<bool> ZoneSequence::next(int& zone) {
+    Impl& m = *m_impl;
+    if (m.chunk_at == m.chunk.size()) {
+        m.chunk.clear();
+        m.chunk_at = 0;
+        if (m.read < m.in_file) {
+            const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(Impl::k_buffer, m.in_file - m.read));
+            m.chunk.resize(count);
+            TRY(m.file->read_at(m.read * sizeof(std::uint16_t), m.chunk.data(), count * sizeof(std::uint16_t)));
+            m.read += count;
+        } else if (m.read == m.in_file && !m.tail.empty()) {
+            m.chunk.swap(m.tail);
+            m.read += m.chunk.size();
+            m.in_file = m.read;  // nothing more is added once reading starts
+        } else {
+            return false;
+        }
+    }
+    zone = m.chunk[m.chunk_at++];
+    return true;
+}
+
 util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) {
     Plan plan;
     plan.messages = in.messages;
@@ -273,7 +353,10 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
         plan.per_day_source = per_day_source(c);
     }
     std::optional<queue::SendWindow> window;
-    if (c.schedule.window) {
+    ZoneSequence* zones = c.schedule.window && c.schedule.window->per_recipient ? in.zones : nullptr;
+    if (zones != nullptr) {
+        plan.window = in.zones->windows().describe();  // first and last stay in UTC
+    } else if (c.schedule.window) {
         campaign::Window planned = *c.schedule.window;
         if (planned.per_recipient) {
             // Not yet the run's own step: the rows' zones are not planned, the fallback's clock is.
@@ -285,7 +368,7 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
         plan.window = window->describe();
         plan.zone = window->zone().name();
     }
-    if (c.rate.unlimited() && !plan.per_day && !window) {
+    if (c.rate.unlimited() && !plan.per_day && !window && zones == nullptr) {
         plan.kind = Plan::Kind::unbounded;
         return plan;
     }
@@ -312,7 +395,11 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
             }
         }
     }
-    simulate(c, plan, start, {.window = window ? &*window : nullptr, .ledger = nullptr, .cap = std::move(cap)});
+    queue::Admitter* window_step = window ? static_cast<queue::Admitter*>(&*window) : nullptr;
+    if (zones != nullptr) {
+        window_step = &zones->windows();
+    }
+    simulate(c, plan, start, {.window = window_step, .ledger = nullptr, .cap = std::move(cap)}, zones);
     if (plan.first && plan.last) {
         const util::TimeZone* zone = window ? &window->zone() : nullptr;
         plan.days = (local_day(*plan.last, zone) - local_day(*plan.first, zone)).count() + 1;

@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "queue/zone_windows.hpp"
 #include "results/records.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
@@ -53,11 +55,45 @@ struct Plan {
     bool larger_than_a_day() const { return per_day && messages > *per_day; }
 };
 
+// The zones of the rows to send, in CSV order, for a window per recipient
+// (schedule.window.timezone: recipient): written as the rows are read, read back by the plan's
+// jobs. Two bytes a row, in an unnamed temporary file beyond 64 KiB: memory stays flat.
+class ZoneSequence {
+public:
+    // For the window `window` (its per_recipient set).
+    explicit ZoneSequence(const campaign::Window& window);
+    ZoneSequence(ZoneSequence&&) noexcept;
+    ZoneSequence& operator=(ZoneSequence&&) noexcept;
+    ~ZoneSequence();
+
+    // Adds the next row to send, in the zone named `zone`. Fails when tzdata has no such zone or
+    // the temporary file cannot be written.
+    util::Result<void> add(const std::string& zone);
+
+    // Rows added.
+    std::int64_t size() const;
+
+    // The zones' windows, asked by the plan's dispatch (queue::ZoneWindows).
+    queue::ZoneWindows& windows();
+
+    // Reads the rows back from the first, one call a row: the zone index (ZoneWindows::zone) of
+    // the next row, or false at the end.
+    util::Result<bool> next(int& zone);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
 // What the plan is computed from besides the campaign.
 struct PlanInputs {
     std::int64_t messages = 0;    // rows that would be sent
     util::TimePoint now;          // the plan starts at max(now, schedule.start_at)
     AccountBook* book = nullptr;  // the account's ledger, read only: its per_day room now; null: none
+    // With a window per recipient, the zones of the `messages` rows, in order: the plan keeps
+    // each row's window on its own zone's clock, as the run does. Null: the window is planned on
+    // schedule.window.fallback_timezone's clock (said in Plan::note).
+    ZoneSequence* zones = nullptr;
 };
 
 // Returns the plan of campaign `c` for `in.messages` rows. Fails when the send window's zone

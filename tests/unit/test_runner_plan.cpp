@@ -6,6 +6,7 @@
 
 #include "queue/daily_cap.hpp"
 #include "queue/send_window.hpp"
+#include "queue/zone_windows.hpp"
 #include "queue_dispatch_rig.hpp"
 #include "runner/plan.hpp"
 
@@ -143,6 +144,61 @@ TEST_SUITE("runner::plan") {
         CHECK(*plan.first == *first);
         CHECK(*plan.last == *last);
         CHECK(plan.days == 3);
+    }
+
+    TEST_CASE("several zones, a window in each, a per_day spanning three days: the plan and the dispatcher agree") {
+        // Three zones: UTC+9, UTC and UTC-5 (Etc/GMT signs are POSIX's), the window 09:00-17:00
+        // every weekday in each; 100/s, 1,000 a day, 2,500 rows by turns.
+        auto c = campaign_with(100, 1000);
+        c.schedule.window = {.timezone = "",
+                             .days = {1, 2, 3, 4, 5},
+                             .from_minute = 9 * 60,
+                             .to_minute = 17 * 60,
+                             .per_recipient = true,
+                             .fallback_timezone = "UTC"};
+        const char* zone_names[] = {"Etc/GMT-9", "Etc/GMT", "Etc/GMT+5"};
+        const auto zone_of = [&](std::int64_t row) { return std::string(zone_names[(row - 1) % 3]); };
+        constexpr std::int64_t k_rows = 2500;
+        const auto now = k_monday + 6h;  // 15:00 at UTC+9, 06:00 at UTC, 01:00 at UTC-5
+
+        runner::ZoneSequence zones(*c.schedule.window);
+        for (std::int64_t row = 1; row <= k_rows; ++row) {
+            REQUIRE(zones.add(zone_of(row)));
+        }
+        auto planned = runner::make_plan(c, {.messages = k_rows, .now = now, .book = nullptr, .zones = &zones});
+        REQUIRE(planned);
+        const auto& plan = *planned;
+        CHECK(plan.note.empty());  // each row on its own zone's clock, not the fallback's
+
+        dispatch_test::Rig rig(dispatch_test::ok, c.rate.per_second, c.rate.burst, 0ms);
+        rig.clock.set_wall(now);
+        queue::ZoneWindows windows(*c.schedule.window);
+        queue::DailyCap cap(*c.rate.per_day);
+        rig.window = &windows;
+        rig.limits = &cap;
+        dispatch_test::ListSource source(static_cast<int>(k_rows));
+        for (auto& job : source.jobs()) {
+            auto index = windows.zone(zone_of(job.row));
+            REQUIRE(index);
+            job.zone = *index;
+        }
+        std::optional<util::TimePoint> first, last;
+        rig.recorder.attempt_hook = [&] {
+            if (!first) {
+                first = rig.clock.wall_now();
+            }
+            last = rig.clock.wall_now();
+        };
+        const auto result = rig.run(source);
+        REQUIRE(result.reason == queue::StopReason::completed);
+        REQUIRE(first);
+        REQUIRE(plan.first);
+        REQUIRE(plan.last);
+        CHECK(*first == now);  // UTC+9 is open at once
+        CHECK(*plan.first == *first);
+        CHECK(*plan.last == *last);
+        CHECK(plan.days >= 3);
+        CHECK(plan.planned == k_rows);
     }
 }
 
