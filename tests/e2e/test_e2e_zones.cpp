@@ -119,6 +119,9 @@ TEST_SUITE("e2e: a window per recipient") {
         CHECK(contains(r.out, "Asia/Kolkata: 1 row(s)"));
         CHECK(contains(r.out, "UTC: 1 row(s)"));
         CHECK(contains(r.out, "1 row(s) on the fallback zone"));
+        // The plan keeps each row's window on its own zone's clock: the morning zone's go now.
+        CHECK(contains(r.out, "plan: 7 messages from "));
+        CHECK_FALSE(contains(r.out, "fallback_timezone's clock"));
         CHECK(send_requests(sandbox) == 0);
 
         auto json = f.wacamp({"run", f.campaign.string(), "--dry-run", "--yes", "--log-format", "json"});
