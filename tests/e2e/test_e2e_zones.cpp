@@ -28,6 +28,21 @@ std::string zone_at_hour(int hour) {
     return offset > 0 ? "Etc/GMT-" + std::to_string(offset) : "Etc/GMT+" + std::to_string(-offset);
 }
 
+// The window of both tests: 00:00-12:00 in each recipient's zone, UTC for the rest.
+const std::string k_zoned_window =
+    "schedule:\n  window: {timezone: recipient, fallback_timezone: UTC, from: \"00:00\", to: \"12:00\"}\n";
+
+// Maps the CSV's `tz` column as recipients.columns.time_zone in `f`'s campaign file (the
+// fixture writes its columns in one flow mapping).
+void map_time_zone_column(const CampaignFixture& f) {
+    std::string yaml = read_file(f.campaign);
+    const std::string columns = "columns: {wa_id: phone, user_name: name, user_id: user_id}";
+    REQUIRE(yaml.find(columns) != std::string::npos);
+    yaml.replace(yaml.find(columns), columns.size(),
+                 "columns: {wa_id: phone, user_name: name, user_id: user_id, time_zone: tz}");
+    f.dir.write("campaign.yaml", yaml);
+}
+
 }  // namespace
 
 TEST_SUITE("e2e: a window per recipient") {
@@ -44,15 +59,8 @@ TEST_SUITE("e2e: a window per recipient") {
             csv += "+" + numbers_wa_id(i) + ",Person " + std::to_string(i) + ",u" + std::to_string(i) + "," +
                    (i % 2 == 0 ? morning : evening) + "\n";
         }
-        CampaignFixture f(sandbox, csv,
-                          "schedule:\n  window: {timezone: recipient, fallback_timezone: UTC, from: \"00:00\", "
-                          "to: \"12:00\"}\n");
-        std::string yaml = read_file(f.campaign);
-        const std::string columns = "columns: {wa_id: phone, user_name: name, user_id: user_id}";
-        REQUIRE(yaml.find(columns) != std::string::npos);
-        yaml.replace(yaml.find(columns), columns.size(),
-                     "columns: {wa_id: phone, user_name: name, user_id: user_id, time_zone: tz}");
-        f.dir.write("campaign.yaml", yaml);
+        CampaignFixture f(sandbox, csv, k_zoned_window);
+        map_time_zone_column(f);
 
         Background run({"run", f.campaign.string(), "--yes"}, f.env);
         wait_for_delivered(sandbox, k_rows / 2);
@@ -99,15 +107,8 @@ TEST_SUITE("e2e: a window per recipient") {
         // Blank: India has one civil time, the United States several (the fallback).
         csv += "+" + numbers_wa_id(5) + ",Person 5,u5,\n";
         csv += "+12125550123,Person 6,u6,\n";
-        CampaignFixture f(sandbox, csv,
-                          "schedule:\n  window: {timezone: recipient, fallback_timezone: UTC, from: \"00:00\", "
-                          "to: \"12:00\"}\n");
-        std::string yaml = read_file(f.campaign);
-        const std::string columns = "columns: {wa_id: phone, user_name: name, user_id: user_id}";
-        REQUIRE(yaml.find(columns) != std::string::npos);
-        yaml.replace(yaml.find(columns), columns.size(),
-                     "columns: {wa_id: phone, user_name: name, user_id: user_id, time_zone: tz}");
-        f.dir.write("campaign.yaml", yaml);
+        CampaignFixture f(sandbox, csv, k_zoned_window);
+        map_time_zone_column(f);
 
         auto r = f.wacamp({"run", f.campaign.string(), "--dry-run", "--yes"});
         CAPTURE(r.out);
