@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 #include "campaign/template_text.hpp"
 #include "util/text.hpp"
 #include "util/utf8.hpp"
@@ -10,7 +14,18 @@ namespace campaign {
 
 std::size_t code_points(std::string_view text) {
     std::size_t count = 0;
-    for (std::size_t i = 0; i < text.size();) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        // ASCII, the common case, eight bytes at a time.
+        std::uint64_t word = 0;
+        while (i + sizeof word <= text.size() &&
+               (std::memcpy(&word, text.data() + i, sizeof word), (word & 0x8080808080808080ULL) == 0)) {
+            i += sizeof word;
+            count += sizeof word;
+        }
+        if (i == text.size()) {
+            break;
+        }
         const auto c = static_cast<unsigned char>(text[i]);
         const std::size_t length = c < 0x80 ? 1 : util::decode_utf8(text.substr(i)).length;
         i += length == 0 ? 1 : length;
@@ -20,26 +35,35 @@ std::size_t code_points(std::string_view text) {
 }
 
 bool absolute_http_url(std::string_view url) {
-    const std::size_t separator = url.find("://");
-    const std::string_view scheme = url.substr(0, separator);
-    if (separator == std::string_view::npos ||
-        !((scheme.size() == 4 || scheme.size() == 5) && util::starts_with_nocase("https", scheme))) {
+    // "http://" or "https://", in any case.
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    std::size_t at = 4;
+    if (url.size() < at || lower(url[0]) != 'h' || lower(url[1]) != 't' || lower(url[2]) != 't' ||
+        lower(url[3]) != 'p') {
         return false;
     }
-    const std::string_view rest = url.substr(separator + 3);
-    const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
-    const std::string_view host =
-        authority.substr(authority.rfind('@') == std::string_view::npos ? 0 : authority.rfind('@') + 1);
-    if (host.empty() || host.front() == ':') {
+    if (at < url.size() && lower(url[at]) == 's') {
+        ++at;
+    }
+    if (url.substr(at, 3) != "://") {
         return false;
     }
-    for (const char ch : url) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c <= 0x20 || c == 0x7f) {
-            return false;
+    at += 3;
+    // The host: the authority (up to the path, query or fragment) after any user info.
+    std::size_t host = at;
+    std::size_t end = at;
+    for (; end < url.size() && url[end] != '/' && url[end] != '?' && url[end] != '#'; ++end) {
+        if (url[end] == '@') {
+            host = end + 1;
         }
     }
-    return true;
+    if (host == end || url[host] == ':') {
+        return false;
+    }
+    return std::none_of(url.begin(), url.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c <= 0x20 || c == 0x7f;
+    });
 }
 
 namespace {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -11,6 +13,7 @@
 #include "campaign/duplicates.hpp"
 #include "campaign/phone.hpp"
 #include "campaign/render.hpp"
+#include "util/disk_array.hpp"
 #include "util/text.hpp"
 
 namespace campaign {
@@ -94,6 +97,62 @@ std::string percent(double share) {
     return fmt::format("{:.1f}%", share * 100);
 }
 
+// A row's number as the first pass read and normalised it, kept for the second pass by row:
+// normalising costs more than the rest of a row's reading. The second uses it only where the
+// CSV still holds the very same text (a list rewritten between the passes is normalised
+// afresh). A number too long to keep here is normalised twice.
+struct KeptNumber {
+    std::uint8_t raw_size = 0;  // 0: nothing kept for the row
+    std::uint8_t wa_id_size = 0;
+    std::array<char, 30> raw{};
+    std::array<char, 16> wa_id{};
+};
+
+// The first pass's numbers, in a temporary file (DiskArray): memory stays flat. Only ever a
+// shortcut: when the file cannot be written or read, the numbers are normalised again.
+class NumberMemo {
+public:
+    // Starts keeping; stays off when the temporary file cannot be made.
+    void start() {
+        if (auto kept = util::DiskArray<KeptNumber>::create()) {
+            m_kept = std::move(*kept);
+        }
+    }
+
+    // The number the first pass found for `raw` in row `row`, if it kept it.
+    std::optional<std::string> find(long long row, std::string_view raw) {
+        if (!m_kept || raw.empty() || raw.size() > KeptNumber{}.raw.size()) {
+            return std::nullopt;
+        }
+        const auto kept = m_kept->get(static_cast<std::uint64_t>(row));
+        if (!kept) {
+            m_kept.reset();  // unreadable: normalise from here on
+            return std::nullopt;
+        }
+        if (std::string_view(kept->raw.data(), kept->raw_size) != raw) {
+            return std::nullopt;
+        }
+        return std::string(kept->wa_id.data(), kept->wa_id_size);
+    }
+
+    void keep(long long row, std::string_view raw, std::string_view wa_id) {
+        KeptNumber kept;
+        if (!m_kept || raw.empty() || raw.size() > kept.raw.size() || wa_id.size() > kept.wa_id.size()) {
+            return;
+        }
+        kept.raw_size = static_cast<std::uint8_t>(raw.size());
+        kept.wa_id_size = static_cast<std::uint8_t>(wa_id.size());
+        std::copy(raw.begin(), raw.end(), kept.raw.begin());
+        std::copy(wa_id.begin(), wa_id.end(), kept.wa_id.begin());
+        if (!m_kept->set(static_cast<std::uint64_t>(row), kept)) {
+            m_kept.reset();  // the second pass normalises every number
+        }
+    }
+
+private:
+    std::optional<util::DiskArray<KeptNumber>> m_kept;
+};
+
 }  // namespace
 
 struct RecipientStream::Impl {
@@ -122,6 +181,9 @@ struct RecipientStream::Impl {
     const MediaVerdicts* media = nullptr;  // images refused by a check before sending
     std::optional<RecipientZones> zones;   // each row's zone, with a window per recipient
     CsvRecord record;
+    // The first pass keeps each row's number in `numbers` (keep_numbers), the second finds it there.
+    NumberMemo numbers;
+    bool keep_numbers = false;
 
     Impl(CsvReader r, PhoneNormalizer p) : reader(std::move(r)), phones(std::move(p)) {}
 
@@ -135,7 +197,7 @@ struct RecipientStream::Impl {
         out.user_id = user_id_col ? fields[*user_id_col] : std::string();
         out.subscriber_id = subscriber_id_col ? fields[*subscriber_id_col] : std::string();
         out.raw_phone = fields[wa_id_col];
-        auto wa_id = phones.normalize(out.raw_phone);
+        auto wa_id = normalized(out.raw_phone);
         if (!wa_id) {
             return fmt::format("column \"{}\": {}", wa_id_name, wa_id.error().message);
         }
@@ -165,6 +227,20 @@ struct RecipientStream::Impl {
             return problem;
         }
         return refused_image(out);
+    }
+
+    // `raw`, the number of the current row, normalised (or found as the first pass left it).
+    util::Result<std::string> normalized(const std::string& raw) {
+        if (!keep_numbers) {
+            if (auto kept = numbers.find(record.row, raw)) {
+                return std::move(*kept);
+            }
+        }
+        auto wa_id = phones.normalize(raw);
+        if (keep_numbers && wa_id) {
+            numbers.keep(record.row, raw, *wa_id);
+        }
+        return wa_id;
     }
 
     // Renders the template's values of the row into `out`; returns the reason when unusable.
@@ -411,6 +487,8 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const Dup
     // of its number either.
     TRY_ASSIGN(auto scan, make_impl(c, checks));
     scan->phones.set_dominant_country(dominant);
+    scan->numbers.start();
+    scan->keep_numbers = true;
     std::optional<DuplicateFinder> finder;
     if (impl->dedupe) {
         finder.emplace(options);
@@ -438,6 +516,7 @@ util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const Dup
         impl->duplicates = std::move(*found);
     }
     impl->survey = counter.finish(std::move(dominant));
+    impl->numbers = std::move(scan->numbers);
     return RecipientStream(std::move(impl));
 }
 

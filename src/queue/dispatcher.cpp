@@ -640,8 +640,12 @@ bool Dispatcher::launch(Job job, Steady now) {
         return false;
     }
     std::uint64_t id = m_next_id++;
-    m_parts.transport->start(id, job.template_send ? service::send_template_request(*m_parts.service, job.body)
-                                                   : service::send_message_request(*m_parts.service, job.body));
+    if (m_parts.service == nullptr) {
+        m_parts.transport->start(id, service::HttpRequest{});  // a simulation's transport reads no request
+    } else {
+        m_parts.transport->start(id, job.template_send ? service::send_template_request(*m_parts.service, job.body)
+                                                       : service::send_message_request(*m_parts.service, job.body));
+    }
     m_in_flight.emplace(id, InFlight{std::move(job), now});
     m_unpolled.push_back(id);
     if (m_parts.deadline != nullptr) {
@@ -831,8 +835,9 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
         // endpoint: no such URL, so nothing was acted on: the row is not failed, resume sends it.
         const bool unsent = outcome.cause == service::Cause::endpoint;
         finish(job, unsent ? JobStatus::unsent : JobStatus::failed, outcome, latency);
-        stop(*reason, unsent ? service::wrong_endpoint(service::send_message_request(*m_parts.service, {}), outcome)
-                             : outcome.error);
+        stop(*reason, unsent && m_parts.service != nullptr
+                          ? service::wrong_endpoint(service::send_message_request(*m_parts.service, {}), outcome)
+                          : outcome.error);
         return;
     }
     switch (outcome.cause) {

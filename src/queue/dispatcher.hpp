@@ -69,6 +69,8 @@ struct DispatchSettings {
 
 // The dispatcher's collaborators; all outlive it.
 struct DispatchParts {
+    // Where requests go; null for a transport that reads none (the plan's simulation): each
+    // request then leaves empty.
     const service::ServiceConfig* service = nullptr;
     service::HttpTransport* transport = nullptr;
     const util::Clock* clock = nullptr;

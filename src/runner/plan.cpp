@@ -214,8 +214,7 @@ void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, St
     SimTransport transport(clock, observer, start + k_horizon, stops);
     queue::RetryPolicy retry(c.retry);
     AdmissionSteps steps = make_steps(c, std::move(sources));
-    queue::DispatchParts parts{.service = &c.service,
-                               .transport = &transport,
+    queue::DispatchParts parts{.transport = &transport,  // no service: SimTransport reads no request
                                .clock = &clock,
                                .retry = &retry,
                                .observer = &observer,

@@ -4,6 +4,7 @@
 
 #include "campaign/content_rules.hpp"
 #include "campaign/render.hpp"
+#include "util/utf8.hpp"
 
 using campaign::code_points;
 using campaign::content_problem;
@@ -47,6 +48,59 @@ TEST_SUITE("campaign::content_rules") {
         CHECK(code_points("\xe0\xa4\xa8\xe0\xa4\xae") == 2);          // नम
         CHECK(code_points("a\xff"
                           "b") == 3);  // a stray byte counts as one
+    }
+    TEST_CASE("code points of long texts: ASCII runs and multi-byte characters at every offset") {
+        // A one-byte-at-a-time count, the rule itself, against the counter at each position of
+        // a 2-, 3- and 4-byte character and a stray byte within and across eight-byte words.
+        const auto reference = [](std::string_view text) {
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < text.size(); ++n) {
+                const std::size_t length = util::decode_utf8(text.substr(i)).length;
+                i += length == 0 ? 1 : length;
+            }
+            return n;
+        };
+        for (const std::string piece : {"\xc3\xa9", "\xe0\xa4\xa8", "\xf0\x9f\x98\x80", "\xff", "\xf0\x9f"}) {
+            for (std::size_t before = 0; before < 20; ++before) {
+                const std::string text = repeat("a", before) + piece + repeat("b", 19 - before);
+                CAPTURE(text);
+                CHECK(code_points(text) == reference(text));
+            }
+        }
+        CHECK(code_points(repeat("a", 1000)) == 1000);
+        CHECK(code_points(repeat("\xc3\xa9", 500) + repeat("a", 17)) == 517);
+    }
+    TEST_CASE("a media link must be an absolute http(s) URL with a host") {
+        for (const char* good : {"http://a", "https://cdn.example.com/p.jpg", "HTTPS://EXAMPLE.COM", "hTtP://h:8080/x",
+                                 "https://user:pw@host/x", "https://h?q=1", "https://h#f", "https://a@b@host/"}) {
+            CAPTURE(good);
+            CHECK(campaign::absolute_http_url(good));
+        }
+        for (const char* bad : {"",
+                                "http",
+                                "http:/",
+                                "http://",
+                                "https://",
+                                "ftp://host/x",
+                                "httpss://host",
+                                "htt://host",
+                                "//host/x",
+                                "https:///path",
+                                "https://user@/x",
+                                "https://:80/x",
+                                "https://user@:80/x",
+                                "https://host/a b",
+                                "https://host/\x7f",
+                                "https://host/\t",
+                                " https://host/",
+                                "https://host/x\n",
+                                "file:///etc/passwd",
+                                "https:/host",
+                                "https//host",
+                                "xhttps://host"}) {
+            CAPTURE(bad);
+            CHECK_FALSE(campaign::absolute_http_url(bad));
+        }
     }
     TEST_CASE("a text of exactly 4,096 characters passes; 4,097 is refused, naming the limit") {
         CHECK_FALSE(content_problem(text_message(repeat("a", 4096))));

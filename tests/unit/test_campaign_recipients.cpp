@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <optional>
 #include <string>
@@ -69,6 +70,36 @@ TEST_SUITE("campaign::RecipientStream") {
         CHECK(read.error->message == folder.str("samples/r.csv") +
                                          ": stopped at row 258 (line 259): the index of repeated numbers: "
                                          "cannot read back a temporary file: Input/output error");
+    }
+
+    TEST_CASE("each row's number is its own even when the list is rewritten between the two passes") {
+        // The second pass reuses the numbers the first normalised, but only where the CSV still
+        // holds the same text: a list rewritten in place after open() sends to the new numbers.
+        campaign_file_test::Folder folder;
+        const auto list = [](const char* prefix) {
+            std::string csv = "phone,name\n";
+            for (int row = 1; row <= 20000; ++row) {
+                csv += fmt::format("{}{},Asha\n", prefix, 10000000 + row);
+            }
+            return csv;
+        };
+        folder.put("samples/r.csv", list("+9198"));
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        folder.put("samples/r.csv", list("+9197"));  // same length, same file: what is not read yet changes
+        long long rows = 0;
+        long long rewritten = 0;
+        Recipient r;
+        while (*stream->next(r)) {
+            ++rows;
+            REQUIRE(r.verdict == Verdict::ok);
+            CHECK(r.message.wa_id == r.raw_phone.substr(1));
+            rewritten += r.raw_phone.starts_with("+9197") ? 1 : 0;
+        }
+        CHECK(rows == 20000);
+        CHECK(rewritten > 0);  // the rewrite reached the second pass: the case is tested
     }
 
     TEST_CASE("a row whose rendered image a check refused is invalid, with the reason; it is no first of its number") {
