@@ -471,16 +471,31 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     return impl;
 }
 
-util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options,
-                                                    const RowChecks& checks) {
+util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl_for_country(const Campaign& c,
+                                                                                            const RowChecks& checks,
+                                                                                            std::string& dominant) {
     TRY_ASSIGN(auto impl, make_impl(c, checks));
-    std::string dominant;
+    dominant.clear();
     if (c.recipients.default_country.empty()) {
         TRY_ASSIGN(dominant, dominant_country(*impl));
-        impl->phones.set_dominant_country(dominant);
         TRY_ASSIGN(impl, make_impl(c, checks));  // from the first row again
         impl->phones.set_dominant_country(dominant);
     }
+    return impl;
+}
+
+util::Result<RecipientStream> RecipientStream::open_unsurveyed(const Campaign& c, const RowChecks& checks) {
+    std::string dominant;
+    TRY_ASSIGN(auto impl, make_impl_for_country(c, checks, dominant));
+    impl->dedupe = false;
+    impl->survey.dominant_country = std::move(dominant);
+    return RecipientStream(std::move(impl));
+}
+
+util::Result<RecipientStream> RecipientStream::open(const Campaign& c, const DuplicateOptions& options,
+                                                    const RowChecks& checks) {
+    std::string dominant;
+    TRY_ASSIGN(auto impl, make_impl_for_country(c, checks, dominant));
     // A first pass over the list counts the invalid rows (nothing is sent when too many are)
     // and finds the repeats, so that the second (the one that sends) knows them without
     // holding every number in memory. The same checks: a row they make invalid is no first

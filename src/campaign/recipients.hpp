@@ -71,6 +71,11 @@ public:
     static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {},
                                               const RowChecks& checks = {});
 
+    // The same stream in one pass, for readers that need neither survey() (it reads as empty
+    // but for the dominant country) nor the duplicates (every valid row reads as a first): the
+    // log's join with the list, the deletion step.
+    static util::Result<RecipientStream> open_unsurveyed(const Campaign& campaign, const RowChecks& checks = {});
+
     RecipientStream(RecipientStream&&) noexcept;
     RecipientStream& operator=(RecipientStream&&) noexcept;
     ~RecipientStream();
@@ -98,6 +103,10 @@ private:
     // Reads the list of `impl` to its end and returns the country most of its numbers that
     // carry a country code belong to, or "".
     static util::Result<std::string> dominant_country(Impl& impl);
+    // make_impl, with the list's dominant country found first without recipients.default_country
+    // (into `dominant`, else "").
+    static util::Result<std::unique_ptr<Impl>> make_impl_for_country(const Campaign& campaign, const RowChecks& checks,
+                                                                     std::string& dominant);
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "campaign/recipients.hpp"
 #include "queue/retry_policy.hpp"
 #include "results/records.hpp"
@@ -120,11 +122,17 @@ CleanupSummary failed_before_start(const std::string& error) {
 
 CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& log, const CleanupParts& parts) {
     // Joined with the list: each row knows whether a `deleted` batch named its user_id.
-    auto state = replay_with_list(log.path(), c, parts.replay);
-    if (!state) {
-        return failed_before_start(state.error().message);
+    std::optional<results::LogState> replayed_here;
+    const results::LogState* state = parts.replayed;
+    if (state == nullptr) {
+        auto replayed = replay_with_list(log.path(), c, parts.replay);
+        if (!replayed) {
+            return failed_before_start(replayed.error().message);
+        }
+        state = &replayed_here.emplace(std::move(*replayed));
     }
-    auto stream = campaign::RecipientStream::open(c);
+    // Only the rows' ids are read: neither the survey nor the duplicates matter here.
+    auto stream = campaign::RecipientStream::open_unsurveyed(c);
     if (!stream) {
         return failed_before_start(stream.error().message);
     }

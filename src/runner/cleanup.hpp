@@ -21,6 +21,10 @@ struct CleanupParts {
     util::Clock& clock;
     const std::atomic<int>& stop_requests;
     results::ReplayOptions replay{};  // where the log's replay keeps its records (tests make it fail)
+    // The log's replay joined with the list (replay_with_list), when nothing was written to the
+    // log since it was made: the step uses it instead of replaying the log again. Null: the
+    // step replays the log itself.
+    const results::LogState* replayed = nullptr;
 };
 
 // Deletes the contacts of the rows the log records as sent (or of every row with

@@ -7,9 +7,7 @@
 namespace runner {
 
 util::Result<results::RowSource> listed_rows(const campaign::Campaign& c) {
-    campaign::Campaign plain = c;
-    plain.recipients.dedupe = false;
-    TRY_ASSIGN(auto opened, campaign::RecipientStream::open(plain));
+    TRY_ASSIGN(auto opened, campaign::RecipientStream::open_unsurveyed(c));
     auto stream = std::make_shared<campaign::RecipientStream>(std::move(opened));
     auto recipient = std::make_shared<campaign::Recipient>();
     return results::RowSource([stream, recipient](results::ListedRow& out) -> util::Result<bool> {

@@ -1,6 +1,6 @@
 #pragma once
 // The recipient list as the log's replay joins it (results::ReplayOptions::rows): each row's
-// normalised number and user_id, read in one pass of the CSV.
+// normalised number and user_id, read in one pass of the CSV (RecipientStream::open_unsurveyed).
 
 #include "campaign/campaign.hpp"
 #include "results/replay.hpp"

@@ -143,7 +143,9 @@ void finish(SendRun& run) {
                                          {.transport = run.parts.transport,
                                           .clock = run.parts.clock,
                                           .stop_requests = run.parts.stop_requests,
-                                          .replay = run.parts.replay});
+                                          .replay = run.parts.replay,
+                                          // Nothing written since the replay: the log is as it read.
+                                          .replayed = run.wrote || !run.state ? nullptr : &*run.state});
     }
     if (auto closed = run.log->close(); !closed) {
         note_log_error(report, closed.error());

@@ -102,6 +102,49 @@ TEST_SUITE("runner::delete_contacts") {
         CHECK(status_updates(rig.transport).size() == 2);
     }
 
+    TEST_CASE("a rerun with nothing left to send deletes what the log has not deleted yet, and nothing twice") {
+        // Nothing is written to the log before the step: it works from the replay made before
+        // sending instead of replaying the log again, and must find the same rows.
+        bool refuse_second_batch = true;
+        int updates = 0;
+        Rig rig([&](const service::HttpRequest& request) -> fakes::FakeTransport::Answer {
+            if (is_status_update(request) && request.body.find("u-3") != std::string::npos && refuse_second_batch) {
+                return fakes::http_answer(401, R"({"message":"Invalid access token"})");
+            }
+            updates += is_status_update(request) ? 1 : 0;
+            return runner_test::accept_all(request);
+        });
+        const auto c = runner_test::three_recipients(rig.folder, k_cleanup);
+        auto first = rig.send(c);
+        REQUIRE(first);
+        CHECK(first->cleanup.batches_deleted == 1);  // u-1 and u-2; u-3's batch refused
+        CHECK(first->cleanup.refused);
+
+        refuse_second_batch = false;
+        auto rerun = rig.send(c);
+        REQUIRE(rerun);
+        CHECK(rerun->already_complete);
+        CHECK(rerun->cleanup.batches_deleted == 1);
+        CHECK(rerun->cleanup.ids_deleted == 1);
+
+        auto again = rig.send(c);
+        REQUIRE(again);
+        CHECK(again->cleanup.ran);
+        CHECK(again->cleanup.ids_deleted == 0);
+        CHECK(updates == 2);  // u-1 and u-2 once, u-3 once
+        std::vector<std::string> deleted;
+        int batches = 0;
+        for (const auto& line : read_log(rig.folder.str("results.jsonl"))) {
+            if (line["event"] == "delete") {
+                CHECK(line["batch"] == ++batches);  // numbered on from the log
+                if (line["status"] == "deleted") {
+                    deleted.push_back(line["ids"].dump());
+                }
+            }
+        }
+        CHECK(deleted == std::vector<std::string>{R"(["u-1","u-2"])", R"(["u-3"])"});
+    }
+
     TEST_CASE("log records that cannot be read back stop the step as failed; no id is deleted twice") {
         Rig rig(runner_test::accept_all);
         std::string csv = "phone,name,user_id\n";
