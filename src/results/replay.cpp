@@ -282,6 +282,7 @@ util::Result<void> join_list(LogState& state, LogKeys& keys, const ReplayOptions
         if (row.row < 1 || row.row > k_max_row) {
             continue;
         }
+        state.m_listed_rows = std::max(state.m_listed_rows, row.row);
         const auto r = static_cast<std::uint64_t>(row.row);
         if (!row.wa_id.empty()) {
             TRY_ASSIGN(RowRecord rec, state.m_records.get(r));

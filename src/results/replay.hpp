@@ -109,10 +109,13 @@ struct LogState {
     std::int64_t max_row() const { return m_max_row; }
     // Whether the rows carry the marks of ReplayOptions::rows.
     bool joined() const { return m_joined; }
+    // With ReplayOptions::rows: the list's highest row number (its rows are 1 to this).
+    std::int64_t listed_rows() const { return m_listed_rows; }
 
     // For replay().
     mutable util::DiskArray<RowRecord> m_records;  // by row number
     std::int64_t m_max_row = 0;
+    std::int64_t m_listed_rows = 0;
     bool m_joined = false;
 };
 

@@ -39,6 +39,9 @@ public:
           m_options(options),
           m_secrets(secrets) {}
 
+    // Reads no row: the log settles every one (every_row_settled), next() ends at once.
+    void none_left() { m_stream_done = true; }
+
     // The next row to send; rows that need only a log line are recorded on the way. False at
     // the end of the list. Fails when the list cannot be read on, or when the log cannot be
     // written (an Error of kind util::ErrorKind::write).
@@ -85,7 +88,7 @@ private:
     std::vector<Ahead> m_ahead;
     std::size_t m_ahead_count = 0;  // rows in m_ahead read by the last batch
     std::size_t m_ahead_next = 0;   // the next of them to act on
-    bool m_stream_done = false;
+    bool m_stream_done = false;     // the stream was read to its end, or none_left()
     const results::LogState* m_state;
     results::LogWriter& m_log;
     RowTally& m_tally;

@@ -76,14 +76,25 @@ util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::Log
     return facts;
 }
 
+bool settled(const results::RowState& state) {
+    if (state.pending()) {
+        return false;
+    }
+    // A row once sent is never sent again, whatever came after.
+    if (state.ever_sent()) {
+        return true;
+    }
+    return !state.in_flight() &&
+           (state.status == Status::sent || state.status == Status::invalid || state.status == Status::skipped);
+}
+
 Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown,
                 util::TimePoint now) {
     const results::RowState& state = facts.state;
     if (state.pending()) {
         return fresh(facts, resend_unknown);
     }
-    // A row once sent is never sent again, whatever came after.
-    if (state.ever_sent()) {
+    if (settled(state)) {
         return Decision::done;
     }
     if (state.in_flight() || state.status == Status::unknown) {
@@ -93,14 +104,27 @@ Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnkno
         return fresh(facts, resend_unknown);
     }
     switch (state.status) {
-    case Status::sent:
-    case Status::invalid:
-    case Status::skipped: return Decision::done;
     case Status::dry_run: return fresh(facts, resend_unknown);
     case Status::failed: return failed(facts, retry_rejected, resend_unknown, now);
+    case Status::sent:
+    case Status::invalid:
+    case Status::skipped:
     case Status::unknown: break;
     }
     return Decision::hold_unknown;
+}
+
+util::Result<bool> every_row_settled(const results::LogState& state) {
+    if (!state.joined()) {
+        return false;
+    }
+    for (std::int64_t row = 1; row <= state.listed_rows(); ++row) {
+        TRY_ASSIGN(const results::RowState known, state.row(row));
+        if (!settled(known)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace runner

@@ -41,4 +41,13 @@ util::Result<RowFacts> facts_of(const campaign::Recipient& recipient, const resu
 // Decides what to do with a row at `now` (which only a marketing-limit refusal depends on).
 Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnknown resend_unknown, util::TimePoint now);
 
+// Whether decide() answers `done` for a row in `state` whatever else is known of it and
+// whatever the options: sent once, or recorded invalid or skipped.
+bool settled(const results::RowState& state);
+
+// Whether `state` (joined with the list) settles every row of its list: a run would then
+// neither send nor record anything, and need not read the list. Fails when the log's records
+// cannot be read back.
+util::Result<bool> every_row_settled(const results::LogState& state);
+
 }  // namespace runner

@@ -78,6 +78,9 @@ void send(SendRun& run) {
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
     LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
+    if (run.settled) {
+        jobs.none_left();  // the log settles every row: none is read
+    }
     observer.count_screened(jobs.held_back);
     observer.label_with(template_names_of(c));
     jobs.label_with(template_names_of(c));

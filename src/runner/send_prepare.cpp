@@ -7,6 +7,7 @@
 #include "queue/deadline.hpp"
 #include "runner/account_keeper.hpp"
 #include "runner/campaign_header.hpp"
+#include "runner/decide.hpp"
 #include "runner/listed_rows.hpp"
 #include "runner/log_start.hpp"
 #include "runner/media_preflight.hpp"
@@ -150,6 +151,15 @@ util::Result<void> fold_into_ledger(SendRun& run) {
     return {};
 }
 
+// Opens the recipient list for sending: in one pass without the survey and the duplicates when
+// the log settles every row (they would not be read), else in full.
+util::Result<void> open_stream(SendRun& run) {
+    const campaign::RowChecks checks{.media = run.refused_media()};
+    TRY_ASSIGN(run.stream, run.settled ? campaign::RecipientStream::open_unsurveyed(run.campaign, checks)
+                                       : campaign::RecipientStream::open(run.campaign, {}, checks));
+    return {};
+}
+
 // Checks the media (images, or a template's header media) of the rows to send, and opens the
 // stream again with the verdicts; warnings and a summary go to the UI. Next::stop when a stop
 // request came first.
@@ -174,7 +184,7 @@ util::Result<Next> check_images(SendRun& run) {
         run.parts.ui.notice(media_summary(checked));
     }
     run.media = std::move(checked.verdicts);
-    TRY_ASSIGN(run.stream, campaign::RecipientStream::open(run.campaign, {}, {.media = run.refused_media()}));
+    TRY(open_stream(run));
     return Next::go_on;
 }
 
@@ -224,10 +234,20 @@ util::Result<void> prepare(SendRun& run) {
         TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));
         run.parts.ui.time_zone(run.window->zone());
     }
-    TRY_ASSIGN(run.stream, campaign::RecipientStream::open(c));
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
     TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
     TRY(read_existing_log(run));
+    // A log of this list that settles every row (a rerun or resume of a finished campaign)
+    // spares the list's full reading: nothing of it would be sent or recorded.
+    if (run.state && run.state->latest_header.recipients_sha256 == run.header.recipients_sha256) {
+        auto settled = every_row_settled(*run.state);
+        if (!settled) {
+            return util::fail(
+                fmt::format("{}: the log's replay on disk: {}", run.report.results_path, settled.error().message));
+        }
+        run.settled = *settled;
+    }
+    TRY(open_stream(run));
     TRY(check_invalid_share(run));
     return open_account(run);
 }

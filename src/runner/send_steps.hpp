@@ -40,6 +40,9 @@ struct SendRun {
     std::string campaign_key;           // the campaign's sends in the ledger
     std::int64_t expected_jobs = 0;     // for progress: remaining and ETA
     bool wrote = false;                 // this run added to the log: it gets an end record
+    // The existing log, of this very list, settles every row of it (every_row_settled): the
+    // run sends and records nothing, and reads no row of the list.
+    bool settled = false;
 
     // Returns the existing log's state, or null for a new log.
     const results::LogState* existing() const { return state ? &*state : nullptr; }

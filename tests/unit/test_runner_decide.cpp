@@ -144,6 +144,55 @@ TEST_SUITE("runner::decide") {
     }
 }
 
+TEST_CASE("runner::settled: a settled row is done whatever its facts and the options; every other is not") {
+    // Every state the fold can give (each status and cause, each combination of flags), with
+    // every verdict, number mark and option: settled() is exactly "decide() says done for all".
+    int settled_states = 0;
+    for (int status = 0; status < static_cast<int>(results::k_status_count); ++status) {
+        for (int cause = 0; cause <= static_cast<int>(Cause::experiment); ++cause) {
+            for (std::uint8_t flags = 0; flags < 8; ++flags) {
+                RowState s;
+                s.status = static_cast<Status>(status);
+                s.cause = static_cast<Cause>(cause);
+                s.flags = flags;
+                bool always_done = true;
+                for (const auto verdict :
+                     {campaign::Verdict::ok, campaign::Verdict::invalid, campaign::Verdict::duplicate}) {
+                    for (const bool sent : {false, true}) {
+                        for (const bool unknown : {false, true}) {
+                            for (const auto retry : {RetryRejected::no, RetryRejected::yes}) {
+                                for (const auto resend : {ResendUnknown::no, ResendUnknown::yes}) {
+                                    auto f = facts(s, verdict, sent, unknown);
+                                    for (const auto limited :
+                                         {std::optional<util::TimePoint>{}, std::optional(k_now)}) {
+                                        f.marketing_limited_at = limited;
+                                        always_done =
+                                            always_done && runner::decide(f, retry, resend, k_now) == Decision::done;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                CAPTURE(status);
+                CAPTURE(cause);
+                CAPTURE(static_cast<int>(flags));
+                if (runner::settled(s)) {
+                    CHECK(always_done);
+                    ++settled_states;
+                }
+                if (!runner::settled(s) && s.status != Status::failed) {
+                    CHECK_FALSE(always_done);  // a failed row's cause may make it done: see below
+                }
+            }
+        }
+    }
+    CHECK(settled_states > 0);
+    CHECK_FALSE(runner::settled(row(Status::failed, Cause::opted_out)));  // done, but by its cause: read in full
+    CHECK_FALSE(runner::settled(RowState{}));
+    CHECK(runner::settled(row(Status::sent)));
+}
+
 TEST_CASE("runner::facts_of: a row whose number differs from the one the log was joined with stops the run") {
     fakes::TempDir dir;
     const auto log = (dir.path / "log.jsonl").string();
