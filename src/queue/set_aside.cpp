@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "util/sort_runs.hpp"
+#include "util/temp_file.hpp"
 
 namespace queue {
 
@@ -118,7 +118,7 @@ struct SetAside::Lane {
     std::optional<Job> head;
     std::string chunk;  // read from the file ahead of need
     std::size_t chunk_at = 0;
-    std::optional<util::detail::TempFile> file;
+    std::optional<util::TempFile> file;
     std::uint64_t read = 0;
     std::string tail;           // set aside after the file's last record, not written yet
     std::int64_t queued = 0;    // rows in head, chunk, file and tail
@@ -151,7 +151,7 @@ struct SetAside::Lane {
             return {};
         }
         if (!file) {
-            TRY_ASSIGN(auto created, util::detail::TempFile::create({}));
+            TRY_ASSIGN(auto created, util::TempFile::create({}));
             file.emplace(std::move(created));
         }
         TRY(file->write_at(file->size(), tail.data(), tail.size()));

@@ -13,7 +13,7 @@
 #include "queue/send_window.hpp"
 #include "runner/account_book.hpp"
 #include "runner/admission_steps.hpp"
-#include "util/sort_runs.hpp"
+#include "util/temp_file.hpp"
 #include "util/zone.hpp"
 
 namespace runner {
@@ -284,7 +284,7 @@ struct ZoneSequence::Impl {
 
     queue::ZoneWindows windows;
     std::vector<std::uint16_t> tail;  // added after the file's last
-    std::optional<util::detail::TempFile> file;
+    std::optional<util::TempFile> file;
     std::int64_t size = 0;
     std::uint64_t in_file = 0;  // zones in the file
     std::uint64_t read = 0;     // zones read back
@@ -304,7 +304,7 @@ util::Result<void> ZoneSequence::add(const std::string& zone) {
     ++m.size;
     if (m.tail.size() >= Impl::k_buffer) {
         if (!m.file) {
-            TRY_ASSIGN(auto created, util::detail::TempFile::create({}));
+            TRY_ASSIGN(auto created, util::TempFile::create({}));
             m.file.emplace(std::move(created));
         }
         TRY(m.file->write_at(m.file->size(), m.tail.data(), m.tail.size() * sizeof(std::uint16_t)));
