@@ -1,7 +1,6 @@
 #pragma once
 // An unnamed temporary file: gone when closed, whatever happens to the process. Where the
-// external sort keeps its runs, DiskArray its pages, queue::SetAside and the plan's ZoneSequence
-// what memory does not hold.
+// external sort keeps its runs, DiskArray its pages, and SpillQueue what memory does not hold.
 
 #include <cstddef>
 #include <cstdint>
