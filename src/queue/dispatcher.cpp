@@ -533,8 +533,11 @@ bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
     // Looked at again at the opening, and every second meanwhile: the wall clock may be set.
     const Admission why = later_until(Instant{now, wall}, opening, std::chrono::seconds(1));
     wake = why.retry_at;
-    const auto waits = m_aside.waits();
-    if (m_in_flight.empty() && m_pending.empty() && (limit_reached() || source_exhausted()) && !waits.empty()) {
+    // Shown only while nothing else is left to do.
+    if (!m_in_flight.empty() || !m_pending.empty() || !(limit_reached() || source_exhausted())) {
+        return false;
+    }
+    if (const auto waits = m_aside.waits(); !waits.empty()) {
         Admission pause = why;
         pause.notice = true;
         pause.reason = fmt::format("{} row{} wait for their recipients' send windows; next: {} ({} row{})",

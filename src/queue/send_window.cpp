@@ -34,16 +34,46 @@ std::string clock_text(minutes m) {
     return fmt::format("{:02}:{:02}", m.count() / 60, m.count() % 60);
 }
 
+// Which weekdays `window` lists, by index (0 = Sunday).
+std::array<bool, 7> listed_days(const campaign::Window& window) {
+    std::array<bool, 7> days{};
+    for (int day : window.days) {
+        if (day >= 0 && day < 7) {
+            days[static_cast<size_t>(day)] = true;
+        }
+    }
+    return days;
+}
+
+// "mon-fri 09:00-18:00 " then `zone_label`; the days listed one by one when not a range.
+std::string window_text(const std::array<bool, 7>& days_on, minutes from, minutes to, std::string_view zone_label) {
+    // Monday first, as people read a week.
+    constexpr int k_week[] = {1, 2, 3, 4, 5, 6, 0};
+    std::vector<int> listed;
+    for (int day : k_week) {
+        if (days_on[static_cast<size_t>(day)]) {
+            listed.push_back(day);
+        }
+    }
+    std::string days;
+    const auto first = std::find(std::begin(k_week), std::end(k_week), listed.empty() ? -1 : listed.front());
+    const bool run = !listed.empty() && std::equal(listed.begin(), listed.end(), first);
+    if (listed.size() == 7) {
+        days = "every day";
+    } else if (run && listed.size() >= 3) {
+        days = fmt::format("{}-{}", k_day_names[listed.front()], k_day_names[listed.back()]);
+    } else {
+        for (int day : listed) {
+            days += (days.empty() ? "" : ",") + std::string(k_day_names[day]);
+        }
+    }
+    return fmt::format("{} {}-{} {}", days, clock_text(from), clock_text(to), zone_label);
+}
+
 }  // namespace
 
 SendWindow::SendWindow(util::TimeZone zone, const campaign::Window& window)
-    : m_zone(std::move(zone)), m_from(window.from_minute), m_to(window.to_minute) {
-    for (int day : window.days) {
-        if (day >= 0 && day < 7) {
-            m_days[static_cast<size_t>(day)] = true;
-        }
-    }
-}
+    : m_zone(std::move(zone)), m_days(listed_days(window)), m_from(window.from_minute), m_to(window.to_minute) {}
 
 util::Result<SendWindow> SendWindow::make(const campaign::Window& window) {
     auto zone = util::TimeZone::locate(window.timezone);
@@ -166,27 +196,11 @@ std::string SendWindow::local_text(WallTime t) const {
 }
 
 std::string SendWindow::describe() const {
-    // Monday first, as people read a week.
-    constexpr int k_week[] = {1, 2, 3, 4, 5, 6, 0};
-    std::vector<int> listed;
-    for (int day : k_week) {
-        if (m_days[static_cast<size_t>(day)]) {
-            listed.push_back(day);
-        }
-    }
-    std::string days;
-    const auto first = std::find(std::begin(k_week), std::end(k_week), listed.empty() ? -1 : listed.front());
-    const bool run = !listed.empty() && std::equal(listed.begin(), listed.end(), first);
-    if (listed.size() == 7) {
-        days = "every day";
-    } else if (run && listed.size() >= 3) {
-        days = fmt::format("{}-{}", k_day_names[listed.front()], k_day_names[listed.back()]);
-    } else {
-        for (int day : listed) {
-            days += (days.empty() ? "" : ",") + std::string(k_day_names[day]);
-        }
-    }
-    return fmt::format("{} {}-{} {}", days, clock_text(m_from), clock_text(m_to), m_zone.name());
+    return window_text(m_days, m_from, m_to, m_zone.name());
+}
+
+std::string SendWindow::describe(const campaign::Window& window, std::string_view zone_label) {
+    return window_text(listed_days(window), minutes(window.from_minute), minutes(window.to_minute), zone_label);
 }
 
 }  // namespace queue

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "campaign/campaign.hpp"
 #include "queue/admission.hpp"
@@ -55,6 +56,10 @@ public:
 
     // The window for people: "mon-fri 09:00-18:00 Asia/Kolkata" (days listed when not a range).
     std::string describe() const;
+
+    // The days and hours of `window` for people, then `zone_label`: "mon-fri 09:00-18:00 in
+    // each recipient's zone". Needs no zone from tzdata.
+    static std::string describe(const campaign::Window& window, std::string_view zone_label);
 
     // The window's zone, in which a campaign's times are shown to people beside UTC.
     const util::TimeZone& zone() const { return m_zone; }

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +15,7 @@
 #include "queue/admission.hpp"
 #include "queue/job.hpp"
 #include "util/result.hpp"
+#include "util/spill_queue.hpp"
 
 namespace queue {
 
@@ -28,11 +28,6 @@ struct ZoneWait {
 
 class SetAside {
 public:
-    SetAside();
-    SetAside(SetAside&&) noexcept;
-    SetAside& operator=(SetAside&&) noexcept;
-    ~SetAside();
-
     // Sets `job` aside, with the `later` answer that held it back (its `until`: when its zone's
     // window opens). Jobs are kept by Job::zone; a later answer for a zone replaces its opening
     // (the wall clock may have been set). Fails when the temporary file cannot be written.
@@ -53,15 +48,39 @@ public:
     std::vector<ZoneWait> waits() const;
 
 private:
-    struct Lane;
-    std::map<int, std::unique_ptr<Lane>> m_lanes;  // by Job::zone (as many as the zones)
+    // One zone's jobs. Rows come in CSV order, mostly: those go through `head`, then `rest`. A
+    // row that comes back lower than the last of those (taken back when the zone opened, then
+    // held up past its window's end by the pace or the daily cap; a retry) waits in `early`, in
+    // memory (there are only as many as were taken back at once), so that the zone's rows still
+    // go lowest first.
+    struct Lane {
+        // Bytes of records kept in memory before they go to the file, and read back at once:
+        // with hundreds of zones waiting, a few MiB in all.
+        static constexpr std::size_t k_memory_bytes = 16 * 1024;
+
+        std::optional<Job> head;
+        util::ByteSpillQueue rest{k_memory_bytes};  // the rows after head, as push_job writes them
+        std::int64_t queued = 0;                    // rows in head and rest
+        std::int64_t last_row = 0;                  // the last of those set aside
+        std::map<std::int64_t, Job> early;
+        Admission answer;  // the later answer that set the last job aside: its reason and opening
+
+        std::int64_t rows() const { return queued + static_cast<std::int64_t>(early.size()); }
+        // The lowest row waiting; rows() > 0.
+        std::int64_t first_row() const;
+        util::Result<void> put(const Job& job);
+        // Moves the lowest row out (rows() > 0).
+        util::Result<void> take(Job& out);
+    };
+
+    std::map<int, Lane> m_lanes;  // by Job::zone (as many as the zones)
     std::int64_t m_size = 0;
 };
 
-// A job as bytes, and back: SetAside's record (exposed for its tests).
-void encode_job(const Job& job, std::string& out);
-// Decodes the record at the start of `in`; returns its length, or 0 when `in` holds less than a
-// whole record.
-std::size_t decode_job(std::string_view in, Job& out);
+// A job at the end of `queue`, and back from its front: SetAside's record (exposed for its
+// tests). push_job fails as ByteSpillQueue::push, the job then wholly in `queue`; pop_job when
+// less than a job waits or the temporary file cannot be read back.
+util::Result<void> push_job(util::ByteSpillQueue& queue, const Job& job);
+util::Result<void> pop_job(util::ByteSpillQueue& queue, Job& out);
 
 }  // namespace queue

@@ -45,16 +45,7 @@ util::Result<void> ZoneWindows::admit(std::span<const Job* const> jobs, Instant 
 }
 
 std::string ZoneWindows::describe() const {
-    campaign::Window shown = m_window;
-    shown.timezone = "UTC";  // a zone for SendWindow to read; replaced below
-    shown.per_recipient = false;
-    auto window = SendWindow::make(shown);
-    if (!window) {
-        return "in each recipient's zone";
-    }
-    std::string text = window->describe();
-    text.erase(text.rfind(' '));
-    return text + " in each recipient's zone";
+    return SendWindow::describe(m_window, "in each recipient's zone");
 }
 
 }  // namespace queue

@@ -10,19 +10,38 @@ namespace results {
 
 namespace {
 
+// The members written only when they hold something: a set optional, a text or a list not empty.
+void add_present(LineBuilder& line, std::string_view key, const std::optional<std::int64_t>& value) {
+    if (value) {
+        line.add_int(key, *value);
+    }
+}
+
+void add_present(LineBuilder& line, std::string_view key, const std::optional<std::string>& value) {
+    if (value) {
+        line.add_string(key, *value);
+    }
+}
+
+void add_present(LineBuilder& line, std::string_view key, const std::string& value) {
+    if (!value.empty()) {
+        line.add_string(key, value);
+    }
+}
+
+void add_present(LineBuilder& line, std::string_view key, const std::vector<std::string>& values) {
+    if (!values.empty()) {
+        line.add_strings(key, values);
+    }
+}
+
 // A template message's `preview` object: header and footer only when the template has them.
 void add_preview(LineBuilder& line, const TemplatePreview& preview) {
     line.begin_object("preview");
-    if (!preview.header.empty()) {
-        line.add_string("header", preview.header);
-    }
+    add_present(line, "header", preview.header);
     line.add_string("body", preview.body);
-    if (!preview.footer.empty()) {
-        line.add_string("footer", preview.footer);
-    }
-    if (!preview.buttons.empty()) {
-        line.add_strings("buttons", preview.buttons);
-    }
+    add_present(line, "footer", preview.footer);
+    add_present(line, "buttons", preview.buttons);
     line.end_object();
 }
 
@@ -38,9 +57,7 @@ void add_message(LineBuilder& line, const MessageContent& message) {
     if (!message.image) {
         line.add_string("text", message.text);
     } else {
-        if (message.label) {
-            line.add_string("label", *message.label);
-        }
+        add_present(line, "label", message.label);
         line.add_string("source", message.source);
     }
     line.end_object();
@@ -48,12 +65,22 @@ void add_message(LineBuilder& line, const MessageContent& message) {
 
 // The service's answer to a request that did not succeed: its status, when there was one, and the error.
 void add_answer(LineBuilder& line, const std::optional<int>& http_status, const std::string& error) {
-    if (http_status) {
-        line.add_int("http_status", *http_status);
-    }
-    if (!error.empty()) {
-        line.add_string("error", error);
-    }
+    add_present(line, "http_status", http_status);
+    add_present(line, "error", error);
+}
+
+// Starts the line of a record about one row: its event, then the row and its number.
+LineBuilder row_line(std::string_view event, std::int64_t row, std::string_view wa_id) {
+    LineBuilder line(event);
+    line.add_int("row", row);
+    line.add_string("wa_id", wa_id);
+    return line;
+}
+
+// Ends `line` with the record's time, `at`.
+std::string finish_at(LineBuilder& line, util::TimePoint at) {
+    line.add_time("at", at);
+    return line.finish();
 }
 
 }  // namespace
@@ -88,69 +115,44 @@ std::string to_line(const CampaignHeader& record) {
 }
 
 std::string to_line(const AttemptRecord& record) {
-    LineBuilder line("attempt");
-    line.add_int("row", record.row);
-    line.add_string("wa_id", record.wa_id);
+    LineBuilder line = row_line("attempt", record.row, record.wa_id);
     line.add_int("attempt", record.attempt);
-    line.add_time("at", record.at);
-    return line.finish();
+    return finish_at(line, record.at);
 }
 
 std::string to_line(const ResultRecord& record) {
-    LineBuilder line("result");
-    line.add_int("row", record.row);
-    line.add_string("wa_id", record.wa_id);
+    LineBuilder line = row_line("result", record.row, record.wa_id);
     line.add_string("user_name", record.user_name);
     line.add_string("status", to_string(record.status));
     line.add_int("attempts", record.attempts);
-    if (record.http_status) {
-        line.add_int("http_status", *record.http_status);
-    }
-    if (record.error_code) {
-        line.add_int("error_code", *record.error_code);
-    }
-    if (record.message_id) {
-        line.add_string("message_id", *record.message_id);
-    }
+    add_present(line, "http_status", record.http_status);
+    add_present(line, "error_code", record.error_code);
+    add_present(line, "message_id", record.message_id);
     // A success carries no error, even if the caller left one from an earlier attempt.
     if (record.status != Status::sent && record.status != Status::dry_run) {
-        if (!record.error.empty()) {
-            line.add_string("error", record.error);
-        }
+        add_present(line, "error", record.error);
         if (record.cause != Cause::none) {
             line.add_string("cause", to_string(record.cause));
         }
     }
-    if (record.latency_ms) {
-        line.add_int("latency_ms", *record.latency_ms);
-    }
-    if (record.template_name) {
-        line.add_string("template", *record.template_name);
-    }
-    if (record.category) {
-        line.add_string("category", *record.category);
-    }
+    add_present(line, "latency_ms", record.latency_ms);
+    add_present(line, "template", record.template_name);
+    add_present(line, "category", record.category);
     if (record.message) {
         add_message(line, *record.message);
     }
-    if (!record.defaults.empty()) {
-        line.add_strings("defaults", record.defaults);
-    }
-    line.add_time("at", record.at);
-    return line.finish();
+    add_present(line, "defaults", record.defaults);
+    return finish_at(line, record.at);
 }
 
 std::string to_line(const DeleteRecord& record) {
     LineBuilder line("delete");
     line.add_int("batch", record.batch);
     line.add_strings("ids", record.ids);
-    if (!record.subscriber_ids.empty()) {
-        line.add_strings("subscriber_ids", record.subscriber_ids);
-    }
+    add_present(line, "subscriber_ids", record.subscriber_ids);
     line.add_string("status", record.status == DeleteStatus::deleted ? "deleted" : "failed");
     add_answer(line, record.http_status, record.error);
-    line.add_time("at", record.at);
-    return line.finish();
+    return finish_at(line, record.at);
 }
 
 namespace {
@@ -178,13 +180,10 @@ std::string to_line(const EndRecord& record) {
 }
 
 std::string to_line(const UnsentRecord& record) {
-    LineBuilder line("unsent");
-    line.add_int("row", record.row);
-    line.add_string("wa_id", record.wa_id);
+    LineBuilder line = row_line("unsent", record.row, record.wa_id);
     line.add_int("attempt", record.attempt);
     add_answer(line, record.http_status, record.error);
-    line.add_time("at", record.at);
-    return line.finish();
+    return finish_at(line, record.at);
 }
 
 std::string to_line(const Record& record) {

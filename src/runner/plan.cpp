@@ -13,7 +13,7 @@
 #include "queue/send_window.hpp"
 #include "runner/account_book.hpp"
 #include "runner/admission_steps.hpp"
-#include "util/sort_runs.hpp"
+#include "util/spill_queue.hpp"
 #include "util/zone.hpp"
 
 namespace runner {
@@ -282,13 +282,8 @@ struct ZoneSequence::Impl {
     explicit Impl(const campaign::Window& window) : windows(window) {}
 
     queue::ZoneWindows windows;
-    std::vector<std::uint16_t> tail;  // added after the file's last
-    std::optional<util::detail::TempFile> file;
+    util::SpillQueue<std::uint16_t> zones{k_buffer};  // tzdata has fewer than 65,536 zones
     std::int64_t size = 0;
-    std::uint64_t in_file = 0;  // zones in the file
-    std::uint64_t read = 0;     // zones read back
-    std::vector<std::uint16_t> chunk;
-    std::size_t chunk_at = 0;
 };
 
 ZoneSequence::ZoneSequence(const campaign::Window& window) : m_impl(std::make_unique<Impl>(window)) {}
@@ -297,19 +292,9 @@ ZoneSequence& ZoneSequence::operator=(ZoneSequence&&) noexcept = default;
 ZoneSequence::~ZoneSequence() = default;
 
 util::Result<void> ZoneSequence::add(const std::string& zone) {
-    Impl& m = *m_impl;
-    TRY_ASSIGN(const int index, m.windows.zone(zone));
-    m.tail.push_back(static_cast<std::uint16_t>(index));  // tzdata has fewer than 65,536 zones
-    ++m.size;
-    if (m.tail.size() >= Impl::k_buffer) {
-        if (!m.file) {
-            TRY_ASSIGN(auto created, util::detail::TempFile::create({}));
-            m.file.emplace(std::move(created));
-        }
-        TRY(m.file->write_at(m.file->size(), m.tail.data(), m.tail.size() * sizeof(std::uint16_t)));
-        m.in_file += m.tail.size();
-        m.tail.clear();
-    }
+    TRY_ASSIGN(const int index, m_impl->windows.zone(zone));
+    TRY(m_impl->zones.push(static_cast<std::uint16_t>(index)));
+    ++m_impl->size;
     return {};
 }
 
@@ -322,25 +307,10 @@ queue::ZoneWindows& ZoneSequence::windows() {
 }
 
 util::Result<bool> ZoneSequence::next(int& zone) {
-    Impl& m = *m_impl;
-    if (m.chunk_at == m.chunk.size()) {
-        m.chunk.clear();
-        m.chunk_at = 0;
-        if (m.read < m.in_file) {
-            const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(Impl::k_buffer, m.in_file - m.read));
-            m.chunk.resize(count);
-            TRY(m.file->read_at(m.read * sizeof(std::uint16_t), m.chunk.data(), count * sizeof(std::uint16_t)));
-            m.read += count;
-        } else if (m.read == m.in_file && !m.tail.empty()) {
-            m.chunk.swap(m.tail);
-            m.read += m.chunk.size();
-            m.in_file = m.read;  // nothing more is added once reading starts
-        } else {
-            return false;
-        }
-    }
-    zone = m.chunk[m.chunk_at++];
-    return true;
+    std::uint16_t index = 0;
+    TRY_ASSIGN(const bool found, m_impl->zones.pop(index));
+    zone = index;
+    return found;
 }
 
 util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "util/sort_runs.hpp"
+#include "util/temp_file.hpp"
 
 namespace util::detail {
 
@@ -81,10 +81,7 @@ struct DiskPages::Impl {
 };
 
 Result<DiskPages> DiskPages::create(std::size_t record_bytes, const void* blank, const DiskArrayOptions& options) {
-    ExternalSortOptions file_options;
-    file_options.temp_dir = options.temp_dir;
-    file_options.fail_reads_after_bytes = options.fail_reads_after_bytes;
-    TRY_ASSIGN(TempFile file, TempFile::create(file_options));
+    TRY_ASSIGN(TempFile file, TempFile::create({options.temp_dir, options.fail_reads_after_bytes}));
     auto impl = std::make_unique<Impl>();
     impl->file = std::move(file);
     impl->record_bytes = record_bytes;

@@ -10,7 +10,6 @@ namespace {
 
 using detail::Run;
 using detail::RunMerger;
-using detail::TempFile;
 
 constexpr std::size_t k_min_chunk_pairs = 256;
 
@@ -36,11 +35,11 @@ struct ExternalSorter::Impl {
 
     Result<void> spill() {
         if (!file_open) {
-            TRY_ASSIGN(file, TempFile::create(options));
+            TRY_ASSIGN(file, TempFile::create({options.temp_dir, options.fail_reads_after_bytes}));
             file_open = true;
         }
         std::sort(buffer.begin(), buffer.end());
-        TRY_ASSIGN(const std::uint64_t offset, file.append(buffer.data(), buffer.size()));
+        TRY_ASSIGN(const std::uint64_t offset, file.append(buffer.data(), buffer.size() * sizeof(SortPair)));
         runs.push_back({offset, buffer.size()});
         buffer.clear();
         return {};
@@ -50,7 +49,7 @@ struct ExternalSorter::Impl {
     Result<void> reduce_runs() {
         const std::size_t fan_in = std::max<std::size_t>(options.max_fan_in, 2);
         while (runs.size() > fan_in) {
-            TRY_ASSIGN(TempFile next_file, TempFile::create(options));
+            TRY_ASSIGN(TempFile next_file, TempFile::create({options.temp_dir, options.fail_reads_after_bytes}));
             std::vector<Run> next_runs;
             std::vector<SortPair> out;
             out.reserve(chunk_pairs(fan_in));
@@ -64,7 +63,7 @@ struct ExternalSorter::Impl {
                 SortPair pair;
                 bool first_chunk = true;
                 const auto flush = [&]() -> Result<void> {
-                    TRY_ASSIGN(const std::uint64_t offset, next_file.append(out.data(), out.size()));
+                    TRY_ASSIGN(const std::uint64_t offset, next_file.append(out.data(), out.size() * sizeof(SortPair)));
                     if (first_chunk) {
                         merged.offset = offset;
                         first_chunk = false;

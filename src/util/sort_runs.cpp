@@ -1,92 +1,8 @@
 #include "util/sort_runs.hpp"
 
-#include <fcntl.h>
-#include <fmt/format.h>
-#include <unistd.h>
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 
 namespace util::detail {
-
-Result<TempFile> TempFile::create(const ExternalSortOptions& options) {
-    std::error_code ec;
-    const std::string& dir_option = options.temp_dir;
-    std::string dir = dir_option.empty() ? std::filesystem::temp_directory_path(ec).string() : dir_option;
-    if (dir.empty() || ec) {
-        dir = "/tmp";
-    }
-    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        // Some file systems have no O_TMPFILE: a named file, unlinked at once.
-        std::string name = dir + "/wacamp-sort-XXXXXX";
-        fd = ::mkstemp(name.data());
-        if (fd >= 0) {
-            ::unlink(name.c_str());
-        }
-    }
-    if (fd < 0) {
-        return fail(fmt::format("cannot create a temporary file in {} (set TMPDIR to another directory): {}", dir,
-                                std::strerror(errno)));
-    }
-    TempFile file(fd);
-    file.m_fail_reads_after = options.fail_reads_after_bytes;
-    return file;
-}
-
-Result<std::uint64_t> TempFile::append(const SortPair* pairs, std::size_t count) {
-    const auto start = m_size;
-    TRY(write_at(start, pairs, count * sizeof(SortPair)));
-    return start;
-}
-
-Result<void> TempFile::read(std::uint64_t offset, SortPair* out, std::size_t count) const {
-    return read_at(offset, out, count * sizeof(SortPair));
-}
-
-Result<void> TempFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
-    const char* from = static_cast<const char*>(data);
-    std::size_t left = bytes;
-    while (left > 0) {
-        ssize_t n = ::pwrite(m_fd.get(), from, left, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return fail(fmt::format("cannot write a temporary file (set TMPDIR to a directory with more space): {}",
-                                    n == 0 ? std::strerror(ENOSPC) : std::strerror(errno)));
-        }
-        from += n;
-        left -= static_cast<std::size_t>(n);
-        offset += static_cast<std::uint64_t>(n);
-    }
-    m_size = std::max(m_size, offset);
-    return {};
-}
-
-Result<void> TempFile::read_at(std::uint64_t offset, void* out, std::size_t bytes) const {
-    char* data = static_cast<char*>(out);
-    std::size_t left = bytes;
-    m_read += left;
-    if (m_fail_reads_after > 0 && m_read > m_fail_reads_after) {
-        return fail(fmt::format("cannot read back a temporary file: {}", std::strerror(EIO)));
-    }
-    while (left > 0) {
-        ssize_t n = ::pread(m_fd.get(), data, left, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return fail(fmt::format("cannot read back a temporary file: {}",
-                                    n == 0 ? "it is shorter than written" : std::strerror(errno)));
-        }
-        data += n;
-        left -= static_cast<std::size_t>(n);
-        offset += static_cast<std::uint64_t>(n);
-    }
-    return {};
-}
 
 RunMerger::RunMerger(const TempFile& file, const std::vector<Run>& runs, std::size_t chunk_pairs)
     : m_file(&file), m_cursors(runs.size()), m_chunk_pairs(chunk_pairs) {
@@ -138,7 +54,7 @@ Result<void> RunMerger::refill(Cursor& c) {
     if (n == 0) {
         return {};
     }
-    if (auto read = m_file->read(c.next_offset, c.chunk.data(), n); !read) {
+    if (auto read = m_file->read_at(c.next_offset, c.chunk.data(), n * sizeof(SortPair)); !read) {
         c.chunk.clear();
         return read;
     }

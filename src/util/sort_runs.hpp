@@ -1,6 +1,6 @@
 #pragma once
-// The external sort's files, internal to util/: an unnamed temporary file of sorted runs, and
-// the merge that reads them back a chunk at a time.
+// The external sort's runs, internal to util/: sorted runs in a temporary file, and the merge
+// that reads them back a chunk at a time.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,41 +12,9 @@
 
 #include "util/external_sort.hpp"
 #include "util/result.hpp"
-#include "util/unique_fd.hpp"
+#include "util/temp_file.hpp"
 
 namespace util::detail {
-
-// An unnamed temporary file: gone when closed, whatever happens to the process. Also where
-// queue::SetAside keeps the jobs waiting for their recipients' windows.
-class TempFile {
-public:
-    // In `options.temp_dir`, else TMPDIR, else /tmp.
-    static Result<TempFile> create(const ExternalSortOptions& options);
-
-    TempFile() = default;
-    explicit TempFile(int fd) : m_fd(fd) {}
-
-    // Appends `count` pairs; returns the offset they start at.
-    Result<std::uint64_t> append(const SortPair* pairs, std::size_t count);
-
-    // Reads `count` pairs at `offset` into `out`.
-    Result<void> read(std::uint64_t offset, SortPair* out, std::size_t count) const;
-
-    // Writes `bytes` bytes at `offset` (the file grows to hold them; a gap reads as zeros).
-    Result<void> write_at(std::uint64_t offset, const void* data, std::size_t bytes);
-
-    // Reads `bytes` bytes at `offset`; fails when the file is shorter.
-    Result<void> read_at(std::uint64_t offset, void* out, std::size_t bytes) const;
-
-    // One past the last byte written.
-    std::uint64_t size() const { return m_size; }
-
-private:
-    UniqueFd m_fd;
-    std::uint64_t m_size = 0;
-    std::uint64_t m_fail_reads_after = 0;  // ExternalSortOptions::fail_reads_after_bytes
-    mutable std::uint64_t m_read = 0;      // bytes asked for so far
-};
 
 // A sorted run in a TempFile.
 struct Run {
