@@ -245,7 +245,8 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
          .replay = {},
          .open_book =
              [&c](account::Sync sync) { return runner::AccountBook::open(c, account::Access::read_write, sync); },
-         .pace = pace ? &*pace : nullptr});
+         .pace = pace ? &*pace : nullptr,
+         .warm = runner::WarmConnections::yes});
     ui.clear_line();
     if (!report) {
         const auto& message = report.error().message;

@@ -15,6 +15,7 @@
 #include "runner/log_observer.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/send_steps.hpp"
+#include "runner/warm_up.hpp"
 
 namespace runner {
 
@@ -113,6 +114,9 @@ void send(SendRun& run) {
                                .stop_requests = &run.parts.stop_requests,
                                .pace = run.parts.pace};
     steps.attach(parts);
+    if (run.parts.warm == WarmConnections::yes) {
+        warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
+    }
     const auto started = clock.steady_now();
     queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
     if (keeper) {

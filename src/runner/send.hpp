@@ -30,6 +30,9 @@ enum class ResendUnknown { no, yes };
 enum class ChangedInputs { refuse, accept };
 // Whether schedule.not_after and schedule.max_delay are waived for this run (--late-ok).
 enum class LateOk { no, yes };
+// Whether connections are opened before the first send (runner/warm_up.hpp): the CLI's runs do,
+// over the real transport; tests of the loop over a fake one need not.
+enum class WarmConnections { no, yes };
 
 struct SendOptions {
     std::string results_path;  // empty: the campaign's
@@ -98,6 +101,7 @@ struct SendParts {
     // The account's pace shared with its other runners (account.rate_store); null: this
     // runner's own rate limiter alone. Built by the CLI, connected on first use.
     queue::Pace* pace = nullptr;
+    WarmConnections warm = WarmConnections::no;
 };
 
 // Runs `campaign`: prepares, checks its images (message.check_media), asks for confirmation

@@ -128,6 +128,7 @@ Answer FakeService::handle(const Incoming& request, SteadyTime now, util::TimePo
         entry.wa_id = wa_id;
         entry.message_id = reply.message_id;
         entry.body = kept ? &*kept : nullptr;
+        entry.peer_port = request.peer_port;
         m_journal->append(entry);
     }
     m_counts[static_cast<size_t>(reply.outcome)].fetch_add(1, std::memory_order_relaxed);

@@ -35,6 +35,7 @@ struct Incoming {
     std::optional<std::string> authorization;
     std::string body;
     ConnectionUse connection = ConnectionUse::first;
+    int peer_port = 0;  // the client's port: which connection the request came on (0: not known)
 };
 
 // Whether the client gets an answer at all.

@@ -38,6 +38,9 @@ std::string format_journal_line(const JournalEntry& entry) {
     if (!entry.message_id.empty()) {
         line["message_id"] = entry.message_id;
     }
+    if (entry.peer_port > 0) {
+        line["peer_port"] = entry.peer_port;
+    }
     line["body"] = entry.body != nullptr ? nlohmann::ordered_json(*entry.body) : nlohmann::ordered_json();
     // Replace, not throw, on invalid UTF-8 in a client's body.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

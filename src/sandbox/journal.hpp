@@ -30,11 +30,12 @@ struct JournalEntry {
     std::string_view wa_id;                // empty: the body had none
     std::string_view message_id;           // empty: not answered ok
     const nlohmann::json* body = nullptr;  // null: no JSON body
+    int peer_port = 0;                     // the client's port, telling its connections apart; 0: not known
 };
 
 // Returns `entry` as one line of JSON, without the newline: `at` is ISO-8601 UTC with
-// milliseconds, `status` is null for a dropped connection, `wa_id` and `message_id`
-// appear only when set.
+// milliseconds, `status` is null for a dropped connection, `wa_id`, `message_id` and
+// `peer_port` appear only when set.
 std::string format_journal_line(const JournalEntry& entry);
 
 // An append-only JSON Lines file; safe to use from many threads.

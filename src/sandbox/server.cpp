@@ -94,6 +94,7 @@ Incoming to_incoming(const httplib::Request& req) {
         in.authorization = req.get_header_value("Authorization");
     }
     in.body = req.body;
+    in.peer_port = req.remote_port;
     return in;
 }
 

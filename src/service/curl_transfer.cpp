@@ -230,6 +230,9 @@ Completion completion_of(Transfer& t, CURLcode code) {
         long status = 0;
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
         t.response.status = status;
+        long version = 0;
+        curl_easy_getinfo(t.easy, CURLINFO_HTTP_VERSION, &version);
+        t.response.multiplexed = version == CURL_HTTP_VERSION_2_0;
         if (t.request.max_redirects > 0) {
             note_redirects(t);
         }

@@ -40,6 +40,10 @@ using std::chrono::steady_clock;
 // reads what is ready; an answer in the socket takes one).
 constexpr int k_drain_rounds = 8;
 
+// How long a caller that sleeps whole waits may leave an HTTP/2 connection's answers unread
+// (see Impl::shared_sockets).
+constexpr auto k_shared_socket_gap = std::chrono::milliseconds(5);
+
 }  // namespace
 
 struct CurlTransport::Impl {
@@ -62,6 +66,13 @@ struct CurlTransport::Impl {
     RequestCache cache;
     detail::GoawayBook goaways;  // what on_debug read of the GOAWAY frames received
     bool told_http1 = false;     // the warning of warn_if_http1, once
+    // The sockets of HTTP/2 connections, with when curl was last told one was readable. libcurl
+    // 7.88 runs every transfer of a connection when told its socket is ready (multi.c: each of
+    // them is expired, and each that finds nothing polls the socket), so over one connection
+    // with 150 requests in flight every wake-up of a paced loop (1,000 a second at 1,000/s)
+    // cost 150 transfers' turns. With Wait::whole (answers may be read up to the wait late)
+    // such a socket is told at most once per k_shared_socket_gap; the rest wait in the kernel.
+    std::unordered_map<curl_socket_t, steady_clock::time_point> shared_sockets;
 
     // A handle with the options every request shares already set: reused handles keep them
     // (no curl_easy_reset), so each request sets only what differs.
@@ -163,8 +174,39 @@ struct CurlTransport::Impl {
     }
 
     static int on_socket(CURL*, curl_socket_t socket, int what, void* user, void*) {
-        static_cast<Impl*>(user)->sockets.watch(socket, what);
+        auto* impl = static_cast<Impl*>(user);
+        impl->sockets.watch(socket, what);
+        if (what == CURL_POLL_REMOVE) {
+            impl->shared_sockets.erase(socket);
+        }
         return 0;
+    }
+
+    // Notes `easy`'s connection in shared_sockets when it speaks HTTP/2.
+    void note_shared(CURL* easy) {
+        long version = 0;
+        curl_socket_t socket = CURL_SOCKET_BAD;
+        if (curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK && version == CURL_HTTP_VERSION_2_0 &&
+            curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK && socket != CURL_SOCKET_BAD) {
+            shared_sockets.try_emplace(socket, steady_clock::time_point{});
+        }
+    }
+
+    // Drops from `ready` the HTTP/2 sockets curl was told of less than k_shared_socket_gap
+    // before `now`; returns how many are left.
+    int space_shared(SocketWatch::Ready* ready, int count, steady_clock::time_point now) {
+        int kept = 0;
+        for (int i = 0; i < count; ++i) {
+            auto it = ready[i].mask == CURL_CSELECT_IN ? shared_sockets.find(ready[i].socket) : shared_sockets.end();
+            if (it != shared_sockets.end()) {
+                if (now - it->second < k_shared_socket_gap) {
+                    continue;
+                }
+                it->second = now;
+            }
+            ready[kept++] = ready[i];
+        }
+        return kept;
     }
 
     static int on_timer(CURLM*, long timeout_ms, void* user) {
@@ -192,6 +234,7 @@ struct CurlTransport::Impl {
                 continue;
             }
             const CURLcode code = msg->data.result;
+            note_shared(msg->easy_handle);
             std::unique_ptr<Transfer> t = detach(msg->easy_handle);
             warn_if_http1(*t);
             Completion c = completion_of(*t, code);
@@ -322,8 +365,11 @@ std::vector<Completion> CurlTransport::poll(std::chrono::microseconds max_wait, 
             std::this_thread::sleep_until(until);
         }
         SocketWatch::Ready ready[SocketWatch::k_max_ready];
-        const int count = impl.sockets.wait(mode == Wait::whole ? steady_clock::time_point{} : until, ready);
+        int count = impl.sockets.wait(mode == Wait::whole ? steady_clock::time_point{} : until, ready);
         now = steady_clock::now();
+        if (mode == Wait::whole) {
+            count = impl.space_shared(ready, count, now);
+        }
         // Woken far later than asked: the process was stopped, and that time does not count.
         impl.deadlines.woke(until, now);
         impl.act_on(ready, count);

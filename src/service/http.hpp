@@ -35,6 +35,8 @@ struct HttpResponse {
     std::string body;
     std::string url;    // the URL that answered, when redirects were followed (else empty)
     int redirects = 0;  // how many were followed
+    // Answered over HTTP/2: the connection carries many requests at once.
+    bool multiplexed = false;
 };
 
 // Why no response came back.

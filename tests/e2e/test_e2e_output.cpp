@@ -114,7 +114,9 @@ TEST_SUITE("e2e: output") {
                 return answer(401,
                               nlohmann::json({{"message", "bad token Bearer " + token + ": " + echoed(token)}}).dump());
             }
-            const auto wa_id = nlohmann::json::parse(req.body).value("wa_id", "");
+            // The template list read before the first send has no body: refused like a send.
+            const auto body = nlohmann::json::parse(req.body, nullptr, false);
+            const auto wa_id = body.is_object() ? body.value("wa_id", "") : "";
             if (wa_id == numbers_wa_id(0)) {
                 return answer(400, nlohmann::json({{"success", false}, {"message", "refused " + echoed(key)}}).dump());
             }

@@ -2,7 +2,9 @@
 """An HTTP/2 server over TLS (ALPN h2 only) that answers the service's send operation like the
 sandbox does and fails on purpose, for wacamp's end-to-end tests of what HTTP/2 failures mean.
 
-Every request it processes (receives whole and treats as delivered) is one line of --journal:
+A GET (the template list a run reads before it sends, to open its connection) is answered with
+an empty list, never journaled and never faulted. Every other request it processes (receives
+whole and treats as delivered) is one line of --journal:
 "WA_ID STREAM_ID OUTCOME" (outcome: answered, reset, closed). A stream it refuses or leaves
 above a GOAWAY's last-stream-id is never processed and never journaled.
 
@@ -129,6 +131,9 @@ class Connection:
     def handle(self, event):
         if isinstance(event, h2.events.RequestReceived):
             sid = event.stream_id
+            if (b":method", b"GET") in event.headers or (":method", "GET") in event.headers:
+                self.list_templates(sid)
+                return
             if self.faults.hit("refuse"):
                 self.refused.add(sid)
                 self.h2.reset_stream(sid, h2.errors.ErrorCodes.REFUSED_STREAM)
@@ -149,6 +154,17 @@ class Connection:
             self.bodies.pop(event.stream_id, None)
         elif isinstance(event, h2.events.ConnectionTerminated):
             self.closing = True
+
+    def list_templates(self, sid):
+        """A GET (the template list a run reads before it sends) is answered at once, an empty
+        list: never journaled, never faulted."""
+        answer = b'{"success":true,"data":[]}'
+        self.h2.send_headers(
+            sid,
+            [(":status", "200"), ("content-type", "application/json; charset=utf-8"), ("content-length", str(len(answer)))],
+        )
+        self.h2.send_data(sid, answer, end_stream=True)
+        self.last_answered = max(self.last_answered, sid)
 
     def complete(self, sid):
         body = self.bodies.pop(sid)
