@@ -113,13 +113,14 @@ void PgLedger::prepare_schema() {
         found = version();
         check(found);
         if (found == 0) {
-            m_db->exec(pg_schema::k_create);
+            m_db->exec(pg_schema::create_sql());
         }
         if (found < pg_schema::k_version) {
-            m_db->exec(pg_schema::k_reserve);
-        }
-        if (found > 0 && found < pg_schema::k_version) {
-            m_db->exec(pg_schema::k_upgrade);
+            // The table first: the functions in SQL are checked against it.
+            for (const char* sql :
+                 {pg_schema::k_upgrade, pg_schema::k_day, pg_schema::k_record, pg_schema::k_reserve}) {
+                m_db->exec(sql);
+            }
         }
         m_db->exec("COMMIT");
     } catch (const pg::Failure& e) {
@@ -285,11 +286,7 @@ util::Result<std::size_t> PgLedger::prune(util::TimePoint before) {
         return read_only("pruning");
     }
     return guarded<std::size_t>("pruning", [&] {
-        const auto pruned = m_db->query(
-            "WITH sends AS (DELETE FROM wacamp.sends WHERE account = $1 AND at < $2 RETURNING 1), "
-            "holds AS (DELETE FROM wacamp.marketing_holds WHERE account = $1 AND until < $2) "
-            "SELECT count(*) FROM sends",
-            {m_account, text_of(to_millis(before))});
+        const auto pruned = m_db->query("SELECT wacamp.prune($1, $2)", {m_account, text_of(to_millis(before))});
         return static_cast<std::size_t>(pruned.integer(0, 0));
     });
 }

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "account/ledger.hpp"
+#include "account/ledger_overrides.hpp"
 #include "account/pg_schema.hpp"
 
 namespace account {
@@ -28,16 +28,7 @@ public:
     static util::Result<std::unique_ptr<PgLedger>> open(const std::string& url, const OpenOptions& options);
     ~PgLedger() override;
 
-    util::Result<std::size_t> suppress(const std::vector<Suppression>& entries) override;
-    util::Result<std::size_t> unsuppress(const std::vector<std::string>& wa_ids) override;
-    util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) override;
-    util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) override;
-    util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) override;
-    util::Result<Recorded> record(const ResultBatch& batch) override;
-    util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override;
-    util::Result<std::uint64_t> folded(const std::string& campaign) override;
-    util::Result<std::vector<std::string>> accounts() override;
-    util::Result<std::size_t> prune(util::TimePoint before) override;
+    WACAMP_LEDGER_OVERRIDES
 
 private:
     // Suppression entries as the parameters of one unnest(): $wa_ids, $reasons, $since, $sources.

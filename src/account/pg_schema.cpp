@@ -1,11 +1,15 @@
 #include "account/pg_schema.hpp"
 
+#include "account/ledger_tables.hpp"
+
 namespace account::pg_schema {
 
 // Times are milliseconds since the epoch (bigint), as in the SQLite ledger; every table is keyed
 // by the account, so one database holds several. The functions mirror SqliteLedger's reserve and
-// record statement for statement (sqlite_reserve.cpp): change both together.
-const char* const k_create = R"SQL(
+// record statement for statement (sqlite_reserve.cpp, sqlite_day_count.cpp): change both together.
+// The tables of version 3; k_upgrade adds version 4's.
+std::string create_sql() {
+    return R"SQL(
 CREATE SCHEMA IF NOT EXISTS wacamp;
 CREATE TABLE wacamp.meta (
     version bigint NOT NULL
@@ -19,15 +23,8 @@ CREATE TABLE wacamp.suppressions (
     source  text NOT NULL,
     PRIMARY KEY (account, wa_id)
 );
-CREATE TABLE wacamp.sends (
-    account  text NOT NULL,
-    campaign text NOT NULL,
-    csv_row  bigint NOT NULL,
-    wa_id    text NOT NULL,
-    at       bigint NOT NULL,
-    state    text NOT NULL CHECK (state IN ('reserved', 'sent')),
-    PRIMARY KEY (account, campaign, csv_row, wa_id)
-);
+)SQL" + tables::create_sends("wacamp.sends", "PRIMARY KEY (account, campaign, csv_row, wa_id)", "") +
+           R"SQL(
 CREATE INDEX sends_by_number ON wacamp.sends (account, wa_id, at);
 CREATE INDEX sends_by_time ON wacamp.sends (account, at, wa_id);
 CREATE TABLE wacamp.undeliverable (
@@ -49,10 +46,13 @@ CREATE TABLE wacamp.folds (
     covered  bigint NOT NULL,
     PRIMARY KEY (account, campaign)
 );
+)SQL";
+}
 
+const char* const k_record = R"SQL(
 -- Applies a batch of answers and moves the campaign's fold mark; returns the numbers it newly
 -- suppressed, in order.
-CREATE FUNCTION wacamp.record(p_account text,
+CREATE OR REPLACE FUNCTION wacamp.record(p_account text,
                               d_campaigns text[], d_rows bigint[], d_wa_ids text[], d_ats bigint[],
                               n_campaigns text[], n_rows bigint[], n_wa_ids text[],
                               u_wa_ids text[], u_ats bigint[],
@@ -69,9 +69,13 @@ DECLARE
     w_reasons text[] := '{}';
     w_sinces bigint[] := '{}';
     w_sources text[] := '{}';
+    v_horizon bigint;
+    v_counted bigint;
 BEGIN
     -- A delivered send the ledger missed is written here: under the lock, as a reservation is.
     PERFORM pg_advisory_xact_lock(1463895917, hashtext(p_account));
+    SELECT d.horizon INTO v_horizon FROM wacamp.day_counts d WHERE d.account = p_account;
+    v_counted := wacamp.day_counted(p_account, d_wa_ids || n_wa_ids, v_horizon);
     FOR i IN 1 .. coalesce(array_length(d_wa_ids, 1), 0) LOOP
         INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state)
         VALUES (p_account, d_campaigns[i], d_rows[i], d_wa_ids[i], d_ats[i], 'sent')
@@ -83,6 +87,7 @@ BEGIN
          WHERE s.account = p_account AND s.campaign = n_campaigns[i] AND s.csv_row = n_rows[i]
            AND s.wa_id = n_wa_ids[i] AND s.state = 'reserved';
     END LOOP;
+    PERFORM wacamp.day_adjust(p_account, wacamp.day_counted(p_account, d_wa_ids || n_wa_ids, v_horizon) - v_counted);
     FOR i IN 1 .. coalesce(array_length(u_wa_ids, 1), 0) LOOP
         INSERT INTO wacamp.undeliverable AS u (account, wa_id, answers, last_at)
         VALUES (p_account, u_wa_ids[i], 1, u_ats[i])
@@ -123,6 +128,79 @@ END
 $$;
 )SQL";
 
+const char* const k_day = R"SQL(
+-- The numbers of p_wa_ids with a send after p_horizon (0 without a horizon: the account has no
+-- count to keep yet).
+CREATE OR REPLACE FUNCTION wacamp.day_counted(p_account text, p_wa_ids text[], p_horizon bigint)
+RETURNS bigint
+LANGUAGE sql AS $$
+    SELECT count(*) FROM (SELECT DISTINCT w FROM unnest(p_wa_ids) AS w) AS n
+     WHERE p_horizon IS NOT NULL AND EXISTS (
+         SELECT 1 FROM wacamp.sends s WHERE s.account = p_account AND s.wa_id = n.w AND s.at > p_horizon)
+$$;
+-- Adds p_delta to the account's count, when it has one.
+CREATE OR REPLACE FUNCTION wacamp.day_adjust(p_account text, p_delta bigint)
+RETURNS void
+LANGUAGE sql AS $$
+    UPDATE wacamp.day_counts SET numbers = numbers + p_delta WHERE account = p_account AND p_delta <> 0
+$$;
+-- The account's running count of the numbers messaged after a horizon (docs/ledger.md "The
+-- day's count"), moved to p_horizon: reads only the sends between the old horizon and the new
+-- (every send after p_horizon when the account has no count yet). Returns the count; with
+-- p_store writes it back (the caller holds the account's lock).
+CREATE OR REPLACE FUNCTION wacamp.day_move(p_account text, p_horizon bigint, p_store boolean)
+RETURNS bigint
+LANGUAGE plpgsql
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    v_horizon bigint;
+    v_numbers bigint;
+    v_crossed bigint;
+BEGIN
+    SELECT d.horizon, d.numbers INTO v_horizon, v_numbers FROM wacamp.day_counts d WHERE d.account = p_account;
+    IF NOT FOUND THEN
+        SELECT count(DISTINCT s.wa_id) INTO v_numbers FROM wacamp.sends s
+         WHERE s.account = p_account AND s.at > p_horizon;
+    ELSIF p_horizon <> v_horizon THEN
+        -- The numbers whose latest send lies between the two horizons: they leave the window when
+        -- it moves forward and come back when it moves back (a call given an earlier p_now).
+        SELECT count(DISTINCT s.wa_id) INTO v_crossed FROM wacamp.sends s
+         WHERE s.account = p_account AND s.at > least(p_horizon, v_horizon)
+           AND s.at <= greatest(p_horizon, v_horizon)
+           AND NOT EXISTS (SELECT 1 FROM wacamp.sends t WHERE t.account = p_account AND t.wa_id = s.wa_id
+                              AND t.at > greatest(p_horizon, v_horizon));
+        v_numbers := v_numbers + CASE WHEN p_horizon > v_horizon THEN -v_crossed ELSE v_crossed END;
+    END IF;
+    IF p_store THEN
+        INSERT INTO wacamp.day_counts AS d (account, horizon, numbers) VALUES (p_account, p_horizon, v_numbers)
+        ON CONFLICT (account) DO UPDATE SET horizon = excluded.horizon, numbers = excluded.numbers;
+    END IF;
+    RETURN v_numbers;
+END
+$$;
+-- Deletes the sends made before p_before and the holds ended before it, under the account's lock;
+-- returns how many sends went. The count's horizon is first moved past them, when behind.
+CREATE OR REPLACE FUNCTION wacamp.prune(p_account text, p_before bigint)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_horizon bigint;
+    v_pruned bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(1463895917, hashtext(p_account));
+    SELECT d.horizon INTO v_horizon FROM wacamp.day_counts d WHERE d.account = p_account;
+    IF v_horizon < p_before - 1 THEN
+        PERFORM wacamp.day_move(p_account, p_before - 1, true);
+    END IF;
+    DELETE FROM wacamp.sends s WHERE s.account = p_account AND s.at < p_before;
+    GET DIAGNOSTICS v_pruned = ROW_COUNT;
+    DELETE FROM wacamp.marketing_holds h WHERE h.account = p_account AND h.until < p_before;
+    RETURN v_pruned;
+END
+$$;
+)SQL";
+
 const char* const k_reserve = R"SQL(
 -- Versions 1 and 2's reserve(), without p_holds: gone, so that no call can reach it.
 DROP FUNCTION IF EXISTS wacamp.reserve(text, text[], bigint[], text[], bigint, bigint, bigint, bigint, boolean);
@@ -149,6 +227,11 @@ DECLARE
     v_granted jsonb := '{}';   -- the batch's grants per number
     v_grants integer[] := '{}';
     v_grant integer;
+    v_granted_ids text[] := '{}';
+    v_horizon bigint;
+    v_counted bigint;
+    v_room_offset bigint;      -- the batch's per_day room_at, read once: refused sends add no number
+    v_room_at bigint;
     v_wa_id text;
     v_stored bigint;
     v_total bigint;
@@ -163,8 +246,7 @@ BEGIN
         PERFORM pg_advisory_xact_lock(1463895917, hashtext(p_account));
     END IF;
     IF p_per_day IS NOT NULL THEN
-        SELECT count(DISTINCT s.wa_id) INTO v_day_before FROM wacamp.sends s
-         WHERE s.account = p_account AND s.at > p_now - k_day;
+        v_day_before := wacamp.day_move(p_account, p_now - k_day, p_commit);
     END IF;
     FOR i IN 1 .. coalesce(array_length(p_wa_ids, 1), 0) LOOP
         v_wa_id := p_wa_ids[i];
@@ -219,11 +301,21 @@ BEGIN
                 v_offset := v_numbers - greatest(p_per_day, 0);
                 IF v_offset >= v_day_before THEN
                     v_room := p_now + k_day;
+                ELSIF v_offset = v_room_offset THEN
+                    v_room := v_room_at;
                 ELSE
-                    SELECT max(s.at) AS last INTO v_room FROM wacamp.sends s
-                     WHERE s.account = p_account AND s.at > p_now - k_day
-                     GROUP BY s.wa_id ORDER BY last OFFSET v_offset LIMIT 1;
+                    -- The day's sends oldest first, each number's latest only (one per number,
+                    -- ties included), up to the one wanted: no scan of the whole day.
+                    SELECT l.at INTO v_room FROM (
+                        SELECT DISTINCT s.at, s.wa_id FROM wacamp.sends s
+                         WHERE s.account = p_account AND s.at > p_now - k_day
+                           AND NOT EXISTS (SELECT 1 FROM wacamp.sends t
+                                            WHERE t.account = p_account AND t.wa_id = s.wa_id AND t.at > s.at)
+                         ORDER BY s.at, s.wa_id) AS l
+                     ORDER BY l.at OFFSET v_offset LIMIT 1;
                     v_room := coalesce(v_room, p_now) + k_day;
+                    v_room_offset := v_offset;
+                    v_room_at := v_room;
                 END IF;
                 refusal := 2;
                 room_at := v_room;
@@ -237,25 +329,39 @@ BEGIN
         v_today := v_today || jsonb_build_object(v_wa_id, true);
         v_granted := v_granted || jsonb_build_object(v_wa_id, coalesce((v_granted ->> v_wa_id)::bigint, 0) + 1);
         v_grants := v_grants || i;
+        v_granted_ids := v_granted_ids || v_wa_id;
         refusal := 0;
         room_at := NULL;
         RETURN NEXT;
     END LOOP;
     -- Written once every send is decided: the batch's own grants are counted above, not read back.
     IF p_commit THEN
+        SELECT d.horizon INTO v_horizon FROM wacamp.day_counts d WHERE d.account = p_account;
+        v_counted := wacamp.day_counted(p_account, v_granted_ids, v_horizon);
         FOREACH v_grant IN ARRAY v_grants LOOP
             INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state)
             VALUES (p_account, p_campaigns[v_grant], p_rows[v_grant], p_wa_ids[v_grant], p_now, 'reserved')
             ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at WHERE s.state = 'reserved';
         END LOOP;
+        -- The numbers the batch brought into the window.
+        PERFORM wacamp.day_adjust(p_account, wacamp.day_counted(p_account, v_granted_ids, v_horizon) - v_counted);
     END IF;
 END
 $$;
 )SQL";
 
-// Version 1 had the same tables and a reserve() that checked only the caps; version 2's also
-// refused suppressed and held numbers, held ones whatever the message. Both have the tables of
-// version 3: k_reserve replaces their reserve(), and this moves the version.
-const char* const k_upgrade = "UPDATE wacamp.meta SET version = 3;";
+// Version 1 had the tables of version 3 and a reserve() that checked only the caps; version 2's
+// also refused suppressed and held numbers, held ones whatever the message. Version 4 keeps a
+// running count of the day's numbers (an account without a row is counted afresh the first time
+// a call needs it, so an older schema needs only the table): k_record, k_day and k_reserve
+// replace the functions, and this adds the table and moves the version.
+const char* const k_upgrade = R"SQL(
+CREATE TABLE IF NOT EXISTS wacamp.day_counts (
+    account text NOT NULL PRIMARY KEY,
+    horizon bigint NOT NULL,
+    numbers bigint NOT NULL
+);
+UPDATE wacamp.meta SET version = 4;
+)SQL";
 
 }  // namespace account::pg_schema

@@ -4,23 +4,27 @@
 // call is one round trip.
 
 #include <cstdint>
+#include <string>
 
 namespace account::pg_schema {
 
 // The schema this build writes, kept in wacamp.meta.
-constexpr std::int64_t k_version = 3;
+constexpr std::int64_t k_version = 4;
 
 // The key of the advisory locks (pg_advisory_xact_lock(k_lock_space, …)): with 0, the creation
 // of the schema; with hashtext(account), the account's reservations.
 constexpr std::int64_t k_lock_space = 1463895917;  // "WACm"
 
-// Creates the schema's tables and wacamp.record (k_version) in a transaction that already holds
-// the creation lock; k_reserve then (re)creates wacamp.reserve.
-extern const char* const k_create;
+// Returns the SQL that creates the schema and its tables as of version 3, in a transaction that
+// already holds the creation lock; then k_upgrade brings it, or an older schema, to k_version, and
+// k_day, k_record and k_reserve (re)create the functions.
+std::string create_sql();
+extern const char* const k_record;
+extern const char* const k_day;
 extern const char* const k_reserve;
-// With k_reserve, brings a version 1 or 2 schema to version 3 (version 2: reserve() refuses
-// suppressed and held numbers; version 3: held ones only when the request says 131049 holds
-// apply).
+// Brings a version 1, 2 or 3 schema's tables to version 4 (version 2: reserve()
+// refuses suppressed and held numbers; version 3: held ones only when the request says 131049
+// holds apply; version 4: the day's numbers are a running count, wacamp.day_counts).
 extern const char* const k_upgrade;
 
 }  // namespace account::pg_schema

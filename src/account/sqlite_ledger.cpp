@@ -4,13 +4,16 @@
 #include <thread>
 
 #include "account/ledger_file.hpp"
+#include "account/ledger_tables.hpp"
+#include "account/sqlite_day_count.hpp"
 
 namespace account {
 
 namespace {
 
 // Version 1. Times are milliseconds since the epoch; no foreign keys (each table stands alone).
-constexpr const char* k_schema_v1 = R"(
+std::string schema_v1() {
+    return R"(
 CREATE TABLE suppressions (
     account TEXT NOT NULL,
     wa_id   TEXT NOT NULL,
@@ -19,15 +22,8 @@ CREATE TABLE suppressions (
     source  TEXT NOT NULL,
     PRIMARY KEY (account, wa_id)
 ) WITHOUT ROWID;
-CREATE TABLE sends (
-    account  TEXT NOT NULL,
-    campaign TEXT NOT NULL,
-    csv_row  INTEGER NOT NULL,
-    wa_id    TEXT NOT NULL,
-    at       INTEGER NOT NULL,
-    state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
-    PRIMARY KEY (account, campaign, csv_row)
-);
+)" + tables::create_sends("sends", "PRIMARY KEY (account, campaign, csv_row)", "") +
+           R"(
 CREATE INDEX sends_by_number ON sends (account, wa_id, at);
 CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 CREATE TABLE undeliverable (
@@ -50,26 +46,32 @@ CREATE TABLE folds (
     PRIMARY KEY (account, campaign)
 ) WITHOUT ROWID;
 )";
+}
 
 // Version 2: a send is keyed by its number too (a campaign continued with --force over an
 // edited CSV may give a row number to another number; both sends must count), and the table is
 // its key's B-tree (WITHOUT ROWID): one tree fewer to write per send.
-constexpr const char* k_migrate_v2 = R"(
-CREATE TABLE sends_v2 (
-    account  TEXT NOT NULL,
-    campaign TEXT NOT NULL,
-    csv_row  INTEGER NOT NULL,
-    wa_id    TEXT NOT NULL,
-    at       INTEGER NOT NULL,
-    state    TEXT NOT NULL CHECK (state IN ('reserved', 'sent')),
-    PRIMARY KEY (account, campaign, csv_row, wa_id)
-) WITHOUT ROWID;
+std::string migration_v2() {
+    return tables::create_sends("sends_v2", "PRIMARY KEY (account, campaign, csv_row, wa_id)", " WITHOUT ROWID") +
+           R"(
 INSERT INTO sends_v2 (account, campaign, csv_row, wa_id, at, state)
     SELECT account, campaign, csv_row, wa_id, at, state FROM sends;
 DROP TABLE sends;
 ALTER TABLE sends_v2 RENAME TO sends;
 CREATE INDEX sends_by_number ON sends (account, wa_id, at);
 CREATE INDEX sends_by_time ON sends (account, at, wa_id);
+)";
+}
+
+// Version 3: the running count of the numbers each account messaged in the trailing 24 h
+// (sqlite_day_count.cpp): how many have a send after `horizon`. An account without a row is
+// counted afresh the first time a call needs it, so an older file needs only the table.
+constexpr const char* k_migrate_v3 = R"(
+CREATE TABLE day_counts (
+    account TEXT NOT NULL PRIMARY KEY,
+    horizon INTEGER NOT NULL,
+    numbers INTEGER NOT NULL
+) WITHOUT ROWID;
 )";
 
 // Every account named in any table (each one's key starts with the account: no table scan).
@@ -148,10 +150,13 @@ void SqliteLedger::migrate(Access access) {
     }
     // Each step from the one before.
     if (version < 1) {
-        m_db.exec(k_schema_v1);
+        m_db.exec(schema_v1().c_str());
     }
     if (version < 2) {
-        m_db.exec(k_migrate_v2);
+        m_db.exec(migration_v2().c_str());
+    }
+    if (version < 3) {
+        m_db.exec(k_migrate_v3);
     }
     m_db.exec(("PRAGMA user_version = " + std::to_string(k_schema_version)).c_str());
     transaction.commit();
@@ -198,11 +203,14 @@ util::Result<std::vector<std::string>> SqliteLedger::accounts() {
 util::Result<std::size_t> SqliteLedger::prune(util::TimePoint before) {
     return guarded<std::size_t>("pruning", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
+        DayCount day(m_db, m_account);
+        day.pass(before);
         sqlite::Statement sends(m_db, "DELETE FROM sends WHERE account = ?9 AND at < ?1");
         sends.bind(1, to_millis(before)).bind(k_account, m_account).run();
         const auto pruned = static_cast<std::size_t>(m_db.changes());
         sqlite::Statement holds(m_db, "DELETE FROM marketing_holds WHERE account = ?9 AND until < ?1");
         holds.bind(1, to_millis(before)).bind(k_account, m_account).run();
+        day.store();
         transaction.commit();
         return pruned;
     });

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "account/ledger.hpp"
+#include "account/ledger_overrides.hpp"
 #include "account/sqlite.hpp"
 
 namespace account {
@@ -14,7 +14,7 @@ namespace account {
 class SqliteLedger final : public Ledger {
 public:
     // The schema this build writes; an older file is migrated when opened for writing.
-    static constexpr std::int64_t k_schema_version = 2;
+    static constexpr std::int64_t k_schema_version = 3;
     // How long a call waits for another process's write transaction before failing.
     static constexpr int k_busy_timeout_ms = 5000;
 
@@ -23,16 +23,7 @@ public:
     // schema newer than k_schema_version, the OS's or SQLite's reason.
     static util::Result<std::unique_ptr<SqliteLedger>> open(const std::string& path, const OpenOptions& options);
 
-    util::Result<std::size_t> suppress(const std::vector<Suppression>& entries) override;
-    util::Result<std::size_t> unsuppress(const std::vector<std::string>& wa_ids) override;
-    util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) override;
-    util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) override;
-    util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) override;
-    util::Result<Recorded> record(const ResultBatch& batch) override;
-    util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override;
-    util::Result<std::uint64_t> folded(const std::string& campaign) override;
-    util::Result<std::vector<std::string>> accounts() override;
-    util::Result<std::size_t> prune(util::TimePoint before) override;
+    WACAMP_LEDGER_OVERRIDES
 
 private:
     // Throws sqlite::Failure; open() configures and migrates what it makes.
@@ -50,6 +41,8 @@ private:
     }
     void configure(Access access, Sync sync);
     void migrate(Access access);
+    // Writes the batch's delivered sends as sent and releases its not delivered reservations.
+    void confirm_and_release(const ResultBatch& batch);
     std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
 
     std::string m_path;

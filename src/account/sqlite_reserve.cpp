@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "account/sqlite_day_count.hpp"
 #include "account/sqlite_ledger.hpp"
 
 namespace account {
@@ -15,20 +16,18 @@ constexpr std::chrono::hours k_day{24};
 // back from the table, so a preview decides exactly as a commit would.
 class Reserver {
 public:
-    Reserver(sqlite::Database& db, const std::string& account, const ReservationRequest& request)
+    Reserver(sqlite::Database& db, const std::string& account, const ReservationRequest& request, DayCount& day)
         : m_db(db),
           m_account(account),
           m_request(request),
+          m_day(day),
           m_sends_of_number(db,
                             "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
                             "AND NOT (campaign = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
-          m_in_day(db, "SELECT 1 FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 LIMIT 1"),
           m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
           m_held(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2") {
         if (request.limits.per_day) {
-            sqlite::Statement distinct(db, "SELECT COUNT(DISTINCT wa_id) FROM sends WHERE account = ?9 AND at > ?1");
-            distinct.bind(1, to_millis(request.now - k_day)).bind(k_account, account);
-            m_day_numbers_before = distinct.step() ? distinct.integer(0) : 0;
+            m_day_numbers_before = day.move_to(request.now);
         }
     }
 
@@ -50,7 +49,7 @@ public:
         }
         bool new_today = false;
         if (m_request.limits.per_day) {
-            new_today = !m_today.contains(send.wa_id) && !counted_today(send.wa_id);
+            new_today = !m_today.contains(send.wa_id) && !m_day.counts(send.wa_id);
             const std::int64_t numbers = m_day_numbers_before + m_new_today;
             if (new_today && numbers >= *m_request.limits.per_day) {
                 return Reservation{Refusal::per_day, day_room(numbers)};
@@ -108,38 +107,41 @@ private:
         return until;
     }
 
-    bool counted_today(const std::string& wa_id) {
-        m_in_day.bind(1, wa_id).bind(2, to_millis(m_request.now - k_day)).bind(k_account, m_account);
-        const bool found = m_in_day.step();
-        m_in_day.reset();
-        return found;
-    }
-
     // When the count of numbers messaged in the trailing 24 h drops below the cap: when the
-    // (numbers - cap + 1)th number, by its latest send, ages out.
+    // (numbers - cap + 1)th number, by its latest send, ages out. The same for every refusal of
+    // a batch (refused sends add no number): read once.
     util::TimePoint day_room(std::int64_t numbers) {
         const std::int64_t offset = numbers - std::max<std::int64_t>(*m_request.limits.per_day, 0);
         if (offset >= m_day_numbers_before) {
             return m_request.now + k_day;
         }
+        if (m_day_room && m_day_room->first == offset) {
+            return m_day_room->second;
+        }
+        // Walks the day's sends oldest first, keeping each number's latest (one per number, ties
+        // included), and stops at the one wanted: no scan of the whole day.
         sqlite::Statement oldest(m_db,
-                                 "SELECT MAX(at) AS last FROM sends WHERE account = ?9 AND at > ?1 GROUP BY wa_id "
-                                 "ORDER BY last LIMIT 1 OFFSET ?2");
+                                 "SELECT s.at FROM sends s WHERE s.account = ?9 AND s.at > ?1 AND NOT EXISTS "
+                                 "(SELECT 1 FROM sends t WHERE t.account = ?9 AND t.wa_id = s.wa_id AND t.at > s.at) "
+                                 "GROUP BY s.at, s.wa_id ORDER BY s.at, s.wa_id LIMIT 1 OFFSET ?2");
         oldest.bind(1, to_millis(m_request.now - k_day)).bind(2, offset).bind(k_account, m_account);
-        return (oldest.step() ? from_millis(oldest.integer(0)) : m_request.now) + k_day;
+        const util::TimePoint room = (oldest.step() ? from_millis(oldest.integer(0)) : m_request.now) + k_day;
+        m_day_room = {offset, room};
+        return room;
     }
 
     sqlite::Database& m_db;
     const std::string& m_account;
     const ReservationRequest& m_request;
+    DayCount& m_day;
     sqlite::Statement m_sends_of_number;
-    sqlite::Statement m_in_day;
     sqlite::Statement m_suppressed;
     sqlite::Statement m_held;
     std::int64_t m_day_numbers_before = 0;  // numbers messaged in the trailing 24 h, before this batch
     std::int64_t m_new_today = 0;           // numbers this batch adds to them
     std::unordered_set<std::string> m_today;
     std::unordered_map<std::string, std::int64_t> m_granted;
+    std::optional<std::pair<std::int64_t, util::TimePoint>> m_day_room;  // offset, room_at
 };
 
 }  // namespace
@@ -151,7 +153,8 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         // the last slot.
         sqlite::Transaction transaction(m_db,
                                         commit ? sqlite::Transaction::Kind::write : sqlite::Transaction::Kind::read);
-        Reserver reserver(m_db, m_account, request);
+        DayCount day(m_db, m_account);
+        Reserver reserver(m_db, m_account, request, day);
         sqlite::Statement insert(m_db,
                                  "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') "
@@ -162,44 +165,62 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         for (const auto& send : request.sends) {
             answers.push_back(reserver.decide(send));
         }
-        // Written once every send is decided: the batch's own grants are counted by the
-        // Reserver, and one read back from the table would count twice.
-        for (std::size_t i = 0; commit && i < answers.size(); ++i) {
+        if (!commit) {
+            return answers;
+        }
+        std::vector<std::string> granted;
+        for (std::size_t i = 0; i < answers.size(); ++i) {
             if (answers[i].granted()) {
-                const Send& send = request.sends[i];
-                insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(4, to_millis(request.now));
-                insert.bind(k_account, m_account).run();
+                granted.push_back(request.sends[i].wa_id);
             }
         }
-        if (commit) {
-            transaction.commit();
-        }
+        // Written once every send is decided: the batch's own grants are counted by the
+        // Reserver, and one read back from the table would count twice.
+        day.change(granted, [&] {
+            for (std::size_t i = 0; i < answers.size(); ++i) {
+                if (answers[i].granted()) {
+                    const Send& send = request.sends[i];
+                    insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
+                    insert.bind(4, to_millis(request.now)).bind(k_account, m_account).run();
+                }
+            }
+        });
+        day.store();
+        transaction.commit();
         return answers;
     });
+}
+
+void SqliteLedger::confirm_and_release(const ResultBatch& batch) {
+    sqlite::Statement confirm(m_db,
+                              "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
+                              "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
+                              "DO UPDATE SET state = 'sent'");
+    for (const auto& send : batch.delivered) {
+        confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
+        confirm.bind(4, to_millis(send.at.value_or(batch.now))).bind(k_account, m_account).run();
+    }
+    // A send once confirmed is never given back.
+    sqlite::Statement release(m_db,
+                              "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
+                              "AND wa_id = ?3 AND state = 'reserved'");
+    for (const auto& send : batch.not_delivered) {
+        release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+    }
 }
 
 util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
     return guarded<Recorded>("recording answers", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
         Recorded recorded;
-        sqlite::Statement confirm(m_db,
-                                  "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
-                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
-                                  "DO UPDATE SET state = 'sent'");
-        for (const auto& send : batch.delivered) {
-            confirm.bind(1, send.campaign)
-                .bind(2, send.row)
-                .bind(3, send.wa_id)
-                .bind(4, to_millis(send.at.value_or(batch.now)));
-            confirm.bind(k_account, m_account).run();
+        DayCount day(m_db, m_account);
+        std::vector<std::string> changed;
+        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+            for (const auto& send : *sends) {
+                changed.push_back(send.wa_id);
+            }
         }
-        // A send once confirmed is never given back.
-        sqlite::Statement release(m_db,
-                                  "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
-                                  "AND wa_id = ?3 AND state = 'reserved'");
-        for (const auto& send : batch.not_delivered) {
-            release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
-        }
+        day.change(changed, [&] { confirm_and_release(batch); });
         sqlite::Statement count(
             m_db,
             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, 1, ?2) "
@@ -229,6 +250,7 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
             fold.bind(1, batch.fold->campaign).bind(2, static_cast<std::int64_t>(batch.fold->value));
             fold.bind(k_account, m_account).run();
         }
+        day.store();
         transaction.commit();
         return recorded;
     });

@@ -100,4 +100,22 @@ inline account::ResultBatch batch_at(util::TimePoint now) {
     return account::ResultBatch{{}, {}, {}, {}, {}, std::nullopt, 2, "campaign:spring", now};
 }
 
+// A day of sends, for the tests of a migration: "1" and "2" at k_t0 ("1" twice), "3" at k_t0 + 2h.
+inline void write_day(account::Ledger& book) {
+    REQUIRE(book.reserve(request(sends("spring", {"1", "2", "1"}), per_day(5), k_t0)).ok());
+    REQUIRE(book.reserve(request(sends("summer", {"3"}), account::Limits{}, k_t0 + 2h)).ok());
+}
+
+// Checks that a ledger holding write_day's sends answers per_day as counting the day says.
+inline void check_day(account::Ledger& book) {
+    auto full = book.reserve(request(sends("autumn", {"2", "4"}), per_day(3), k_t0 + 3h));
+    REQUIRE(full.ok());
+    CHECK(granted(*full) == std::vector<bool>{true, false});
+    CHECK(full->at(1).room_at == k_t0 + 24h);
+    // "1" has aged out; "2" was sent again, and "3" later.
+    auto next_day = book.reserve(request(sends("autumn", {"4", "5"}, 2), per_day(3), k_t0 + 24h));
+    REQUIRE(next_day.ok());
+    CHECK(granted(*next_day) == std::vector<bool>{true, false});
+}
+
 }  // namespace account_fixture

@@ -50,7 +50,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::string header(100, '\0');
         file.read(header.data(), 100);
         // The user_version is the big-endian integer at byte 60 of the header.
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\2", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\3", 4));
     }
     TEST_CASE("an empty file is migrated to the current schema") {
         TempDir dir;
@@ -101,6 +101,27 @@ TEST_SUITE("account::SqliteLedger file") {
         auto second = book->reserve(request(sends("autumn", {"2"}, 2), per_recipient(1, 7 * 24h), k_t0));
         REQUIRE(second.ok());
         CHECK(granted(*second) == std::vector<bool>{false});
+    }
+    TEST_CASE(
+        "a version 2 file is migrated to version 3: the day's numbers, counted from its sends, answer as before") {
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        {
+            auto book = open_at(path);
+            write_day(*book);
+        }
+        {
+            // Version 2 is version 3 without the running count.
+            account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
+            db.exec("DROP TABLE day_counts; PRAGMA user_version = 2;");
+        }
+        auto book = open_at(path);
+        check_day(*book);
+        book.reset();
+        std::ifstream file(path, std::ios::binary);
+        std::string header(100, '\0');
+        file.read(header.data(), 100);
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\3", 4));
     }
     TEST_CASE("a re-reserved send that was delivered stays sent: a release never gives it back") {
         TempDir dir;
