@@ -35,20 +35,14 @@ std::size_t code_points(std::string_view text) {
 }
 
 bool absolute_http_url(std::string_view url) {
-    // "http://" or "https://", in any case.
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    std::size_t at = 4;
-    if (url.size() < at || lower(url[0]) != 'h' || lower(url[1]) != 't' || lower(url[2]) != 't' ||
-        lower(url[3]) != 'p') {
+    std::size_t at = 0;  // past "http://" or "https://", in any case
+    if (util::starts_with_nocase(url, "https://")) {
+        at = 8;
+    } else if (util::starts_with_nocase(url, "http://")) {
+        at = 7;
+    } else {
         return false;
     }
-    if (at < url.size() && lower(url[at]) == 's') {
-        ++at;
-    }
-    if (url.substr(at, 3) != "://") {
-        return false;
-    }
-    at += 3;
     // The host: the authority (up to the path, query or fragment) after any user info.
     std::size_t host = at;
     std::size_t end = at;

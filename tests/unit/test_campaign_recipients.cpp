@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -100,6 +101,33 @@ TEST_SUITE("campaign::RecipientStream") {
         }
         CHECK(rows == 20000);
         CHECK(rewritten > 0);  // the rewrite reached the second pass: the case is tested
+    }
+
+    TEST_CASE("without a usable temporary folder the numbers are normalised twice, each row's its own") {
+        // The first pass's numbers go to a temporary file; when none can be made (TMPDIR=/proc),
+        // the shortcut is off and the stream reads as it would with it.
+        campaign_file_test::Folder folder;
+        std::string csv = "phone,name\n";
+        for (int row = 1; row <= 300; ++row) {
+            csv += fmt::format("+9198{},Asha\n", 10000000 + row);
+        }
+        folder.put("samples/r.csv", csv);
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        const char* before = std::getenv("TMPDIR");
+        const std::string saved = before != nullptr ? before : "";
+        setenv("TMPDIR", "/proc", 1);
+        auto stream = RecipientStream::open(*c);
+        before != nullptr ? setenv("TMPDIR", saved.c_str(), 1) : unsetenv("TMPDIR");
+        REQUIRE(stream);
+        long long rows = 0;
+        Recipient r;
+        while (*stream->next(r)) {
+            ++rows;
+            CHECK(r.verdict == Verdict::ok);
+            CHECK(r.message.wa_id == fmt::format("9198{}", 10000000 + rows));
+        }
+        CHECK(rows == 300);
     }
 
     TEST_CASE("a row whose rendered image a check refused is invalid, with the reason; it is no first of its number") {
