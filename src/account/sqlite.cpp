@@ -38,7 +38,30 @@ Database::Database(const std::string& path, Mode mode) {
 }
 
 Database::~Database() {
-    sqlite3_close(m_db);  // statements are finalised first: they live in narrower scopes
+    // Statements in use live in narrower scopes and are given back first.
+    for (const auto& [sql, stmt] : m_idle) {
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(m_db);
+}
+
+sqlite3_stmt* Database::take_idle(std::string_view sql) {
+    const auto it = m_idle.find(sql);
+    if (it == m_idle.end()) {
+        return nullptr;
+    }
+    sqlite3_stmt* stmt = it->second;
+    m_idle.erase(it);
+    return stmt;
+}
+
+void Database::give_back(sqlite3_stmt* stmt) {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    // Two in use at once with one text: the second given back is finalised.
+    if (!m_idle.try_emplace(std::string_view(sqlite3_sql(stmt)), stmt).second) {
+        sqlite3_finalize(stmt);
+    }
 }
 
 void Database::exec(const char* sql) {
@@ -55,7 +78,10 @@ std::int64_t Database::changes() const {
     return sqlite3_changes64(m_db);
 }
 
-Statement::Statement(Database& db, const char* sql) : m_db(db) {
+Statement::Statement(Database& db, const char* sql) : m_db(db), m_stmt(db.take_idle(sql)) {
+    if (m_stmt != nullptr) {
+        return;
+    }
     const int code = sqlite3_prepare_v3(db.handle(), sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
     if (code != SQLITE_OK) {
         fail(db.handle(), code);
@@ -63,7 +89,9 @@ Statement::Statement(Database& db, const char* sql) : m_db(db) {
 }
 
 Statement::~Statement() {
-    sqlite3_finalize(m_stmt);
+    if (m_stmt != nullptr) {
+        m_db.give_back(m_stmt);
+    }
 }
 
 Statement& Statement::bind(int index, std::int64_t value) {
@@ -123,7 +151,7 @@ bool Statement::is_null(int column) const {
 }
 
 Transaction::Transaction(Database& db, Kind kind) : m_db(db) {
-    db.exec(kind == Kind::write ? "BEGIN IMMEDIATE" : "BEGIN");
+    Statement(db, kind == Kind::write ? "BEGIN IMMEDIATE" : "BEGIN").run();
 }
 
 Transaction::~Transaction() {
@@ -133,7 +161,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
-    m_db.exec("COMMIT");
+    Statement(m_db, "COMMIT").run();
     m_open = false;
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -41,9 +42,20 @@ public:
     sqlite3* handle() const { return m_db; }
 
 private:
+    friend class Statement;
+    // Statements are prepared once per connection and kept, idle, for the next Statement of the
+    // same text: compiling one costs more than running it (a few thousand instructions against
+    // a few hundred for a lookup), and the send path runs the same dozen a turn. Keyed by the
+    // text (a view into the statement's own copy, sqlite3_sql), not by the pointer passed in.
+    sqlite3_stmt* take_idle(std::string_view sql);
+    void give_back(sqlite3_stmt* stmt);
+
     sqlite3* m_db = nullptr;
+    std::unordered_map<std::string_view, sqlite3_stmt*> m_idle;
 };
 
+// A prepared statement, taken from the connection's idle ones when one of the same text is
+// there; given back, reset and unbound, when it goes out of scope.
 class Statement {
 public:
     Statement(Database& db, const char* sql);

@@ -73,6 +73,13 @@ bool DayCount::counts(const std::string& wa_id) {
     return found;
 }
 
+void DayCount::add(std::int64_t numbers) {
+    if (m_horizon && numbers != 0) {
+        m_numbers += numbers;
+        m_changed = true;
+    }
+}
+
 std::vector<std::string> DayCount::distinct(const std::vector<std::string>& wa_ids) {
     std::vector<std::string> numbers = wa_ids;
     std::sort(numbers.begin(), numbers.end());

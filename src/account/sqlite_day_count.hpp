@@ -28,8 +28,15 @@ public:
     // behind, so that they count for nothing.
     void pass(util::TimePoint before);
 
-    // Whether `wa_id` has a send after the horizon; only after move_to().
+    // Whether the account has a count to keep (a call that changes sends must then adjust it).
+    bool kept() const { return m_horizon.has_value(); }
+
+    // Whether `wa_id` has a send after the horizon; only while kept().
     bool counts(const std::string& wa_id);
+
+    // Adds `numbers` that came into the window (the caller found each had no send after the
+    // horizon before it wrote one). Nothing while the account has no count.
+    void add(std::int64_t numbers);
 
     // Runs `write`, which changes sends of `wa_ids` only, and adjusts the count by those of them
     // that came into the window or left it. Nothing to adjust while the account has no count.
@@ -49,8 +56,10 @@ public:
     // Writes the count back when it changed (in the caller's write transaction).
     void store();
 
-private:
+    // `wa_ids` sorted, each once.
     static std::vector<std::string> distinct(const std::vector<std::string>& wa_ids);
+
+private:
     std::int64_t counted(const std::vector<std::string>& numbers);
     void move_horizon(std::int64_t horizon);
 

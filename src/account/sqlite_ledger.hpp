@@ -8,6 +8,7 @@
 
 #include "account/ledger_overrides.hpp"
 #include "account/sqlite.hpp"
+#include "account/sqlite_day_count.hpp"
 
 namespace account {
 
@@ -41,8 +42,9 @@ private:
     }
     void configure(Access access, Sync sync);
     void migrate(Access access);
-    // Writes the batch's delivered sends as sent and releases its not delivered reservations.
-    void confirm_and_release(const ResultBatch& batch);
+    // Writes the batch's delivered sends as sent and releases its not delivered reservations,
+    // keeping `day` right.
+    void confirm_and_release(const ResultBatch& batch, DayCount& day);
     std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
 
     std::string m_path;

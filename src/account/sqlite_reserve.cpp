@@ -47,19 +47,28 @@ public:
                 return Reservation{Refusal::frequency_cap, room};
             }
         }
-        bool new_today = false;
+        // A number with no send in the window before this batch adds to the day's count, kept
+        // whether or not this request caps the day.
+        const bool new_today = m_day.kept() && !m_today.contains(send.wa_id) && !m_day.counts(send.wa_id);
         if (m_request.limits.per_day) {
-            new_today = !m_today.contains(send.wa_id) && !m_day.counts(send.wa_id);
             const std::int64_t numbers = m_day_numbers_before + m_new_today;
             if (new_today && numbers >= *m_request.limits.per_day) {
                 return Reservation{Refusal::per_day, day_room(numbers)};
             }
         }
-        m_new_today += new_today ? 1 : 0;
+        if (new_today) {
+            ++m_new_today;
+            m_new_numbers.insert(send.wa_id);
+        }
         m_today.insert(send.wa_id);
         ++m_granted[send.wa_id];
         return Reservation{Refusal::none, std::nullopt};
     }
+
+    // The numbers the granted sends bring into the day's window.
+    std::int64_t new_numbers() const { return m_new_today; }
+    // Whether `wa_id` was counted as coming into the window with this batch.
+    bool brought_in(const std::string& wa_id) const { return m_new_numbers.contains(wa_id); }
 
 private:
     // When the number may be messaged again, or nullopt when it may be now.
@@ -140,6 +149,7 @@ private:
     std::int64_t m_day_numbers_before = 0;  // numbers messaged in the trailing 24 h, before this batch
     std::int64_t m_new_today = 0;           // numbers this batch adds to them
     std::unordered_set<std::string> m_today;
+    std::unordered_set<std::string> m_new_numbers;  // counted in m_new_today
     std::unordered_map<std::string, std::int64_t> m_granted;
     std::optional<std::pair<std::int64_t, util::TimePoint>> m_day_room;  // offset, room_at
 };
@@ -168,45 +178,72 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         if (!commit) {
             return answers;
         }
-        std::vector<std::string> granted;
-        for (std::size_t i = 0; i < answers.size(); ++i) {
-            if (answers[i].granted()) {
-                granted.push_back(request.sends[i].wa_id);
-            }
-        }
         // Written once every send is decided: the batch's own grants are counted by the
         // Reserver, and one read back from the table would count twice.
-        day.change(granted, [&] {
-            for (std::size_t i = 0; i < answers.size(); ++i) {
-                if (answers[i].granted()) {
-                    const Send& send = request.sends[i];
-                    insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
-                    insert.bind(4, to_millis(request.now)).bind(k_account, m_account).run();
+        std::vector<std::string> unwritten;  // brought in by the Reserver, but the row was already sent
+        for (std::size_t i = 0; i < answers.size(); ++i) {
+            if (answers[i].granted()) {
+                const Send& send = request.sends[i];
+                insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
+                insert.bind(4, to_millis(request.now)).bind(k_account, m_account).run();
+                if (m_db.changes() == 0 && reserver.brought_in(send.wa_id)) {
+                    unwritten.push_back(send.wa_id);
                 }
             }
-        });
+        }
+        // A row already sent keeps its time, so its number may still have no send in the window.
+        std::int64_t brought_in = reserver.new_numbers();
+        for (const auto& wa_id : DayCount::distinct(unwritten)) {
+            brought_in -= day.counts(wa_id) ? 0 : 1;
+        }
+        day.add(brought_in);
         day.store();
         transaction.commit();
         return answers;
     });
 }
 
-void SqliteLedger::confirm_and_release(const ResultBatch& batch) {
+void SqliteLedger::confirm_and_release(const ResultBatch& batch, DayCount& day) {
+    // Nearly every delivered send was reserved: marking its row costs one lookup by the key, and
+    // leaves the day's count as it is (the row keeps its time). A send without a reservation (one
+    // folded in from the log) and a released one may change the count: those are looked up.
     sqlite::Statement confirm(m_db,
-                              "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
-                              "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
-                              "DO UPDATE SET state = 'sent'");
+                              "UPDATE sends SET state = 'sent' WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
+                              "AND wa_id = ?3");
+    std::vector<const Send*> unreserved;
     for (const auto& send : batch.delivered) {
-        confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
-        confirm.bind(4, to_millis(send.at.value_or(batch.now))).bind(k_account, m_account).run();
+        confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+        if (m_db.changes() == 0) {
+            unreserved.push_back(&send);
+        }
     }
-    // A send once confirmed is never given back.
-    sqlite::Statement release(m_db,
-                              "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
-                              "AND wa_id = ?3 AND state = 'reserved'");
+    if (unreserved.empty() && batch.not_delivered.empty()) {
+        return;
+    }
+    std::vector<std::string> changed;
+    for (const auto* send : unreserved) {
+        changed.push_back(send->wa_id);
+    }
     for (const auto& send : batch.not_delivered) {
-        release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+        changed.push_back(send.wa_id);
     }
+    day.change(changed, [&] {
+        sqlite::Statement insert(m_db,
+                                 "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
+                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
+                                 "DO UPDATE SET state = 'sent'");
+        for (const auto* send : unreserved) {
+            insert.bind(1, send->campaign).bind(2, send->row).bind(3, send->wa_id);
+            insert.bind(4, to_millis(send->at.value_or(batch.now))).bind(k_account, m_account).run();
+        }
+        // A send once confirmed is never given back.
+        sqlite::Statement release(m_db,
+                                  "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
+                                  "AND wa_id = ?3 AND state = 'reserved'");
+        for (const auto& send : batch.not_delivered) {
+            release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+        }
+    });
 }
 
 util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
@@ -214,13 +251,7 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
         Recorded recorded;
         DayCount day(m_db, m_account);
-        std::vector<std::string> changed;
-        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
-            for (const auto& send : *sends) {
-                changed.push_back(send.wa_id);
-            }
-        }
-        day.change(changed, [&] { confirm_and_release(batch); });
+        confirm_and_release(batch, day);
         sqlite::Statement count(
             m_db,
             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, 1, ?2) "
