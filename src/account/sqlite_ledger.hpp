@@ -15,7 +15,7 @@ namespace account {
 class SqliteLedger final : public Ledger {
 public:
     // The schema this build writes; an older file is migrated when opened for writing.
-    static constexpr std::int64_t k_schema_version = 3;
+    static constexpr std::int64_t k_schema_version = 4;
     // How long a call waits for another process's write transaction before failing.
     static constexpr int k_busy_timeout_ms = 5000;
 

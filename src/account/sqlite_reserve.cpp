@@ -12,18 +12,67 @@ namespace {
 
 constexpr std::chrono::hours k_day{24};
 
+// The ids of an account's campaigns in `campaigns`, looked up once per call and name. Not kept
+// from call to call: an id added in a transaction that was then rolled back could be given to
+// another campaign by the next writer.
+class CampaignIds {
+public:
+    static constexpr std::int64_t k_none = -1;  // not in the ledger: no send names it
+
+    CampaignIds(sqlite::Database& db, const std::string& account) : m_db(db), m_account(account) {}
+
+    // The campaign's id, or k_none.
+    std::int64_t find(const std::string& name) {
+        const auto known = m_ids.find(name);
+        if (known != m_ids.end()) {
+            return known->second;
+        }
+        sqlite::Statement query(m_db, "SELECT id FROM campaigns WHERE account = ?9 AND name = ?1");
+        query.bind(1, name).bind(k_account, m_account);
+        const std::int64_t id = query.step() ? query.integer(0) : k_none;
+        if (id != k_none) {
+            m_ids.emplace(name, id);
+        }
+        return id;
+    }
+
+    // The campaign's id, added first when missing (in the caller's write transaction).
+    std::int64_t get(const std::string& name) {
+        const std::int64_t id = find(name);
+        if (id != k_none) {
+            return id;
+        }
+        sqlite::Statement add(m_db, "INSERT INTO campaigns (account, name) VALUES (?9, ?1) RETURNING id");
+        add.bind(1, name).bind(k_account, m_account);
+        if (!add.step()) {
+            throw sqlite::Failure("no id for campaign " + name);
+        }
+        const std::int64_t added = add.integer(0);
+        add.run();
+        m_ids.emplace(name, added);
+        return added;
+    }
+
+private:
+    sqlite::Database& m_db;
+    const std::string& m_account;
+    std::unordered_map<std::string, std::int64_t> m_ids;
+};
+
 // The decisions of one reservation batch. The batch's own grants are counted here, not read
 // back from the table, so a preview decides exactly as a commit would.
 class Reserver {
 public:
-    Reserver(sqlite::Database& db, const std::string& account, const ReservationRequest& request, DayCount& day)
+    Reserver(sqlite::Database& db, const std::string& account, const ReservationRequest& request, DayCount& day,
+             CampaignIds& campaigns)
         : m_db(db),
           m_account(account),
           m_request(request),
           m_day(day),
+          m_campaigns(campaigns),
           m_sends_of_number(db,
                             "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
-                            "AND NOT (campaign = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
+                            "AND NOT (campaign_id = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
           m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
           m_held(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2") {
         if (request.limits.per_day) {
@@ -75,7 +124,7 @@ private:
     std::optional<util::TimePoint> frequency_room(const Send& send, const PerRecipient& limit) {
         const util::TimePoint since = m_request.now - limit.per;
         auto bind = [&](std::int64_t offset) {
-            m_sends_of_number.bind(1, send.wa_id).bind(2, to_millis(since)).bind(3, send.campaign);
+            m_sends_of_number.bind(1, send.wa_id).bind(2, to_millis(since)).bind(3, m_campaigns.find(send.campaign));
             m_sends_of_number.bind(4, send.row).bind(5, offset).bind(k_account, m_account);
         };
         std::int64_t stored = 0;  // this row's own earlier reservation does not count against it
@@ -143,6 +192,7 @@ private:
     const std::string& m_account;
     const ReservationRequest& m_request;
     DayCount& m_day;
+    CampaignIds& m_campaigns;
     sqlite::Statement m_sends_of_number;
     sqlite::Statement m_suppressed;
     sqlite::Statement m_held;
@@ -164,11 +214,12 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         sqlite::Transaction transaction(m_db,
                                         commit ? sqlite::Transaction::Kind::write : sqlite::Transaction::Kind::read);
         DayCount day(m_db, m_account);
-        Reserver reserver(m_db, m_account, request, day);
+        CampaignIds campaigns(m_db, m_account);
+        Reserver reserver(m_db, m_account, request, day, campaigns);
         sqlite::Statement insert(m_db,
-                                 "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
+                                 "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
                                  "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') "
-                                 "ON CONFLICT (account, campaign, csv_row, wa_id) "
+                                 "ON CONFLICT (account, campaign_id, csv_row, wa_id) "
                                  "DO UPDATE SET at = excluded.at WHERE state = 'reserved'");
         std::vector<Reservation> answers;
         answers.reserve(request.sends.size());
@@ -184,7 +235,7 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         for (std::size_t i = 0; i < answers.size(); ++i) {
             if (answers[i].granted()) {
                 const Send& send = request.sends[i];
-                insert.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id);
+                insert.bind(1, campaigns.get(send.campaign)).bind(2, send.row).bind(3, send.wa_id);
                 insert.bind(4, to_millis(request.now)).bind(k_account, m_account).run();
                 if (m_db.changes() == 0 && reserver.brought_in(send.wa_id)) {
                     unwritten.push_back(send.wa_id);
@@ -204,15 +255,18 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
 }
 
 void SqliteLedger::confirm_and_release(const ResultBatch& batch, DayCount& day) {
+    CampaignIds campaigns(m_db, m_account);
     // Nearly every delivered send was reserved: marking its row costs one lookup by the key, and
     // leaves the day's count as it is (the row keeps its time). A send without a reservation (one
     // folded in from the log) and a released one may change the count: those are looked up.
-    sqlite::Statement confirm(m_db,
-                              "UPDATE sends SET state = 'sent' WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
-                              "AND wa_id = ?3");
+    sqlite::Statement confirm(
+        m_db,
+        "UPDATE sends SET state = 'sent' WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
+        "AND wa_id = ?3");
     std::vector<const Send*> unreserved;
     for (const auto& send : batch.delivered) {
-        confirm.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+        confirm.bind(1, campaigns.find(send.campaign)).bind(2, send.row).bind(3, send.wa_id);
+        confirm.bind(k_account, m_account).run();
         if (m_db.changes() == 0) {
             unreserved.push_back(&send);
         }
@@ -228,20 +282,22 @@ void SqliteLedger::confirm_and_release(const ResultBatch& batch, DayCount& day) 
         changed.push_back(send.wa_id);
     }
     day.change(changed, [&] {
-        sqlite::Statement insert(m_db,
-                                 "INSERT INTO sends (account, campaign, csv_row, wa_id, at, state) "
-                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign, csv_row, wa_id) "
-                                 "DO UPDATE SET state = 'sent'");
+        sqlite::Statement insert(
+            m_db,
+            "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
+            "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign_id, csv_row, wa_id) "
+            "DO UPDATE SET state = 'sent'");
         for (const auto* send : unreserved) {
-            insert.bind(1, send->campaign).bind(2, send->row).bind(3, send->wa_id);
+            insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
             insert.bind(4, to_millis(send->at.value_or(batch.now))).bind(k_account, m_account).run();
         }
         // A send once confirmed is never given back.
         sqlite::Statement release(m_db,
-                                  "DELETE FROM sends WHERE account = ?9 AND campaign = ?1 AND csv_row = ?2 "
+                                  "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
                                   "AND wa_id = ?3 AND state = 'reserved'");
         for (const auto& send : batch.not_delivered) {
-            release.bind(1, send.campaign).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account).run();
+            release.bind(1, campaigns.find(send.campaign)).bind(2, send.row).bind(3, send.wa_id);
+            release.bind(k_account, m_account).run();
         }
     });
 }

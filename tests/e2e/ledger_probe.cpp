@@ -61,7 +61,9 @@ std::map<std::string, ProbedSuppression> LedgerProbe::suppressions() const {
 
 std::vector<ProbedSend> LedgerProbe::sends() const {
     std::vector<ProbedSend> out;
-    query(m_db, "SELECT campaign, csv_row, wa_id, state FROM sends WHERE account = ?1 ORDER BY campaign, csv_row",
+    query(m_db,
+          "SELECT c.name, s.csv_row, s.wa_id, s.state FROM sends s JOIN campaigns c ON c.id = s.campaign_id "
+          "WHERE s.account = ?1 ORDER BY c.name, s.csv_row",
           m_account, [&](sqlite3_stmt* s) {
               out.push_back({text(s, 0), sqlite3_column_int64(s, 1), text(s, 2), text(s, 3)});
           });

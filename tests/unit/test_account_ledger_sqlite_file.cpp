@@ -50,7 +50,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::string header(100, '\0');
         file.read(header.data(), 100);
         // The user_version is the big-endian integer at byte 60 of the header.
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\3", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\4", 4));
     }
     TEST_CASE("an empty file is migrated to the current schema") {
         TempDir dir;
@@ -59,7 +59,8 @@ TEST_SUITE("account::SqliteLedger file") {
         auto book = open_at(path);
         CHECK(book->folded("spring").ok());
     }
-    TEST_CASE("a version 1 file is migrated to version 2, its sends kept, each now keyed by its number too") {
+    TEST_CASE(
+        "a version 1 file is migrated, its sends kept, each keyed by its number too and naming its campaign by id") {
         TempDir dir;
         const std::string path = dir.file("ledger.sqlite");
         {
@@ -88,6 +89,20 @@ TEST_SUITE("account::SqliteLedger file") {
                     .c_str());
         }
         auto book = open_at(path);
+        {
+            // Through version 4: the send names its campaign by the id `campaigns` gives it.
+            account::sqlite::Database db(path, account::sqlite::Database::Mode::read_only);
+            account::sqlite::Statement query(db,
+                                             "SELECT c.account, c.name, s.csv_row, s.wa_id, s.state FROM sends s "
+                                             "JOIN campaigns c ON c.id = s.campaign_id");
+            REQUIRE(query.step());
+            CHECK(query.text(0) == "acme");
+            CHECK(query.text(1) == "spring");
+            CHECK(query.integer(2) == 1);
+            CHECK(query.text(3) == "1");
+            CHECK(query.text(4) == "sent");
+            CHECK_FALSE(query.step());
+        }
         // The old send still counts against its number...
         auto again = book->reserve(request(sends("summer", {"1"}), per_recipient(1, 7 * 24h), k_t0));
         REQUIRE(again.ok());
@@ -102,8 +117,7 @@ TEST_SUITE("account::SqliteLedger file") {
         REQUIRE(second.ok());
         CHECK(granted(*second) == std::vector<bool>{false});
     }
-    TEST_CASE(
-        "a version 2 file is migrated to version 3: the day's numbers, counted from its sends, answer as before") {
+    TEST_CASE("a version 2 file is migrated: the day's numbers, counted from its sends, answer as before") {
         TempDir dir;
         const std::string path = dir.file("ledger.sqlite");
         {
@@ -111,9 +125,19 @@ TEST_SUITE("account::SqliteLedger file") {
             write_day(*book);
         }
         {
-            // Version 2 is version 3 without the running count.
+            // Version 2 is version 4 without the running count, its sends naming their campaigns.
             account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
-            db.exec("DROP TABLE day_counts; PRAGMA user_version = 2;");
+            db.exec(
+                "DROP TABLE day_counts;"
+                "CREATE TABLE sends_v2 (account TEXT NOT NULL, campaign TEXT NOT NULL, csv_row INTEGER NOT NULL, "
+                "wa_id TEXT NOT NULL, at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('reserved', "
+                "'sent')), PRIMARY KEY (account, campaign, csv_row, wa_id)) WITHOUT ROWID;"
+                "INSERT INTO sends_v2 SELECT s.account, c.name, s.csv_row, s.wa_id, s.at, s.state FROM sends s "
+                "JOIN campaigns c ON c.id = s.campaign_id;"
+                "DROP TABLE sends; DROP TABLE campaigns; ALTER TABLE sends_v2 RENAME TO sends;"
+                "CREATE INDEX sends_by_number ON sends (account, wa_id, at);"
+                "CREATE INDEX sends_by_time ON sends (account, at, wa_id);"
+                "PRAGMA user_version = 2;");
         }
         auto book = open_at(path);
         check_day(*book);
@@ -121,7 +145,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::ifstream file(path, std::ios::binary);
         std::string header(100, '\0');
         file.read(header.data(), 100);
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\3", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\4", 4));
     }
     TEST_CASE("a re-reserved send that was delivered stays sent: a release never gives it back") {
         TempDir dir;

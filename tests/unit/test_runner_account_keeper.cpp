@@ -23,7 +23,9 @@ const std::string k_key = "spring@2025-03-01T00:00:00.000Z";
 // or "" when there is none.
 std::string state_of_send(const std::string& path, std::int64_t row) {
     account::sqlite::Database db(path, account::sqlite::Database::Mode::read_only);
-    account::sqlite::Statement query(db, "SELECT state FROM sends WHERE campaign = ?1 AND csv_row = ?2");
+    account::sqlite::Statement query(db,
+                                     "SELECT state FROM sends JOIN campaigns ON campaigns.id = sends.campaign_id "
+                                     "WHERE campaigns.name = ?1 AND csv_row = ?2");
     query.bind(1, k_key).bind(2, row);
     return query.step() ? query.text(0) : "";
 }
