@@ -58,16 +58,6 @@ void add_line(std::string_view line, std::map<std::string, std::vector<std::stri
 
 }  // namespace
 
-std::string_view zone_source_name(ZoneSource source) {
-    switch (source) {
-    case ZoneSource::none: return "none";
-    case ZoneSource::column: return "column";
-    case ZoneSource::number: return "number";
-    case ZoneSource::fallback: return "fallback";
-    }
-    return "none";
-}
-
 util::Result<RegionZones> RegionZones::load(const std::string& table, util::TimePoint now) {
     std::ifstream in(table);
     if (!in) {
@@ -122,14 +112,6 @@ std::optional<std::string> RegionZones::find_single(const std::vector<std::strin
         t = next;
     }
     return names.front();
-}
-
-std::vector<std::string> RegionZones::regions() const {
-    std::vector<std::string> out;
-    for (const auto& [region, zones] : m_zones) {
-        out.push_back(region);
-    }
-    return out;
 }
 
 util::Result<RecipientZones> RecipientZones::create(const Campaign& c, std::optional<std::size_t> column,

@@ -31,9 +31,6 @@ struct RecipientZone {
     ZoneSource source = ZoneSource::none;
 };
 
-// Returns "column", "number", "fallback" or "none", for counts and reports.
-std::string_view zone_source_name(ZoneSource source);
-
 inline constexpr std::string_view k_zone_table = "/usr/share/zoneinfo/zone1970.tab";
 
 // The zones of each country as zone1970.tab lists them, and which countries keep one civil time.
@@ -49,9 +46,6 @@ public:
     // region first (those centred in that country), else the first listed; nullptr when the
     // region has several civil times, none, or a zone tzdata cannot read. Memoized per region.
     const std::string* single_zone(const std::string& region);
-
-    // The regions the table names, in order.
-    std::vector<std::string> regions() const;
 
 private:
     RegionZones(std::map<std::string, std::vector<std::string>> zones, util::TimePoint now)

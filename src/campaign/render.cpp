@@ -77,16 +77,6 @@ util::Result<Template> Template::parse(std::string_view text) {
     }
 }
 
-std::vector<std::string> Template::placeholders() const {
-    std::vector<std::string> names;
-    for (const auto& part : m_parts) {
-        if (!part.name.empty() && std::find(names.begin(), names.end(), part.name) == names.end()) {
-            names.push_back(part.name);
-        }
-    }
-    return names;
-}
-
 util::Result<BoundTemplate> Template::bind(const std::vector<std::string>& header) const {
     BoundTemplate bound;
     for (const auto& part : m_parts) {

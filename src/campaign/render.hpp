@@ -20,9 +20,6 @@ public:
     // an empty default. Fails on a "{{" with no "}}" or an empty name, giving the character.
     static util::Result<Template> parse(std::string_view text);
 
-    // Returns the placeholder names in order of first appearance, each once.
-    std::vector<std::string> placeholders() const;
-
     // Returns this template with each name resolved to its index in `header`. Fails on the
     // first name that is no column: "placeholder {{date}} names no column; columns are: …".
     util::Result<BoundTemplate> bind(const std::vector<std::string>& header) const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 namespace cli {
 
@@ -40,12 +41,8 @@ void walk(const CommandDoc& command, const std::string& path, F&& each) {
 }
 
 bool takes_files(const CommandDoc& command) {
-    for (const auto& option : command.options) {
-        if (!option.positional.empty() || option.takes_value) {
-            return true;
-        }
-    }
-    return false;
+    return std::any_of(command.options.begin(), command.options.end(),
+                       [](const OptionDoc& option) { return !option.positional.empty() || option.takes_value; });
 }
 
 // `case` patterns matching "PARENT/NAME" for every subcommand: the words that extend the path.

@@ -182,19 +182,6 @@ util::Result<void> SendWindow::admit(std::span<const Job* const> jobs, Instant a
     return {};
 }
 
-std::string SendWindow::local_text(WallTime t) const {
-    const date::sys_info info = m_zone.date_zone().get_info(floor<seconds>(t));
-    const WallTime local = t + info.offset;
-    const sys_days day = floor<days>(local);
-    const year_month_day ymd{day};
-    const hh_mm_ss<minutes> hms{floor<minutes>(local - day)};
-    std::string name(k_day_names[weekday(day).c_encoding()]);
-    name[0] = static_cast<char>(name[0] - 'a' + 'A');
-    return fmt::format("{} {:04}-{:02}-{:02} {:02}:{:02} {}", name, static_cast<int>(ymd.year()),
-                       static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hms.hours().count(),
-                       hms.minutes().count(), info.abbrev);
-}
-
 std::string SendWindow::describe() const {
     return window_text(m_days, m_from, m_to, m_zone.name());
 }

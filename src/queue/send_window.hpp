@@ -51,9 +51,6 @@ public:
     // Every job now while open, else later as room() says. Never fails.
     util::Result<void> admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) override;
 
-    // `t` as local time in the window's zone, for people: "Mon 2026-03-09 09:00 IST".
-    std::string local_text(WallTime t) const;
-
     // The window for people: "mon-fri 09:00-18:00 Asia/Kolkata" (days listed when not a range).
     std::string describe() const;
 

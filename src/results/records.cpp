@@ -190,9 +190,4 @@ std::string to_line(const Record& record) {
     return std::visit([](const auto& r) { return to_line(r); }, record);
 }
 
-std::string_view event_name(const Record& record) {
-    static constexpr std::string_view k_names[] = {"campaign", "attempt", "result", "delete", "end", "unsent"};
-    return k_names[record.index()];
-}
-
 }  // namespace results

@@ -149,7 +149,4 @@ std::string to_line(const Record& record);
 // fields are ignored, so later versions may add some.
 util::Result<Record> parse_record(std::string_view line);
 
-// Returns the `event` name of `record` ("campaign", "attempt", …, "unsent").
-std::string_view event_name(const Record& record);
-
 }  // namespace results

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 
 #include "util/text.hpp"
 
@@ -55,16 +54,6 @@ private:
 constexpr const char* k_openssl_failed = "OpenSSL could not compute a SHA-256 digest";
 
 }  // namespace
-
-std::string sha256_hex(std::string_view data) {
-    Digest digest;
-    digest.update(data.data(), data.size());
-    auto hex = digest.finish();
-    if (!hex) {
-        throw std::runtime_error(k_openssl_failed);  // no digest is a broken installation, not an input error
-    }
-    return *hex;
-}
 
 Result<std::string> sha256_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -11,7 +11,4 @@ namespace util {
 // OpenSSL fails.
 Result<std::string> sha256_file(const std::string& path);
 
-// Returns the lowercase hex SHA-256 of `data`; throws std::runtime_error when OpenSSL fails.
-std::string sha256_hex(std::string_view data);
-
 }  // namespace util

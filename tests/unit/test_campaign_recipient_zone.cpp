@@ -102,7 +102,6 @@ TEST_SUITE("campaign::RegionZones") {
         CHECK(single(*zones, "XC") == "(none)");
         CHECK(single(*zones, "XD") == "(none)");  // the same offset now, not in the summer
         CHECK(single(*zones, "XE") == "(none)");
-        CHECK(zones->regions() == std::vector<std::string>{"XA", "XB", "XC", "XD", "XE"});
     }
 
     TEST_CASE("zone: a table that cannot be read, or holds no zone, fails naming the file") {

@@ -57,11 +57,6 @@ TEST_SUITE("campaign::Template") {
         CHECK(render("{{name}}", {"\"Asha\" <b>&\n", "", ""}) == "\"Asha\" <b>&\n");
         CHECK(render("{{name}}", {"{{date}}", "", "x"}) == "{{date}}");
     }
-    TEST_CASE("lists placeholder names once, in order") {
-        auto t = Template::parse("{{b}} {{a|x}} {{ b }}");
-        REQUIRE(t.ok());
-        CHECK(t->placeholders() == Fields{"b", "a"});
-    }
     TEST_CASE("an unclosed placeholder is a parse error saying where") {
         CHECK(parse_error("Hi {{name") == "\"{{\" at character 4 has no closing \"}}\"");
         CHECK(parse_error("é {{a {{b}}") == "\"{{\" at character 3 has no closing \"}}\"");

@@ -98,7 +98,6 @@ TEST_SUITE("results::records") {
               "{\"event\":\"unsent\",\"row\":12,\"wa_id\":\"14155550123\",\"attempt\":2,\"http_status\":404,"
               "\"error\":\"HTTP 404: Cannot POST /x\",\"at\":\"2026-11-21T09:30:00.123Z\"}\n");
         CHECK(std::get<results::UnsentRecord>(round_trip(u)) == u);
-        CHECK(results::event_name(results::Record(u)) == "unsent");
     }
     TEST_CASE("a failed result round-trips with error and cause") {
         const auto r = failed_result();
@@ -297,10 +296,6 @@ TEST_SUITE("results::records") {
         e.plan = results::PlanSummary{.kind = "unbounded", .messages = 3};
         CHECK(std::get<results::EndRecord>(round_trip(e)) == e);
         CHECK(as_json(results::to_line(e))["plan"]["first"].is_null());
-    }
-    TEST_CASE("event_name names each kind") {
-        CHECK(results::event_name(results::Record(results::EndRecord{})) == "end");
-        CHECK(results::event_name(results::Record(results::AttemptRecord{})) == "attempt");
     }
 }
 

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
+
+#include "fakes.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
 #include "util/redact.hpp"
@@ -58,7 +61,10 @@ TEST_SUITE("util::Redactor") {
 
 TEST_SUITE("util::sha256") {
     TEST_CASE("matches the known digest of abc") {
-        CHECK(util::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        fakes::TempDir temp;
+        const auto path = temp.file("abc.txt");
+        std::ofstream(path) << "abc";
+        CHECK(*util::sha256_file(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
     TEST_CASE("a missing file is an error naming it") {
         auto r = util::sha256_file("/nonexistent/wacamp.csv");
