@@ -1,7 +1,7 @@
 #pragma once
-// A result log folded into the figures of a report (docs/commands.md "report"), in one streaming
-// pass, in flat memory: the 6 bytes kept per row live in a temporary file (util::DiskArray),
-// so ten million rows cost the process no more than a hundred thousand.
+// A result log folded into the figures of a report (docs/commands.md "report"), in the replay's
+// one streaming pass (results::replay: each row's state, in a temporary file), in flat memory:
+// ten million rows cost the process no more than a hundred thousand.
 
 #include <cstdint>
 #include <optional>
@@ -111,7 +111,7 @@ struct Summary {
 // (0 when the CSV cannot be read).
 std::int64_t not_yet_attempted(const Summary& summary);
 
-// The temporary file of the per-row state: 4 KiB pages, 256 of them cached (1 MiB). A log's rows
+// The replay's temporary file of the per-row state: 4 KiB pages, 256 of them cached (1 MiB). A log's rows
 // come mostly in order, so any page size serves it; small pages keep a log whose rows come out of
 // order (hand-made, or merged) to a 4 KiB read and write a row rather than 64 KiB.
 inline util::DiskArrayOptions row_scratch() {
