@@ -39,7 +39,7 @@ struct CsvIndex {
 // Reads the log at `path` once and returns, per row, which record is final. Fails, naming
 // `path`, when it cannot be opened or read or its first line is not a `campaign` record, or
 // when the per-row index cannot be kept in its temporary file (made per `scratch`).
-util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
+util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = {});
 
 // Reads the log of `index` again and writes the header and one line per row to `out`
 // (with the columns of `index.content`)
