@@ -33,10 +33,6 @@ std::optional<std::int64_t> row_of(const results::Record& record) {
     return std::nullopt;
 }
 
-bool in_range(std::int64_t row) {
-    return row >= 1 && row <= results::k_max_row;
-}
-
 // Whether a spreadsheet would read `field` as a formula (OWASP's "CSV injection"): a name from
 // the CSV or an error text from the service could run as one when the report is opened.
 bool formula_like(std::string_view field) {
@@ -140,11 +136,6 @@ void append_line(fmt::memory_buffer& out, const results::UnsentRecord& u, CsvCon
     out.push_back('\n');
 }
 
-// Says that the per-row index could not be kept, naming the log the report is of.
-util::Error scratch_failed(const std::string& path, const util::Error& error) {
-    return util::fail(fmt::format("cannot report on {}: {}", path, error.message));
-}
-
 bool flush(fmt::memory_buffer& buffer, std::ostream& out) {
     out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     buffer.clear();
@@ -160,65 +151,36 @@ std::string csv_field(std::string_view field) {
 }
 
 util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch) {
-    TRY_ASSIGN(auto opened, open_log(path));
-    auto final_record = util::DiskArray<std::uint32_t>::create(scratch);
-    if (!final_record) {
-        return scratch_failed(path, final_record.error());
+    CsvContent content = CsvContent::none;
+    results::ReplayOptions options;
+    options.observe = [&content](const results::Record& record) -> std::uint32_t {
+        if (const auto* r = std::get_if<results::ResultRecord>(&record); r != nullptr && r->message) {
+            if (r->message->image) {
+                content = CsvContent::image;
+            } else if (r->message->is_template()) {
+                content = CsvContent::preview;
+            }
+        }
+        return 0;
+    };
+    options.records = scratch;
+    auto replayed = results::replay(path, options);
+    if (!replayed) {
+        return cannot_report(replayed.error());
+    }
+    if (replayed->records - 1 > std::numeric_limits<std::uint32_t>::max()) {
+        return util::fail(fmt::format("{}: too many records for a CSV report (over {})", path,
+                                      std::numeric_limits<std::uint32_t>::max()));
     }
     CsvIndex index;
     index.path = path;
-    index.final_record = std::move(*final_record);
-    if (opened.header.mode == results::Mode::dry_run) {
-        index.content = CsvContent::text;
-    }
-    results::Record record;
-    for (;;) {
-        TRY_ASSIGN(const bool more, opened.reader.next(record));
-        if (!more) {
-            break;
-        }
-        if (index.records == std::numeric_limits<std::uint32_t>::max()) {
-            return util::fail(fmt::format("{}: too many records for a CSV report (over {})", path, index.records));
-        }
-        ++index.records;
-        const auto row = row_of(record);
-        if (!row) {
-            continue;
-        }
-        if (const auto* r = std::get_if<results::ResultRecord>(&record); r != nullptr && r->message) {
-            if (r->message->image) {
-                index.content = CsvContent::image;
-            } else if (r->message->is_template()) {
-                index.content = CsvContent::preview;
-            }
-        }
-        if (!in_range(*row)) {
-            ++index.warning_count;
-            if (index.warnings.size() < results::LogReader::k_max_warnings) {
-                index.warnings.push_back(
-                    fmt::format("{}:{}: row {} out of range, record ignored", path, opened.reader.line_number(), *row));
-            }
-            continue;
-        }
-        const auto at = static_cast<std::uint64_t>(*row);
-        auto previous = index.final_record.get(at);
-        if (!previous) {
-            return scratch_failed(path, previous.error());
-        }
-        index.rows += *previous == 0 ? 1 : 0;
-        if (auto set = index.final_record.set(at, index.records); !set) {
-            return scratch_failed(path, set.error());
-        }
-    }
-    // The reader's warnings (a torn last line) first; at most about a hundred in all.
-    auto warnings = opened.reader.warnings();
-    for (auto& w : index.warnings) {
-        if (warnings.size() < results::LogReader::k_max_warnings) {
-            warnings.push_back(std::move(w));
-        }
-    }
-    index.warnings = std::move(warnings);
-    index.warning_count += opened.reader.warning_count();
+    index.records = static_cast<std::uint32_t>(replayed->records - 1);
+    index.rows = replayed->named_rows;
+    index.warnings = shown_warnings(*replayed);
+    index.warning_count = replayed->warning_count;
+    index.content =
+        content == CsvContent::none && replayed->header.mode == results::Mode::dry_run ? CsvContent::text : content;
+    index.state = std::move(*replayed);
     return index;
 }
 
@@ -242,14 +204,14 @@ util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
         }
         ++ordinal;
         const auto row = row_of(record);
-        if (!row || !in_range(*row) || static_cast<std::uint64_t>(*row) >= index.final_record.size()) {
+        if (!row || *row < 1 || *row > index.state.max_row()) {
             continue;
         }
-        auto final_ordinal = index.final_record.get(static_cast<std::uint64_t>(*row));
-        if (!final_ordinal) {
-            return scratch_failed(index.path, final_ordinal.error());
+        auto latest = index.state.record(*row);
+        if (!latest) {
+            return scratch_failed(index.path, latest.error());
         }
-        if (*final_ordinal != ordinal) {
+        if (latest->latest_record != ordinal) {
             continue;
         }
         std::visit(

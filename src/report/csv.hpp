@@ -1,8 +1,8 @@
 #pragma once
 // `report --format csv`: one line per recipient with its final state, in flat memory.
-// Two passes over the log: index_log() finds which record is each row's last (4 bytes per
-// row, kept in a temporary file: util::DiskArray), write_csv() streams the log again and
-// writes those records, in log order.
+// Two passes over the log: index_log() is the replay (results::replay), which knows each row's
+// latest record (results::RowRecord::latest_record, in its temporary file), write_csv()
+// streams the log again and writes those records, in log order.
 
 #include <cstdint>
 #include <iosfwd>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "report/summary.hpp"
+#include "results/replay.hpp"
 #include "util/disk_array.hpp"
 #include "util/result.hpp"
 
@@ -27,10 +28,10 @@ enum class CsvContent { none, text, image, preview };
 // What the first pass found.
 struct CsvIndex {
     std::string path;
-    util::DiskArray<std::uint32_t> final_record;  // by row: ordinal of its last attempt/result; 0 none
-    std::uint32_t records = 0;                    // records after the header that pass 1 read
-    std::int64_t rows = 0;                        // rows the log names: lines pass 2 writes
-    std::vector<std::string> warnings;            // the first ~100, "PATH:LINE: …"
+    results::LogState state;            // the replay: each row's latest record
+    std::uint32_t records = 0;          // records after the header that pass 1 read
+    std::int64_t rows = 0;              // rows the log names: lines pass 2 writes
+    std::vector<std::string> warnings;  // the first ~100, "PATH:LINE: …"
     std::int64_t warning_count = 0;
     CsvContent content = CsvContent::none;  // a dry run's log: text, image when it has images, preview when templates
 };
@@ -38,7 +39,7 @@ struct CsvIndex {
 // Reads the log at `path` once and returns, per row, which record is final. Fails, naming
 // `path`, when it cannot be opened or read or its first line is not a `campaign` record, or
 // when the per-row index cannot be kept in its temporary file (made per `scratch`).
-util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
+util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = {});
 
 // Reads the log of `index` again and writes the header and one line per row to `out`
 // (with the columns of `index.content`)

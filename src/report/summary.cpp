@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <variant>
@@ -24,14 +25,20 @@ constexpr std::uint8_t k_no_template = 0xFF;
 static_assert(Summary::k_max_templates < k_no_template);
 constexpr std::size_t k_sample_limit = 300;
 
-// What the fold keeps per row: its state (results::RowFold, the replay's rule), and what its
-// latest result says for the report. A row's error group is fixed by its latest result, so the
-// groups can be counted at the end without keeping any text per row.
-struct RowSummary {
-    results::RowFold fold;
-    std::uint16_t group = k_no_group;
-    std::uint8_t template_index = k_no_template;  // into Folder's templates
-};
+// What the report keeps with each row (results::RowRecord::note): the error group and the
+// template of its latest result, each plus one so that 0, a row without a result, has neither.
+// A row's group is fixed by its latest result, so the groups can be counted at the end without
+// keeping any text per row.
+std::uint32_t row_note(std::uint16_t group, std::uint8_t template_index) {
+    return static_cast<std::uint16_t>(group + 1) |
+           static_cast<std::uint32_t>(static_cast<std::uint8_t>(template_index + 1)) << 16;
+}
+std::uint16_t group_in(std::uint32_t note) {
+    return static_cast<std::uint16_t>((note & 0xFFFF) - 1);
+}
+std::uint8_t template_in(std::uint32_t note) {
+    return static_cast<std::uint8_t>(((note >> 16) & 0xFF) - 1);
+}
 
 // Returns an invalid row's reason without what is particular to the row, so that rows invalid
 // for the same reason share a group: a quoted value (but a column's name) becomes "…", and a run
@@ -62,52 +69,37 @@ std::string reason_shape(std::string_view reason) {
     return out;
 }
 
-// Says that the per-row state could not be kept, naming the log the report is of.
-util::Error scratch_failed(const std::string& path, const util::Error& error) {
-    return util::fail(fmt::format("cannot report on {}: {}", path, error.message));
-}
-
-class Folder {
+// The summary's figures that are not a row's state, from each record as the replay reads it
+// (its results::ReplayOptions::observe); each row's state is the replay's.
+class Figures {
 public:
-    Folder(Summary& summary, const results::LogReader& reader, util::DiskArray<RowSummary> rows)
-        : m_summary(summary), m_reader(reader), m_rows(std::move(rows)) {}
+    explicit Figures(Summary& summary) : m_summary(summary) {}
 
-    util::Result<void> operator()(const results::CampaignHeader& h) {
-        note_time(h.started_at);
-        close_run();
-        ++m_summary.runs;
-        m_summary.latest_header = h;
-        return {};
+    // The error group and template of a result, for its row (row_note); 0 for other records.
+    std::uint32_t operator()(const results::Record& record) {
+        return std::visit([this](const auto& r) { return see(r); }, record);
     }
 
-    util::Result<void> operator()(const results::AttemptRecord& a) {
-        note_time(a.at);
+    // Counts the rows of the replay's `state` into the summary. Fails when a row cannot be read
+    // back from the replay's temporary file.
+    util::Result<void> finish(const results::LogState& state);
+
+private:
+    std::uint32_t see(const results::CampaignHeader&) {
+        close_run();
+        return 0;
+    }
+
+    std::uint32_t see(const results::AttemptRecord& a) {
         ++m_summary.attempts;
         m_run_start = m_run_start ? std::min(*m_run_start, a.at) : a.at;
         m_run_end = m_run_end ? std::max(*m_run_end, a.at) : a.at;
-        if (!in_range(a.row)) {
-            return {};
-        }
-        const auto index = static_cast<std::uint64_t>(a.row);
-        TRY_ASSIGN(RowSummary row, m_rows.get(index));
-        row.fold.attempt(a.attempt);
-        return m_rows.set(index, row);
+        return 0;
     }
 
-    // Not acted on: the row is as it was before that attempt.
-    util::Result<void> operator()(const results::UnsentRecord& u) {
-        note_time(u.at);
-        if (!in_range(u.row)) {
-            return {};
-        }
-        const auto index = static_cast<std::uint64_t>(u.row);
-        TRY_ASSIGN(RowSummary row, m_rows.get(index));
-        row.fold.unsent();
-        return m_rows.set(index, row);
-    }
+    std::uint32_t see(const results::UnsentRecord&) { return 0; }
 
-    util::Result<void> operator()(const results::ResultRecord& r) {
-        note_time(r.at);
+    std::uint32_t see(const results::ResultRecord& r) {
         if (r.status == Status::sent) {
             ++m_summary.sent_results;
         }
@@ -119,17 +111,10 @@ public:
             m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
         }
         m_summary.review.add(r);
-        if (!in_range(r.row)) {
-            return {};
-        }
-        // The latest result decides the row: nothing of the earlier state counts.
-        RowSummary row{{}, group_of(r), template_of(r)};
-        row.fold.result(r.status, r.cause, r.attempts);
-        return m_rows.set(static_cast<std::uint64_t>(r.row), row);
+        return row_note(group_of(r), template_of(r));
     }
 
-    util::Result<void> operator()(const results::DeleteRecord& d) {
-        note_time(d.at);
+    std::uint32_t see(const results::DeleteRecord& d) {
         auto& cleanup = m_summary.cleanup ? *m_summary.cleanup : m_summary.cleanup.emplace();
         ++cleanup.batches;
         cleanup.last_failed = d.status == results::DeleteStatus::failed;
@@ -139,27 +124,15 @@ public:
             ++cleanup.deleted;
             cleanup.ids_deleted += static_cast<std::int64_t>(d.ids.size());
         }
-        return {};
+        return 0;
     }
 
-    util::Result<void> operator()(const results::EndRecord& e) {
-        note_time(e.at);
-        m_summary.last_end = e;
-        return {};
-    }
+    std::uint32_t see(const results::EndRecord&) { return 0; }
 
-    util::Result<void> finish();
-
-private:
     // http_status, or k_no_http, or k_others; error_code, or nothing; an invalid row's reason_shape
     using GroupKey = std::tuple<Status, Cause, int, std::optional<std::int64_t>, std::string>;
     static constexpr int k_no_http = -1;
     static constexpr int k_others = -2;
-
-    void note_time(util::TimePoint t) {
-        m_summary.first_at = std::min(m_summary.first_at, t);
-        m_summary.last_at = std::max(m_summary.last_at, t);
-    }
 
     // Adds the current run's sending time to the total; a resumed campaign's idle gap
     // between runs is not sending time.
@@ -220,70 +193,51 @@ private:
         return static_cast<std::uint8_t>(m_templates.size() - 1);
     }
 
-    // Counts `row`, whose final status is `status`, under its template.
-    void count_template(const RowSummary& row, Status status) {
-        if (row.template_index == k_no_template) {
+    // Counts a row whose final status is `status` under the template of `note`.
+    void count_template(std::uint32_t note, Status status) {
+        const std::uint8_t index = template_in(note);
+        if (index == k_no_template) {
             return;
         }
-        auto& t = m_templates[row.template_index];
+        auto& t = m_templates[index];
         t.sent += status == Status::sent ? 1 : 0;
         t.failed += status == Status::failed ? 1 : 0;
     }
 
-    // Whether `row` can be a row; a warning when not.
-    bool in_range(std::int64_t row) {
-        if (row < 1 || row > results::k_max_row) {
-            ++m_warning_count;
-            if (m_warnings.size() < results::LogReader::k_max_warnings) {
-                m_warnings.push_back(fmt::format("{}:{}: row {} out of range, record ignored", m_reader.path(),
-                                                 m_reader.line_number(), row));
-            }
-            return false;
-        }
-        return true;
-    }
-
     Summary& m_summary;
-    const results::LogReader& m_reader;
-    util::DiskArray<RowSummary> m_rows;  // by row number; [0] unused
     std::map<GroupKey, std::uint16_t> m_group_index;
     std::vector<ErrorGroup> m_groups;
     std::vector<TemplateCount> m_templates;
     LatencyHistogram m_latency;
     std::optional<util::TimePoint> m_run_start;
     std::optional<util::TimePoint> m_run_end;
-    std::vector<std::string> m_warnings;
-    std::int64_t m_warning_count = 0;
 };
 
-util::Result<void> Folder::finish() {
+util::Result<void> Figures::finish(const results::LogState& state) {
     close_run();
     m_summary.review.finish();
-    for (std::uint64_t row_number = 1; row_number < m_rows.size(); ++row_number) {
-        TRY_ASSIGN(const RowSummary row, m_rows.get(row_number));
-        const results::RowState& state = row.fold.state;
-        if (state.pending()) {
+    for (std::int64_t row_number = 1; row_number <= state.max_row(); ++row_number) {
+        TRY_ASSIGN(const results::RowRecord row, state.record(row_number));
+        const results::RowState& row_state = row.state;
+        if (row_state.pending()) {
             continue;
         }
-        ++m_summary.rows;
-        const bool in_flight = state.in_flight();
-        const Status status = state.status;
+        const Status status = row_state.status;
         if ((status == Status::failed || status == Status::unknown) &&
             m_summary.not_sent_rows.size() < Summary::k_not_sent_listed) {
-            m_summary.not_sent_rows.push_back(static_cast<std::int64_t>(row_number));
+            m_summary.not_sent_rows.push_back(row_number);
         }
         if (status == Status::invalid && m_summary.invalid_rows.size() < Summary::k_not_sent_listed) {
-            m_summary.invalid_rows.push_back(static_cast<std::int64_t>(row_number));
+            m_summary.invalid_rows.push_back(row_number);
         }
-        ++m_summary.counts[status];
-        if (in_flight) {
+        if (row_state.in_flight()) {
             ++m_summary.in_flight;
             continue;
         }
-        if (row.group != k_no_group) {
-            ++m_groups[row.group].count;
+        if (const std::uint16_t group = group_in(row.note); group != k_no_group) {
+            ++m_groups[group].count;
         }
-        count_template(row, status);
+        count_template(row.note, status);
     }
     if (m_templates.size() > 1) {
         m_summary.templates = std::move(m_templates);
@@ -299,46 +253,36 @@ util::Result<void> Folder::finish() {
     }
     m_summary.latency = {m_latency.count(), m_latency.percentile(50), m_latency.percentile(95),
                          m_latency.percentile(99), m_latency.max()};
-
-    // The reader's warnings (torn lines first, in line order), then the fold's.
-    m_summary.warnings = m_reader.warnings();
-    for (auto& w : m_warnings) {
-        if (m_summary.warnings.size() < results::LogReader::k_max_warnings) {
-            m_summary.warnings.push_back(std::move(w));
-        }
-    }
-    m_summary.warning_count = m_reader.warning_count() + m_warning_count;
     return {};
 }
 
 }  // namespace
 
 util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch) {
-    TRY_ASSIGN(auto opened, open_log(path));
-    auto rows = util::DiskArray<RowSummary>::create(scratch);
-    if (!rows) {
-        return scratch_failed(path, rows.error());
-    }
     Summary summary;
-    summary.log_path = path;
-    summary.header = opened.header;
-    summary.latest_header = opened.header;
-    summary.first_at = summary.last_at = summary.header.started_at;
-    summary.records = 1;
-    Folder folder(summary, opened.reader, std::move(*rows));
-    results::Record record;
-    for (;;) {
-        TRY_ASSIGN(const bool more, opened.reader.next(record));
-        if (!more) {
-            break;
-        }
-        ++summary.records;
-        summary.ended = std::holds_alternative<results::EndRecord>(record);
-        if (auto folded = std::visit(folder, record); !folded) {
-            return scratch_failed(path, folded.error());
-        }
+    Figures figures(summary);
+    results::ReplayOptions options;
+    options.observe = std::ref(figures);
+    options.records = scratch;
+    auto replayed = results::replay(path, options);
+    if (!replayed) {
+        return cannot_report(replayed.error());
     }
-    if (auto finished = folder.finish(); !finished) {
+    const results::LogState& state = *replayed;
+    summary.log_path = path;
+    summary.header = state.header;
+    summary.latest_header = state.latest_header;
+    summary.runs = state.runs;
+    summary.last_end = state.last_end;
+    summary.ended = state.ended;
+    summary.records = state.records;
+    summary.rows = state.counts.total();
+    summary.counts = state.counts;
+    summary.first_at = state.first_at.value_or(state.header.started_at);
+    summary.last_at = state.last_at.value_or(state.header.started_at);
+    summary.warnings = shown_warnings(state);
+    summary.warning_count = state.warning_count;
+    if (auto finished = figures.finish(state); !finished) {
         return scratch_failed(path, finished.error());
     }
     summary.list = look_at_list(summary.latest_header);

@@ -1,7 +1,7 @@
 #pragma once
-// A result log folded into the figures of a report (docs/commands.md "report"), in one streaming
-// pass, in flat memory: the 6 bytes kept per row live in a temporary file (util::DiskArray),
-// so ten million rows cost the process no more than a hundred thousand.
+// A result log folded into the figures of a report (docs/commands.md "report"), in the replay's
+// one streaming pass (results::replay: each row's state, in a temporary file), in flat memory:
+// ten million rows cost the process no more than a hundred thousand.
 
 #include <cstdint>
 #include <optional>
@@ -111,22 +111,12 @@ struct Summary {
 // (0 when the CSV cannot be read).
 std::int64_t not_yet_attempted(const Summary& summary);
 
-// The temporary file of the per-row state: 4 KiB pages, 256 of them cached (1 MiB). A log's rows
-// come mostly in order, so any page size serves it; small pages keep a log whose rows come out of
-// order (hand-made, or merged) to a 4 KiB read and write a row rather than 64 KiB.
-inline util::DiskArrayOptions row_scratch() {
-    util::DiskArrayOptions options;
-    options.page_bytes = 4096;
-    options.cached_pages = 256;
-    return options;
-}
-
 // Reads the log at `path` to its end and returns its summary. Fails, naming `path`, when it
 // cannot be opened or read or its first line is not a `campaign` record, or when the per-row
 // state cannot be kept in its temporary file (made per `scratch`: TMPDIR unless it names a
 // directory); unusable lines (a torn last line) are warnings. The recipient list the latest run
 // read is looked at as it is now (its rows counted, its SHA-256 compared), and the next steps
 // worked out.
-util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = row_scratch());
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = {});
 
 }  // namespace report

@@ -20,22 +20,32 @@ std::uint64_t id_hash(std::string_view id) {
     return std::hash<std::string_view>{}(id);
 }
 
-// The numbers and ids of the log, sorted on disk, to be joined with the list.
+// The numbers and ids of the log, sorted on disk, to be joined with the list; nothing is kept
+// when there is no list to join (`wanted` false).
 struct LogKeys {
+    bool wanted;
     util::ExternalSorter numbers;  // (number code, RowRecord mark): sent or unknown
     util::ExternalSorter deleted;  // (id_hash, 0) of every id a `deleted` batch names
     // wa_ids without a number code (never the phone normaliser's; an edited log's): few.
     WaIdSet other_sent;
     WaIdSet other_unknown;
 
-    explicit LogKeys(const util::ExternalSortOptions& options) : numbers(options), deleted(options) {}
+    explicit LogKeys(const ReplayOptions& options)
+        : wanted(static_cast<bool>(options.rows)), numbers(options.sort), deleted(options.sort) {}
 
     util::Result<void> add_number(std::string_view wa_id, std::uint8_t mark) {
+        if (!wanted) {
+            return {};
+        }
         if (const auto code = wa_id_code(wa_id)) {
             return numbers.add({*code, mark});
         }
         (mark == RowRecord::k_number_sent ? other_sent : other_unknown).insert(wa_id);
         return {};
+    }
+
+    util::Result<void> add_deleted(std::string_view id) {
+        return wanted ? deleted.add({id_hash(id), 0}) : util::Result<void>();
     }
 };
 
@@ -50,6 +60,7 @@ struct Folder {
     std::vector<std::string> warnings;
     std::int64_t warning_count = 0;
     std::optional<util::Error> error;
+    std::uint32_t note = 0;  // options.observe's answer for the record being folded
 
     // Rows whose outcome is unknown now and whose wa_id has no number code or whose row is out
     // of range (an edited log's): their wa_id. The others' are in their records.
@@ -60,7 +71,7 @@ struct Folder {
     std::int64_t later_count = 0;
     std::optional<util::TimePoint> later_at;
 
-    Folder(LogState& s, const LogReader& r, const ReplayOptions& o) : state(s), reader(r), options(o), keys(o.sort) {
+    Folder(LogState& s, const LogReader& r, const ReplayOptions& o) : state(s), reader(r), options(o), keys(o) {
         if (o.now) {
             sent_after = *o.now - k_daily_window;
         }
@@ -79,6 +90,7 @@ struct Folder {
                 keep(fresh.error());
             }
             state.m_max_row = 0;
+            state.named_rows = 0;
         }
         state.latest_header = std::move(h);
     }
@@ -106,6 +118,7 @@ struct Folder {
         update(r.row, [&](RowRecord& rec) {
             rec.number = code;
             rec.result(r.status, r.cause, r.attempts);
+            rec.note = note;
             if (r.status == Status::failed && r.cause == Cause::marketing_limit) {
                 rec.marks |= RowRecord::k_marketing_limited;
                 rec.marketing_at = r.at.time_since_epoch().count();
@@ -133,7 +146,7 @@ struct Folder {
         ++state.delete_batches;
         if (d.status == DeleteStatus::deleted) {
             for (const auto& id : d.ids) {
-                keep(keys.deleted.add({id_hash(id), 0}));
+                keep(keys.add_deleted(id));
             }
         } else {
             ++state.delete_batches_failed;
@@ -157,7 +170,7 @@ struct Folder {
     // Before the rows are renumbered: the numbers of the rows whose outcome is unknown now
     // stay unknown under the new list. The records of the old rows are dropped.
     void keep_unknown_numbers() {
-        for (std::int64_t i = 1; i <= state.m_max_row && !error; ++i) {
+        for (std::int64_t i = 1; keys.wanted && i <= state.m_max_row && !error; ++i) {
             auto rec = state.m_records.get(static_cast<std::uint64_t>(i));
             if (!rec) {
                 keep(rec.error());
@@ -222,6 +235,8 @@ struct Folder {
             return;
         }
         change(*rec);
+        state.named_rows += rec->latest_record == 0 ? 1 : 0;
+        rec->latest_record = static_cast<std::uint32_t>(state.records - 1);
         keep(state.m_records.set(index, *rec));
         state.m_max_row = std::max(state.m_max_row, row);
     }
@@ -354,10 +369,11 @@ util::Result<void> finish(LogState& state, const LogReader& reader, Folder& fold
             state.warnings.push_back(std::move(w));
         }
     }
-    const auto total = reader.warning_count() + folder.warning_count;
+    state.warning_count = reader.warning_count() + folder.warning_count;
     const auto shown = static_cast<std::int64_t>(state.warnings.size());
-    if (total > shown) {
-        state.warnings.push_back(fmt::format("{}: {} more warnings not shown", reader.path(), total - shown));
+    if (state.warning_count > shown) {
+        state.warnings.push_back(
+            fmt::format("{}: {} more warnings not shown", reader.path(), state.warning_count - shown));
     }
     return {};
 }
@@ -399,7 +415,8 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
             fmt::format("{}:1: not a wacamp result log: the first line must be a \"campaign\" record", path));
     }
     const auto temp_failed = [&](const util::Error& e) {
-        return util::fail(fmt::format("{}: the log's replay on disk: {}", path, e.message));
+        return util::Error{fmt::format("{}: the log's replay on disk: {}", path, e.message),
+                           util::ErrorKind::temp_file};
     };
     auto records = util::DiskArray<RowRecord>::create(options.records);
     if (!records) {
@@ -418,6 +435,9 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
         }
         ++state.records;
         state.ended = std::holds_alternative<EndRecord>(record);
+        if (options.observe) {
+            folder.note = options.observe(record);
+        }
         std::visit(folder, record);
     }
     if (folder.error) {

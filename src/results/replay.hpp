@@ -21,7 +21,7 @@
 namespace results {
 
 // What the log says about one CSV row, and what joining the log with the recipient list found
-// for it; 32 bytes, kept on disk (util::DiskArray), not in memory.
+// for it; 40 bytes, kept on disk (util::DiskArray), not in memory.
 struct RowRecord : RowFold {
     static constexpr std::uint8_t k_number_sent = 1;        // a `sent` result names the row's number
     static constexpr std::uint8_t k_number_unknown = 2;     // its number had an unknown outcome under an earlier list
@@ -35,6 +35,11 @@ struct RowRecord : RowFold {
     // listed_fingerprint() of the number the list had at this row when it was joined (0: none):
     // the sending pass reads the list again, and must find the same number there.
     std::uint64_t listed = 0;
+    // Which record is the row's latest `attempt`, `result` or `unsent`: its ordinal among the
+    // records after the header (LogState::records − 1 when it was read), modulo 2^32; 0: none.
+    std::uint32_t latest_record = 0;
+    // ReplayOptions::observe's answer for the row's latest `result`; 0 before any.
+    std::uint32_t note = 0;
 
     bool marked(std::uint8_t mark) const { return (marks & mark) != 0; }
     // When the row's latest result was a marketing-limit refusal: that answer's time.
@@ -67,6 +72,9 @@ struct ReplayOptions {
     // was sent (or had an unknown outcome) under any row, and whether its user_id was deleted
     // (LogState::joined()); run, resume and the deletion step need it, the counts do not.
     RowSource rows{};
+    // A reader's own figures (report's), from each record after the header in log order, before
+    // the replay folds it. What it returns for a `result` is kept with the row: RowRecord::note.
+    std::function<std::uint32_t(const Record&)> observe{};
     // Where the per-row records and the sorts of numbers and ids go (tests make them fail).
     util::DiskArrayOptions records{};
     util::ExternalSortOptions sort{};
@@ -85,6 +93,7 @@ struct LogState {
     CampaignHeader latest_header;             // the last `campaign` record (a later run may add one)
     int runs = 1;                             // `campaign` records in the log
     StatusCounts counts;                      // rows per status; pending rows are not counted
+    std::int64_t named_rows = 0;              // rows an attempt, result or unsent names (pending ones too)
     CauseCounts causes;                       // failed and skipped rows per cause
     std::optional<util::TimePoint> first_at;  // earliest time any record carries
     std::optional<util::TimePoint> last_at;   // latest time any record carries
@@ -94,7 +103,8 @@ struct LogState {
     std::optional<EndRecord> last_end;  // the latest `end` record
     bool ended = false;                 // the log's last record is an `end`: the last run finished
     std::int64_t records = 0;           // records read
-    std::vector<std::string> warnings;  // "PATH:LINE: …", at most about a hundred
+    std::vector<std::string> warnings;  // "PATH:LINE: …", at most about a hundred, then a note of the rest
+    std::int64_t warning_count = 0;     // all of them
 
     // Returns what is known of `row` (1-based); a pending row without marks for rows neither
     // the log nor the list names. Fails when the records cannot be read back from disk (the
@@ -126,7 +136,8 @@ inline constexpr std::int64_t k_max_row = 100'000'000;
 // Reads the log at `path` to its end and folds it into a LogState, joined with
 // `options.rows` when set. Fails when the file cannot be read or its first line is not a
 // `campaign` record (an empty file included), when the list cannot be read, and when a
-// temporary file cannot be written or read back; unusable lines are warnings, not failures.
+// temporary file cannot be made, written or read back (util::ErrorKind::temp_file); unusable
+// lines are warnings, not failures.
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options = {});
 
 }  // namespace results

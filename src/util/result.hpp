@@ -17,8 +17,9 @@ namespace util {
 // What failed, where a caller must tell failures apart (most need not).
 enum class ErrorKind {
     general,
-    write,   // something could not be written (a log), as against input that could not be read
-    ledger,  // the account's ledger could not be read or written
+    write,      // something could not be written (a log), as against input that could not be read
+    ledger,     // the account's ledger could not be read or written
+    temp_file,  // a temporary file (a replay's, a sort's) could not be made, written or read back
 };
 
 struct Error {

@@ -170,6 +170,25 @@ TEST_SUITE("report::summarize") {
         CHECK(*s->send_rate == doctest::Approx(1.0));
     }
 
+    TEST_CASE("a changed recipient list renumbers the rows: the latest list's rows are counted, as replay does") {
+        LogFile log;
+        std::string changed = header();
+        changed.replace(changed.find("\"bb\""), 4, "\"cc\"");
+        auto s = report::summarize(log.write(header() + sent(1, 10, 1s) + sent(2, 10, 2s) +
+                                             result(3, Status::failed, Cause::rejected, 400, "HTTP 400", 10, 3s) +
+                                             changed + sent(1, 10, 4s)));
+        REQUIRE(s.ok());
+        CHECK(s->runs == 2);
+        CHECK(s->rows == 1);
+        CHECK(s->counts[Status::sent] == 1);
+        CHECK(s->counts[Status::failed] == 0);
+        CHECK(s->errors.empty());
+        CHECK(s->sent_results == 3);  // every request's result still counts for the send rate
+        auto state = results::replay(log.path);
+        REQUIRE(state.ok());
+        CHECK(s->counts == state->counts);
+    }
+
     TEST_CASE("a dry run has no requests and no send rate") {
         LogFile log;
         auto s = report::summarize(

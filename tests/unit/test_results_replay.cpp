@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <variant>
 
 #include "fakes.hpp"
 #include "results/log_reader.hpp"
@@ -370,6 +371,7 @@ TEST_SUITE("results::replay") {
                                                      .fail_reads_after_bytes = 8192}});
             REQUIRE_FALSE(state.ok());
             CHECK(state.error().message.find("log.jsonl: the log's replay on disk: ") != std::string::npos);
+            CHECK(state.error().kind == util::ErrorKind::temp_file);
         }
         SUBCASE("the sorts of numbers and ids") {
             auto state = f.replay(
@@ -454,6 +456,46 @@ TEST_SUITE("results::replay") {
         CHECK(mentions(state->warnings, "row 0 out of range"));
         CHECK(mentions(state->warnings, "row 1000000000 out of range"));
     }
+    TEST_CASE("keeps each row's latest record, and what the observer said of its latest result") {
+        Fixture f;
+        int seen = 0;
+        results::ReplayOptions options;
+        options.observe = [&seen](const results::Record& record) -> std::uint32_t {
+            ++seen;
+            const auto* r = std::get_if<results::ResultRecord>(&record);
+            return r != nullptr ? static_cast<std::uint32_t>(100 + r->attempts) : 7;
+        };
+        // Records after the header: 1 attempt(1), 2 result(1), 3 attempt(2), 4 attempt(1), 5 unsent(1).
+        auto state = f.replay(k_header + attempt(1, 1) + result(1, "failed", 1, "09:30:01.000", "transient") +
+                                  attempt(2, 1) + attempt(1, 2) + unsent(1, 2),
+                              options);
+        REQUIRE(state.ok());
+        CHECK(seen == 5);
+        auto one = state->record(1);
+        auto two = state->record(2);
+        REQUIRE(one.ok());
+        REQUIRE(two.ok());
+        CHECK(one->latest_record == 5);
+        CHECK(one->note == 101);  // kept through the later attempt and unsent
+        CHECK(two->latest_record == 3);
+        CHECK(two->note == 0);
+        CHECK(state->named_rows == 2);
+    }
+    TEST_CASE("a changed recipient list starts the rows afresh: states, latest records and rows named") {
+        Fixture f;
+        std::string second = k_header;
+        second.replace(second.find("\"bb\""), 4, "\"cc\"");
+        auto state = f.replay(k_header + result(1, "sent", 1) + result(2, "sent", 1) + result(3, "failed", 1) + second +
+                              result(1, "sent", 1));
+        REQUIRE(state.ok());
+        CHECK(state->counts[Status::sent] == 1);
+        CHECK(state->counts[Status::failed] == 0);
+        CHECK(state->named_rows == 1);
+        CHECK(state->max_row() == 1);
+        auto one = state->record(1);
+        REQUIRE(one.ok());
+        CHECK(one->latest_record == 5);
+    }
     TEST_CASE("warnings are capped, with a note of how many more there were") {
         Fixture f;
         std::string text = k_header;
@@ -464,6 +506,7 @@ TEST_SUITE("results::replay") {
         REQUIRE(state.ok());
         CHECK(state->warnings.size() == results::LogReader::k_max_warnings + 1);
         CHECK(state->warnings.back().find("50 more warnings") != std::string::npos);
+        CHECK(state->warning_count == 150);
     }
 }
 
