@@ -21,6 +21,7 @@ public:
     explicit DetailFolder(const Summary& summary)
         : m_rows(summary.not_sent_rows),
           m_latest(summary.not_sent_rows.size()),
+          m_before_attempt(summary.not_sent_rows.size()),
           m_invalid_rows(summary.invalid_rows),
           m_invalid(summary.invalid_rows.size()) {
         m_details.timeline = Timeline(summary.first_at, summary.last_at);
@@ -28,6 +29,7 @@ public:
 
     void operator()(const results::AttemptRecord& a) {
         if (auto* latest = latest_for(a.row)) {
+            before_attempt_of(a.row) = *latest;
             // Until a result follows, the request may or may not have been delivered.
             results::ResultRecord r;
             r.row = a.row;
@@ -38,6 +40,13 @@ public:
             r.error = k_in_flight_error;
             r.at = a.at;
             *latest = std::move(r);
+        }
+    }
+
+    // The request was not acted on: the row is as it was before that attempt (results::RowFold).
+    void operator()(const results::UnsentRecord& u) {
+        if (auto* latest = latest_for(u.row)) {
+            *latest = before_attempt_of(u.row);
         }
     }
 
@@ -92,6 +101,10 @@ private:
 
     // The slot of `row` if it is one of the listed rows.
     std::optional<results::ResultRecord>* latest_for(std::int64_t row) { return slot_of(m_rows, m_latest, row); }
+    // The latest record of a listed `row` before its latest attempt.
+    std::optional<results::ResultRecord>& before_attempt_of(std::int64_t row) {
+        return *slot_of(m_rows, m_before_attempt, row);
+    }
 
     // Keeps the k_slowest slowest requests, at most one per row (its slowest).
     void note_latency(const results::ResultRecord& r) {
@@ -116,7 +129,8 @@ private:
 
     const std::vector<std::int64_t>& m_rows;  // ascending
     std::vector<std::optional<results::ResultRecord>> m_latest;
-    const std::vector<std::int64_t>& m_invalid_rows;  // ascending
+    std::vector<std::optional<results::ResultRecord>> m_before_attempt;  // what an `unsent` restores
+    const std::vector<std::int64_t>& m_invalid_rows;                     // ascending
     std::vector<std::optional<results::ResultRecord>> m_invalid;
     HtmlDetails m_details;
 };

@@ -119,6 +119,20 @@ TEST_SUITE("report::html") {
         CHECK(contains(section, "User 4"));
     }
 
+    TEST_CASE("a retry answered unsent leaves the row as its earlier result left it, not in flight") {
+        LogFile log;
+        const std::string unsent =
+            results::to_line(results::UnsentRecord{1, wa_id(1), 2, 404, "HTTP 404: no such path", at(2100ms)});
+        const auto page =
+            page_of(log, header() + attempt(1, 1, 1s) +
+                             result(1, Status::failed, Cause::transient, 500, "HTTP 500: try later", 90, 1090ms) +
+                             attempt(1, 2, 2s) + unsent);
+        const auto section = page.substr(page.find(R"(id="not-sent")"));
+        CHECK(contains(section, "Failed and unknown recipients (1)"));
+        CHECK(contains(section, "HTTP 500: try later"));
+        CHECK_FALSE(contains(section, "request in flight when the run stopped"));
+    }
+
     TEST_CASE("lists the first 100 failed rows and counts the rest") {
         LogFile log;
         std::string text = header();
