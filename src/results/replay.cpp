@@ -15,7 +15,7 @@ namespace {
 
 constexpr auto k_daily_window = std::chrono::hours(24);
 
-// A user_id as 64 bits, for the join with the list (see join_ids()).
+// A user_id as 64 bits, for the join with the list (see join_list()).
 std::uint64_t id_hash(std::string_view id) {
     return std::hash<std::string_view>{}(id);
 }
@@ -394,11 +394,6 @@ util::Result<RowRecord> LogState::record(std::int64_t row) const {
 util::Result<RowState> LogState::row(std::int64_t row) const {
     TRY_ASSIGN(const RowRecord rec, record(row));
     return rec.state;
-}
-
-util::Result<std::optional<util::TimePoint>> LogState::marketing_limited_at(std::int64_t row) const {
-    TRY_ASSIGN(const RowRecord rec, record(row));
-    return rec.marketing_limited_at();
 }
 
 util::Result<LogState> replay(const std::string& path, const ReplayOptions& options) {

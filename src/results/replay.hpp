@@ -112,9 +112,6 @@ struct LogState {
     util::Result<RowRecord> record(std::int64_t row) const;
     // The state part of record().
     util::Result<RowState> row(std::int64_t row) const;
-    // Returns when `row` was last refused for Meta's marketing limit, or nothing when its latest
-    // result is not such a refusal.
-    util::Result<std::optional<util::TimePoint>> marketing_limited_at(std::int64_t row) const;
     // Returns the highest row number the log names (0 when none).
     std::int64_t max_row() const { return m_max_row; }
     // Whether the rows carry the marks of ReplayOptions::rows.

@@ -117,13 +117,13 @@ TEST_SUITE("results::replay") {
                               result(3, "failed", 1, "09:30:04.000", "opted_out") + attempt(4, 1) +
                               result(4, "failed", 1, "09:30:05.000", "pair_rate") + attempt(4, 2));
         REQUIRE(state.ok());
-        const auto read = state->marketing_limited_at(1);
+        const auto read = state->record(1);
         REQUIRE(read.ok());
-        const auto at = *read;
+        const auto at = read->marketing_limited_at();
         REQUIRE(at.has_value());
         CHECK(util::format_timestamp(*at) == "2026-11-21T09:30:01.000Z");
-        CHECK_FALSE(state->marketing_limited_at(2)->has_value());  // sent since
-        CHECK_FALSE(state->marketing_limited_at(3)->has_value());
+        CHECK_FALSE(state->record(2)->marketing_limited_at().has_value());  // sent since
+        CHECK_FALSE(state->record(3)->marketing_limited_at().has_value());
         CHECK(state->causes[results::Cause::marketing_limit] == 1);
         CHECK(state->causes[results::Cause::opted_out] == 1);
         CHECK(state->causes[results::Cause::pair_rate] == 0);  // row 4 is in flight again
