@@ -11,20 +11,28 @@ using account::sqlite::Statement;
 
 constexpr const char* k_select = "SELECT n FROM numbers WHERE n >= ?1 ORDER BY n";
 
+// A database in memory holding the numbers 1, 2 and 3.
+struct Numbers {
+    Database db{"", Database::Mode::memory};
+    Numbers() { db.exec("CREATE TABLE numbers (n INTEGER); INSERT INTO numbers VALUES (1), (2), (3);"); }
+};
+
+// Binds the lower bound and steps to the first row: its number.
+std::int64_t first_from(Statement& select, std::int64_t from) {
+    select.bind(1, from);
+    REQUIRE(select.step());
+    return select.integer(0);
+}
+
 }  // namespace
 
 TEST_SUITE("account::sqlite") {
     TEST_CASE("two statements of one text in use at once step on their own") {
-        Database db("", Database::Mode::memory);
-        db.exec("CREATE TABLE numbers (n INTEGER); INSERT INTO numbers VALUES (1), (2), (3);");
-        Statement first(db, k_select);
-        first.bind(1, std::int64_t{2});
-        REQUIRE(first.step());
-        CHECK(first.integer(0) == 2);
-        Statement second(db, k_select);
-        second.bind(1, std::int64_t{1});
-        REQUIRE(second.step());
-        CHECK(second.integer(0) == 1);
+        Numbers numbers;
+        Statement first(numbers.db, k_select);
+        CHECK(first_from(first, 2) == 2);
+        Statement second(numbers.db, k_select);
+        CHECK(first_from(second, 1) == 1);
         REQUIRE(first.step());
         CHECK(first.integer(0) == 3);
         CHECK_FALSE(first.step());
@@ -32,19 +40,15 @@ TEST_SUITE("account::sqlite") {
         CHECK(second.integer(0) == 2);
     }
     TEST_CASE("a statement given back mid-way starts afresh, with nothing bound, for its next user") {
-        Database db("", Database::Mode::memory);
-        db.exec("CREATE TABLE numbers (n INTEGER); INSERT INTO numbers VALUES (1), (2), (3);");
+        Numbers numbers;
         {
-            Statement used(db, k_select);
-            used.bind(1, std::int64_t{3});
-            REQUIRE(used.step());
+            Statement used(numbers.db, k_select);
+            CHECK(first_from(used, 3) == 3);
         }
-        Statement again(db, k_select);
+        Statement again(numbers.db, k_select);
         // Unbound, ?1 is NULL: no row is >= NULL.
         CHECK_FALSE(again.step());
         again.rewind();
-        again.bind(1, std::int64_t{1});
-        REQUIRE(again.step());
-        CHECK(again.integer(0) == 1);
+        CHECK(first_from(again, 1) == 1);
     }
 }
