@@ -100,13 +100,12 @@ public:
         // whether or not this request caps the day.
         const bool new_today = m_day.kept() && !m_today.contains(send.wa_id) && !m_day.counts(send.wa_id);
         if (m_request.limits.per_day) {
-            const std::int64_t numbers = m_day_numbers_before + m_new_today;
+            const std::int64_t numbers = m_day_numbers_before + new_numbers();
             if (new_today && numbers >= *m_request.limits.per_day) {
                 return Reservation{Refusal::per_day, day_room(numbers)};
             }
         }
         if (new_today) {
-            ++m_new_today;
             m_new_numbers.insert(send.wa_id);
         }
         m_today.insert(send.wa_id);
@@ -115,7 +114,7 @@ public:
     }
 
     // The numbers the granted sends bring into the day's window.
-    std::int64_t new_numbers() const { return m_new_today; }
+    std::int64_t new_numbers() const { return static_cast<std::int64_t>(m_new_numbers.size()); }
     // Whether `wa_id` was counted as coming into the window with this batch.
     bool brought_in(const std::string& wa_id) const { return m_new_numbers.contains(wa_id); }
 
@@ -197,9 +196,8 @@ private:
     sqlite::Statement m_suppressed;
     sqlite::Statement m_held;
     std::int64_t m_day_numbers_before = 0;  // numbers messaged in the trailing 24 h, before this batch
-    std::int64_t m_new_today = 0;           // numbers this batch adds to them
     std::unordered_set<std::string> m_today;
-    std::unordered_set<std::string> m_new_numbers;  // counted in m_new_today
+    std::unordered_set<std::string> m_new_numbers;  // the numbers this batch adds to them
     std::unordered_map<std::string, std::int64_t> m_granted;
     std::optional<std::pair<std::int64_t, util::TimePoint>> m_day_room;  // offset, room_at
 };
