@@ -199,7 +199,7 @@ bool request_may_have_arrived(const Transfer& transfer) {
     if (transfer.requests_begun == 0) {
         return false;  // not connected (refused, DNS, TLS, a connect timeout)
     }
-    if (!transfer.request.body.empty()) {
+    if (!transfer.request.body.empty() && !transfer.body_with_headers) {
         return transfer.body_handed > 0;  // without its body the request was incomplete
     }
     return true;

@@ -27,11 +27,12 @@ struct Transfer {
     HttpRequest request;
     HttpResponse response;
     std::chrono::steady_clock::time_point started;
-    std::size_t body_handed = 0;   // bytes of request.body given to libcurl (on_read)
-    int requests_begun = 0;        // requests libcurl began on a connection (on_prereq)
-    bool body_capped = false;      // the answer's body passed its cap (on_body): cut short there
-    std::size_t header_bytes = 0;  // kept of the last response's headers
-    bool answer_begun = false;     // a status line came back (on_header)
+    std::size_t body_handed = 0;     // bytes of request.body given to libcurl (on_read)
+    bool body_with_headers = false;  // request.body is CURLOPT_POSTFIELDS: sent with the headers
+    int requests_begun = 0;          // requests libcurl began on a connection (on_prereq)
+    bool body_capped = false;        // the answer's body passed its cap (on_body): cut short there
+    std::size_t header_bytes = 0;    // kept of the last response's headers
+    bool answer_begun = false;       // a status line came back (on_header)
     char error_buffer[CURL_ERROR_SIZE] = {};
     // What libcurl's informational texts (on_debug) said of the first request, over HTTP/2 only.
     long connection = -1;             // libcurl's number of the connection it went out on
@@ -89,7 +90,9 @@ bool never_processed(const Transfer& transfer);
 
 // CURLOPT_PREREQFUNCTION, called before each request libcurl makes on a connection: the
 // first goes, any other (libcurl's own retry on a fresh connection) is aborted, so that no
-// request leaves without the caller knowing.
+// request leaves without the caller knowing. libcurl 7.88 calls it in MSTATE_DO, which every
+// request passes, a retry included (back through MSTATE_CONNECT): with a body from
+// CURLOPT_POSTFIELDS, which libcurl can always rewind, it is the one guard.
 int on_prereq(void* user, char* primary_ip, char* local_ip, int primary_port, int local_port);
 
 // CURLOPT_PREREQFUNCTION for a request that follows redirects: each hop is a request of its
@@ -102,8 +105,8 @@ int on_prereq_following(void* user, char* primary_ip, char* local_ip, int primar
 void configure_fetch(CURL* easy, const HttpRequest& request);
 
 // Whether the service may have received the whole request of `transfer`, which failed: a
-// request with a body only once a byte of it was handed to libcurl, one without a body once
-// libcurl began sending it.
+// request with a body from on_read only once a byte of it was handed to libcurl, any other
+// once libcurl began sending it.
 bool request_may_have_arrived(const Transfer& transfer);
 
 // The Completion of `transfer`, which libcurl ended with `code`: its response (also when

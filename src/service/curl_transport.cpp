@@ -89,8 +89,10 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-        // The body goes through a read callback with no seek function, so libcurl cannot
-        // resend it on its own (it would on a reused connection that closed unanswered).
+        // Where the body goes through the read callback (see `configure`), there is no seek
+        // function, so libcurl cannot rewind it to resend the request on its own; the
+        // pre-request callback aborts any second request of a transfer whichever way the body
+        // goes (libcurl resends on a fresh connection when a reused one closed unanswered).
         curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
         // A request's body is a few hundred bytes: libcurl's smallest upload buffer (16 KiB, the
         // size of its receive buffer) instead of 64 KiB, allocated and freed for every request.
@@ -131,17 +133,22 @@ struct CurlTransport::Impl {
         curl_easy_setopt(e, CURLOPT_READDATA, &t);
         curl_easy_setopt(e, CURLOPT_PREREQDATA, &t);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
+        const long http = detail::curl_http_version(options.http, r.url);
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http);
         // Every method option is set each time: a reused handle must not keep the last one's.
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == Method::put ? "PUT" : nullptr);
         if (r.method == Method::get || r.method == Method::head) {
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, nullptr);  // not the last request's body
             curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
         } else {
             curl_easy_setopt(e, CURLOPT_POST, 1L);
-            curl_easy_setopt(e, CURLOPT_POSTFIELDS, nullptr);  // from on_read: see take_handle
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+            // Over HTTP/1.1 the body goes out in the headers' write (`t.request` outlives the
+            // transfer). Where HTTP/2 may be spoken it goes through on_read: a stream refused
+            // after its HEADERS frame and before any of its body is then known never processed.
+            t.body_with_headers = http == CURL_HTTP_VERSION_1_1;
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS, t.body_with_headers ? r.body.data() : nullptr);
         }
-        const long http = detail::curl_http_version(options.http, r.url);
-        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http);
         // Where HTTP/2 may be spoken, a request waits for the first connection to say whether it
         // multiplexes rather than open one of its own: a campaign's first burst shares one
         // connection instead of opening one per request in flight.

@@ -2,7 +2,9 @@
 // (resend, buffer, time out) is what wacamp must see and decide.
 
 #include <doctest/doctest.h>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "../support/scripted_server.hpp"
 #include "service/curl_transport.hpp"
@@ -180,6 +182,32 @@ TEST_SUITE("service::CurlTransport") {
         REQUIRE(std::holds_alternative<service::HttpResponse>(get.result));
         CHECK(std::get<service::HttpResponse>(get.result).body == k_ok);
         CHECK(server.requests() == 2);
+    }
+    TEST_CASE("a POST's body arrives whole, and the handle's next GET and POST carry only their own") {
+        std::vector<ReceivedRequest> seen;
+        std::mutex m;
+        ScriptedServer server([&](const ReceivedRequest& r) {
+            const std::lock_guard lock(m);
+            seen.push_back(r);
+            return Reply{Reply::Kind::answer, http_response(200, k_ok)};
+        });
+        service::CurlTransport transport;
+        auto post = request_to(server, service::Method::post);
+        REQUIRE(std::holds_alternative<service::HttpResponse>(service::perform(transport, post).result));
+        REQUIRE(std::holds_alternative<service::HttpResponse>(
+            service::perform(transport, request_to(server, service::Method::get)).result));
+        auto second = request_to(server, service::Method::post);
+        second.body = R"({"wa_id":"919812300001"})";
+        REQUIRE(std::holds_alternative<service::HttpResponse>(service::perform(transport, second).result));
+        const std::lock_guard lock(m);
+        REQUIRE(seen.size() == 3);
+        CHECK(seen[0].head.starts_with("POST "));
+        CHECK(seen[0].body == post.body);
+        CHECK(seen[1].head.starts_with("GET "));
+        CHECK(seen[1].body.empty());
+        CHECK(seen[1].head.find("Content-Length") == std::string::npos);
+        CHECK(seen[2].head.starts_with("POST "));
+        CHECK(seen[2].body == second.body);
     }
     TEST_CASE("redirects are followed only when asked, at most as many as asked, and only to http(s)") {
         ScriptedServer server([](const ReceivedRequest& r) {
