@@ -24,6 +24,7 @@ constexpr std::uint16_t k_no_group = 0xFFFF;
 constexpr std::uint8_t k_no_template = 0xFF;
 static_assert(Summary::k_max_templates < k_no_template);
 constexpr std::size_t k_sample_limit = 300;
+constexpr std::size_t k_report_pages = 8;  // of the replay's per-row records (util::DiskArrayOptions)
 
 // What the report keeps with each row (results::RowRecord::note): the error group and the
 // template of its latest result, each plus one so that 0, a row without a result, has neither.
@@ -264,6 +265,8 @@ util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOp
     results::ReplayOptions options;
     options.observe = std::ref(figures);
     options.records = scratch;
+    // The rows come about in log order: fewer pages in memory than a sending run keeps do.
+    options.records.cached_pages = std::min<std::size_t>(scratch.cached_pages, k_report_pages);
     auto replayed = results::replay(path, options);
     if (!replayed) {
         return cannot_report(replayed.error());

@@ -98,7 +98,7 @@ struct Folder {
     void operator()(const AttemptRecord& a) {
         note_time(a.at);
         note_unknown(a.row, a.wa_id, true);
-        const auto code = wa_id_code(a.wa_id).value_or(0);
+        const auto code = number_of(a.wa_id);
         update(a.row, [&](RowRecord& rec) {
             rec.number = code;
             rec.attempt(a.attempt);
@@ -108,7 +108,7 @@ struct Folder {
     void operator()(const ResultRecord& r) {
         note_time(r.at);
         note_unknown(r.row, r.wa_id, r.status == Status::unknown);
-        const auto code = wa_id_code(r.wa_id).value_or(0);
+        const auto code = number_of(r.wa_id);
         if (r.status == Status::sent) {
             keep(keys.add_number(r.wa_id, RowRecord::k_number_sent));
             if (sent_after && r.at > *sent_after) {
@@ -158,8 +158,15 @@ struct Folder {
         state.last_end = std::move(e);
     }
 
-    // Keeps the wa_id of a row whose outcome is unknown now when its record cannot.
+    // RowRecord::number of `wa_id`: only a join with a list needs it.
+    std::uint64_t number_of(std::string_view wa_id) const { return keys.wanted ? wa_id_code(wa_id).value_or(0) : 0; }
+
+    // Keeps the wa_id of a row whose outcome is unknown now when its record cannot (for the
+    // join with a list: nothing without one).
     void note_unknown(std::int64_t row, const std::string& wa_id, bool unknown) {
+        if (!keys.wanted) {
+            return;
+        }
         if (unknown && (row < 1 || row > k_max_row || !wa_id_code(wa_id))) {
             odd_unknown_rows[row] = wa_id;
         } else if (!odd_unknown_rows.empty()) {

@@ -31,7 +31,7 @@ struct RowRecord : RowFold {
     std::uint8_t marks = 0;
     std::uint8_t unused = 0;
     std::int64_t marketing_at = 0;  // util::TimePoint ticks, with k_marketing_limited
-    std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none
+    std::uint64_t number = 0;       // wa_id_code() of the latest record's wa_id; 0: none, or no list joined
     // listed_fingerprint() of the number the list had at this row when it was joined (0: none):
     // the sending pass reads the list again, and must find the same number there.
     std::uint64_t listed = 0;

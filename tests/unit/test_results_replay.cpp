@@ -481,6 +481,39 @@ TEST_SUITE("results::replay") {
         CHECK(two->note == 0);
         CHECK(state->named_rows == 2);
     }
+    TEST_CASE("without a recipient list the rows keep what the log says, not the join's number codes") {
+        Fixture f;
+        const std::string log =
+            k_header + attempt(1, 1) + result(1, "failed", 1, "09:30:01.000", "transient") + attempt(2, 1);
+        results::ReplayOptions options;
+        options.observe = [](const results::Record&) -> std::uint32_t { return 9; };
+        options.records.page_bytes = 1;  // one row a page: every row is read back from the file
+        options.records.cached_pages = 1;
+        auto plain = f.replay(log, options);
+        REQUIRE(plain.ok());
+        CHECK_FALSE(plain->joined());
+        auto one = plain->record(1);
+        REQUIRE(one.ok());
+        CHECK(one->state.status == Status::failed);
+        CHECK(one->latest_record == 2);
+        CHECK(one->note == 9);
+        CHECK(one->number == 0);
+        CHECK(one->listed == 0);
+        CHECK(plain->row(2)->in_flight());
+
+        options.rows = rows_of({{1, "91000000001", ""}, {2, "91000000002", ""}});
+        auto joined = f.replay(log, options);
+        REQUIRE(joined.ok());
+        CHECK(joined->joined());
+        auto again = joined->record(1);
+        REQUIRE(again.ok());
+        CHECK(again->state.status == Status::failed);
+        CHECK(again->latest_record == 2);
+        CHECK(again->note == 9);
+        CHECK(again->number == results::wa_id_code("91000000001").value());
+        CHECK(again->listed == results::listed_fingerprint("91000000001"));
+        CHECK(joined->row(2)->in_flight());
+    }
     TEST_CASE("a changed recipient list starts the rows afresh: states, latest records and rows named") {
         Fixture f;
         std::string second = k_header;
