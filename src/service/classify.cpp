@@ -48,6 +48,20 @@ std::optional<Cause> recipient_cause(std::optional<long long> code, MarketingHol
     return contains(k_account_codes, *code) ? std::optional(Cause::account) : std::nullopt;
 }
 
+// Whether `cause` stops the whole campaign rather than concerning one message.
+bool stops_campaign(Cause cause) {
+    switch (cause) {
+    case Cause::auth:
+    case Cause::spam_limit:
+    case Cause::account:
+    case Cause::policy_block:
+    case Cause::template_refused:
+    case Cause::template_paused:
+    case Cause::template_disabled: return true;
+    default: return false;
+    }
+}
+
 std::string describe(long status, const BodyFacts& facts) {
     if (facts.error_text.empty()) {
         return fmt::format("HTTP {}", status);
@@ -116,6 +130,15 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
         return out;
     } else {
         out.cause = Cause::rejected;
+    }
+    // A 2xx that names the message it accepted was accepted, whatever code it also carries
+    // (130429, 131056, …): resending it on its word would deliver it twice. Only a code that
+    // stops the campaign keeps its cause (it resends nothing).
+    if (is_2xx && !facts.success_false && !facts.message_id.empty() && !stops_campaign(out.cause)) {
+        out.cause = Cause::none;
+        out.message_id = facts.message_id;
+        out.retry_after.reset();
+        return out;
     }
     out.error = describe(status, facts);
     return out;

@@ -79,6 +79,22 @@ TEST_SUITE("service::classify") {
             CHECK(answer(200, meta_error(code)).cause == Cause::rate_limited);
         }
     }
+    TEST_CASE("a 2xx that names its message id is sent, whatever retryable or refusing code it also carries") {
+        for (long long code : {130429LL, 4LL, 131056LL, 1LL, 131026LL}) {
+            CAPTURE(code);
+            const auto o = answer(200, R"({"success":true,"data":{"messageId":"wamid.Y"},"error":{"code":)" +
+                                           std::to_string(code) + "}}");
+            CHECK(o.cause == Cause::none);
+            CHECK(o.message_id == "wamid.Y");
+            CHECK_FALSE(o.retry_after.has_value());
+        }
+        // A code that stops the campaign keeps its cause: it resends nothing.
+        CHECK(answer(200, R"({"messageId":"wamid.Y","error":{"code":131048}})").cause == Cause::spam_limit);
+        // Without an id, or with success false, the code decides as before.
+        CHECK(answer(200, R"({"success":true,"error":{"code":130429}})").cause == Cause::rate_limited);
+        CHECK(answer(200, R"({"success":false,"messageId":"wamid.Y","error":{"code":130429}})").cause ==
+              Cause::rate_limited);
+    }
     TEST_CASE("408 and 5xx are transient and not ambiguous: the service answered that it failed") {
         auto timeout = answer(408, "");
         CHECK(timeout.cause == Cause::transient);
