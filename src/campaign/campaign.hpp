@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "service/config.hpp"
+#include "util/redact.hpp"
 #include "util/redis_url.hpp"
 
 namespace campaign {
@@ -182,5 +183,12 @@ struct Campaign {
     std::string results;               // resolved path; default results/NAME.jsonl
     std::map<std::string, int> lines;  // "message.text" → 1-based line in the file, for errors
 };
+
+// Returns the values never to show: `campaign`'s API key, access token, the values of its
+// `service.headers` (which may carry tokens too) and the passwords of its ledger and rate store.
+std::vector<std::string> secrets_of(const Campaign& campaign);
+
+// Returns a Redactor holding secrets_of(`campaign`).
+util::Redactor redactor_for(const Campaign& campaign);
 
 }  // namespace campaign

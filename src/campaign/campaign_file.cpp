@@ -34,6 +34,13 @@ constexpr size_t k_max_name_length = 100;
 
 // Returns the whole file, or "FILE: cannot read: reason".
 util::Result<std::string> read_file(const std::string& path) {
+    // Opening a FIFO waits for a writer that may never come: refused before it is opened.
+    std::error_code ec;
+    if (const auto type = std::filesystem::status(path, ec).type();
+        type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::socket) {
+        return util::fail(fmt::format("{}: cannot read: it is a {}, not a file", path,
+                                      type == std::filesystem::file_type::fifo ? "FIFO" : "socket"));
+    }
     std::FILE* file = std::fopen(path.c_str(), "rb");
     if (file == nullptr) {
         return util::fail(fmt::format("{}: cannot read: {}", path, std::generic_category().message(errno)));
@@ -298,6 +305,25 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         return util::fail(report(ctx));
     }
     return campaign;
+}
+
+std::vector<std::string> secrets_of(const Campaign& c) {
+    std::vector<std::string> out{c.service.api_key, c.service.access_token, c.account.ledger_password};
+    for (const auto& [name, value] : c.service.headers) {
+        out.push_back(value);
+    }
+    if (c.account.rate_store) {
+        out.push_back(c.account.rate_store->password);
+    }
+    return out;
+}
+
+util::Redactor redactor_for(const Campaign& c) {
+    util::Redactor redactor;
+    for (auto& secret : secrets_of(c)) {
+        redactor.add(std::move(secret));
+    }
+    return redactor;
 }
 
 }  // namespace campaign

@@ -75,6 +75,18 @@ std::optional<std::string> base_url(const Section& s, service::InsecureHttp inse
     return std::move(*checked);
 }
 
+// A key or token sent in a header or the query: visible ASCII only. A space would end the
+// header's value early, and a byte past ASCII reaches the service as whatever charset it reads
+// it in, so it could come back in a form the log's masking does not know. The value is never
+// repeated.
+std::optional<std::string> token_secret(const Section& s, std::string_view key, std::optional<std::string> value) {
+    if (value && std::any_of(value->begin(), value->end(), [](char c) { return c <= 0x20 || c >= 0x7F; })) {
+        s.problem(key, "must be visible ASCII characters only: no spaces, control or non-ASCII characters");
+        return std::nullopt;
+    }
+    return value;
+}
+
 void api_key_in(const Section& s, service::ApiKeyIn& out) {
     auto places = s.list("api_key_in");
     if (!places) {
@@ -158,12 +170,13 @@ void read_service(const Section& root, const Cleanup& cleanup, service::ServiceC
     if (auto url = base_url(s, out.insecure_http)) {
         out.base_url = std::move(*url);
     }
-    if (auto key = s.secret("api_key", Need::required, policy)) {
+    if (auto key = token_secret(s, "api_key", s.secret("api_key", Need::required, policy))) {
         out.api_key = std::move(*key);
     }
     // Without cleanup the token is never used, so an unset variable there is no problem.
-    if (auto token = s.secret("access_token", needs_token ? Need::required : Need::optional,
-                              needs_token ? policy : SecretsPolicy::optional)) {
+    if (auto token = token_secret(s, "access_token",
+                                  s.secret("access_token", needs_token ? Need::required : Need::optional,
+                                           needs_token ? policy : SecretsPolicy::optional))) {
         out.access_token = std::move(*token);
     }
     api_key_in(s, out.api_key_in);

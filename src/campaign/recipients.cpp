@@ -14,11 +14,17 @@
 #include "campaign/phone.hpp"
 #include "campaign/render.hpp"
 #include "util/disk_array.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace campaign {
 
 namespace {
+
+// Why a row whose message would carry a secret is not sent (the value itself is never repeated).
+constexpr std::string_view k_holds_secret =
+    "the message would hold the value of a secret (service.api_key, service.access_token, a "
+    "service.headers value or a password): not sent";
 
 // Where `key` sits in the campaign file, as "FILE:LINE: ".
 std::string at(const Campaign& c, const std::string& key) {
@@ -184,6 +190,7 @@ struct RecipientStream::Impl {
     // The first pass keeps each row's number in `numbers` (keep_numbers), the second finds it there.
     NumberMemo numbers;
     bool keep_numbers = false;
+    util::Redactor secrets;  // a row's values must not carry one to its recipient
 
     Impl(CsvReader r, PhoneNormalizer p) : reader(std::move(r)), phones(std::move(p)) {}
 
@@ -303,6 +310,19 @@ struct RecipientStream::Impl {
         return fmt::format("{} {}: {}", template_media ? "header media" : "image", link, *reason);
     }
 
+    // Whether the rendered `m` would carry a secret's value (a CSV cell holding the API key) to
+    // its recipient, in any form the log would mask.
+    bool holds_secret(const service::OutgoingMessage& m) const {
+        if (secrets.empty()) {
+            return false;
+        }
+        const auto any = [this](const std::vector<std::string>& values) {
+            return std::any_of(values.begin(), values.end(), [this](const auto& v) { return secrets.holds(v); });
+        };
+        return secrets.holds(m.text) || secrets.holds(m.source) || secrets.holds(m.label) ||
+               secrets.holds(m.header_value) || secrets.holds(m.filename) || any(m.body_values) || any(m.button_texts);
+    }
+
     // Reads the next row into `out`, without looking for duplicates; false at the end.
     util::Result<bool> read(Recipient& out) {
         TRY_ASSIGN(const bool found, reader.next(record));
@@ -334,6 +354,10 @@ struct RecipientStream::Impl {
             out.verdict = Verdict::invalid;
             out.reason = util::printable(*problem);  // it may quote raw CSV values
             return true;
+        }
+        if (holds_secret(out.message)) {
+            out.verdict = Verdict::invalid;
+            out.reason = k_holds_secret;
         }
         return true;
     }
@@ -411,6 +435,7 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     auto impl = std::make_unique<Impl>(std::move(*reader), std::move(*phones));
     impl->reader_name = rc.file;
     impl->type = c.message.type;
+    impl->secrets = redactor_for(c);
     impl->dedupe = rc.dedupe;
     impl->media = checks.media;
     const auto& header = impl->reader.header();

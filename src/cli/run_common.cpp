@@ -155,7 +155,7 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
                   fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", problems, path));
         return std::nullopt;
     }
-    for (const auto& secret : runner::campaign_secrets(*loaded)) {
+    for (const auto& secret : campaign::secrets_of(*loaded)) {
         out.add_secret(secret);
     }
     out.set_campaign(loaded->name, loaded->account.ledger ? loaded->account.name : std::string());

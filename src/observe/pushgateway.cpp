@@ -57,11 +57,13 @@ util::Result<PushTarget> parse_push_url(std::string_view url) {
     const std::size_t marker = url.find("://");
     const std::size_t start = marker == std::string_view::npos ? 0 : marker + 3;
     const std::string_view rest = url.substr(start);
-    const std::size_t slash = rest.find('/');
-    const std::string_view authority = rest.substr(0, slash);
-    const std::size_t at = authority.rfind('@');
-    const std::string_view host_port = at == std::string_view::npos ? authority : authority.substr(at + 1);
-    const std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    // The credentials end at the last '@', even where a '/' in a password left unencoded would
+    // end the authority first: what is shown must never hold any of them.
+    const std::size_t at = rest.rfind('@');
+    const std::string_view after = at == std::string_view::npos ? rest : rest.substr(at + 1);
+    const std::size_t slash = after.find('/');
+    const std::string_view host_port = after.substr(0, slash);
+    const std::string_view path = slash == std::string_view::npos ? std::string_view() : after.substr(slash);
     // What may be shown of it: never the part before '@'.
     PushTarget target;
     target.url = util::ascii_lower(url.substr(0, start)) + std::string(host_port) + std::string(path);
@@ -84,7 +86,7 @@ util::Result<PushTarget> parse_push_url(std::string_view url) {
                           "/metrics/job/wacamp/campaign/NAME itself");
     }
     if (at != std::string_view::npos) {
-        const std::string_view userinfo = authority.substr(0, at);
+        const std::string_view userinfo = rest.substr(0, at);
         const std::size_t colon = userinfo.find(':');
         auto user = util::percent_decoded(userinfo.substr(0, colon));
         auto password =

@@ -1,6 +1,7 @@
 #include "report/csv.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -59,6 +60,14 @@ void append_field(fmt::memory_buffer& out, std::string_view field) {
     out.push_back('"');
 }
 
+// A text from the CSV or the service (a name, an error, an id) for a spreadsheet cell: line
+// breaks kept, other control characters, escape sequences and bidirectional overrides escaped.
+void append_text_field(fmt::memory_buffer& out, std::string_view text) {
+    const bool plain =
+        std::all_of(text.begin(), text.end(), [](char c) { return (c >= 0x20 && c < 0x7F) || c == '\n'; });
+    append_field(out, plain ? text : std::string_view(util::printable(text, util::LineBreaks::keep)));
+}
+
 // A rendered message's text for a spreadsheet cell: line breaks kept, other control
 // characters escaped (they would be invisible, or reorder the text, in the cell).
 void append_content_field(fmt::memory_buffer& out, std::string_view text) {
@@ -81,7 +90,7 @@ void append_content(fmt::memory_buffer& out, CsvContent content, const results::
     }
     out.push_back(',');
     if (r != nullptr) {
-        append_field(out, fmt::format("{}", fmt::join(r->defaults, " ")));
+        append_text_field(out, fmt::format("{}", fmt::join(r->defaults, " ")));
     }
 }
 
@@ -99,13 +108,13 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
     fmt::format_to(std::back_inserter(out), "{},", r.row);
     append_field(out, r.wa_id);
     out.push_back(',');
-    append_field(out, r.user_name);
+    append_text_field(out, r.user_name);
     fmt::format_to(std::back_inserter(out), ",{},{},", results::to_string(r.status), r.attempts);
     if (r.http_status) {
         fmt::format_to(std::back_inserter(out), "{}", *r.http_status);
     }
     out.push_back(',');
-    append_field(out, r.message_id.value_or(""));
+    append_text_field(out, r.message_id.value_or(""));
     out.push_back(',');
     if (r.cause != results::Cause::none) {
         out.append(results::to_string(r.cause));
@@ -115,7 +124,7 @@ void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvCon
         fmt::format_to(std::back_inserter(out), "{}", *r.error_code);
     }
     out.push_back(',');
-    append_field(out, r.error);
+    append_text_field(out, r.error);
     fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(r.at));
     append_content(out, content, &r);
     out.push_back('\n');
@@ -130,7 +139,7 @@ void append_line(fmt::memory_buffer& out, const results::UnsentRecord& u, CsvCon
         fmt::format_to(std::back_inserter(out), "{}", *u.http_status);
     }
     out.append(std::string_view(",,endpoint,,"));
-    append_field(out, u.error);
+    append_text_field(out, u.error);
     fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(u.at));
     append_content(out, content, nullptr);
     out.push_back('\n');

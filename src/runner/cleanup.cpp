@@ -136,7 +136,14 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
     if (!stream) {
         return failed_before_start(stream.error().message);
     }
-    Deletion d{c, log, parts.transport, parts.clock, parts.stop_requests, redactor_for(c), {}, state->delete_batches};
+    Deletion d{c,
+               log,
+               parts.transport,
+               parts.clock,
+               parts.stop_requests,
+               campaign::redactor_for(c),
+               {},
+               state->delete_batches};
     d.summary.ran = true;
     Batch batch;
     campaign::Recipient r;

@@ -129,7 +129,7 @@ util::Result<std::vector<ZoneRows>> zone_rows(const campaign::Window& window,
 util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::string& results_path,
                                    std::size_t sample_count, const util::Clock& clock, const DryRunChecks& checks) {
     const auto started = clock.steady_now();
-    const util::Redactor secrets = redactor_for(c);  // a row may hold one: masked in the log
+    const util::Redactor secrets = campaign::redactor_for(c);  // a row may hold one: masked in the log
     DryRunReport report;
     report.results_path = dry_run_path(results_path);
 

@@ -2,25 +2,6 @@
 
 namespace runner {
 
-std::vector<std::string> campaign_secrets(const campaign::Campaign& c) {
-    std::vector<std::string> out{c.service.api_key, c.service.access_token, c.account.ledger_password};
-    for (const auto& [name, value] : c.service.headers) {
-        out.push_back(value);
-    }
-    if (c.account.rate_store) {
-        out.push_back(c.account.rate_store->password);
-    }
-    return out;
-}
-
-util::Redactor redactor_for(const campaign::Campaign& c) {
-    util::Redactor redactor;
-    for (auto& secret : campaign_secrets(c)) {
-        redactor.add(std::move(secret));
-    }
-    return redactor;
-}
-
 void mask_record(results::ResultRecord& r, const util::Redactor& secrets) {
     if (secrets.empty()) {
         return;

@@ -11,13 +11,6 @@
 
 namespace runner {
 
-// Returns the values never to show: `campaign`'s API key, access token and the values of its
-// `service.headers` (which may carry tokens too).
-std::vector<std::string> campaign_secrets(const campaign::Campaign& campaign);
-
-// Returns a Redactor holding campaign_secrets(`campaign`).
-util::Redactor redactor_for(const campaign::Campaign& campaign);
-
 // Masks the secrets of `secrets` in the text fields of `record` that came from the CSV or the
 // service (user name, error, message id, the rendered message) before it is written to a log:
 // a row may hold the key in any column. The wa_id is kept: it is what a later run matches.

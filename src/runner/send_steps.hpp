@@ -21,7 +21,7 @@ namespace runner {
 // One run in progress. Members are destroyed in reverse: the log closes before the lock goes.
 struct SendRun {
     SendRun(const campaign::Campaign& c, const SendOptions& o, const SendParts& p)
-        : campaign(c), options(o), parts(p), secrets(redactor_for(c)) {}
+        : campaign(c), options(o), parts(p), secrets(campaign::redactor_for(c)) {}
 
     const campaign::Campaign& campaign;
     const SendOptions& options;

@@ -138,6 +138,11 @@ std::vector<Unit> readings(std::string_view text, std::size_t at) {
     return out;
 }
 
+// Whether `c` is white space a text may fold a secret at.
+bool is_fold(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 // Where an occurrence of `secret` that starts at `start` of `text` ends (the farthest, when
 // it can be read in several ways); nothing when none starts there.
 std::optional<std::size_t> match_at(std::string_view text, std::size_t start, std::string_view secret) {
@@ -160,12 +165,19 @@ std::optional<std::size_t> match_at(std::string_view text, std::size_t start, st
             end = std::max(end.value_or(0), at);  // the text was cut inside the secret
             continue;
         }
-        for (auto& unit : readings(text, at)) {
-            const std::pair next{matched + unit.bytes.size(), at + unit.length};
-            if (secret.substr(matched).starts_with(unit.bytes) &&
-                std::find(seen.begin(), seen.end(), next) == seen.end()) {
+        const auto go = [&](std::pair<std::size_t, std::size_t> next) {
+            if (std::find(seen.begin(), seen.end(), next) == seen.end()) {
                 states.push_back(next);
                 seen.push_back(next);
+            }
+        };
+        for (auto& unit : readings(text, at)) {
+            if (secret.substr(matched).starts_with(unit.bytes)) {
+                go({matched + unit.bytes.size(), at + unit.length});
+            }
+            // White space inside a secret (a line folded in two, "\n" in JSON) may read as nothing.
+            if (matched > 0 && unit.bytes.size() == 1 && is_fold(unit.bytes[0])) {
+                go({matched, at + unit.length});
             }
         }
     }
@@ -190,7 +202,8 @@ Quick quick_match(std::string_view text, std::size_t start, std::string_view sec
             return {};
         }
         const char c = text[at];
-        if (c == '%' || c == '+' || c == '\\' || c == '&' || text.substr(at).starts_with(k_clipped)) {
+        if (c == '%' || c == '+' || c == '\\' || c == '&' || text.substr(at).starts_with(k_clipped) ||
+            (matched > 0 && is_fold(c) && c != secret[matched])) {
             return {std::nullopt, true};
         }
         if (c != secret[matched]) {
@@ -227,6 +240,49 @@ std::vector<std::string> base64_forms(const std::string& secret) {
     return forms;
 }
 
+// The other forms a server may echo `secret` in: upper- or lower-cased (a hex key upper-cased
+// is still the key), each byte in hex, percent-encoded a second time (the forms percent-encoded
+// once, which the matcher then decodes once more), and its UTF-8 read as Latin-1 and encoded
+// again (what a server that decodes header bytes as Latin-1 echoes).
+std::vector<std::string> echo_forms(const std::string& secret) {
+    std::vector<std::string> forms;
+    std::string upper = secret;
+    std::string lower = secret;
+    for (std::size_t i = 0; i < secret.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(secret[i]);
+        upper[i] = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : secret[i];
+        lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : secret[i];
+    }
+    forms.push_back(std::move(upper));
+    forms.push_back(std::move(lower));
+    for (const char* digits : {"0123456789abcdef", "0123456789ABCDEF"}) {
+        std::string hex;
+        std::string every;    // every byte percent-encoded
+        std::string special;  // all but the unreserved characters of RFC 3986 percent-encoded
+        std::string latin1;
+        for (const char ch : secret) {
+            const auto c = static_cast<unsigned char>(ch);
+            const char pair[] = {digits[c >> 4], digits[c & 15]};
+            hex.append(pair, 2);
+            every.append("%").append(pair, 2);
+            const bool unreserved = (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
+                                    ch == '-' || ch == '.' || ch == '_' || ch == '~';
+            (unreserved ? special.append(1, ch) : special.append("%").append(pair, 2));
+            if (c < 0x80) {
+                latin1 += ch;
+            } else {
+                latin1 += static_cast<char>(0xC0 | (c >> 6));
+                latin1 += static_cast<char>(0x80 | (c & 0x3F));
+            }
+        }
+        forms.push_back(std::move(hex));
+        forms.push_back(std::move(every));
+        forms.push_back(std::move(special));
+        forms.push_back(std::move(latin1));
+    }
+    return forms;
+}
+
 }  // namespace
 
 void Redactor::add(std::string secret) {
@@ -234,6 +290,9 @@ void Redactor::add(std::string secret) {
         return;
     }
     for (auto& form : base64_forms(secret)) {
+        add_form(std::move(form));
+    }
+    for (auto& form : echo_forms(secret)) {
         add_form(std::move(form));
     }
     add_form(std::move(secret));

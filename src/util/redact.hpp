@@ -27,6 +27,8 @@ public:
     // Masks every secret in `text` in place, as apply() does; returns whether there was one.
     // Text without a secret is left as it is, without a copy.
     bool mask(std::string& text) const;
+    // Whether `text` holds a secret, in any of the forms apply() masks.
+    bool holds(std::string_view text) const { return next_match(text, 0).has_value(); }
     // Whether no secret is registered (apply() then copies its text unchanged).
     bool empty() const { return m_secrets.empty(); }
 

@@ -129,13 +129,14 @@ TEST_SUITE("e2e: log_format") {
         CHECK_FALSE(leaks(wrong_key, {r.out, r.err}));
     }
 
-    TEST_CASE("json: a secret inside a rendered message is masked, JSON-escaped or not") {
+    TEST_CASE("json: a row whose message would hold the key is refused, the key shown nowhere, JSON-escaped or not") {
         // A key with a quote and a backslash, which JSON escapes; a CSV column puts it in the
-        // message (a campaign file that holds it is refused: see the campaign-file tests).
+        // message (a campaign file that holds it is refused: see the campaign-file tests). The
+        // row would carry the key to its recipient: it is invalid, never sent or previewed.
         const std::string key = "wk-\"QUOTED\\back-5e8d";
         const std::string csv = R"(phone,name,user_id,code
 +)" + numbers_wa_id(0) + R"(,Person 0,u-0,"wk-""QUOTED\back-5e8d"
-+)" + numbers_wa_id(1) + R"(,Person 1,u-1,"wk-""QUOTED\back-5e8d"
++)" + numbers_wa_id(1) + R"(,Person 1,u-1,plain
 )";
         Sandbox sandbox;
         CampaignFixture f(sandbox, csv, "", "message:\n  type: text\n  text: 'Hi {{name}} {{code}}'\n");
@@ -144,18 +145,18 @@ TEST_SUITE("e2e: log_format") {
             auto r = f.wacamp({"run", f.campaign.string(), "--dry-run", "--log-format", format});
             CAPTURE(r.out);
             CHECK(r.exit_code == 0);
-            CHECK(contains(r.out, "Hi Person 0 ***"));
+            CHECK(contains(r.out, "row 1: the message would hold the value of a secret"));
             CHECK_FALSE(contains(r.out + r.err, "QUOTED"));
         }
         const auto out = objects(f.wacamp({"run", f.campaign.string(), "--dry-run", "--log-format", "json"}).out);
         REQUIRE(out.size() == 1);
         CHECK(out[0]["event"] == "dry_run");
-        CHECK(out[0]["would_send"] == 2);
-        REQUIRE(out[0]["samples"].size() == 2);
-        CHECK(out[0]["samples"][0]["body"]["message"]["text"] == "Hi Person 0 ***");
-        // The dry-run log keeps every rendered message: masked there too.
+        CHECK(out[0]["would_send"] == 1);
+        CHECK(out[0]["invalid"] == 1);
+        REQUIRE(out[0]["samples"].size() == 1);
+        CHECK(out[0]["samples"][0]["body"]["message"]["text"] == "Hi Person 1 plain");
         const std::string dry_log = read_file(f.dir.path() / "results" / "e2e.dry-run.jsonl");
-        CHECK(contains(dry_log, R"("text":"Hi Person 0 ***")"));
+        CHECK(contains(dry_log, "the message would hold the value of a secret"));
         CHECK_FALSE(contains(dry_log, "QUOTED"));
     }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "campaign/campaign.hpp"
 #include "campaign_file_fixture.hpp"
-#include "runner/secrets.hpp"
 
 using namespace campaign_file_test;
 
@@ -231,7 +231,7 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK(c.account.rate_store->db == 2);
         CHECK(c.account.rate_store->user == "pacer");
         CHECK(c.account.rate_store->password == "redis-pw-0123456789");
-        const auto secrets = runner::campaign_secrets(c);
+        const auto secrets = campaign::secrets_of(c);
         CHECK(std::find(secrets.begin(), secrets.end(), "redis-pw-0123456789") != secrets.end());
         CHECK_FALSE(load_with(folder, k_minimal, env).account.rate_store.has_value());
     }

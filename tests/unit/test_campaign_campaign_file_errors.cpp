@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include "campaign_file_fixture.hpp"
 
@@ -333,6 +334,38 @@ cleanup: {delete_contacts: true}
         CHECK(message.find("service.headers.X-Token: value contains a line break") != std::string::npos);
         CHECK(message.find("name: must be letters, digits, '-' or '_' (at most 100), got \"x ***\"") !=
               std::string::npos);
+    }
+
+    TEST_CASE("an API key or token with a space, a control or a non-ASCII character is refused, never repeated") {
+        Folder folder;
+        for (const std::string key : {"key 0123456789",
+                                      "key\x01"
+                                      "0123456789",
+                                      "Sk9ZzLongKey\xc3\xbc"}) {
+            CAPTURE(key);
+            auto vars = k_vars;
+            vars["WACAMP_API_KEY"] = key;
+            vars["WACAMP_ACCESS_TOKEN"] = key;
+            folder.put("campaign.yaml",
+                       minimal_with("  api_key: ${WACAMP_API_KEY}\n",
+                                    "  api_key: ${WACAMP_API_KEY}\n  access_token: ${WACAMP_ACCESS_TOKEN}\n"));
+            auto r = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+            REQUIRE_FALSE(r.ok());
+            const std::string& message = r.error().message;
+            CHECK(message.find("service.api_key: must be visible ASCII characters only") != std::string::npos);
+            CHECK(message.find("service.access_token: must be visible ASCII characters only") != std::string::npos);
+            CHECK(message.find("0123456789") == std::string::npos);
+            CHECK(message.find("LongKey") == std::string::npos);
+        }
+    }
+
+    TEST_CASE("a campaign file that is a FIFO is refused at once, not waited on") {
+        Folder folder;
+        const std::string fifo = folder.str("campaign.fifo");
+        REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+        auto r = campaign::load_campaign(fifo, k_env);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message == fifo + ": cannot read: it is a FIFO, not a file");
     }
 
     TEST_CASE("deleting contacts needs the access token and the user_id column") {

@@ -157,6 +157,30 @@ TEST_SUITE("campaign::RecipientStream") {
                   {Verdict::invalid, refused}, {Verdict::ok, ""}, {Verdict::invalid, refused}, {Verdict::ok, ""}});
     }
 
+    TEST_CASE("a row whose message would carry the API key, in any form, is invalid and never repeats it") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv",
+                   "phone,name\n"
+                   "+919812345678,key-0123456789\n"
+                   "+919812345679,Vikram\n"
+                   "+919812345680,KEY-0123456789\n"
+                   "+919812345681,a2V5LTAxMjM0NTY3ODk=\n");  // the key in base64
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        std::vector<Verdict> verdicts;
+        Recipient r;
+        while (*stream->next(r)) {
+            verdicts.push_back(r.verdict);
+            if (r.verdict == Verdict::invalid) {
+                CHECK(r.reason.find("value of a secret") != std::string::npos);
+                CHECK(r.reason.find("0123456789") == std::string::npos);
+            }
+        }
+        CHECK(verdicts == std::vector<Verdict>{Verdict::invalid, Verdict::ok, Verdict::invalid, Verdict::invalid});
+    }
+
     TEST_CASE("without a default country, a bare local number of the list's dominant country is invalid") {
         campaign_file_test::Folder folder;
         folder.put("samples/r.csv",

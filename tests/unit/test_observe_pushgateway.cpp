@@ -43,6 +43,17 @@ TEST_SUITE("observe::pushgateway") {
         CHECK(target.password == "s3cr3t p@ss");
     }
 
+    TEST_CASE("parse_push_url: a password with an unencoded '/' is still the password, never shown") {
+        const auto target = parsed("http://promuser:pUsh+Pa55/w0rd=XYZ@127.0.0.1:9091");
+        CHECK(target.url == "http://127.0.0.1:9091");
+        CHECK(target.user == "promuser");
+        CHECK(target.password == "pUsh+Pa55/w0rd=XYZ");
+        const auto message = refusal("http://promuser:pUsh+Pa55/w0rd=XYZ@127.0.0.1:99999");
+        CHECK(message.find("port from 1 to 65535") != std::string::npos);
+        CHECK_MESSAGE(message.find("w0rd") == std::string::npos, message);
+        CHECK_MESSAGE(message.find("pUsh") == std::string::npos, message);
+    }
+
     TEST_CASE("parse_push_url: what it refuses, never repeating the password") {
         CHECK(refusal("ftp://bob:hunter22@push.example.com").find("http:// or https://") != std::string::npos);
         CHECK(refusal("bob:hunter22@push.example.com:9091").find("http:// or https://") != std::string::npos);

@@ -53,6 +53,17 @@ TEST_SUITE("report::csv") {
                          "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
     }
 
+    TEST_CASE("names from the CSV and errors from the service reach the cell with their control characters escaped") {
+        LogFile log;
+        auto r = record(4, Status::failed, Cause::rejected, 1s);
+        r.user_name = "Asha\x1b[2J\rX\xe2\x80\xae";  // clear screen, carriage return, U+202E
+        r.error = "bad\x07\x1b]0;title\x07 two\nlines";
+        const auto csv = csv_of(log.write(header() + results::to_line(r)));
+        CHECK(csv == k_header +
+                         "4,919812345614,Asha\\x1b[2J\\rX\\u202e,failed,0,,,rejected,,"
+                         "\"bad\\x07\\x1b]0;title\\x07 two\nlines\",2026-11-21T09:00:01.000Z\n");
+    }
+
     TEST_CASE("writes Meta's error code in its own column") {
         LogFile log;
         auto r = record(5, Status::failed, Cause::opted_out, 1s);

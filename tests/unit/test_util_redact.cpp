@@ -8,6 +8,12 @@ namespace {
 // A key with characters that JSON, URLs and HTML each write differently.
 const std::string k_key = "ak+Secret/Key=\"9Z\"";
 
+// The two hex digits of byte `c` in `digits`.
+std::string fmt_hex(char c, const char* digits) {
+    const auto b = static_cast<unsigned char>(c);
+    return {digits[b >> 4], digits[b & 15]};
+}
+
 util::Redactor with_key() {
     util::Redactor r;
     r.add(k_key);
@@ -138,6 +144,47 @@ TEST_SUITE("util::Redactor") {
         util::Redactor r;
         r.add("pushuser:s3cr3t-pw");
         CHECK(r.apply("Basic " + util::base64("pushuser:s3cr3t-pw")) == "Basic ***");
+    }
+    TEST_CASE("masks a secret a server echoes upper- or lower-cased, in hex, or percent-encoded twice") {
+        util::Redactor r;
+        r.add("abcdef0123456789abcdef0123456789");
+        CHECK(r.apply("key ABCDEF0123456789ABCDEF0123456789 refused") == "key *** refused");
+        std::string hex;
+        std::string hex_upper;
+        std::string twice;
+        for (const char c : std::string("abcdef0123456789abcdef0123456789")) {
+            hex += fmt_hex(c, "0123456789abcdef");
+            hex_upper += fmt_hex(c, "0123456789ABCDEF");
+            twice += "%25" + fmt_hex(c, "0123456789ABCDEF");
+        }
+        CHECK(r.apply("k=" + hex + ";") == "k=***;");
+        CHECK(r.apply("k=" + hex_upper + ";") == "k=***;");
+        CHECK(r.apply("k=" + twice + ";") == "k=***;");
+        util::Redactor mixed;
+        mixed.add("Mixed+Case/Key");
+        CHECK(mixed.apply("[mixed+case/key] [MIXED+CASE/KEY] [Mixed%252BCase%252FKey] [Mixed%252bCase%252fKey]") ==
+              "[***] [***] [***] [***]");
+    }
+    TEST_CASE("masks a secret folded at white space, as it is or JSON-escaped") {
+        util::Redactor r;
+        r.add("abcdef0123456789abcdef0123456789");
+        CHECK(r.apply("key abcdef0123456789 abcdef0123456789.") == "key ***.");
+        CHECK(r.apply("key abcdef0123456789\r\nabcdef0123456789.") == "key ***.");
+        CHECK(r.apply("key abcdef0123456789\n  abcdef0123456789.") == "key ***.");
+        CHECK(r.apply("abcdef 0123") == "abcdef 0123");
+    }
+    TEST_CASE("masks a non-ASCII secret echoed as its UTF-8 read as Latin-1") {
+        util::Redactor r;
+        r.add("Sk9ZzLongKey\xc3\xbc\xe2\x82\xac");  // ü€
+        CHECK(r.apply("[Sk9ZzLongKey\xc3\x83\xc2\xbc\xc3\xa2\xc2\x82\xc2\xac]") == "[***]");
+    }
+    TEST_CASE("holds() says whether a text holds a secret in any form apply() masks") {
+        const auto r = with_key();
+        CHECK(r.holds("x " + k_key));
+        CHECK(r.holds("ak%2BSecret%2FKey%3D%229Z%22"));
+        CHECK(r.holds(util::base64(k_key)));
+        CHECK_FALSE(r.holds("ak+Secret"));
+        CHECK_FALSE(util::Redactor().holds(k_key));
     }
     TEST_CASE("without secrets, text is unchanged") {
         util::Redactor r;
