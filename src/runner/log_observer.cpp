@@ -1,10 +1,12 @@
 #include "runner/log_observer.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 
 #include "queue/admission.hpp"
 #include "results/records.hpp"
 #include "runner/secrets.hpp"
+#include "util/text.hpp"
 
 namespace runner {
 
@@ -147,11 +149,42 @@ util::Result<void> LogObserver::write_result(results::ResultRecord& record, bool
     record.at = m_clock.wall_now();
     m_names.label(record);
     mask_record(record, m_secrets);
-    auto written = m_log.append_batched(results::to_line(record));
+    std::string line = results::to_line(record);
+    auto written = m_log.append_batched(line);
+    if (record.status != results::Status::unknown) {
+        m_unflushed.push_back(std::move(line));
+    }
     if (written) {
         m_tally.result(record.row, record.status, record.cause, final);
+    } else {
+        give_unwritten();
     }
     return written;
+}
+
+util::Result<void> LogObserver::flush() {
+    auto flushed = m_log.flush();
+    if (flushed) {
+        m_unflushed.clear();
+    } else {
+        give_unwritten();
+    }
+    return flushed;
+}
+
+void LogObserver::give_unwritten() {
+    if (m_unflushed.empty()) {
+        return;
+    }
+    m_ui.warning(fmt::format(
+        "the result log could not be written: {} result(s) the service answered may be missing from it, given "
+        "here so that none is lost. A row given as \"sent\" was delivered: do not send it again (resume's "
+        "--resend-unknown would)",
+        m_unflushed.size()));
+    for (const auto& line : m_unflushed) {
+        m_ui.warning("result not in the log: " + util::printable(std::string_view(line).substr(0, line.size() - 1)));
+    }
+    m_unflushed.clear();
 }
 
 RunFigures LogObserver::figures() const {

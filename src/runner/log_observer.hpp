@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "campaign/campaign.hpp"
 #include "queue/dispatcher.hpp"
@@ -52,8 +53,9 @@ public:
     void on_progress(const queue::Progress& progress) override;
     // Says why the queue waits and until when, even without progress output.
     void on_pause(const queue::Progress& progress) override;
-    // Writes the lines batched since the last turn of the dispatcher's loop.
-    util::Result<void> flush() override { return m_log.flush(); }
+    // Writes the lines batched since the last turn of the dispatcher's loop. When that fails,
+    // the results among them are given to the person instead (give_unwritten).
+    util::Result<void> flush() override;
 
     // Returns how many requests the service throttled (rate limited) so far.
     std::int64_t throttled() const { return m_throttled; }
@@ -74,6 +76,9 @@ private:
     // written (`final`: no retry of the row follows in this run).
     util::Result<void> write_result(results::ResultRecord& record, bool final);
     util::Result<void> on_unsent(const queue::Job& job, const service::Outcome& outcome);
+    // Warns with every result appended since the last write that succeeded: the log could not
+    // be written, and a row delivered must not look unknown to whoever reads only the log.
+    void give_unwritten();
 
     results::LogWriter& m_log;
     RowTally& m_tally;
@@ -86,6 +91,9 @@ private:
     const results::CauseCounts* m_screened = nullptr;
     RunWatch* m_watch = nullptr;
     TemplateNames m_names;
+    // The result lines (but unknown ones, which an attempt without a result says already)
+    // appended since the last write of the log that succeeded.
+    std::vector<std::string> m_unflushed;
 
     // The runner's figures for progress: the total, and the rows held back.
     RunFigures figures() const;

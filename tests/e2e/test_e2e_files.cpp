@@ -12,6 +12,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string_view>
 
 #include "fixtures.hpp"
 #include "timeout.hpp"
@@ -266,6 +271,40 @@ TEST_SUITE("e2e: the result log's file") {
         auto resumed = f.wacamp({"resume", f.log.string()});
         CHECK(resumed.exit_code <= 1);
         CHECK(never_twice(sandbox, f, 100) == "");
+    }
+    TEST_CASE("a full disk mid-run loses no result: each answer counted sent is in the log or given on stderr") {
+        Sandbox sandbox({"--latency", "20"});
+        CampaignFixture f(sandbox, numbers_csv(100),
+                          "rate: {per_second: 50, concurrency: 4}\naccount: {ledger: off}\n");
+        auto full = wacamp_with_file_limit(f, 8000, {"run", f.campaign.string(), "--no-progress"});
+        CHECK(full.exit_code == 3);
+        // The rows sent, as the log says (its last line may be torn) and as stderr gives them.
+        std::set<std::string> sent;
+        const auto add = [&sent](std::string_view line) {
+            const auto record = nlohmann::json::parse(line, nullptr, false);
+            if (!record.is_discarded() && record.is_object() && record.value("event", "") == "result" &&
+                record.value("status", "") == "sent") {
+                sent.insert(record.value("wa_id", ""));
+            }
+        };
+        std::istringstream log(read_file(f.log));
+        for (std::string line; std::getline(log, line);) {
+            add(line);
+        }
+        const std::string k_given = "result not in the log: ";
+        std::istringstream err(full.err);
+        for (std::string line; std::getline(err, line);) {
+            if (const auto at = line.find(k_given); at != std::string::npos) {
+                add(std::string_view(line).substr(at + k_given.size()));
+            }
+        }
+        // The summary counts each answer the run read as sent.
+        std::smatch counted;
+        const std::string out = full.out + full.err;
+        REQUIRE(std::regex_search(out, counted, std::regex(R"(\((\d+) sent this run\))")));
+        CAPTURE(out);
+        CHECK(sent.size() == std::stoul(counted[1].str()));
+        CHECK(once_each(delivered(sandbox), delivered(sandbox).size()) == "");
     }
     TEST_CASE("a log rotated away leaving an empty file: the next run refuses and sends nothing") {
         // logrotate's create mode: the log is renamed away and an empty file takes its place.
