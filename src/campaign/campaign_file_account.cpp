@@ -93,6 +93,15 @@ void read_ledger(const Section& root, const std::optional<Section>& section, Acc
         section->problem("ledger", "expected a path or `off`, got an empty value");
         return;
     }
+    // Words that mean "no ledger" elsewhere would each make a ledger file of that name.
+    for (const std::string_view word : {"none", "no", "false", "disabled", "null", "~"}) {
+        if (util::ascii_lower(*written) == word) {
+            section->problem("ledger", fmt::format("expected a path or `off`, got \"{}\": `off` keeps no ledger; "
+                                                   "a file of that name is written ./{}",
+                                                   *written, *written));
+            return;
+        }
+    }
     if (util::is_postgresql_url(*written)) {
         read_ledger_url(*section, *written, Written::from_environment, out);
         return;

@@ -1,7 +1,6 @@
 #include "observe/pushgateway.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <vector>
 
@@ -16,35 +15,6 @@ namespace {
 
 constexpr std::chrono::seconds k_push_timeout{10};
 constexpr std::size_t k_shown_body = 200;  // of an answer that refused a push
-
-// Whether `port` is a number from 1 to 65535.
-bool valid_port(std::string_view port) {
-    int value = 0;
-    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
-    return !port.empty() && error == std::errc() && end == port.data() + port.size() && value >= 1 && value <= 65535;
-}
-
-// Whether `host_port` ("host", "host:port", "[::1]:port") names a host, with a valid port if any.
-bool valid_authority(std::string_view host_port) {
-    std::string_view port;
-    if (host_port.starts_with('[')) {
-        const std::size_t close = host_port.find(']');
-        if (close == std::string_view::npos || close == 1) {
-            return false;
-        }
-        const std::string_view rest = host_port.substr(close + 1);
-        if (!rest.empty() && !rest.starts_with(':')) {
-            return false;
-        }
-        port = rest.empty() ? std::string_view() : rest.substr(1);
-        return rest.empty() || valid_port(port);
-    }
-    const std::size_t colon = host_port.find(':');
-    if (colon == 0 || host_port.empty()) {
-        return false;
-    }
-    return colon == std::string_view::npos || valid_port(host_port.substr(colon + 1));
-}
 
 }  // namespace
 
@@ -77,7 +47,7 @@ util::Result<PushTarget> parse_push_url(std::string_view url) {
     if (url.find_first_of("?# \t\r\n") != std::string_view::npos) {
         return util::fail(shown + ": must not hold a query, a fragment or spaces");
     }
-    if (!valid_authority(host_port)) {
+    if (!util::valid_host_port(host_port)) {
         return util::fail(shown + ": must name a host, and a port from 1 to 65535 if any (http://HOST:9091)");
     }
     if (path.find("/metrics/job/") != std::string_view::npos) {

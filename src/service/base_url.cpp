@@ -99,6 +99,9 @@ util::Result<std::string> check_base_url(std::string_view url, InsecureHttp inse
         return util::fail("must not hold a user name or password, got " + shown(url) +
                           ": the service authenticates with service.api_key, from the environment");
     }
+    if (!util::valid_host_port(authority)) {
+        return util::fail("must name a host, and a port from 1 to 65535 if any, got " + shown(url));
+    }
     // Operation paths are appended to it, so a query, a fragment or a space would corrupt them.
     if (url.find_first_of("?# \t\r\n") != std::string_view::npos) {
         return util::fail("must not hold a query, a fragment or spaces, got " + shown(url));

@@ -255,19 +255,19 @@ std::vector<std::string> echo_forms(const std::string& secret) {
     }
     forms.push_back(std::move(upper));
     forms.push_back(std::move(lower));
-    for (const char* digits : {"0123456789abcdef", "0123456789ABCDEF"}) {
+    for (const HexCase letters : {HexCase::lower, HexCase::upper}) {
         std::string hex;
         std::string every;    // every byte percent-encoded
         std::string special;  // all but the unreserved characters of RFC 3986 percent-encoded
         std::string latin1;
         for (const char ch : secret) {
             const auto c = static_cast<unsigned char>(ch);
-            const char pair[] = {digits[c >> 4], digits[c & 15]};
-            hex.append(pair, 2);
-            every.append("%").append(pair, 2);
+            const auto pair = hex_digits(c, letters);
+            hex.append(pair.data(), 2);
+            every.append("%").append(pair.data(), 2);
             const bool unreserved = (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
                                     ch == '-' || ch == '.' || ch == '_' || ch == '~';
-            (unreserved ? special.append(1, ch) : special.append("%").append(pair, 2));
+            (unreserved ? special.append(1, ch) : special.append("%").append(pair.data(), 2));
             if (c < 0x80) {
                 latin1 += ch;
             } else {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <charconv>
 
 #include "util/utf8.hpp"
 
@@ -149,6 +150,38 @@ std::string printable(std::string_view text, LineBreaks breaks) {
         p += n;
     }
     return out;
+}
+
+namespace {
+
+// Whether `port` is a number from 1 to 65535.
+bool valid_port(std::string_view port) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
+    return !port.empty() && error == std::errc() && end == port.data() + port.size() && value >= 1 && value <= 65535;
+}
+
+}  // namespace
+
+bool valid_host_port(std::string_view host_port) {
+    std::string_view port;
+    if (host_port.starts_with('[')) {
+        const std::size_t close = host_port.find(']');
+        if (close == std::string_view::npos || close == 1) {
+            return false;
+        }
+        const std::string_view rest = host_port.substr(close + 1);
+        if (!rest.empty() && !rest.starts_with(':')) {
+            return false;
+        }
+        port = rest.empty() ? std::string_view() : rest.substr(1);
+        return rest.empty() || valid_port(port);
+    }
+    const std::size_t colon = host_port.find(':');
+    if (colon == 0 || host_port.empty()) {
+        return false;
+    }
+    return colon == std::string_view::npos || valid_port(host_port.substr(colon + 1));
 }
 
 }  // namespace util

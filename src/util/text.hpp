@@ -48,6 +48,10 @@ std::array<char, 2> hex_digits(unsigned char byte, HexCase letters = HexCase::lo
 // Returns the value of the hexadecimal digit `c` (either case), or -1 when it is not one.
 int hex_value(char c);
 
+// Whether `host_port` ("host", "host:port", "[::1]:port": a URL's authority without its
+// credentials) names a host, with a port from 1 to 65535 if any.
+bool valid_host_port(std::string_view host_port);
+
 // `text` with its %XX escapes decoded (URL userinfo); nullopt when one is malformed.
 std::optional<std::string> percent_decoded(std::string_view text);
 

@@ -64,6 +64,17 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK_FALSE(load_with(folder, k_minimal + "account: {ledger: off}\n", bare).account.ledger.has_value());
     }
 
+    TEST_CASE("a word that means no ledger elsewhere is a problem, not a ledger file of that name") {
+        Folder folder;
+        for (const std::string word : {"none", "None", "no", "false", "disabled"}) {
+            CAPTURE(word);
+            CHECK_PROBLEM(folder.problems(k_minimal + "account: {ledger: " + word + "}\n"),
+                          "11: account.ledger: expected a path or `off`, got \"" + word +
+                              "\": `off` keeps no ledger; a file of that name is written ./" + word);
+        }
+        CHECK(folder.problems(k_minimal + "account: {ledger: ./none}\n") == "");
+    }
+
     TEST_CASE("the account name keeps a port that is not the scheme's default") {
         Folder folder;
         CHECK(default_account(folder, "http://127.0.0.1:8080/v1") == "127.0.0.1:8080");

@@ -255,6 +255,18 @@ rate: {per_second: fast}
                       "3: service.base_url: must not hold a query, a fragment or spaces, got \"https://h/x?y=1\"");
     }
 
+    TEST_CASE("base_url must name a port from 1 to 65535, if any") {
+        Folder folder;
+        const std::string url = "base_url: https://api.example.com";
+        const std::string rule = "3: service.base_url: must name a host, and a port from 1 to 65535 if any, got ";
+        CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: http://127.0.0.1:189910")),
+                      rule + "\"http://127.0.0.1:189910\"");
+        CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: https://h:0")), rule + "\"https://h:0\"");
+        CHECK_PROBLEM(folder.problems(minimal_with(url, "base_url: https://h:x/")), rule + "\"https://h:x/\"");
+        CHECK(folder.problems(minimal_with(url, "base_url: https://h:8443/api")) == "");
+        CHECK(folder.problems(minimal_with(url, "base_url: http://[::1]:8080")) == "");
+    }
+
     TEST_CASE("base_url refuses a user name or password without repeating it") {
         Folder folder;
         const auto p = folder.problems(
