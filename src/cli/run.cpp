@@ -274,7 +274,14 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--offline", opts->offline,
                   "With --dry-run: do not read the template list (a template campaign's check is skipped)")
         ->needs(dry_run);
-    sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")->check(CLI::PositiveNumber);
+    sub->add_option("--limit", opts->limit, "Stop after N recipients have been dispatched")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                const bool whole = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos &&
+                                   text.find_first_not_of('0') != std::string::npos;
+                return whole ? std::string() : "must be a whole number of 1 or more, got " + text;
+            },
+            "N"));
     sub->add_option("--results", opts->results, "Result log path (default: the campaign's)");
     sub->add_flag("--force", opts->force, "Continue even if the campaign file or CSV changed");
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");

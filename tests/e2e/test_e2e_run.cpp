@@ -115,6 +115,13 @@ TEST_SUITE("e2e: run") {
     TEST_CASE("--limit sends the first N; the next run sends the rest") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(7));
+        for (const std::string bad : {"0", "-1", "x", "1.5"}) {
+            auto refused = f.wacamp({"run", f.campaign.string(), "--limit", bad});
+            CAPTURE(refused.err);
+            CHECK(refused.exit_code == 2);
+            CHECK(contains(refused.err, "--limit: must be a whole number of 1 or more, got " + bad));
+            CHECK(delivered(sandbox).empty());
+        }
         auto first = f.wacamp({"run", f.campaign.string(), "--limit", "3"});
         CHECK(first.exit_code == 0);
         CHECK(delivered(sandbox).size() == 3);
