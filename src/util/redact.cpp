@@ -255,11 +255,21 @@ std::vector<std::string> echo_forms(const std::string& secret) {
     }
     forms.push_back(std::move(upper));
     forms.push_back(std::move(lower));
+    std::string latin1;
+    for (const char ch : secret) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x80) {
+            latin1 += ch;
+        } else {
+            latin1 += static_cast<char>(0xC0 | (c >> 6));
+            latin1 += static_cast<char>(0x80 | (c & 0x3F));
+        }
+    }
+    forms.push_back(std::move(latin1));
     for (const HexCase letters : {HexCase::lower, HexCase::upper}) {
         std::string hex;
         std::string every;    // every byte percent-encoded
         std::string special;  // all but the unreserved characters of RFC 3986 percent-encoded
-        std::string latin1;
         for (const char ch : secret) {
             const auto c = static_cast<unsigned char>(ch);
             const auto pair = hex_digits(c, letters);
@@ -268,17 +278,10 @@ std::vector<std::string> echo_forms(const std::string& secret) {
             const bool unreserved = (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
                                     ch == '-' || ch == '.' || ch == '_' || ch == '~';
             (unreserved ? special.append(1, ch) : special.append("%").append(pair.data(), 2));
-            if (c < 0x80) {
-                latin1 += ch;
-            } else {
-                latin1 += static_cast<char>(0xC0 | (c >> 6));
-                latin1 += static_cast<char>(0x80 | (c & 0x3F));
-            }
         }
         forms.push_back(std::move(hex));
         forms.push_back(std::move(every));
         forms.push_back(std::move(special));
-        forms.push_back(std::move(latin1));
     }
     return forms;
 }
