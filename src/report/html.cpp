@@ -7,7 +7,9 @@
 #include "report/html_sections.hpp"
 #include "report/next_steps.hpp"
 #include "report/text_cells.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
+#include "util/utf8.hpp"
 
 namespace report {
 
@@ -158,7 +160,10 @@ void add_figures(std::string& out, const Summary& s) {
 std::string html_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    for (char c : text) {
+    while (!text.empty()) {
+        const char c = text.front();
+        const auto u = static_cast<unsigned char>(c);
+        std::size_t taken = 1;
         switch (c) {
         case '&': out += "&amp;"; break;
         case '<': out += "&lt;"; break;
@@ -166,11 +171,25 @@ std::string html_escape(std::string_view text) {
         case '"': out += "&quot;"; break;
         case '\'': out += "&#39;"; break;
         default:
+            if (u >= 0x80) {
+                // C1 controls and bidirectional overrides would reorder the page's text (a
+                // name that turns the row around): shown as their escape instead.
+                const auto [n, cp] = util::decode_utf8(text);
+                taken = n == 0 ? 1 : n;
+                if (n == 0) {
+                    out += "\xEF\xBF\xBD";  // U+FFFD, as a browser would show it
+                } else if (util::hidden_on_terminal(cp)) {
+                    out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+                } else {
+                    out.append(text.substr(0, n));
+                }
+                break;
+            }
             // Control characters are not allowed in HTML text; tab and line breaks are.
-            const auto u = static_cast<unsigned char>(c);
             const bool control = (u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F;
             out += control ? ' ' : c;
         }
+        text.remove_prefix(taken);
     }
     return out;
 }

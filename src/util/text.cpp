@@ -8,15 +8,11 @@
 
 namespace util {
 
-namespace {
-
 bool hidden_on_terminal(char32_t cp) {
     // C1 controls (U+0080–U+009F: U+009B is a CSI), bidirectional embeddings and overrides
     // (U+202A–U+202E) and isolates (U+2066–U+2069), which reorder what follows them.
     return cp < 0xA0 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
-
-}  // namespace
 
 std::string json_safe(std::string json) {
     const auto is_plain = [](unsigned char c) { return c < 0x7F; };

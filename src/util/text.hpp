@@ -20,6 +20,10 @@ enum class LineBreaks {
 // the window, clear the screen or forge lines.
 std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::escape);
 
+// Whether code point `cp` is one a terminal or a page would act on or reorder rather than show:
+// C0 and C1 controls, DEL, bidirectional embeddings, overrides and isolates.
+bool hidden_on_terminal(char32_t cp);
+
 // Returns `json` (a serialised JSON document, valid UTF-8) with what a terminal would act on
 // or reorder written as escapes: DEL, C1 controls and bidirectional overrides and isolates as
 // "\u007f", "\u009b", "\u202e". They can only be inside strings, so the document means the

@@ -61,6 +61,10 @@ TEST_SUITE("report::html") {
               "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
         CHECK(report::html_escape(std::string("a\x1b[31mb\0c", 9)) == "a [31mb c");
         CHECK(report::html_escape("naïve\tline\n") == "naïve\tline\n");
+        // C1 controls and bidirectional overrides would reorder the page: shown as escapes.
+        CHECK(report::html_escape("Asha\xe2\x80\xae<evil\xc2\x9b\xe2\x81\xa6x") ==
+              "Asha\\u202e&lt;evil\\u009b\\u2066x");
+        CHECK(report::html_escape("bad \xff byte") == "bad \xef\xbf\xbd byte");
     }
 
     TEST_CASE("is one self-contained page: no script, nothing fetched, a policy that forbids both") {
