@@ -112,6 +112,14 @@ std::optional<Unit> html_reference(std::string_view text, std::size_t at) {
     return Unit{utf8(cp), i + 1};
 }
 
+// The byte percent-encoded twice at `at` ("%2541" for 'A'); nothing when there is none.
+std::optional<unsigned> percent_twice(std::string_view text, std::size_t at) {
+    if (text.substr(at, 3) != "%25") {
+        return std::nullopt;
+    }
+    return hex_at(text, at + 3, 2);
+}
+
 // The ways the character of `text` at `at` may be read: as itself, or as what an escape or
 // an encoding starting there stands for.
 std::vector<Unit> readings(std::string_view text, std::size_t at) {
@@ -120,6 +128,9 @@ std::vector<Unit> readings(std::string_view text, std::size_t at) {
     case '%':
         if (auto byte = hex_at(text, at + 1, 2)) {
             out.push_back({std::string(1, static_cast<char>(*byte)), 3});
+        }
+        if (auto twice = percent_twice(text, at)) {
+            out.push_back({std::string(1, static_cast<char>(*twice)), 5});
         }
         break;
     case '+': out.push_back({" ", 1}); break;
@@ -176,7 +187,7 @@ std::optional<std::size_t> match_at(std::string_view text, std::size_t start, st
                 go({matched + unit.bytes.size(), at + unit.length});
             }
             // White space inside a secret (a line folded in two, "\n" in JSON) may read as nothing.
-            if (matched > 0 && unit.bytes.size() == 1 && is_fold(unit.bytes[0])) {
+            if (matched >= k_min_secret && unit.bytes.size() == 1 && is_fold(unit.bytes[0])) {
                 go({matched, at + unit.length});
             }
         }
@@ -203,7 +214,7 @@ Quick quick_match(std::string_view text, std::size_t start, std::string_view sec
         }
         const char c = text[at];
         if (c == '%' || c == '+' || c == '\\' || c == '&' || text.substr(at).starts_with(k_clipped) ||
-            (matched > 0 && is_fold(c) && c != secret[matched])) {
+            (matched >= k_min_secret && is_fold(c) && c != secret[matched])) {
             return {std::nullopt, true};
         }
         if (c != secret[matched]) {
@@ -241,9 +252,9 @@ std::vector<std::string> base64_forms(const std::string& secret) {
 }
 
 // The other forms a server may echo `secret` in: upper- or lower-cased (a hex key upper-cased
-// is still the key), each byte in hex, percent-encoded a second time (the forms percent-encoded
-// once, which the matcher then decodes once more), and its UTF-8 read as Latin-1 and encoded
-// again (what a server that decodes header bytes as Latin-1 echoes).
+// is still the key), each byte in hex, and its UTF-8 read as Latin-1 and encoded again (what a
+// server that decodes header bytes as Latin-1 echoes). Percent-encoding, once or twice, is read
+// by the matcher itself.
 std::vector<std::string> echo_forms(const std::string& secret) {
     std::vector<std::string> forms;
     std::string upper = secret;
@@ -268,20 +279,10 @@ std::vector<std::string> echo_forms(const std::string& secret) {
     forms.push_back(std::move(latin1));
     for (const HexCase letters : {HexCase::lower, HexCase::upper}) {
         std::string hex;
-        std::string every;    // every byte percent-encoded
-        std::string special;  // all but the unreserved characters of RFC 3986 percent-encoded
         for (const char ch : secret) {
-            const auto c = static_cast<unsigned char>(ch);
-            const auto pair = hex_digits(c, letters);
-            hex.append(pair.data(), 2);
-            every.append("%").append(pair.data(), 2);
-            const bool unreserved = (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
-                                    ch == '-' || ch == '.' || ch == '_' || ch == '~';
-            (unreserved ? special.append(1, ch) : special.append("%").append(pair.data(), 2));
+            hex.append(hex_digits(static_cast<unsigned char>(ch), letters).data(), 2);
         }
         forms.push_back(std::move(hex));
-        forms.push_back(std::move(every));
-        forms.push_back(std::move(special));
     }
     return forms;
 }
@@ -325,6 +326,9 @@ bool Redactor::first_byte_may_start(std::string_view text, std::size_t at) const
     std::optional<Unit> unit;
     switch (text[at]) {
     case '%':
+        if (auto twice = percent_twice(text, at); twice && m_firsts[*twice]) {
+            return true;
+        }
         if (auto byte = hex_at(text, at + 1, 2)) {
             return m_firsts[*byte];
         }

@@ -12,11 +12,12 @@
 namespace util {
 
 // Replaces registered secrets in text with "***", in every form a service may echo them:
-// as they are, JSON-escaped ("\"", "\/", "\u00e9"), percent-encoded (upper- or lower-case hex,
-// '+' for a space, whichever characters the encoder chose to encode) and HTML-escaped
+// as they are, JSON-escaped ("\"", "\/", "\u00e9"), percent-encoded once or twice (upper- or
+// lower-case hex, '+' for a space, whichever characters the encoder chose to encode) and HTML-escaped
 // ("&quot;", "&#34;"), in base64 (alone, or inside a longer encoding such as Basic
 // authentication's "user:password", standard or URL-safe alphabet); and a secret cut short by a
-// clipped text ending in "…".
+// clipped text ending in "…"; upper- or lower-cased, in hex, folded at white space, and a
+// non-ASCII secret's UTF-8 read as Latin-1.
 class Redactor {
 public:
     // Registers `secret`; empty or very short values (under 4 characters) are ignored, as
