@@ -52,6 +52,13 @@ public:
     // Returns those of `wa_ids` held at `now` by an earlier 131049 answer, with the hold's end.
     virtual util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) = 0;
 
+    // Returns the sends of `campaign` to those of `wa_ids` that the ledger still holds (reserved
+    // or sent, not yet pruned), in no particular order: one read for the whole batch. A run asks
+    // it before reserving, so that a row its result log forgot (an older copy of the log, its last
+    // seconds lost) is never sent twice.
+    virtual util::Result<std::vector<CampaignSend>> campaign_sends(const std::string& campaign,
+                                                                   const std::vector<std::string>& wa_ids) = 0;
+
     // Returns how much of `campaign`'s log has been folded in (the value of its last fold mark;
     // 0 when none).
     virtual util::Result<std::uint64_t> folded(const std::string& campaign) = 0;

@@ -256,6 +256,26 @@ util::Result<std::vector<Hold>> PgLedger::held(const std::vector<std::string>& w
     });
 }
 
+util::Result<std::vector<CampaignSend>> PgLedger::campaign_sends(const std::string& campaign,
+                                                                 const std::vector<std::string>& wa_ids) {
+    if (m_empty) {
+        return std::vector<CampaignSend>{};
+    }
+    return guarded<std::vector<CampaignSend>>("reading the campaign's sends", [&] {
+        const auto rows = m_db->query(
+            "SELECT wa_id, csv_row, state, at FROM wacamp.sends WHERE account = $1 AND campaign = $2 "
+            "AND wa_id = ANY ($3::text[])",
+            {m_account, campaign, pg::text_array(wa_ids)});
+        std::vector<CampaignSend> sends;
+        for (int i = 0; i < rows.size(); ++i) {
+            sends.push_back(CampaignSend{rows.text(i, 0), rows.integer(i, 1),
+                                         rows.text(i, 2) == "sent" ? SendState::sent : SendState::reserved,
+                                         from_millis(rows.integer(i, 3))});
+        }
+        return sends;
+    });
+}
+
 util::Result<std::uint64_t> PgLedger::folded(const std::string& campaign) {
     if (m_empty) {
         return std::uint64_t{0};

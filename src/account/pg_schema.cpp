@@ -268,10 +268,11 @@ BEGIN
             CONTINUE;
         END IF;
         IF p_max IS NOT NULL THEN
-            -- This row's own earlier reservation does not count against it.
+            -- This row's own earlier reservation does not count against it; its earlier send
+            -- that an answer confirmed does, as every other send of the number does.
             SELECT count(*) INTO v_stored FROM wacamp.sends s
              WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
-               AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i]);
+               AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i] AND s.state = 'reserved');
             v_total := v_stored + coalesce((v_granted ->> v_wa_id)::bigint, 0);
             IF v_total >= p_max THEN
                 -- Room opens when the (total - max + 1)th oldest send ages out of the window.
@@ -281,7 +282,7 @@ BEGIN
                 ELSE
                     SELECT s.at INTO v_room FROM wacamp.sends s
                      WHERE s.account = p_account AND s.wa_id = v_wa_id AND s.at > p_now - p_per
-                       AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i])
+                       AND NOT (s.campaign = p_campaigns[i] AND s.csv_row = p_rows[i] AND s.state = 'reserved')
                      ORDER BY s.at OFFSET v_offset LIMIT 1;
                     v_room := coalesce(v_room, p_now - p_per) + p_per;
                 END IF;
@@ -353,15 +354,17 @@ $$;
 // Version 1 had the tables of version 3 and a reserve() that checked only the caps; version 2's
 // also refused suppressed and held numbers, held ones whatever the message. Version 4 keeps a
 // running count of the day's numbers (an account without a row is counted afresh the first time
-// a call needs it, so an older schema needs only the table): k_record, k_day and k_reserve
-// replace the functions, and this adds the table and moves the version.
+// a call needs it, so an older schema needs only the table). Version 5's reserve() counts a row's
+// own earlier send against rate.per_recipient once an answer confirmed it (only its reservation is
+// left out). k_record, k_day and k_reserve replace the functions, and this adds the table and moves
+// the version.
 const char* const k_upgrade = R"SQL(
 CREATE TABLE IF NOT EXISTS wacamp.day_counts (
     account text NOT NULL PRIMARY KEY,
     horizon bigint NOT NULL,
     numbers bigint NOT NULL
 );
-UPDATE wacamp.meta SET version = 4;
+UPDATE wacamp.meta SET version = 5;
 )SQL";
 
 }  // namespace account::pg_schema

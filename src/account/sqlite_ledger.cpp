@@ -213,6 +213,37 @@ util::Result<std::vector<Hold>> SqliteLedger::held(const std::vector<std::string
     });
 }
 
+util::Result<std::vector<CampaignSend>> SqliteLedger::campaign_sends(const std::string& campaign,
+                                                                     const std::vector<std::string>& wa_ids) {
+    return guarded<std::vector<CampaignSend>>("reading the campaign's sends", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::read);
+        std::vector<CampaignSend> sends;
+        sqlite::Statement id(m_db, "SELECT id FROM campaigns WHERE account = ?9 AND name = ?1");
+        id.bind(1, campaign).bind(k_account, m_account);
+        if (!id.step()) {
+            transaction.commit();
+            return sends;  // the ledger holds no send of this campaign
+        }
+        // Through sends_by_number: a number has few sends, and a batch of numbers is one
+        // read transaction.
+        sqlite::Statement query(m_db,
+                                "SELECT csv_row, state, at FROM sends WHERE account = ?9 AND wa_id = ?1 "
+                                "AND campaign_id = ?2");
+        query.bind(2, id.integer(0)).bind(k_account, m_account);
+        for (const auto& wa_id : wa_ids) {
+            query.bind(1, wa_id);
+            while (query.step()) {
+                sends.push_back(CampaignSend{wa_id, query.integer(0),
+                                             query.text(1) == "sent" ? SendState::sent : SendState::reserved,
+                                             from_millis(query.integer(2))});
+            }
+            query.rewind();
+        }
+        transaction.commit();
+        return sends;
+    });
+}
+
 util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
     return guarded<std::uint64_t>("reading the fold mark", [&] {
         sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE account = ?9 AND campaign = ?1");

@@ -70,9 +70,10 @@ public:
           m_request(request),
           m_day(day),
           m_campaigns(campaigns),
-          m_sends_of_number(db,
-                            "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
-                            "AND NOT (campaign_id = ?3 AND csv_row = ?4) ORDER BY at LIMIT -1 OFFSET ?5"),
+          m_sends_of_number(
+              db,
+              "SELECT at FROM sends WHERE account = ?9 AND wa_id = ?1 AND at > ?2 "
+              "AND NOT (campaign_id = ?3 AND csv_row = ?4 AND state = 'reserved') ORDER BY at LIMIT -1 OFFSET ?5"),
           m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
           m_held(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1 AND until > ?2") {
         if (request.limits.per_day) {
@@ -126,7 +127,9 @@ private:
             m_sends_of_number.bind(1, send.wa_id).bind(2, to_millis(since)).bind(3, m_campaigns.find(send.campaign));
             m_sends_of_number.bind(4, send.row).bind(5, offset).bind(k_account, m_account);
         };
-        std::int64_t stored = 0;  // this row's own earlier reservation does not count against it
+        // This row's own earlier reservation does not count against it; its earlier send that an
+        // answer confirmed does, as every other send of the number does.
+        std::int64_t stored = 0;
         bind(0);
         while (m_sends_of_number.step()) {
             ++stored;

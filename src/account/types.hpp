@@ -102,6 +102,19 @@ struct Recorded {
     std::vector<std::string> suppressed;  // numbers this batch put on the suppression list
 };
 
+// Where a send stands in the ledger: reserved before its request left (the answer not yet
+// recorded, or never given), or sent (an answer said so).
+enum class SendState { reserved, sent };
+
+// One send of a campaign as the ledger holds it: what trust in a shortened or restored result
+// log is checked against (Ledger::campaign_sends).
+struct CampaignSend {
+    std::string wa_id;
+    std::int64_t row = 0;
+    SendState state = SendState::reserved;
+    util::TimePoint at;
+};
+
 // A number held by a 131049 answer until `until`.
 struct Hold {
     std::string wa_id;

@@ -1,6 +1,7 @@
 #include "cli/send_summary.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -175,16 +176,33 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     // The counts are of the rows the log holds: those the run did not reach are not in them.
     out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
     out += window_lines(r);
+    if (r.recovered_sent + r.recovered_unknown > 0) {
+        out += fmt::format(
+            "  recovered from the account's ledger: {} row(s) the result log had lost (an older copy of the log, or "
+            "its last seconds lost): {} sent (not sent again), {} unknown (their request may have left)\n",
+            r.recovered_sent + r.recovered_unknown, r.recovered_sent, r.recovered_unknown);
+    }
     out += cause_lines(r, std::chrono::system_clock::now());
     if (c.account.ledger) {
         out += fmt::format("  account: {} (ledger {})\n", util::printable(c.account.name), *c.account.ledger);
     }
-    if (r.cleanup.ran) {
+    if (r.cleanup.ran && r.cleanup.batches_deleted == 0 && r.cleanup.batches_failed == 0 && !r.cleanup.interrupted) {
+        out += "  contacts deleted: none left to delete (the deletion step had deleted them all already)\n";
+    } else if (r.cleanup.ran) {
         out += fmt::format("  contacts deleted: {} in {} batch{}", r.cleanup.ids_deleted, r.cleanup.batches_deleted,
                            r.cleanup.batches_deleted == 1 ? "" : "es");
         out += r.cleanup.batches_failed > 0 ? fmt::format(", {} batch(es) failed: {}\n", r.cleanup.batches_failed,
                                                           util::printable(r.cleanup.error))
                                             : "\n";
+        if (r.cleanup.without_user_id > 0) {
+            out += fmt::format(
+                "  {} row(s) to delete have an empty user_id (row{} {}{}): their contacts cannot be deleted; fill "
+                "in recipients.columns.user_id and run wacamp delete-contacts\n",
+                r.cleanup.without_user_id, r.cleanup.without_user_id_rows.size() == 1 ? "" : "s",
+                fmt::join(r.cleanup.without_user_id_rows, ", "),
+                r.cleanup.without_user_id > static_cast<std::int64_t>(r.cleanup.without_user_id_rows.size()) ? ", …"
+                                                                                                             : "");
+        }
         if (r.cleanup.interrupted) {
             out += fmt::format("  the deletion step was {}; to finish it: {}\n",
                                r.cleanup.log_error.empty() ? "interrupted" : "stopped: " + r.cleanup.log_error,
@@ -206,9 +224,10 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     out += fmt::format("  result log: {}\n", r.results_path);
     if (s.unknown > 0) {
         out += fmt::format(
-            "  {} recipient(s) may or may not have received the message (unknown); "
-            "to send them again: {}\n",
-            s.unknown, s.resend_unknown_command);
+            "  {} recipient(s) unknown: each request went out and got no answer, so the message may well have "
+            "been delivered, and resending may deliver it twice. Decide first (the service's own records, "
+            "`wacamp report {}` lists them); only to send them again: {}\n",
+            s.unknown, r.results_path, s.resend_unknown_command);
     }
     if (r.never_left > 0) {
         out += fmt::format(
@@ -243,11 +262,9 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
     }
     ordered_json cleanup;  // null when the deletion step did not run
     if (r.cleanup.ran) {
-        cleanup = {{"ids_deleted", r.cleanup.ids_deleted},
-                   {"batches_deleted", r.cleanup.batches_deleted},
-                   {"batches_failed", r.cleanup.batches_failed},
-                   {"error", or_null(r.cleanup.error)},
-                   {"interrupted", r.cleanup.interrupted}};
+        cleanup = {{"ids_deleted", r.cleanup.ids_deleted},       {"batches_deleted", r.cleanup.batches_deleted},
+                   {"batches_failed", r.cleanup.batches_failed}, {"error", or_null(r.cleanup.error)},
+                   {"interrupted", r.cleanup.interrupted},       {"without_user_id", r.cleanup.without_user_id}};
     }
     return {{"message", headline(c, r)},
             {"campaign", c.name},
@@ -261,6 +278,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"skipped", n[Status::skipped]},
             {"not_yet_attempted", r.not_yet_attempted},
             {"held_unknown", r.held_unknown},
+            {"recovered_from_ledger", {{"sent", r.recovered_sent}, {"unknown", r.recovered_unknown}}},
             {"never_left", r.never_left},
             {"held_rejected", r.held_rejected},
             {"held_marketing_limit", r.held_marketing_limit},

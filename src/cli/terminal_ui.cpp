@@ -197,6 +197,10 @@ bool TerminalUi::confirm(const runner::Preview& p) {
     if (const auto held = total_of(p.held_back); held > 0) {
         counts += fmt::format(", {} held back by the account's ledger ({})", held, cause_list(p.held_back));
     }
+    if (p.recovered > 0) {
+        counts += fmt::format(", {} recovered from the account's ledger (the result log had lost them; not sent)",
+                              p.recovered);
+    }
     counts += fmt::format(", {} invalid, {}, {} already recorded", p.invalid, util::counted(p.duplicates, "duplicate"),
                           p.already_done);
     if (p.beyond_limit > 0) {

@@ -50,6 +50,7 @@ enum class Key : std::uint8_t {
     category,
     preview,
     plan,
+    recovered,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -85,7 +86,8 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "template",
                                                                           "category",
                                                                           "preview",
-                                                                          "plan"};
+                                                                          "plan",
+                                                                          "recovered"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {

@@ -126,6 +126,9 @@ util::Result<Record> build_result(Fields& f) {
     if (f.has(Key::category)) {
         r.category = f.str(Key::category);
     }
+    if (f.has(Key::recovered)) {
+        r.recovered = f.str(Key::recovered);
+    }
     r.message = std::move(f.message);
     if (r.message && r.message->is_template() && f.preview) {
         r.message->preview = std::move(*f.preview);

@@ -138,6 +138,7 @@ std::string to_line(const ResultRecord& record) {
     add_present(line, "latency_ms", record.latency_ms);
     add_present(line, "template", record.template_name);
     add_present(line, "category", record.category);
+    add_present(line, "recovered", record.recovered);
     if (record.message) {
         add_message(line, *record.message);
     }

@@ -79,8 +79,11 @@ struct ResultRecord {
     std::optional<std::int64_t> latency_ms;    // when a request was made
     std::optional<std::string> template_name;  // `template`: template campaigns: the template's name
     std::optional<std::string> category;       // template campaigns: its category, when known
-    std::optional<MessageContent> message;     // dry runs: the rendered message
-    std::vector<std::string> defaults;         // dry runs: placeholders that took their default
+    // "ledger": the row's result was taken from the account's ledger, which held what the log had
+    // lost (an older copy of the log, its last seconds lost in a power cut).
+    std::optional<std::string> recovered;
+    std::optional<MessageContent> message;  // dry runs: the rendered message
+    std::vector<std::string> defaults;      // dry runs: placeholders that took their default
     util::TimePoint at;
     bool operator==(const ResultRecord&) const = default;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "runner/suppression_list.hpp"
 #include "service/messages.hpp"
@@ -37,6 +38,13 @@ std::string suppressed_why(const account::Suppression& s) {
 std::string held_why(util::TimePoint until) {
     return fmt::format("held until {}: the number answered 131049 (marketing limit) within the last 24 h",
                        util::format_timestamp(until));
+}
+
+Recovery recovery_of(const Screening& screening, const results::RowState& state) {
+    if (screening.ledger_sent) {
+        return Recovery::sent;
+    }
+    return screening.ledger_reserved && state.pending() ? Recovery::unknown : Recovery::none;
 }
 
 util::Result<std::string> unknown_account_warning(account::Ledger& ledger, const std::string& account,
@@ -121,6 +129,35 @@ util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<accou
     return screened;
 }
 
+util::Result<void> AccountBook::note_campaign_sends(const std::vector<account::Send>& sends,
+                                                    const std::vector<std::string>& wa_ids,
+                                                    std::vector<Screening>& out) {
+    TRY_ASSIGN(const auto held, m_ledger->campaign_sends(sends.front().campaign, wa_ids));
+    if (held.empty()) {
+        return {};
+    }
+    // "number" and "number#row": a batch holds at most a few hundred.
+    std::unordered_set<std::string> sent_numbers;
+    std::unordered_set<std::string> sent_rows;
+    std::unordered_set<std::string> reserved_rows;
+    auto row_key = [](const std::string& wa_id, std::int64_t row) { return fmt::format("{}#{}", wa_id, row); };
+    for (const auto& send : held) {
+        if (send.state == account::SendState::sent) {
+            sent_numbers.insert(send.wa_id);
+            sent_rows.insert(row_key(send.wa_id, send.row));
+        } else {
+            reserved_rows.insert(row_key(send.wa_id, send.row));
+        }
+    }
+    const bool any_row = m_campaign.recipients.dedupe;
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+        const std::string key = row_key(sends[i].wa_id, sends[i].row);
+        out[i].ledger_sent = any_row ? sent_numbers.contains(sends[i].wa_id) : sent_rows.contains(key);
+        out[i].ledger_reserved = reserved_rows.contains(key);
+    }
+    return {};
+}
+
 util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::vector<account::Send>& sends,
                                                                    util::TimePoint now) {
     std::vector<Screening> out(sends.size());
@@ -132,6 +169,7 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
     for (const auto& send : sends) {
         wa_ids.push_back(send.wa_id);
     }
+    TRY(note_campaign_sends(sends, wa_ids, out));
     TRY_ASSIGN(const auto suppressed, m_ledger->suppressed(wa_ids));
     std::unordered_map<std::string, const account::Suppression*> by_number;
     for (const auto& s : suppressed) {
@@ -153,20 +191,24 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
     }
     for (std::size_t i = 0; i < sends.size(); ++i) {
         const std::string& wa_id = sends[i].wa_id;
+        auto hold_back = [&](results::Cause cause, std::string why) {
+            out[i].cause = cause;
+            out[i].why = std::move(why);
+        };
         if (auto s = by_number.find(wa_id); s != by_number.end()) {
-            out[i] = {results::Cause::suppressed, suppressed_why(*s->second)};
+            hold_back(results::Cause::suppressed, suppressed_why(*s->second));
         } else if (m_listed.contains(wa_id)) {
-            out[i] = {results::Cause::suppressed, "listed in suppression.files"};
+            hold_back(results::Cause::suppressed, "listed in suppression.files");
         } else if (auto h = held_until.find(wa_id); h != held_until.end()) {
-            out[i] = {results::Cause::marketing_limit, held_why(h->second)};
+            hold_back(results::Cause::marketing_limit, held_why(h->second));
         } else if (i < frequency.size() && frequency[i].refusal == account::Refusal::frequency_cap) {
             const auto& per = *m_campaign.rate.per_recipient;
-            out[i] = {results::Cause::frequency_cap,
+            hold_back(results::Cause::frequency_cap,
                       fmt::format("the account messaged this number {} time{} within {} (rate.per_recipient); "
                                   "next possible at {}",
                                   per.max, per.max == 1 ? "" : "s",
                                   util::format_duration(per.per, util::DurationStyle::compact),
-                                  frequency[i].room_at ? util::format_timestamp(*frequency[i].room_at) : "?")};
+                                  frequency[i].room_at ? util::format_timestamp(*frequency[i].room_at) : "?"));
         }
     }
     return out;

@@ -11,6 +11,7 @@
 
 #include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
+#include "results/row_fold.hpp"
 #include "results/status.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
@@ -21,7 +22,20 @@ namespace runner {
 struct Screening {
     results::Cause cause = results::Cause::none;  // none, suppressed, frequency_cap or marketing_limit
     std::string why;                              // for the log's `error`
+    // The ledger holds the row's number as sent by this campaign (under this row when
+    // recipients.dedupe is false, under any row otherwise).
+    bool ledger_sent = false;
+    // The ledger holds a reservation of this row by this campaign: its request may have left.
+    bool ledger_reserved = false;
 };
+
+// What a row's result log forgot and the ledger remembers (SPEC "The ledger remembers what the
+// log forgot"): sent, or a request in flight (unknown) whose `attempt` line the log lost.
+enum class Recovery { none, sent, unknown };
+
+// The recovery of a row the log holds in `state` and the ledger screened as `screening`: sent
+// whatever the log says; unknown when the log holds no record of the row; else none.
+Recovery recovery_of(const Screening& screening, const results::RowState& state);
 
 class AccountBook {
 public:
@@ -37,8 +51,9 @@ public:
     // numbers the files held. Fails on a file that cannot be read, or the ledger.
     util::Result<std::int64_t> take_lists(util::TimePoint now, const std::function<void(const std::string&)>& warn);
 
-    // Screens `sends` (rows about to be dispatched) at `now`, in three queries whatever their
-    // number: the suppression list, 131049 holds (when marketing_holds() apply), and
+    // Screens `sends` (rows about to be dispatched, all of one campaign) at `now`, in four
+    // queries whatever their number: the campaign's own sends the ledger holds (for
+    // recovery_of), the suppression list, 131049 holds (when marketing_holds() apply), and
     // rate.per_recipient (previewed, nothing written). One Screening per send, in order. Fails
     // with the ledger's reason, of kind util::ErrorKind::ledger (a run stops with ledger_error).
     util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now);
@@ -58,6 +73,9 @@ public:
 
 private:
     util::Result<std::vector<Screening>> screen_in_ledger(const std::vector<account::Send>& sends, util::TimePoint now);
+    // Marks in `out` the sends the ledger holds of the campaign of `sends` (numbers `wa_ids`).
+    util::Result<void> note_campaign_sends(const std::vector<account::Send>& sends,
+                                           const std::vector<std::string>& wa_ids, std::vector<Screening>& out);
     AccountBook(const campaign::Campaign& c, std::unique_ptr<account::Ledger> ledger, account::Access access)
         : m_campaign(c), m_ledger(std::move(ledger)), m_access(access) {}
 

@@ -67,6 +67,10 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
     const results::RowState& state = row.facts.state;
     switch (row.decision) {
     case Decision::send:
+        if (const Recovery recovery = recovery_of(row.screening, state); recovery != Recovery::none) {
+            TRY(recover(r, recovery, state));
+            return false;
+        }
         if (row.screening.cause != results::Cause::none) {
             ++held_back[row.screening.cause];
             const auto status = row.screening.cause == results::Cause::marketing_limit ? results::Status::failed
@@ -112,24 +116,51 @@ void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
     marketing_limit_until = marketing_limit_until ? std::max(*marketing_limit_until, until) : until;
 }
 
-util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::Status status, results::Cause cause,
-                                        const std::string& reason, const results::RowState& before) {
+util::Result<void> CampaignJobs::recover(const campaign::Recipient& r, Recovery recovery,
+                                         const results::RowState& before) {
+    results::ResultRecord rec = record_of(r, before);
+    rec.recovered = "ledger";
+    if (recovery == Recovery::sent) {
+        ++recovered_sent;
+        rec.status = results::Status::sent;
+    } else {
+        ++recovered_unknown;
+        rec.status = results::Status::unknown;
+        rec.cause = results::Cause::transient;
+        rec.error =
+            "the account's ledger holds this row's reservation but the result log holds no record of it: its "
+            "request may have left (the log lost its attempt line); sent again only with --resend-unknown";
+    }
+    return write(rec, before);
+}
+
+results::ResultRecord CampaignJobs::record_of(const campaign::Recipient& r, const results::RowState& before) const {
     results::ResultRecord rec;
     rec.row = r.row;
     rec.wa_id = r.message.wa_id;
     rec.user_name = r.message.user_name;
+    rec.attempts = before.attempts;
+    rec.at = m_clock.wall_now();
+    return rec;
+}
+
+util::Result<void> CampaignJobs::record(const campaign::Recipient& r, results::Status status, results::Cause cause,
+                                        const std::string& reason, const results::RowState& before) {
+    results::ResultRecord rec = record_of(r, before);
     rec.status = status;
     rec.cause = cause;
     rec.error = reason;
-    rec.attempts = before.attempts;
-    rec.at = m_clock.wall_now();
+    return write(rec, before);
+}
+
+util::Result<void> CampaignJobs::write(results::ResultRecord& rec, const results::RowState& before) {
     m_names.label(rec);
     mask_record(rec, m_secrets);
     ++records_written;
     if (auto written = m_log.append_batched(results::to_line(rec)); !written) {
         return util::Error{written.error().message, util::ErrorKind::write};
     }
-    m_tally.record(rec.row, before, status, cause);
+    m_tally.record(rec.row, before, rec.status, rec.cause);
     return {};
 }
 

@@ -65,6 +65,10 @@ public:
     std::optional<util::TimePoint> marketing_limit_until;  // when the last of those may go again
     std::int64_t records_written = 0;
     results::CauseCounts held_back;  // rows the ledger's screening held back, by cause
+    // Rows the log had lost and the ledger held (SPEC "The ledger remembers what the log forgot"):
+    // recorded sent (never sent again), or unknown (sent again only with --resend-unknown).
+    std::int64_t recovered_sent = 0;
+    std::int64_t recovered_unknown = 0;
 
 private:
     // A row read ahead, with what the log and the ledger say of it.
@@ -81,6 +85,11 @@ private:
     void hold_marketing_limit(util::TimePoint refused_at);
     util::Result<void> record(const campaign::Recipient& r, results::Status status, results::Cause cause,
                               const std::string& reason, const results::RowState& before);
+    // Records what the ledger remembers of a row the log forgot.
+    util::Result<void> recover(const campaign::Recipient& r, Recovery recovery, const results::RowState& before);
+    results::ResultRecord record_of(const campaign::Recipient& r, const results::RowState& before) const;
+    // Labels, masks and appends `rec`, and counts it.
+    util::Result<void> write(results::ResultRecord& rec, const results::RowState& before);
 
     campaign::RecipientStream& m_stream;
     AccountBook* m_book;

@@ -170,7 +170,9 @@ util::Result<Preview> make_preview(const SendRun& run) {
         TRY_ASSIGN(const RowFacts facts, facts_of(r, run.existing()));
         switch (decide(facts, options.retry_rejected, options.resend_unknown, now)) {
         case Decision::send:
-            if (screening.cause != results::Cause::none) {
+            if (recovery_of(screening, facts.state) != Recovery::none) {
+                ++p.recovered;
+            } else if (screening.cause != results::Cause::none) {
                 ++p.held_back[screening.cause];
             } else if (options.limit > 0 && p.to_send >= options.limit) {
                 ++p.beyond_limit;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
@@ -53,14 +54,22 @@ struct CleanupSummary {
     bool interrupted = false;  // a stop request (or log_error) ended it with batches left to do
     bool refused = false;      // credentials refused or certificate failed: later batches not tried
     std::string log_error;     // the log could not be written: why it stopped
+    // Rows the step would delete whose user_id cell is empty: how many, and the first few.
+    static constexpr std::int64_t k_rows_named = 5;
+    std::int64_t without_user_id = 0;
+    std::vector<std::int64_t> without_user_id_rows;
 };
 
 struct SendReport {
     queue::StopReason reason = queue::StopReason::completed;
-    std::string message;                    // what stopped it, when it stopped early
-    results::StatusCounts counts;           // final state of every row recorded in the log
-    std::int64_t not_yet_attempted = 0;     // rows of the list the log does not hold yet (--limit, a stop)
-    std::int64_t held_unknown = 0;          // unknown rows left alone (no --resend-unknown)
+    std::string message;                 // what stopped it, when it stopped early
+    results::StatusCounts counts;        // final state of every row recorded in the log
+    std::int64_t not_yet_attempted = 0;  // rows of the list the log does not hold yet (--limit, a stop)
+    std::int64_t held_unknown = 0;       // unknown rows left alone (no --resend-unknown)
+    // Rows the result log had lost and the account's ledger held: recorded sent (never sent
+    // again) or unknown (sent again only with --resend-unknown).
+    std::int64_t recovered_sent = 0;
+    std::int64_t recovered_unknown = 0;
     std::int64_t never_left = 0;            // of the unknown: logged as attempts, never sent (the log failed first)
     std::int64_t held_rejected = 0;         // rejected rows left alone (no --retry-failed)
     std::int64_t held_marketing_limit = 0;  // refused for the marketing limit < 24 h ago

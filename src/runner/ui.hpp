@@ -29,6 +29,7 @@ struct Preview {
     std::int64_t duplicates = 0;
     std::int64_t already_done = 0;   // recorded in the log already (sent, invalid, skipped, held)
     results::CauseCounts held_back;  // rows the account's ledger holds back now, by cause
+    std::int64_t recovered = 0;      // rows the log lost and the ledger holds: recorded, not sent
     std::int64_t beyond_limit = 0;   // rows to send left for a later run by --limit
     std::string per_second;          // "10/s", "2.5/s" or "unlimited"
     std::string concurrency;         // "4" or "auto (up to 256)"

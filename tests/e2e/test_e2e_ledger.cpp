@@ -10,6 +10,7 @@
 
 #include "fixtures.hpp"
 #include "ledger_probe.hpp"
+#include "ledger_recovery.hpp"
 
 using namespace e2e;
 using nlohmann::json;
@@ -52,6 +53,20 @@ int sends_to(const Sandbox& sandbox, const std::string& wa_id) {
         n += send && j.value("wa_id", "") == wa_id ? 1 : 0;
     }
     return n;
+}
+
+// Makes the ledger at `path` hold `wa_id`'s sends as reserved again, as a power cut between the
+// request and its answer's record would leave them.
+void unconfirm_in(const std::filesystem::path& path, const std::string& wa_id) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    const std::string sql = "UPDATE sends SET state = 'reserved' WHERE wa_id = '" + wa_id + "'";
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+    const int changed = sqlite3_changes(db);
+    sqlite3_close(db);
+    REQUIRE(rc == SQLITE_OK);
+    REQUIRE(changed == 1);
 }
 
 }  // namespace
@@ -372,5 +387,22 @@ TEST_SUITE("e2e: ledger") {
         auto plain = off.wacamp({"run", off.campaign.string(), "--log-format", "json"});
         CHECK(plain.exit_code == 0);
         CHECK(json::parse(plain.out)["account"].is_null());
+    }
+    TEST_CASE(
+        "a restored older copy of the log: the rows it lacks are recovered from the ledger as sent, never resent") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), k_recovery_rate);
+        check_restored_log(sandbox, f);
+    }
+    TEST_CASE("a log cut at a line boundary: a plain run and --resend-unknown send none of its lost rows again") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), "rate: {per_second: 50}\n");
+        check_shortened_log(sandbox, f);
+    }
+    TEST_CASE(
+        "a reservation the log holds no record of is recovered as unknown; --resend-unknown sends it under max 1") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), k_recovery_rate);
+        check_reserved_without_record(sandbox, f, [&](const std::string& wa_id) { unconfirm_in(ledger_of(f), wa_id); });
     }
 }

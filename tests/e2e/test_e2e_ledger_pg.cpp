@@ -13,6 +13,7 @@
 
 #include "../support/pg_cluster.hpp"
 #include "fixtures.hpp"
+#include "ledger_recovery.hpp"
 
 using namespace e2e;
 using nlohmann::json;
@@ -196,5 +197,40 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
         CHECK(once_each(delivered(sandbox), n) == "");
         CHECK(sql_at(*url, "SELECT count(*) FROM wacamp.sends WHERE state = 'sent'") == std::to_string(n));
         CHECK_FALSE(leaks(k_password, {run.out(), run.err(), resumed.out, resumed.err, file_text(f.log)}));
+    }
+    TEST_CASE(
+        "a restored older copy of the log: the rows it lacks are recovered from the ledger as sent, never resent") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), ledger_yaml(*url) + k_recovery_rate);
+        use_ledger(f, "restored");
+        check_restored_log(sandbox, f);
+    }
+    TEST_CASE("a log cut at a line boundary: a plain run and --resend-unknown send none of its lost rows again") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), ledger_yaml(*url) + "rate: {per_second: 50}\n");
+        use_ledger(f, "shortened");
+        check_shortened_log(sandbox, f);
+    }
+    TEST_CASE(
+        "a reservation the log holds no record of is recovered as unknown; --resend-unknown sends it under max 1") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), ledger_yaml(*url) + k_recovery_rate);
+        use_ledger(f, "reserved");
+        check_reserved_without_record(sandbox, f, [&](const std::string& wa_id) {
+            CHECK(sql_at(*url, "UPDATE wacamp.sends SET state = 'reserved' WHERE wa_id = '" + wa_id +
+                                   "' RETURNING 1") == "1");
+        });
     }
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "account_ledger_fixture.hpp"
 
 namespace {
@@ -129,6 +131,54 @@ TEST_SUITE("account::Ledger") {
         auto retry = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0 + 1min));
         REQUIRE(retry.ok());
         CHECK(retry->at(0).granted());
+    }
+    TEST_CASE("per_recipient: a row's own send counts against it once an answer confirmed it, not while reserved") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        const auto limits = per_recipient(1, std::chrono::days(7));
+        REQUIRE(book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        results.delivered = sends("spring", {"14155550100"});
+        REQUIRE(book->record(results).ok());
+        // The same row again (its log forgot the send): the ledger's sent send is in the window.
+        auto again = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0 + 1min));
+        REQUIRE(again.ok());
+        CHECK(again->at(0).refusal == Refusal::frequency_cap);
+        CHECK(again->at(0).room_at == k_t0 + std::chrono::days(7));
+    }
+    TEST_CASE("campaign_sends: the campaign's reserved and sent sends of the numbers asked, in one read") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        auto none = book->campaign_sends("spring", {"1", "2"});
+        REQUIRE(none.ok());
+        CHECK(none->empty());
+        REQUIRE(book->reserve(request(sends("spring", {"1", "2", "3"}), account::Limits{}, k_t0)).ok());
+        REQUIRE(book->reserve(request(sends("summer", {"1"}), account::Limits{}, k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        results.delivered = sends("spring", {"1"});
+        results.not_delivered = sends("spring", {"3"}, 3);
+        REQUIRE(book->record(results).ok());
+        auto held = book->campaign_sends("spring", {"1", "2", "3", "4"});
+        REQUIRE(held.ok());
+        std::map<std::string, account::CampaignSend> by_number;
+        for (const auto& send : *held) {
+            by_number[send.wa_id] = send;
+        }
+        REQUIRE(by_number.size() == 2);  // "3" was released; "4" never sent; summer's "1" is not spring's
+        CHECK(by_number["1"].state == account::SendState::sent);
+        CHECK(by_number["1"].row == 1);
+        CHECK(by_number["2"].state == account::SendState::reserved);
+        CHECK(by_number["2"].row == 2);
+        CHECK(by_number["2"].at == k_t0);
+        auto other = book->campaign_sends("autumn", {"1"});
+        REQUIRE(other.ok());
+        CHECK(other->empty());
     }
     TEST_CASE("per_day counts unique numbers and says when room opens") {
         LedgerPlace place;

@@ -193,7 +193,7 @@ TEST_SUITE("account::PgLedger") {
             CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "1");
         }
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "4");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "5");
         auto answers = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0));
         REQUIRE(answers.ok());
         CHECK(answers->at(0).refusal == account::Refusal::suppressed);
@@ -231,7 +231,7 @@ TEST_SUITE("account::PgLedger") {
             CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "2");
         }
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "4");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "5");
         CHECK(sql_at(place.where(), overloads) == "1");  // the old one is gone: no call is ambiguous
         auto answers = book->reserve(utility);
         REQUIRE(answers.ok());
@@ -255,7 +255,7 @@ TEST_SUITE("account::PgLedger") {
         sql_at(place.where(), "DROP TABLE wacamp.day_counts");
         sql_at(place.where(), "UPDATE wacamp.meta SET version = 3");
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "4");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "5");
         check_day(*book);
     }
     TEST_CASE("an unreachable server fails naming the URL without its password") {

@@ -201,4 +201,72 @@ TEST_SUITE("runner::AccountBook") {
         CHECK(runner::campaign_key("spring", k_t0 + 5ms) == "spring@2025-03-01T00:00:00.005Z");
         CHECK(runner::campaign_key("spring", k_t0) != runner::campaign_key("spring", k_t0 + 1s));
     }
+    TEST_CASE("screen: the campaign's own sends in the ledger mark a row sent (any row) or reserved (its row)") {
+        Folder folder;
+        const auto c = load(folder, "rate:\n  per_recipient: {max: 1, per: 7d}\n");
+        auto book = open_book(c);
+        // This campaign: "1" sent from row 1, "2" reserved for row 2, "3" reserved for row 9;
+        // another campaign sent "4".
+        REQUIRE(book->ledger().reserve(request(sends(k_key, {"1", "2"}), account::Limits{}, k_t0)).ok());
+        REQUIRE(book->ledger().reserve(request(sends(k_key, {"3"}, 9), account::Limits{}, k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        results.delivered = sends(k_key, {"1"});
+        results.delivered.push_back(account::Send{"4", "autumn@2025-02-01T00:00:00.000Z", 1, std::nullopt});
+        REQUIRE(book->ledger().record(results).ok());
+        // Rows 5..8 now hold numbers 1..4 (a CSV reordered: dedupe is on, any row counts for sent).
+        auto screened = book->screen(sends(k_key, {"1", "2", "3", "4"}, 5), k_t0 + 1h);
+        REQUIRE(screened.ok());
+        const auto& s = *screened;
+        CHECK(s[0].ledger_sent);
+        CHECK_FALSE(s[1].ledger_sent);
+        CHECK_FALSE(s[1].ledger_reserved);  // reserved under row 2, not row 6
+        CHECK_FALSE(s[2].ledger_reserved);
+        CHECK_FALSE(s[3].ledger_sent);  // another campaign's send: the cap's business
+        CHECK(s[3].cause == Cause::frequency_cap);
+        // The rows themselves.
+        auto own = book->screen(sends(k_key, {"1", "2"}), k_t0 + 1h);
+        REQUIRE(own.ok());
+        CHECK((*own)[0].ledger_sent);
+        CHECK((*own)[1].ledger_reserved);
+        CHECK((*own)[1].cause == Cause::none);  // a row's own reservation does not count against it
+    }
+
+    TEST_CASE(
+        "screen: with recipients.dedupe false, a number sent from another row of the campaign is not this row's") {
+        Folder folder;
+        std::string yaml = k_minimal + "account: {name: acme, ledger: state/ledger.sqlite}\n";
+        const std::string columns = "  columns: {wa_id: phone, user_name: name}\n";
+        yaml.replace(yaml.find(columns), columns.size(), columns + "  dedupe: false\n");
+        auto c = folder.load(yaml);
+        REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+        auto book = open_book(*c);
+        REQUIRE(book->ledger().reserve(request(sends(k_key, {"1"}), account::Limits{}, k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        results.delivered = sends(k_key, {"1"});
+        REQUIRE(book->ledger().record(results).ok());
+        auto screened = book->screen(sends(k_key, {"1", "1"}), k_t0 + 1h);  // rows 1 and 2
+        REQUIRE(screened.ok());
+        CHECK((*screened)[0].ledger_sent);
+        CHECK_FALSE((*screened)[1].ledger_sent);
+    }
+
+    TEST_CASE("recovery_of: sent whatever the log says; unknown only for a reservation the log holds no record of") {
+        runner::Screening sent;
+        sent.ledger_sent = true;
+        runner::Screening reserved;
+        reserved.ledger_reserved = true;
+        const results::RowState pending{};
+        results::RowFold failed;
+        failed.attempt(1);
+        failed.result(results::Status::failed, Cause::transient, 1);
+        results::RowFold in_flight;
+        in_flight.attempt(1);
+        CHECK(runner::recovery_of(sent, pending) == runner::Recovery::sent);
+        CHECK(runner::recovery_of(sent, failed.state) == runner::Recovery::sent);
+        CHECK(runner::recovery_of(sent, in_flight.state) == runner::Recovery::sent);
+        CHECK(runner::recovery_of(reserved, pending) == runner::Recovery::unknown);
+        CHECK(runner::recovery_of(reserved, failed.state) == runner::Recovery::none);
+        CHECK(runner::recovery_of(reserved, in_flight.state) == runner::Recovery::none);
+        CHECK(runner::recovery_of(runner::Screening{}, pending) == runner::Recovery::none);
+    }
 }

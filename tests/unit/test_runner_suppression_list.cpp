@@ -57,6 +57,10 @@ public:
     util::Result<std::vector<account::Hold>> held(const std::vector<std::string>&, util::TimePoint) override {
         return std::vector<account::Hold>{};
     }
+    util::Result<std::vector<account::CampaignSend>> campaign_sends(const std::string&,
+                                                                    const std::vector<std::string>&) override {
+        return std::vector<account::CampaignSend>{};
+    }
     util::Result<std::uint64_t> folded(const std::string&) override { return std::uint64_t{0}; }
     util::Result<std::vector<std::string>> accounts() override { return std::vector<std::string>{}; }
     util::Result<std::size_t> prune(util::TimePoint) override { return std::size_t{0}; }

@@ -1,0 +1,36 @@
+#pragma once
+// "The ledger remembers what the log forgot" (SPEC), end to end, for either backend: the test
+// file of each backend builds the campaign (its ledger) and calls these.
+
+#include <functional>
+
+#include "fixtures.hpp"
+
+namespace e2e {
+
+// The extra campaign YAML these checks expect beside the ledger's: rate.per_recipient at most 1
+// message a number in 7 days, so that the cap itself would let no second send through either.
+inline const std::string k_recovery_rate = "rate: {per_second: 50, per_recipient: {max: 1, per: 7d}}\n";
+
+// `f` (numbers_csv(k_recovery_rows), k_recovery_rate) sends 6 rows (--limit 6), its log is
+// copied, the campaign finishes, the copy is put back (an older backup restored) and `resume`
+// runs: it sends nothing, records the rows the copy lacked as sent, recovered from the ledger,
+// and says so.
+inline constexpr int k_recovery_rows = 20;
+void check_restored_log(const Sandbox& sandbox, const CampaignFixture& f);
+
+// `f` (numbers_csv(k_recovery_rows), no rate.per_recipient) finishes, its log is cut at a line
+// boundary to about half its lines, and a plain `run` sends nothing: the rows cut off are
+// recovered as sent; rows whose attempt line stayed and result went stay unknown, and even
+// `resume --resend-unknown` does not send them (the ledger holds them as sent).
+void check_shortened_log(const Sandbox& sandbox, const CampaignFixture& f);
+
+// `f` (numbers_csv(k_recovery_rows), k_recovery_rate) finishes; `unconfirm(wa_id)` makes the
+// ledger hold that number's send as reserved again, and the log is cut before that row's
+// attempt (a power cut that took both the answer and the attempt line): `resume` records the
+// row unknown, recovered from the ledger, and sends nothing; `resume --resend-unknown` sends it
+// (max 1 notwithstanding: a row's own reservation does not count against it).
+void check_reserved_without_record(const Sandbox& sandbox, const CampaignFixture& f,
+                                   const std::function<void(const std::string& wa_id)>& unconfirm);
+
+}  // namespace e2e
