@@ -5,7 +5,8 @@
 //                        recipients_file, recipients_sha256}: the log's first record
 //   runs                `campaign` records in the log (a resumed campaign has several)
 //   records             records read (unusable lines not counted)
-//   ended               true when the log's last record is an `end`
+//   ended               true when an `end` record follows the last attempt and result (the
+//                       deletion step's `delete` records may follow it)
 //   end_reason          the latest `end` record's reason, or null
 //   list                {file, found ("same", "changed" since the log began, or "missing"),
 //                        rows (data rows in the CSV now), problem (why it cannot be read, or null)}:

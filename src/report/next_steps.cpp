@@ -85,7 +85,8 @@ std::vector<NextStep> next_steps_for(const Summary& s) {
         steps.push_back({"to continue", "wacamp resume " + log});
     }
     if (const auto unknown = s.counts[Status::unknown]; unknown > 0) {
-        steps.push_back({fmt::format("to send the {} again, once you know they did not get it",
+        steps.push_back({fmt::format("only once you know they did not get it (a request went out for each and got "
+                                     "no answer: resending may deliver twice), to send the {} again",
                                      util::counted(unknown, "unknown recipient")),
                          "wacamp resume " + log + " --resend-unknown"});
     }

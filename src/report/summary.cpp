@@ -231,12 +231,21 @@ util::Result<void> Figures::finish(const results::LogState& state) {
         if (status == Status::invalid && m_summary.invalid_rows.size() < Summary::k_not_sent_listed) {
             m_summary.invalid_rows.push_back(row_number);
         }
+        const bool listed = status == Status::unknown && m_summary.unknown_rows.size() < Summary::k_unknown_listed;
         if (row_state.in_flight()) {
             ++m_summary.in_flight;
+            if (listed) {
+                m_summary.unknown_rows.push_back({row_number, "request in flight when a run stopped"});
+            }
             continue;
         }
         if (const std::uint16_t group = group_in(row.note); group != k_no_group) {
             ++m_groups[group].count;
+            if (listed) {
+                m_summary.unknown_rows.push_back({row_number, m_groups[group].sample});
+            }
+        } else if (listed) {
+            m_summary.unknown_rows.push_back({row_number, ""});
         }
         count_template(row.note, status);
     }

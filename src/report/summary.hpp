@@ -30,6 +30,12 @@ struct ErrorGroup {
     std::string sample;  // the first error text seen for the group (at most ~300 bytes)
 };
 
+// A row whose outcome is unknown: its request went out and got no answer.
+struct UnknownRow {
+    std::int64_t row = 0;
+    std::string error;  // its last result's error, or why it is unknown ("in flight when a run stopped")
+};
+
 struct LatencySummary {
     std::int64_t count = 0;  // result lines with latency_ms (one per request made)
     std::int64_t p50 = 0;
@@ -89,8 +95,10 @@ struct Summary {
     std::vector<TemplateCount> templates;     // by template, in order of appearance, when more than one
     std::vector<std::int64_t> not_sent_rows;  // the first k_not_sent_listed failed or unknown rows
     std::vector<std::int64_t> invalid_rows;   // the first k_not_sent_listed invalid rows
-    ListState list;                           // the CSV now
-    std::vector<NextStep> next_steps;         // the first is the one to take; empty: nothing left to do
+    static constexpr std::size_t k_unknown_listed = 20;
+    std::vector<UnknownRow> unknown_rows;  // the first k_unknown_listed unknown rows, with their last error
+    ListState list;                        // the CSV now
+    std::vector<NextStep> next_steps;      // the first is the one to take; empty: nothing left to do
 
     util::TimePoint first_at;         // earliest time of any record
     util::TimePoint last_at;          // latest time of any record

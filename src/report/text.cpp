@@ -122,6 +122,23 @@ void add_errors(std::string& out, const Summary& s) {
     out += table(cells, {Align::right, Align::left, Align::left, Align::left, Align::left});
 }
 
+void add_unknown(std::string& out, const Summary& s) {
+    const auto unknown = s.counts[Status::unknown];
+    if (s.unknown_rows.empty() || s.header.mode != results::Mode::send) {
+        return;
+    }
+    out += fmt::format("\nUnknown: {} went out and got no answer; each may have been delivered\n",
+                       util::counted(unknown, "request"));
+    for (const auto& u : s.unknown_rows) {
+        out += fmt::format("  row {:<8} {}\n", u.row,
+                           u.error.empty() ? std::string("-") : util::clip_utf8(one_line(u.error), k_sample_width));
+    }
+    if (unknown > static_cast<std::int64_t>(s.unknown_rows.size())) {
+        out += fmt::format("  and {} more (report --format csv lists every row)\n",
+                           group_digits(unknown - static_cast<std::int64_t>(s.unknown_rows.size())));
+    }
+}
+
 void add_templates(std::string& out, const Summary& s) {
     if (s.templates.empty()) {
         return;
@@ -251,6 +268,7 @@ std::string format_text(const Summary& summary) {
     add_header(out, summary);
     add_counts(out, summary);
     add_errors(out, summary);
+    add_unknown(out, summary);
     add_templates(out, summary);
     add_review(out, summary);
     add_timing(out, summary);

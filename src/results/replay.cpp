@@ -436,7 +436,13 @@ util::Result<LogState> replay(const std::string& path, const ReplayOptions& opti
             break;
         }
         ++state.records;
-        state.ended = std::holds_alternative<EndRecord>(record);
+        // An `end` after the last attempt and result: the deletion step's records, which a
+        // finished run writes after its `end`, leave it ended.
+        if (std::holds_alternative<EndRecord>(record)) {
+            state.ended = true;
+        } else if (!std::holds_alternative<DeleteRecord>(record)) {
+            state.ended = false;
+        }
         if (options.observe) {
             folder.note = options.observe(record);
         }

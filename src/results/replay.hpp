@@ -101,7 +101,7 @@ struct LogState {
     int delete_batches = 0;
     int delete_batches_failed = 0;
     std::optional<EndRecord> last_end;  // the latest `end` record
-    bool ended = false;                 // the log's last record is an `end`: the last run finished
+    bool ended = false;                 // an `end` follows the last record but `delete` ones: the last run finished
     std::int64_t records = 0;           // records read
     std::vector<std::string> warnings;  // "PATH:LINE: …", at most about a hundred, then a note of the rest
     std::int64_t warning_count = 0;     // all of them

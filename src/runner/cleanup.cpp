@@ -149,9 +149,6 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
     campaign::Recipient r;
     auto more = stream->next(r);
     for (; more && *more; more = stream->next(r)) {
-        if (r.user_id.empty()) {
-            continue;
-        }
         auto rec = state->record(r.row);
         if (!rec) {
             // The log's records cannot be read back: stop at this row; the ids batched before
@@ -163,6 +160,13 @@ CleanupSummary delete_contacts(const campaign::Campaign& c, results::LogWriter& 
             continue;
         }
         if (c.cleanup.only == campaign::CleanupScope::sent && !rec->state.ever_sent()) {
+            continue;
+        }
+        if (r.user_id.empty()) {
+            // Its contact cannot be named: counted and shown, never silently passed over.
+            if (d.summary.without_user_id++ < CleanupSummary::k_rows_named) {
+                d.summary.without_user_id_rows.push_back(r.row);
+            }
             continue;
         }
         batch.ids.push_back(r.user_id);

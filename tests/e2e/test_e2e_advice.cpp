@@ -56,4 +56,26 @@ TEST_SUITE("e2e: advice") {
         CHECK(contains(r.out, ", 1 duplicate,"));
         CHECK_FALSE(contains(r.out, "1 duplicates"));
     }
+    TEST_CASE(
+        "unknown rows: the advice is a decision, saying they may have been delivered and how many, then the command") {
+        Sandbox sandbox({"--latency", "3000"});
+        CampaignFixture f(sandbox, numbers_csv(2));
+        edit_campaign(f, "timeout: 5s", "timeout: 1s");  // each request times out: no answer
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.out, "2 recipient(s) unknown: each request went out and got no answer"));
+        CHECK(contains(r.out, "resending may deliver it twice"));
+        CHECK(contains(r.out, "only to send them again: wacamp resume " + f.log.string() + " --resend-unknown"));
+        auto json = f.wacamp({"resume", f.log.string(), "--no-progress", "--log-format", "json"});
+        CHECK(
+            contains(json.out, "\"resend_unknown_command\":\"wacamp resume " + f.log.string() + " --resend-unknown\""));
+        auto report = f.wacamp({"report", f.log.string()});
+        CAPTURE(report.out);
+        CHECK(contains(report.out, "resending may deliver twice"));
+        CHECK(contains(report.out, "Unknown: 2 requests went out and got no answer; each may have been delivered"));
+        CHECK(contains(report.out, "  row 1 "));
+        CHECK(contains(report.out, "  row 2 "));
+    }
 }

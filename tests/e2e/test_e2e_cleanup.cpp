@@ -112,4 +112,45 @@ TEST_SUITE("e2e: cleanup") {
         }
         CHECK(ids == std::set<std::string>{"u-0", "u-1", "u-2", "u-3"});
     }
+    TEST_CASE(
+        "a finished campaign with a deletion step reports ended; a later resume says nothing was left to delete") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3), "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.err);
+        REQUIRE(r.exit_code == 0);
+        REQUIRE(status_updates(sandbox).size() == 1);
+        CHECK(f.records().back().value("event", "") == "delete");  // the step's records follow the `end`
+        auto json = f.wacamp({"report", f.log.string(), "--format", "json"});
+        CAPTURE(json.out);
+        CHECK(contains(json.out, "\"ended\": true"));
+        auto text = f.wacamp({"report", f.log.string()});
+        CAPTURE(text.out);
+        CHECK_FALSE(contains(text.out, "no end record"));
+        CHECK_FALSE(contains(text.out, "Next step: resume"));
+        auto again = f.wacamp({"resume", f.log.string(), "--no-progress"});
+        CAPTURE(again.out);
+        CAPTURE(again.err);
+        CHECK(again.exit_code == 0);
+        CHECK_FALSE(contains(again.out + again.err, "contacts deleted: 0 in 0 batches"));
+        CHECK(status_updates(sandbox).size() == 1);
+    }
+    TEST_CASE("rows to delete without a user_id are counted and named in the summary, not passed over in silence") {
+        Sandbox sandbox;
+        std::string csv = numbers_csv(4);
+        // Row 2's user_id cell emptied: "+WA,Person 1,u-1" -> "+WA,Person 1,".
+        const std::string cell = ",u-1\n";
+        csv.replace(csv.find(cell), cell.size(), ",\n");
+        CampaignFixture f(sandbox, csv, "cleanup: {delete_contacts: true, batch_size: 10}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        REQUIRE(status_updates(sandbox).size() == 1);
+        CHECK(status_updates(sandbox)[0]["body"]["ids"].size() == 3);
+        CHECK(contains(r.out + r.err, "1 row(s) to delete have an empty user_id (row 2)"));
+        auto json = f.wacamp({"resume", f.log.string(), "--no-progress", "--log-format", "json"});
+        CAPTURE(json.out);
+        CHECK(contains(json.out + json.err, "\"without_user_id\":1"));
+    }
 }
