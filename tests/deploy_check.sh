@@ -58,7 +58,7 @@ for key, text in data.items():
 PY
 ln -s "$stamp" "$cm/..data"
 for key in campaign.yaml recipients.csv; do ln -s "..data/$key" "$cm/$key"; done
-export WACAMP_API_KEY=k WACAMP_PG_PASSWORD=pg-secret-$$ WACAMP_REDIS_PASSWORD=r HOME=$work
+export WACAMP_API_KEY=deploy-check-key WACAMP_PG_PASSWORD=pg-secret-$$ WACAMP_REDIS_PASSWORD=redis-check-pw HOME=$work
 # validate reads the ledger: with no PostgreSQL server here it must fail on that alone, naming the
 # URL without the password; a copy with `ledger: off` must then be usable.
 validates() {

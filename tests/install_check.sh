@@ -22,7 +22,7 @@ done
 version=$("$prefix/bin/wacamp" --version) || fail "the installed wacamp --version failed"
 grep -q '^wacamp ' <<<"$version" || fail "the installed wacamp --version says nothing"
 # The examples keep their relative paths: a sample validates from the installed tree.
-XDG_STATE_HOME=$prefix/state WACAMP_BASE_URL=http://127.0.0.1:9 WACAMP_API_KEY=k \
+XDG_STATE_HOME=$prefix/state WACAMP_BASE_URL=http://127.0.0.1:9 WACAMP_API_KEY=install-check-key \
     "$prefix/bin/wacamp" validate "$prefix/share/doc/wacamp/examples/campaigns/sample-do-not-contact.yaml" \
     >"$prefix/validate.out" || fail "the installed sample does not validate: $(cat "$prefix/validate.out")"
 grep -q "suppressed 2" "$prefix/validate.out" || fail "the installed do-not-contact list was not read"

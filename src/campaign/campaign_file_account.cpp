@@ -11,6 +11,7 @@
 #include "service/base_url.hpp"
 #include "util/env.hpp"
 #include "util/postgresql_url.hpp"
+#include "util/redact.hpp"
 #include "util/redis_url.hpp"
 #include "util/text.hpp"
 
@@ -25,6 +26,15 @@ constexpr std::string_view k_suppression_keys[] = {"files", "undeliverable_after
 constexpr long long k_max_undeliverable_after = 1000;
 
 enum class Written { as_in_file, from_environment };
+
+// Whether `password` of `key` (a store's URL) is long enough to be masked, else a problem there.
+bool password_long_enough(const Section& section, std::string_view key, const std::string& password) {
+    if (const std::string too_short = util::credential_too_short(password); !too_short.empty()) {
+        section.problem(key, "its password " + too_short);
+        return false;
+    }
+    return true;
+}
 
 // A PostgreSQL URL: never a path. Its password is a secret, as `service.api_key` is: `${VAR}`
 // read from the environment (unset under SecretsPolicy::optional: none, and libpq's PGPASSWORD or
@@ -42,6 +52,7 @@ void read_ledger_url(const Section& section, const std::string& url, Written wri
         out.ledger_password = util::percent_decoded(raw_password).value_or(raw_password);
         ctx.secrets.add(raw_password);
         ctx.secrets.add(out.ledger_password);
+        password_long_enough(section, "ledger", out.ledger_password);
         return;
     }
     auto password = util::interpolate(util::percent_decoded(raw_password).value_or(raw_password), ctx.env);
@@ -61,6 +72,7 @@ void read_ledger_url(const Section& section, const std::string& url, Written wri
     }
     out.ledger = std::move(*interpolated);
     out.ledger_password = std::move(*password);
+    password_long_enough(section, "ledger", out.ledger_password);
 }
 
 void read_ledger(const Section& root, const std::optional<Section>& section, Account& out) {
@@ -143,6 +155,9 @@ void read_rate_store(const std::optional<Section>& section, const Rate& rate, Ac
     auto store = util::parse_redis_url(*url);
     if (!store) {
         section->problem("rate_store", store.error().message);
+        return;
+    }
+    if (!password_long_enough(*section, "rate_store", store->password)) {
         return;
     }
     if (rate.unlimited()) {

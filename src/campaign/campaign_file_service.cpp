@@ -10,6 +10,7 @@
 
 #include "campaign/campaign_file_sections.hpp"
 #include "service/base_url.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace campaign::detail {
@@ -77,11 +78,15 @@ std::optional<std::string> base_url(const Section& s, service::InsecureHttp inse
 
 // A key or token sent in a header or the query: visible ASCII only. A space would end the
 // header's value early, and a byte past ASCII reaches the service as whatever charset it reads
-// it in, so it could come back in a form the log's masking does not know. The value is never
-// repeated.
+// it in, so it could come back in a form the log's masking does not know. Under 8 characters it
+// is refused too (util::k_min_credential). The value is never repeated.
 std::optional<std::string> token_secret(const Section& s, std::string_view key, std::optional<std::string> value) {
     if (value && std::any_of(value->begin(), value->end(), [](char c) { return c <= 0x20 || c >= 0x7F; })) {
         s.problem(key, "must be visible ASCII characters only: no spaces, control or non-ASCII characters");
+        return std::nullopt;
+    }
+    if (const std::string short_value = value ? util::credential_too_short(*value) : ""; !short_value.empty()) {
+        s.problem(key, short_value);
         return std::nullopt;
     }
     return value;

@@ -137,6 +137,13 @@ bool RecipientZones::known(const std::string& name) {
     if (m_known.contains(name)) {
         return true;
     }
+    // Files of tzdata that name no place: the machine's own zone (localtime), the rules of POSIX
+    // TZ strings (posixrules), and the placeholder of an unconfigured system (Factory, "-00").
+    for (const std::string_view not_a_place : {"localtime", "posixrules", "Factory"}) {
+        if (util::ascii_lower(name) == util::ascii_lower(not_a_place)) {
+            return false;
+        }
+    }
     if (!util::TimeZone::locate(name)) {
         return false;
     }

@@ -4,6 +4,7 @@
 
 #include "campaign/content_rules.hpp"
 #include "util/text.hpp"
+#include "util/utf8.hpp"
 
 namespace campaign {
 
@@ -120,17 +121,49 @@ std::size_t filled_in_code_points(std::string_view text, const std::vector<std::
     return n;
 }
 
+namespace {
+
+// Unicode's line breaks: what WhatsApp refuses in a variable as a newline ("\n", "\r", and
+// VT, FF, NEL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR, which break a line as well).
+bool is_line_break(char32_t c) {
+    return c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
+
+// Unicode's space separators (category Zs: the space, NBSP, U+2000-U+200A, U+3000 …), each of
+// which counts toward "more than 4 spaces in a row".
+bool is_space(char32_t c) {
+    return c == ' ' || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F ||
+           c == 0x3000;
+}
+
+}  // namespace
+
 std::optional<std::string> variable_problem(std::string_view value) {
-    if (value.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    bool blank = true;
+    bool line_break = false;
+    bool tab = false;
+    bool long_run = false;
+    int spaces = 0;  // in a row, so far
+    for (std::size_t at = 0; at < value.size();) {
+        const util::Utf8Char ch = util::decode_utf8(value.substr(at));
+        const char32_t c = ch.length > 0 ? ch.code_point : 0xFFFD;  // a byte that is no UTF-8: a character
+        at += std::max<std::size_t>(ch.length, 1);
+        line_break = line_break || is_line_break(c);
+        tab = tab || c == '\t';
+        spaces = is_space(c) ? spaces + 1 : 0;
+        long_run = long_run || spaces > 4;
+        blank = blank && (spaces > 0 || c == '\t' || is_line_break(c));
+    }
+    if (blank) {
         return "is empty";
     }
-    if (value.find_first_of("\r\n") != std::string_view::npos) {
+    if (line_break) {
         return "holds a line break";
     }
-    if (value.find('\t') != std::string_view::npos) {
+    if (tab) {
         return "holds a tab";
     }
-    if (value.find("     ") != std::string_view::npos) {
+    if (long_run) {
         return "holds more than 4 spaces in a row";
     }
     return std::nullopt;

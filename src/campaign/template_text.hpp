@@ -36,8 +36,9 @@ std::string filled_in(std::string_view text, const std::vector<std::string>& nam
 std::size_t filled_in_code_points(std::string_view text, const std::vector<std::string>& names,
                                   const std::vector<std::string>& values);
 
-// What a template's variable may not hold (WhatsApp refuses it): why, or nullopt. Empty, a line
-// break, a tab, or more than 4 spaces in a row.
+// What a template's variable may not hold (WhatsApp refuses it): why, or nullopt. Empty (white
+// space only), a line break (U+2028 and U+2029 too), a tab, or more than 4 spaces in a row (any
+// of Unicode's spaces: NBSP, U+3000 …).
 std::optional<std::string> variable_problem(std::string_view value);
 
 }  // namespace campaign

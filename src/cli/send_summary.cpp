@@ -63,6 +63,10 @@ std::string_view what_to_fix(queue::StopReason reason) {
         return "the campaign is too late (schedule.not_after, or schedule.max_delay after start_at): the rows not "
                "sent are left as they were; to send them anyway, late, continue once with --late-ok (or change the "
                "schedule and run again with --force)";
+    case queue::StopReason::temp_file_error:
+        return "a temporary file could not be made, written or read back (the cause above); the result log is "
+               "fine and every row is as it was: give TMPDIR a folder wacamp can write, with space to spare, then "
+               "continue";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";

@@ -6,6 +6,7 @@
 
 #include "service/requests.hpp"
 #include "util/base64.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 #include "util/utf8.hpp"
 
@@ -63,6 +64,9 @@ util::Result<PushTarget> parse_push_url(std::string_view url) {
             util::percent_decoded(colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
         if (!user || !password || user->empty()) {
             return util::fail(shown + ": its user name and password must be user:password@ (percent-encoded)");
+        }
+        if (const std::string too_short = util::credential_too_short(*password); !too_short.empty()) {
+            return util::fail(shown + ": its password " + too_short);
         }
         target.user = std::move(*user);
         target.password = std::move(*password);

@@ -334,7 +334,8 @@ bool Dispatcher::take(Steady now, Job& out) {
     if (!m_aside.empty()) {
         auto taken = m_aside.take_due(m_parts.clock->wall_now(), out);
         if (!taken) {
-            stop(StopReason::log_error, taken.error().message);
+            stop(StopReason::temp_file_error,
+                 "cannot take back the rows waiting for their recipients' send windows: " + taken.error().message);
             return false;
         }
         if (*taken) {
@@ -514,7 +515,7 @@ bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t 
     }
     if (auto kept = m_aside.put(job, answer); !kept) {
         // No request left and nothing was recorded: the row stays as it was, for a resume.
-        stop(StopReason::log_error,
+        stop(StopReason::temp_file_error,
              "cannot keep the rows waiting for their recipients' send windows: " + kept.error().message);
         return false;
     }
@@ -949,6 +950,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::template_disabled: return "template_disabled";
     case StopReason::policy_block: return "policy_block";
     case StopReason::too_late: return "too_late";
+    case StopReason::temp_file_error: return "temp_file_error";
     }
     return "completed";
 }

@@ -47,6 +47,8 @@ enum class StopReason {
     template_disabled,  // 132016: Meta disabled the template
     policy_block,       // 368: the account is temporarily blocked for a policy violation
     too_late,           // schedule.not_after passed, or nothing sent by start_at + max_delay (queue::Deadline)
+    temp_file_error,    // a temporary file (the rows set aside for their windows) could not be made,
+                        // written or read back: the log is fine, the rows are as they were
 };
 
 // Template answers about one row's values (132005, 132012, 132018) with no success between them

@@ -9,8 +9,10 @@ void mask_record(results::ResultRecord& r, const util::Redactor& secrets) {
     const auto mask = [&secrets](std::string& text) { secrets.mask(text); };
     mask(r.user_name);
     mask(r.error);
-    if (r.message_id) {
-        mask(*r.message_id);
+    for (auto* from_service : {&r.message_id, &r.template_name, &r.category}) {
+        if (*from_service) {
+            mask(**from_service);
+        }
     }
     if (r.message) {
         mask(r.message->text);

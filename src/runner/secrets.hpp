@@ -12,8 +12,9 @@
 namespace runner {
 
 // Masks the secrets of `secrets` in the text fields of `record` that came from the CSV or the
-// service (user name, error, message id, the rendered message) before it is written to a log:
-// a row may hold the key in any column. The wa_id is kept: it is what a later run matches.
+// service (user name, error, message id, the template's name and category from the template
+// list, the rendered message) before it is written to a log: a row may hold the key in any
+// column, and a service may echo it anywhere. The wa_id is kept: it is what a later run matches.
 void mask_record(results::ResultRecord& record, const util::Redactor& secrets);
 
 }  // namespace runner

@@ -154,6 +154,32 @@ bool is_fold(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// Whether `c` may start the UTF-8 of a format character (format_length()): the bytes a secret
+// with such a character inside may go on with after its first.
+bool may_start_format(char c) {
+    return c == '\xC2' || c == '\xE2' || c == '\xEF';
+}
+
+// The length of the invisible format character at `at` of `text` (U+00AD soft hyphen, U+200B-U+200F
+// zero-width spaces, joiners and marks, U+2060-U+2064, U+FEFF), which a text may carry inside a
+// secret and still show it readable; 0 when there is none.
+std::size_t format_length(std::string_view text, std::size_t at) {
+    if (!may_start_format(text[at]) || at + 1 >= text.size()) {
+        return 0;
+    }
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[at + i]); };
+    if (byte(0) == 0xC2) {
+        return byte(1) == 0xAD ? 2 : 0;
+    }
+    if (at + 2 >= text.size()) {
+        return 0;
+    }
+    const bool format = (byte(0) == 0xE2 && byte(1) == 0x80 && byte(2) >= 0x8B && byte(2) <= 0x8F) ||
+                        (byte(0) == 0xE2 && byte(1) == 0x81 && byte(2) >= 0xA0 && byte(2) <= 0xA4) ||
+                        (byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF);
+    return format ? 3 : 0;
+}
+
 // Where an occurrence of `secret` that starts at `start` of `text` ends (the farthest, when
 // it can be read in several ways); nothing when none starts there.
 std::optional<std::size_t> match_at(std::string_view text, std::size_t start, std::string_view secret) {
@@ -182,12 +208,18 @@ std::optional<std::size_t> match_at(std::string_view text, std::size_t start, st
                 seen.push_back(next);
             }
         };
+        // A format character inside a secret, as it is, reads as nothing.
+        if (const std::size_t length = matched > 0 ? format_length(text, at) : 0; length > 0) {
+            go({matched, at + length});
+        }
         for (auto& unit : readings(text, at)) {
             if (secret.substr(matched).starts_with(unit.bytes)) {
                 go({matched + unit.bytes.size(), at + unit.length});
             }
-            // White space inside a secret (a line folded in two, "\n" in JSON) may read as nothing.
-            if (matched >= k_min_secret && unit.bytes.size() == 1 && is_fold(unit.bytes[0])) {
+            // White space inside a secret (a line folded in two, "\n" in JSON) may read as nothing,
+            // and so may an escaped format character ("\u200b", "&#8203;").
+            if ((matched >= k_min_secret && unit.bytes.size() == 1 && is_fold(unit.bytes[0])) ||
+                (matched > 0 && unit.length > 1 && format_length(unit.bytes, 0) == unit.bytes.size())) {
                 go({matched, at + unit.length});
             }
         }
@@ -218,7 +250,8 @@ Quick quick_match(std::string_view text, std::size_t start, std::string_view sec
             return {std::nullopt, true};
         }
         if (c != secret[matched]) {
-            return {};
+            // An invisible format character inside the secret: match_at reads it as nothing.
+            return {std::nullopt, matched > 0 && may_start_format(c) && format_length(text, at) > 0};
         }
     }
 }
@@ -289,6 +322,14 @@ std::vector<std::string> echo_forms(const std::string& secret) {
 
 }  // namespace
 
+std::string credential_too_short(std::string_view credential) {
+    if (credential.empty() || credential.size() >= k_min_credential) {
+        return {};
+    }
+    return "is shorter than 8 characters: too short to be masked reliably in what wacamp writes; use the real "
+           "credential";
+}
+
 void Redactor::add(std::string secret) {
     if (secret.size() < k_min_secret) {
         return;
@@ -313,8 +354,9 @@ void Redactor::add_form(std::string secret) {
         m_starts[static_cast<unsigned char>(c)] = true;  // an encoded first character
     }
     m_pairs.set(first * 256u + static_cast<unsigned char>(secret[1]));
-    for (const char c : std::string_view("%+\\&")) {
-        m_pairs.set(first * 256u + static_cast<unsigned char>(c));  // an encoded second character
+    for (const char c : std::string_view("%+\\&\xC2\xE2\xEF")) {
+        // An encoded second character, or a format character before it.
+        m_pairs.set(first * 256u + static_cast<unsigned char>(c));
     }
     m_secrets.push_back(std::move(secret));
     // Longest first, so a secret that contains another is masked whole.

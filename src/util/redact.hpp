@@ -11,13 +11,22 @@
 
 namespace util {
 
+// The shortest credential wacamp takes (an API key, a token, a password): a shorter one could not
+// be masked reliably, as its letters turn up in ordinary text.
+inline constexpr std::size_t k_min_credential = 8;
+
+// Returns why `credential` (given, not empty) is refused as too short, naming no part of it; empty
+// when it is long enough.
+std::string credential_too_short(std::string_view credential);
+
 // Replaces registered secrets in text with "***", in every form a service may echo them:
 // as they are, JSON-escaped ("\"", "\/", "\u00e9"), percent-encoded once or twice (upper- or
 // lower-case hex, '+' for a space, whichever characters the encoder chose to encode) and HTML-escaped
 // ("&quot;", "&#34;"), in base64 (alone, or inside a longer encoding such as Basic
 // authentication's "user:password", standard or URL-safe alphabet); and a secret cut short by a
-// clipped text ending in "…"; upper- or lower-cased, in hex, folded at white space, and a
-// non-ASCII secret's UTF-8 read as Latin-1.
+// clipped text ending in "…"; upper- or lower-cased, in hex, folded at white space, with
+// invisible format characters inside (a zero-width space, a soft hyphen: shown, the secret reads
+// whole), and a non-ASCII secret's UTF-8 read as Latin-1.
 class Redactor {
 public:
     // Registers `secret`; empty or very short values (under 4 characters) are ignored, as

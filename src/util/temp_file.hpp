@@ -12,7 +12,7 @@
 namespace util {
 
 struct TempFileOptions {
-    std::string dir;  // empty: the system's (TMPDIR, else /tmp)
+    std::string dir;  // empty: the system's (TMPDIR as it is, else /tmp)
     // For tests of callers: reads fail once this many bytes have been asked for, as a failing
     // disk would (EIO). Zero: never.
     std::uint64_t fail_reads_after_bytes = 0;
@@ -20,8 +20,9 @@ struct TempFileOptions {
 
 class TempFile {
 public:
-    // A new file in `options.dir`, else TMPDIR, else /tmp. Fails, naming the directory, when no
-    // file can be made there.
+    // A new file in `options.dir`, else TMPDIR (a TMPDIR that is missing or no folder is an error,
+    // not a reason to use /tmp), else /tmp. Every error of the file (ErrorKind::temp_file) names
+    // its folder, and whether it is TMPDIR's, and the system's reason.
     static Result<TempFile> create(const TempFileOptions& options = {});
 
     TempFile() = default;
@@ -43,6 +44,7 @@ private:
     explicit TempFile(int fd) : m_fd(fd) {}
 
     UniqueFd m_fd;
+    std::string m_dir;  // for messages: the folder, and whether it is TMPDIR's
     std::uint64_t m_size = 0;
     std::uint64_t m_fail_reads_after = 0;  // TempFileOptions::fail_reads_after_bytes
     mutable std::uint64_t m_read = 0;      // bytes asked for so far

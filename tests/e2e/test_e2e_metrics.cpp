@@ -164,7 +164,7 @@ TEST_SUITE("e2e: metrics") {
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "must end in .prom"));
 
-        r = f.wacamp({"run", f.campaign.string(), "--metrics-push", "ftp://user:secret@127.0.0.1:9091"});
+        r = f.wacamp({"run", f.campaign.string(), "--metrics-push", "ftp://user:secret-pw@127.0.0.1:9091"});
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "--metrics-push ftp://127.0.0.1:9091: must start with http:// or https://"));
         CHECK_FALSE(contains(r.err + r.out, "secret"));

@@ -74,7 +74,7 @@ TEST_SUITE("e2e: metrics push") {
             MESSAGE("prometheus-pushgateway is not installed: pushes not checked");
             return;
         }
-        const std::string with_user = "http://user:secret@127.0.0.1:" + std::to_string(gateway().port());
+        const std::string with_user = "http://user:secret-pw@127.0.0.1:" + std::to_string(gateway().port());
         Sandbox sandbox;
         Named f(sandbox, "push-creds", 3);
         const auto prom = f.dir.path() / "wacamp.prom";
@@ -87,7 +87,7 @@ TEST_SUITE("e2e: metrics push") {
         Named down(sandbox, "push-creds-down", 2);
         const auto down_prom = down.dir.path() / "wacamp.prom";
         auto warned = down.wacamp({"run", down.campaign.string(), "--log-format", "json", "--yes", "--metrics-push",
-                                   "http://user:secret@127.0.0.1:" + std::to_string(nobody), "--metrics-file",
+                                   "http://user:secret-pw@127.0.0.1:" + std::to_string(nobody), "--metrics-file",
                                    down_prom.string()});
         CHECK(warned.exit_code == 0);  // a failed push never changes the exit code
         CHECK(contains(warned.err, "could not push metrics to http://127.0.0.1:" + std::to_string(nobody)));

@@ -272,6 +272,52 @@ TEST_SUITE("e2e: output") {
         CHECK(clean(json_run.err));
     }
 
+    TEST_CASE("a template list that echoes the key in its strings leaves it nowhere: log, output, report") {
+        // The template's category, and the error a send answers with, hold the key: both reach
+        // the result log's records, which are masked before they are written.
+        ScriptedServer server([&](const ReceivedRequest& req) -> Reply {
+            const std::string path = path_of(req);
+            if (path == "/whatsapp-automation/wa/templates") {
+                nlohmann::json record = {{"_id", "66a1b2c3d4e5f60718293a4b"},
+                                         {"status", "APPROVED"},
+                                         {"updatedAt", "2026-01-01"},
+                                         {"configuration",
+                                          {{"name", "thanks"},
+                                           {"category", "UTILITY " + k_api_key},
+                                           {"language", "en"},
+                                           {"header", ""},
+                                           {"textHeader", ""},
+                                           {"body", "Thank you."},
+                                           {"footer", ""}}}};
+                return answer(200, nlohmann::json({{"success", true}, {"data", {record}}}).dump());
+            }
+            if (path == "/whatsapp-automation/wa/send-template" && contains(req.body, numbers_wa_id(1))) {
+                return answer(400, nlohmann::json({{"success", false}, {"message", "bad key " + k_api_key}}).dump());
+            }
+            return answer(200, R"({"success":true,"data":{"messageId":"wamid.HBgM1"}})");
+        });
+        CampaignFixture f(server.url(), numbers_csv(2), "", "message:\n  type: template\n  template: thanks\n");
+        const std::vector<std::string> runs[] = {{"run", f.campaign.string(), "--dry-run"},
+                                                 {"run", f.campaign.string(), "--no-progress"},
+                                                 {"report", f.log.string()},
+                                                 {"report", f.log.string(), "--format", "json"}};
+        std::vector<std::string> texts;
+        for (const auto& args : runs) {
+            auto r = f.wacamp(args);
+            CAPTURE(args[1]);
+            CAPTURE(r.err);
+            CHECK(r.exit_code != 2);
+            texts.push_back(r.out);
+            texts.push_back(r.err);
+        }
+        texts.push_back(read_file(f.log));
+        texts.push_back(read_file(f.dir.path() / "results" / "e2e.dry-run.jsonl"));
+        REQUIRE(contains(texts[texts.size() - 2], R"("category":"UTILITY ***")"));
+        CHECK(result_of(f, 1)["status"] == "sent");
+        CHECK(result_of(f, 2)["status"] == "failed");
+        CHECK_FALSE(leaks(k_api_key, texts));
+    }
+
     TEST_CASE("templates counts the requests it made: an answer of success false is not retried") {
         std::atomic<int> listings{0};
         ScriptedServer server([&](const ReceivedRequest& req) -> Reply {

@@ -51,7 +51,7 @@ TEST_SUITE("e2e: report") {
             "\n"
             R"({"event":"attempt","row":1,"wa_id":"919812345611","attempt":1,"at":"2026-11-21T09:00:01.000Z"})"
             "\n");
-        // A directory no file can be made in, even by root (a unusable TMPDIR falls back to /tmp).
+        // A directory no file can be made in, even by root (TMPDIR is used as it is, never /tmp instead).
         const std::string unusable = "/proc";
         for (const std::string format : {"text", "csv", "json", "html"}) {
             CAPTURE(format);

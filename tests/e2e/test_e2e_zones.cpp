@@ -130,4 +130,46 @@ TEST_SUITE("e2e: a window per recipient") {
         CHECK(contains(json.out, "\"fallback_rows\":1"));
         CHECK(contains(json.out, "{\"zone\":\"" + morning + "\",\"rows\":3,\"opens\":\""));
     }
+
+    TEST_CASE("rows set aside that no temporary file can hold stop the run as temp_file_error, naming TMPDIR") {
+        Sandbox sandbox;
+        // Enough rows in a closed zone that they pass what is kept in memory and go to a file.
+        const std::string evening = zone_at_hour(18);
+        std::string csv = "phone,name,user_id,tz\n";
+        constexpr int k_rows = 600;
+        for (int i = 0; i < k_rows; ++i) {
+            csv += "+" + numbers_wa_id(i) + ",Person " + std::to_string(i) + ",u" + std::to_string(i) + "," + evening +
+                   "\n";
+        }
+        // No duplicate index (its sort would meet TMPDIR first, at the start) and no ledger.
+        CampaignFixture f(sandbox, csv, k_zoned_window + "account: {ledger: off}\n");
+        map_time_zone_column(f);
+        std::string yaml = read_file(f.campaign);
+        yaml.replace(yaml.find("  default_country: IN\n"), 0, "  dedupe: false\n");
+        f.dir.write("campaign.yaml", yaml);
+        const auto tmpdir = f.dir.path() / "no-such-folder";
+        auto env = f.env;
+        env["TMPDIR"] = tmpdir.string();
+
+        // It stops by itself at the first spill; were the rows kept, it would wait for the window.
+        Background run({"run", f.campaign.string(), "--yes", "--no-progress"}, env);
+        auto code = run.wait_for(std::chrono::seconds(60));
+        if (!code) {
+            run.signal(SIGINT);
+            code = run.wait();
+        }
+        const std::string said = run.out() + run.err();
+        CAPTURE(said);
+        CHECK(code == 3);
+        CHECK(contains(
+            said, "cannot create a temporary file in " + tmpdir.string() + " (TMPDIR): No such file or directory"));
+        CHECK(contains(said, "the result log is fine"));
+        CHECK_FALSE(contains(said, "the result log could not be written"));
+        const auto ends = of_event(f.records(), "end");
+        REQUIRE(ends.size() == 1);
+        CHECK(ends[0]["reason"] == "temp_file_error");
+        // Nothing was sent, and no row has a record: a resume finds them all to send.
+        CHECK(send_requests(sandbox) == 0);
+        CHECK(f.final_status().empty());
+    }
 }

@@ -107,7 +107,7 @@ struct Rig {
           limiter(per_second, burst),
           retry(retry_settings, fakes::FakeRandom({0.5})) {
         service.base_url = "http://sandbox";
-        service.api_key = "key";
+        service.api_key = "rig-key-0123";
     }
 
     queue::DispatchResult run(queue::JobSource& source) {

@@ -139,7 +139,7 @@ results: out/spring.jsonl
         Folder folder;
         folder.put("data/list.csv", "phone,name\n");
         const std::string yaml = R"(name: nested
-service: {base_url: "http://localhost:8080", api_key: k}
+service: {base_url: "http://localhost:8080", api_key: key-0123456789}
 recipients: {file: ../data/list.csv, columns: {wa_id: phone, user_name: name}}
 message: {type: text, text: hi}
 results: ../out/./log.jsonl
@@ -199,7 +199,7 @@ message: {type: text, text: hi}
         Folder folder;
         for (const std::string written : {"'\\t'", "tab", "\"\\t\""}) {
             auto c = folder.load(
-                "name: t\nservice: {base_url: https://h, api_key: k}\nmessage: {type: text, text: hi}\n"
+                "name: t\nservice: {base_url: https://h, api_key: key-0123456789}\nmessage: {type: text, text: hi}\n"
                 "recipients: {file: samples/r.csv, delimiter: " +
                 written + ", columns: {wa_id: a, user_name: b}}\n");
             REQUIRE_MESSAGE(c.ok(), written);
@@ -224,7 +224,7 @@ cleanup: {delete_contacts: yes}
     TEST_CASE("the access token's variable may be unset when there is no cleanup") {
         Folder folder;
         auto c = folder.load(R"(name: a
-service: {base_url: https://h, api_key: k, access_token: "${NOPE_TOKEN}"}
+service: {base_url: https://h, api_key: key-0123456789, access_token: "${NOPE_TOKEN}"}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 message: {type: text, text: hi}
 )");
@@ -264,7 +264,7 @@ message: {type: text, text: hi}
     TEST_CASE("an empty image label means no label") {
         Folder folder;
         auto c = folder.load(R"(name: img
-service: {base_url: https://h, api_key: k}
+service: {base_url: https://h, api_key: key-0123456789}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 message: {type: image, source: "https://x/{{img}}", label: ""}
 )");
@@ -275,7 +275,7 @@ message: {type: image, source: "https://x/{{img}}", label: ""}
     TEST_CASE("message.check_media is off unless the campaign says true") {
         Folder folder;
         const std::string image = R"(name: img
-service: {base_url: https://h, api_key: k}
+service: {base_url: https://h, api_key: key-0123456789}
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 message: {type: image, source: "https://x/{{img}}")";
         auto off = folder.load(image + "}\n");

@@ -112,14 +112,14 @@ TEST_SUITE("campaign::load_campaign account") {
         CHECK(c.account.ledger == "postgresql://wacamp@db.internal:5432/wacamp?sslmode=require");
         CHECK(c.account.ledger_password == "pg-S3cret/@pass");
         // A password written in the URL is percent-decoded, as libpq would.
-        auto d = load_with(folder, k_minimal + "account:\n  ledger: postgres://wacamp:p%40ss@db/wacamp\n", k_env);
+        auto d = load_with(folder, k_minimal + "account:\n  ledger: postgres://wacamp:p%40ss-word@db/wacamp\n", k_env);
         CHECK(d.account.ledger == "postgres://wacamp@db/wacamp");
-        CHECK(d.account.ledger_password == "p@ss");
+        CHECK(d.account.ledger_password == "p@ss-word");
         // The whole URL from one variable.
-        vars["LEDGER_URL"] = "postgresql://wacamp:w%2Fhole@db/wacamp";
+        vars["LEDGER_URL"] = "postgresql://wacamp:w%2Fhole-pw@db/wacamp";
         auto whole = load_with(folder, k_minimal + "account:\n  ledger: ${LEDGER_URL}\n", util::MapEnvironment(vars));
         CHECK(whole.account.ledger == "postgresql://wacamp@db/wacamp");
-        CHECK(whole.account.ledger_password == "w/hole");
+        CHECK(whole.account.ledger_password == "w/hole-pw");
         // No password: libpq's PGPASSWORD or PGPASSFILE apply.
         auto e = load_with(folder, k_minimal + "account:\n  ledger: postgresql://wacamp@db/wacamp\n", k_env);
         CHECK(e.account.ledger_password.empty());
@@ -245,6 +245,32 @@ TEST_SUITE("campaign::load_campaign account") {
         const auto secrets = campaign::secrets_of(c);
         CHECK(std::find(secrets.begin(), secrets.end(), "redis-pw-0123456789") != secrets.end());
         CHECK_FALSE(load_with(folder, k_minimal, env).account.rate_store.has_value());
+    }
+
+    TEST_CASE("a ledger's or rate store's password under 8 characters is refused, naming the key, not the value") {
+        Folder folder;
+        auto vars = k_vars;
+        vars["HOME"] = folder.str("home");
+        vars["SHORTPW"] = "Qz7#pw1";  // 7 characters
+        vars["LEDGER_URL"] = "postgresql://wacamp:Qz7%23pw1@db/wacamp";
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"account:\n  ledger: postgresql://wacamp:${SHORTPW}@db/wacamp\n", "12: account.ledger: its password is "},
+            {"account:\n  ledger: postgresql://wacamp:Qz7%23pw1@db/wacamp\n", "12: account.ledger: its password is "},
+            {"account:\n  ledger: ${LEDGER_URL}\n", "12: account.ledger: its password is "},
+            {"account:\n  rate_store: redis://:${SHORTPW}@10.1.2.3\n", "12: account.rate_store: its password is "}};
+        for (const auto& [yaml, problem] : cases) {
+            CAPTURE(yaml);
+            folder.put("campaign.yaml", k_minimal + yaml);
+            auto c = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+            REQUIRE_FALSE(c.ok());
+            const std::string& message = c.error().message;
+            CHECK(message.find(problem + std::string("shorter than 8 characters")) != std::string::npos);
+            CHECK(message.find("Qz7") == std::string::npos);
+        }
+        // 8 characters are enough.
+        vars["SHORTPW"] = "Qz7#pw12";
+        folder.put("campaign.yaml", k_minimal + "account:\n  rate_store: redis://:${SHORTPW}@10.1.2.3\n");
+        CHECK(campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars)).ok());
     }
 
     TEST_CASE("account.rate_store: a malformed URL, `unlimited`, an unset variable are problems that show no secret") {

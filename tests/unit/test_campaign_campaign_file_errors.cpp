@@ -45,7 +45,7 @@ TEST_SUITE("campaign::load_campaign errors") {
         // The Pushgateway's URL holds its password: refused by name, and its value never shown.
         std::map<std::string, std::string> vars = k_vars;
         vars["WACAMP_METRICS_PUSH"] = "http://pushuser:push-pw-4321@gw.example:9091";
-        vars["REDIS_PW"] = "pw";  // too short to be masked as a value: refused by its name
+        vars["REDIS_PW"] = "redis-pw-77";  // refused by its name, as well as by its value
         const std::string rate = "rate: {per_second: 5}\naccount:\n  rate_store: redis://:${REDIS_PW}@10.1.2.3\n";
         for (const std::string text : {"${WACAMP_METRICS_PUSH}", "redis ${REDIS_PW}"}) {
             folder.put("campaign.yaml", base + "  text: \"" + text + "\"\n" + rate);
@@ -100,7 +100,7 @@ TEST_SUITE("campaign::load_campaign errors") {
         CHECK(folder.problems(R"(name: bad name
 service:
   base_url: https://h
-  api_key: k
+  api_key: key-0123456789
   timout: 5s
 recipients: {file: samples/r.csv, columns: {wa_id: a, user_name: b}}
 rate: {per_second: fast}
@@ -194,14 +194,17 @@ rate: {per_second: fast}
     TEST_CASE("bad durations are refused") {
         Folder folder;
         const std::string why = " is not a duration (examples: 500ms, 15s, 2m, 1h)";
-        const auto p = folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: fast\n") +
-                                       "retry: {initial_backoff: 2 weeks}\n");
+        const auto p =
+            folder.problems(with_service("  base_url: https://h\n  api_key: key-0123456789\n  timeout: fast\n") +
+                            "retry: {initial_backoff: 2 weeks}\n");
         CHECK_PROBLEM(p, "7: service.timeout: \"fast\"" + why);
         CHECK_PROBLEM(p, "8: retry.initial_backoff: \"2 weeks\"" + why);
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: 500ms\n")),
-                      "7: service.timeout: must be between 1s and 10m, got 500ms");
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  timeout: 11m\n")),
-                      "7: service.timeout: must be between 1s and 10m, got 11m");
+        CHECK_PROBLEM(
+            folder.problems(with_service("  base_url: https://h\n  api_key: key-0123456789\n  timeout: 500ms\n")),
+            "7: service.timeout: must be between 1s and 10m, got 500ms");
+        CHECK_PROBLEM(
+            folder.problems(with_service("  base_url: https://h\n  api_key: key-0123456789\n  timeout: 11m\n")),
+            "7: service.timeout: must be between 1s and 10m, got 11m");
     }
 
     TEST_CASE("abort.max_throttled is a duration of at least a second") {
@@ -348,6 +351,30 @@ cleanup: {delete_contacts: true}
               std::string::npos);
     }
 
+    TEST_CASE("an API key or token under 8 characters is refused (exit 2), naming the key, never the value") {
+        Folder folder;
+        for (const std::string key : {"k", "Zq7Xw", "Zq7Xw-9"}) {
+            CAPTURE(key);
+            auto vars = k_vars;
+            vars["WACAMP_API_KEY"] = key;
+            vars["WACAMP_ACCESS_TOKEN"] = key;
+            folder.put("campaign.yaml",
+                       minimal_with("  api_key: ${WACAMP_API_KEY}\n",
+                                    "  api_key: ${WACAMP_API_KEY}\n  access_token: ${WACAMP_ACCESS_TOKEN}\n"));
+            auto r = campaign::load_campaign(folder.campaign_path(), util::MapEnvironment(vars));
+            REQUIRE_FALSE(r.ok());
+            const std::string& message = r.error().message;
+            CHECK(message.find(":4: service.api_key: is shorter than 8 characters: too short to be masked") !=
+                  std::string::npos);
+            CHECK(message.find(":5: service.access_token: is shorter than 8 characters") != std::string::npos);
+            CHECK(message.find("Zq7") == std::string::npos);
+        }
+        // Written in the file, too; 8 characters are enough.
+        const std::string in_file = folder.problems(with_service("  base_url: https://h\n  api_key: k\n"));
+        CHECK_MESSAGE(in_file.find("\n6: service.api_key: is shorter than 8 characters") != std::string::npos, in_file);
+        CHECK(folder.problems(with_service("  base_url: https://h\n  api_key: Zq7Xw-9a\n")) == "");
+    }
+
     TEST_CASE("an API key or token with a space, a control or a non-ASCII character is refused, never repeated") {
         Folder folder;
         for (const std::string key : {"key 0123456789",
@@ -385,8 +412,9 @@ cleanup: {delete_contacts: true}
         const auto p = folder.problems(k_minimal + "cleanup: {delete_contacts: true}\n");
         CHECK_PROBLEM(p, "2: missing required key \"service.access_token\"");
         CHECK_PROBLEM(p, "7: missing required key \"recipients.columns.user_id\"");
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  access_token: ${NOPE}\n") +
-                                      "cleanup: {delete_contacts: true}\n"),
+        CHECK_PROBLEM(folder.problems(
+                          with_service("  base_url: https://h\n  api_key: key-0123456789\n  access_token: ${NOPE}\n") +
+                          "cleanup: {delete_contacts: true}\n"),
                       "7: service.access_token: environment variable NOPE is not set");
     }
 
@@ -454,7 +482,7 @@ cleanup: {delete_contacts: true}
     TEST_CASE("headers: wacamp's own are refused, names are tokens, each given once") {
         Folder folder;
         const auto p =
-            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  headers:\n"
+            folder.problems(with_service("  base_url: https://h\n  api_key: key-0123456789\n  headers:\n"
                                          "    Content-Type: x\n    \"a b\": y\n    X-A: \"1\"\n"
                                          "    x-a: \"2\"\n    apikey: z\n"));
         CHECK_PROBLEM(p, "8: service.headers.Content-Type: wacamp sets this header itself");
@@ -465,11 +493,12 @@ cleanup: {delete_contacts: true}
 
     TEST_CASE("api_key_in names header, query or both") {
         Folder folder;
-        CHECK_PROBLEM(folder.problems(with_service("  base_url: https://h\n  api_key: k\n  api_key_in: []\n")),
-                      "7: service.api_key_in: must name header, query or both");
         CHECK_PROBLEM(
-            folder.problems(with_service("  base_url: https://h\n  api_key: k\n  api_key_in: [header, body]\n")),
-            "7: service.api_key_in[1]: expected header or query, got \"body\"");
+            folder.problems(with_service("  base_url: https://h\n  api_key: key-0123456789\n  api_key_in: []\n")),
+            "7: service.api_key_in: must name header, query or both");
+        CHECK_PROBLEM(folder.problems(with_service(
+                          "  base_url: https://h\n  api_key: key-0123456789\n  api_key_in: [header, body]\n")),
+                      "7: service.api_key_in[1]: expected header or query, got \"body\"");
     }
 
     TEST_CASE("start_at needs a UTC offset and a real date") {

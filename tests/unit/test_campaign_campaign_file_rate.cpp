@@ -80,7 +80,7 @@ TEST_SUITE("campaign::load_campaign rate") {
     TEST_CASE("the words come through ${ENV} like numbers do") {
         Folder folder;
         util::MapEnvironment env(
-            {{"WACAMP_API_KEY", "k"}, {"RATE", "unlimited"}, {"CONC", "auto"}, {"HOME", "/home/tester"}});
+            {{"WACAMP_API_KEY", "key-0123456789"}, {"RATE", "unlimited"}, {"CONC", "auto"}, {"HOME", "/home/tester"}});
         folder.put("campaign.yaml", k_minimal + "rate: {per_second: \"${RATE}\", concurrency: \"${CONC}\"}\n");
         auto c = campaign::load_campaign(folder.campaign_path(), env);
         REQUIRE(c);

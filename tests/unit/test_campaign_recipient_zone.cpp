@@ -168,6 +168,19 @@ TEST_SUITE("campaign::RecipientZones") {
         CHECK_FALSE(zones.resolve("../../etc/passwd", "", p));
     }
 
+    TEST_CASE("zone: localtime, posixrules and Factory are files of tzdata, not a recipient's zone") {
+        auto zones = zones_for(per_recipient_campaign());
+        const auto p = phones();
+        for (const std::string name : {"localtime", "posixrules", "Factory", "factory", " Factory "}) {
+            auto bad = zones.resolve(name, "919812345678", p);
+            CHECK_MESSAGE(!bad, name);
+            if (!bad) {
+                CHECK(bad.error().message.find("is not a time zone") != std::string::npos);
+            }
+        }
+        CHECK(zones.resolve("Asia/Kolkata", "919812345678", p));
+    }
+
     TEST_CASE("zone: without a window per recipient every row has no zone") {
         campaign::Campaign c;
         auto zones = RecipientZones::create(c, std::nullopt, {.now = k_now});

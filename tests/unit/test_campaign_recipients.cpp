@@ -181,6 +181,30 @@ TEST_SUITE("campaign::RecipientStream") {
         CHECK(verdicts == std::vector<Verdict>{Verdict::invalid, Verdict::ok, Verdict::invalid, Verdict::invalid});
     }
 
+    TEST_CASE("a row whose message would carry the API key with invisible characters inside is invalid") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv",
+                   "phone,name\n"
+                   "+919812345678,key-\u200b0123456789\n"  // a zero-width space
+                   "+919812345679,Vikram\n"
+                   "+919812345680,key\u00ad-0123\ufeff456789\n"  // a soft hyphen, a BOM
+                   "+919812345681,key-0123\u2060456789\n");      // a word joiner
+        auto c = folder.load(campaign_file_test::k_minimal);
+        REQUIRE(c);
+        auto stream = RecipientStream::open(*c);
+        REQUIRE(stream);
+        std::vector<Verdict> verdicts;
+        Recipient r;
+        while (*stream->next(r)) {
+            verdicts.push_back(r.verdict);
+            if (r.verdict == Verdict::invalid) {
+                CHECK(r.reason.find("value of a secret") != std::string::npos);
+                CHECK(r.reason.find("0123") == std::string::npos);
+            }
+        }
+        CHECK(verdicts == std::vector<Verdict>{Verdict::invalid, Verdict::ok, Verdict::invalid, Verdict::invalid});
+    }
+
     TEST_CASE("without a default country, a bare local number of the list's dominant country is invalid") {
         campaign_file_test::Folder folder;
         folder.put("samples/r.csv",

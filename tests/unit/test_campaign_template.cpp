@@ -74,6 +74,18 @@ TEST_SUITE("campaign template text") {
         CHECK(campaign::variable_problem("a\tb") == "holds a tab");
         CHECK(campaign::variable_problem("  ") == "is empty");
     }
+    TEST_CASE("U+2028 and U+2029 are line breaks; a run of any of Unicode's spaces counts toward 4") {
+        CHECK(campaign::variable_problem("a\u2028b") == "holds a line break");
+        CHECK(campaign::variable_problem("a\u2029b") == "holds a line break");
+        CHECK(campaign::variable_problem("a\u0085b") == "holds a line break");
+        CHECK(campaign::variable_problem("a\u00a0\u00a0\u00a0\u00a0\u00a0b") == "holds more than 4 spaces in a row");
+        CHECK(campaign::variable_problem("a\u3000\u3000\u3000\u3000\u3000b") == "holds more than 4 spaces in a row");
+        CHECK(campaign::variable_problem("a \u00a0 \u3000\u2003b") == "holds more than 4 spaces in a row");
+        CHECK_FALSE(campaign::variable_problem("a\u00a0\u00a0\u3000\u2003b").has_value());
+        CHECK(campaign::variable_problem("a\u00a0\u00a0 \u00a0\u00a0b") == "holds more than 4 spaces in a row");
+        CHECK(campaign::variable_problem("\u00a0\u3000") == "is empty");
+        CHECK_FALSE(campaign::variable_problem("Ā\u00a0ş\u3000😀 x").has_value());
+    }
 }
 
 TEST_SUITE("campaign template content rules") {

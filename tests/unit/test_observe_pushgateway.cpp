@@ -70,6 +70,16 @@ TEST_SUITE("observe::pushgateway") {
         }
     }
 
+    TEST_CASE("parse_push_url: a password under 8 characters is refused, never repeated") {
+        const auto message = refusal("http://bob:Zq7%23pw1@gw:9091");
+        CHECK_MESSAGE(message.find("--metrics-push http://gw:9091: its password is shorter than 8 characters") !=
+                          std::string::npos,
+                      message);
+        CHECK_MESSAGE(message.find("Zq7") == std::string::npos, message);
+        CHECK(parsed("http://bob:Zq7%23pw12@gw:9091").password == "Zq7#pw12");
+        CHECK(parsed("http://bob@gw:9091").password.empty());  // no password: nothing to mask
+    }
+
     TEST_CASE("push_add_request: a POST of the text format to job wacamp and the campaign, with basic auth") {
         auto request = observe::push_add_request(parsed("http://bob:s3cr3t%20p%40ss@gw:9091/p"), "spring", "a 1\n");
         CHECK(request.method == service::Method::post);
@@ -82,7 +92,7 @@ TEST_SUITE("observe::pushgateway") {
     }
 
     TEST_CASE("push_failure: nothing on 2xx; otherwise the URL without credentials and why") {
-        const auto target = parsed("http://bob:s3cr3t@gw:9091");
+        const auto target = parsed("http://bob:s3cr3t-pw@gw:9091");
         CHECK_FALSE(observe::push_failure(target, {1, fakes::http_answer(200, ""), 0ms}));
         CHECK_FALSE(observe::push_failure(target, {1, fakes::http_answer(202, ""), 0ms}));
         const auto refused = observe::push_failure(target, {1, fakes::http_answer(400, "inconsistent\n"), 0ms});

@@ -61,3 +61,25 @@ TEST_CASE("mask_record leaves a template record without a secret as it was") {
     runner::mask_record(record, secrets);
     CHECK(record == before);
 }
+
+TEST_CASE("mask_record masks the template's name and category, the error and the message id from the service") {
+    util::Redactor secrets;
+    secrets.add(k_key);
+    results::ResultRecord record;
+    record.row = 1;
+    record.wa_id = "14155550123";
+    record.status = results::Status::failed;
+    record.template_name = "spring_" + k_key;
+    record.category = "MARKETING " + k_key;
+    record.error = "(#132001) template status " + k_key;
+    record.message_id = "wamid." + k_key;
+    REQUIRE(results::to_line(record).find(k_key_in_json) != std::string::npos);  // the test can fail
+
+    runner::mask_record(record, secrets);
+
+    CHECK(results::to_line(record).find("sk_live") == std::string::npos);
+    CHECK(record.template_name == "spring_***");
+    CHECK(record.category == "MARKETING ***");
+    CHECK(record.error == "(#132001) template status ***");
+    CHECK(record.message_id == "wamid.***");
+}

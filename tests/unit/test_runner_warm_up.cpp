@@ -13,7 +13,7 @@ namespace {
 campaign::Campaign campaign_with(std::optional<int> concurrency) {
     campaign::Campaign c;
     c.service.base_url = "https://api.example.com";
-    c.service.api_key = "key";
+    c.service.api_key = "warm-key-0123";
     c.rate.per_second = 1000;
     c.rate.concurrency = concurrency;
     return c;

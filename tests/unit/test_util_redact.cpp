@@ -173,6 +173,26 @@ TEST_SUITE("util::Redactor") {
         CHECK(r.apply("key abcdef0123456789\n  abcdef0123456789.") == "key ***.");
         CHECK(r.apply("abcdef 0123") == "abcdef 0123");
     }
+    TEST_CASE("masks a secret with invisible format characters inside, as they are or escaped") {
+        util::Redactor r;
+        r.add("sandbox-key");
+        // U+200B, U+200C, U+200D, U+200E, U+200F, U+2060, U+2064, U+FEFF, U+00AD
+        const std::vector<std::string> invisible = {"\u200b", "\u200c", "\u200d", "\u200e", "\u200f",
+                                                    "\u2060", "\u2064", "\ufeff", "\u00ad"};
+        for (const std::string& format : invisible) {
+            CAPTURE(format);
+            CHECK(r.apply("k=s" + format + "andbox-key;") == "k=***;");
+            CHECK(r.apply("k=sandbox" + format + "-k" + format + format + "ey;") == "k=***;");
+            CHECK(r.holds("sandbox-" + format + "key"));
+            CHECK(r.apply("SANDBOX" + format + "-KEY") == "***");
+        }
+        CHECK(r.apply(R"({"name":"sand\u200bbox-key"})") == R"({"name":"***"})");
+        CHECK(r.apply("sandbox&#8203;-key") == "***");
+        // Characters that are not format characters still tell a text from the secret.
+        CHECK(r.apply("s\u2065andbox-key s\u2010andbox-key s\u00a0andbox-key") ==
+              "s\u2065andbox-key s\u2010andbox-key s\u00a0andbox-key");
+        CHECK(r.apply("sandbox-ke\u200b") == "sandbox-ke\u200b");
+    }
     TEST_CASE("masks a non-ASCII secret echoed as its UTF-8 read as Latin-1") {
         util::Redactor r;
         r.add("Sk9ZzLongKey\xc3\xbc\xe2\x82\xac");  // ü€

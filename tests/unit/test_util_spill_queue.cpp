@@ -5,9 +5,12 @@
 #include <unistd.h>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "util/spill_queue.hpp"
 
@@ -128,6 +131,37 @@ TEST_SUITE("util::SpillQueue") {
         CHECK(pops_in_order(queue, pushed));
     }
 
+    TEST_CASE("a TMPDIR that is missing, not a folder or not writable is named with the system's reason") {
+        char folder_template[] = "/tmp/wacamp-tmpdir-test-XXXXXX";
+        REQUIRE(::mkdtemp(folder_template) != nullptr);
+        const std::string folder = folder_template;
+        const std::string file = folder + "/a-file";
+        std::FILE* made_file = std::fopen(file.c_str(), "w");
+        REQUIRE(made_file != nullptr);
+        std::fclose(made_file);
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {folder + "/missing", "No such file or directory"},
+            {file, "Not a directory"},
+            {"/proc", ""}};  // no file can be made there, even by root (the reason depends on the kernel)
+        for (const auto& [tmpdir, reason] : cases) {
+            CAPTURE(tmpdir);
+            const ScopedEnv env("TMPDIR", tmpdir.c_str());
+            auto made = util::TempFile::create();
+            REQUIRE_FALSE(made);
+            CHECK(made.error().kind == util::ErrorKind::temp_file);
+            const std::string& message = made.error().message;
+            CAPTURE(message);
+            // Never a quiet /tmp instead: the folder TMPDIR names, said to be TMPDIR's, and why.
+            CHECK(message.find("cannot create a temporary file in " + tmpdir + " (TMPDIR): " + reason) !=
+                  std::string::npos);
+            CHECK(message.find("set TMPDIR to a folder wacamp can write") != std::string::npos);
+        }
+        std::remove(file.c_str());
+        ::rmdir(folder.c_str());
+        const ScopedEnv unset("TMPDIR", "");
+        CHECK(util::TempFile::create());  // empty: /tmp
+    }
+
     TEST_CASE("a temporary file that cannot grow (a file size limit) is an error, and nothing is lost") {
         // In a child: the limit and the signal it raises stay there.
         const pid_t pid = ::fork();
@@ -148,7 +182,8 @@ TEST_SUITE("util::SpillQueue") {
             if (!failed) {
                 ::_exit(1);
             }
-            if (failed->message.find("cannot write a temporary file") == std::string::npos || pushed != 1100) {
+            if (failed->message.find("cannot write a temporary file in ") == std::string::npos ||
+                failed->message.find("File too large") == std::string::npos || pushed != 1100) {
                 ::_exit(2);
             }
             ::_exit(pops_in_order(queue, pushed) ? 0 : 3);
