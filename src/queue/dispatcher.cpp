@@ -180,6 +180,8 @@ private:
     void on_transient(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void on_pair_rate(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now);
     void on_template_params(const Job& job, const service::Outcome& outcome, milliseconds latency);
+    // What a person is told of a wrong-endpoint answer to `job`'s request, naming its URL.
+    std::string wrong_endpoint(const Job& job, const service::Outcome& outcome) const;
     void finish(const Job& job, JobStatus status, const service::Outcome& outcome, milliseconds latency);
     void stop(StopReason reason, std::string message);
     void abandon_in_flight();
@@ -839,13 +841,17 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
         // endpoint: no such URL, so nothing was acted on: the row is not failed, resume sends it.
         const bool unsent = outcome.cause == service::Cause::endpoint;
         finish(job, unsent ? JobStatus::unsent : JobStatus::failed, outcome, latency);
-        stop(*reason, unsent && m_parts.service != nullptr
-                          ? service::wrong_endpoint(service::send_message_request(*m_parts.service, {}), outcome)
-                          : outcome.error);
+        stop(*reason, unsent ? wrong_endpoint(job, outcome) : outcome.error);
         return;
     }
     switch (outcome.cause) {
-    case service::Cause::none: on_sent(job, outcome, latency, now); return;
+    case service::Cause::none:
+        on_sent(job, outcome, latency, now);
+        // It named its message id, and its code stops the campaign all the same: the row is sent.
+        if (const auto reason = stop_reason_of(outcome.code_cause)) {
+            stop(*reason, outcome.error + " (that message itself was accepted: recorded sent)");
+        }
+        return;
     case service::Cause::rate_limited:
         // Not processed by the service: it goes again, and does not count as an attempt.
         m_parts.limiter->on_throttled(now, outcome.retry_after, flight.started);
@@ -883,6 +889,16 @@ void Dispatcher::handle(service::Completion completion, Steady now) {
         stop(StopReason::failure_threshold,
              "the last " + std::to_string(m_consecutive_failures) + " requests failed; last error: " + outcome.error);
     }
+}
+
+std::string Dispatcher::wrong_endpoint(const Job& job, const service::Outcome& outcome) const {
+    if (m_parts.service == nullptr) {
+        return outcome.error;
+    }
+    // The URL the request went to: send-template for a template message.
+    const auto request = job.template_send ? service::send_template_request(*m_parts.service, {})
+                                           : service::send_message_request(*m_parts.service, {});
+    return service::wrong_endpoint(request, outcome);
 }
 
 void Dispatcher::on_sent(Job& job, const service::Outcome& outcome, milliseconds latency, Steady now) {

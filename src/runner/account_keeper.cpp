@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "results/log_reader.hpp"
+#include "service/messages.hpp"
 #include "util/time.hpp"
 
 namespace runner {
@@ -11,6 +12,7 @@ namespace {
 
 constexpr long long k_opted_out = 131050;
 constexpr long long k_undeliverable = 131026;
+constexpr long long k_marketing_limit = 131049;
 constexpr std::size_t k_fold_batch = 10'000;
 
 // Meta's code of a logged answer: its error_code, or the one its cause stands for.
@@ -25,6 +27,13 @@ std::optional<long long> code_of(const results::ResultRecord& result) {
     }
 }
 
+// Whether a 131049 answer to the logged `result` holds its number (service::marketing_hold_of):
+// a text or image message, or a template whose category is MARKETING or not known.
+bool marketing_hold_of(const results::ResultRecord& result) {
+    const auto kind = result.template_name ? service::MessageKind::template_message : service::MessageKind::text;
+    return service::marketing_hold_of(kind, result.category.value_or("")) == service::MarketingHold::applies;
+}
+
 std::size_t size_of(const account::ResultBatch& b) {
     return b.delivered.size() + b.not_delivered.size() + b.undeliverable.size() + b.marketing_limited.size() +
            b.suppress.size();
@@ -33,12 +42,12 @@ std::size_t size_of(const account::ResultBatch& b) {
 }  // namespace
 
 void add_answer(account::ResultBatch& batch, const account::Send& send, const AnswerFacts& facts) {
+    // A sent answer (it named its message id) keeps what its code says of the number all the
+    // same: suppressed (131050), counted (131026), held (131049).
     if (facts.sent) {
         batch.delivered.push_back(send);
         batch.delivered.back().at = facts.at;
-        return;
-    }
-    if (facts.not_delivered) {
+    } else if (facts.not_delivered) {
         batch.not_delivered.push_back(send);
     }
     if (facts.marketing_limited) {
@@ -128,7 +137,10 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
          ((outcome.http_status.has_value() && !outcome.ambiguous) || outcome.cause == service::Cause::tls));
     facts.code = outcome.error_code;
     facts.at = m_clock.wall_now();
-    facts.marketing_limited = status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit;
+    // A sent answer's 131049 holds where its failure would have: its code_cause says so.
+    facts.marketing_limited =
+        (status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit) ||
+        (status == queue::JobStatus::sent && outcome.code_cause == service::Cause::marketing_limit);
     add_answer(m_batch, send_of(job), facts);
     m_pending = m_pending || size_of(m_batch) > 0;
     return {};
@@ -206,9 +218,13 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         // ledger itself carries a cause, and no http_status).
         const bool answered = result->http_status.has_value();
         const bool failed = result->status == results::Status::failed;
-        AnswerFacts facts{result->status == results::Status::sent, failed && answered,
-                          answered ? code_of(*result) : std::nullopt, result->at,
-                          failed && answered && result->cause == results::Cause::marketing_limit};
+        const bool sent = result->status == results::Status::sent;
+        const auto code = answered ? code_of(*result) : std::nullopt;
+        // A sent record carries no cause: its 131049 holds where the live answer's did, by the
+        // kind of message and the template's category the record keeps.
+        const bool held = (failed && answered && result->cause == results::Cause::marketing_limit) ||
+                          (sent && code == k_marketing_limit && marketing_hold_of(*result));
+        AnswerFacts facts{sent, failed && answered, code, result->at, held};
         add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt}, facts);
         ++folded;
         if (size_of(batch) >= k_fold_batch) {

@@ -62,6 +62,13 @@ bool stops_campaign(Cause cause) {
     }
 }
 
+// Whether `cause` still acts when the answer is sent all the same (it named its message id): it
+// stops the campaign, or marks the number in the account's ledger (suppressed, counted, held).
+bool keeps_effect(Cause cause) {
+    return stops_campaign(cause) || cause == Cause::opted_out || cause == Cause::undeliverable ||
+           cause == Cause::marketing_limit;
+}
+
 std::string describe(long status, const BodyFacts& facts) {
     if (facts.error_text.empty()) {
         return fmt::format("HTTP {}", status);
@@ -120,27 +127,33 @@ Outcome classify_response(const HttpResponse& response, std::chrono::system_cloc
     } else if (status == 408 || (status >= 500 && status < 600)) {
         // The service answered that it failed: retried. Only no answer at all is ambiguous.
         out.cause = Cause::transient;
-    } else if ((status == 404 || status == 405) && !code) {
-        // No Meta code says it concerns the recipient: the URL itself is wrong (docs/decisions.md
-        // "A wrong endpoint"), and every other row would get the same answer.
+    } else if (status == 404 || status == 405) {
+        // No Meta code with a cause of its own (every such code was read above; 100 or 2500 are
+        // not) says it concerns the recipient: the URL itself is wrong (docs/decisions.md "A wrong
+        // endpoint"), and every other row would get the same answer.
         out.cause = Cause::endpoint;
     } else if (is_2xx && !facts.success_false && !code) {
         out.cause = Cause::none;
-        out.message_id = facts.message_id;
-        return out;
     } else {
         out.cause = Cause::rejected;
     }
-    // A 2xx that names the message it accepted was accepted, whatever code it also carries
-    // (130429, 131056, …): resending it on its word would deliver it twice. Only a code that
-    // stops the campaign keeps its cause (it resends nothing).
-    if (is_2xx && !facts.success_false && !facts.message_id.empty() && !stops_campaign(out.cause)) {
+    // An answer that names the message it accepted was accepted, whatever its status or code
+    // (130429, 131056, 132015, a 404, …): resending it would deliver it twice. A bare top-level
+    // id counts only on a 2xx that is not `success: false`: an error may carry a request id.
+    const bool named = !facts.message_id.empty();
+    if (named || (is_2xx && !facts.success_false && !facts.top_id.empty())) {
+        out.message_id = std::move(named ? facts.message_id : facts.top_id);
+        if (keeps_effect(out.cause)) {
+            out.code_cause = out.cause;  // the run stops, or the ledger marks the number, all the same
+            out.error = describe(status, facts);
+        }
         out.cause = Cause::none;
-        out.message_id = facts.message_id;
         out.retry_after.reset();
         return out;
     }
-    out.error = describe(status, facts);
+    if (out.cause != Cause::none) {
+        out.error = describe(status, facts);
+    }
     return out;
 }
 

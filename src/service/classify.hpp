@@ -25,8 +25,9 @@ enum class Cause {
     undeliverable,    // 131026: not on WhatsApp, an old app, terms not accepted
     outside_window,   // 131047: more than 24 h since the user last wrote
     account,          // 131031, 131042, 131045, 133010, 131064: the account cannot send: stop
-    // 404 or 405 without a Meta error code: no such URL at the service (service.base_url is
-    // wrong), not an answer about the recipient: stop; the request was not acted on
+    // 404 or 405 without a Meta code that has a cause of its own (none, or one such as 100 or
+    // 2500): no such URL at the service (service.base_url is wrong), not an answer about the
+    // recipient: stop; the request was not acted on
     endpoint,
     // Meta's answers about a template (docs/decisions.md "Template answers"):
     template_refused,   // 132000, 132001, 132007: every row would fail alike: stop
@@ -49,7 +50,12 @@ struct Outcome {
     std::optional<long long> error_code;  // Meta's error.code, when the body had one
     std::optional<std::chrono::milliseconds> retry_after;
     std::string message_id;  // when sent and the body named one
-    std::string error;       // for people, e.g. "HTTP 400: (#131026) Message undeliverable"
+    // A sent answer (it named its message id) whose Meta code, or refused credentials, still
+    // acts: the cause it would have had otherwise — one that stops the campaign (template_paused,
+    // auth, …) or a mark in the account's ledger (opted_out, undeliverable, marketing_limit).
+    // None otherwise; `error` then says what the service said.
+    Cause code_cause = Cause::none;
+    std::string error;  // for people, e.g. "HTTP 400: (#131026) Message undeliverable"
 
     bool sent() const { return cause == Cause::none; }
     bool retryable() const { return cause == Cause::rate_limited || cause == Cause::transient; }
@@ -59,7 +65,10 @@ struct Outcome {
 std::string_view to_string(Cause cause);
 
 // Classifies an HTTP response; `now` resolves a Retry-After given as an HTTP date; `hold` says
-// what a 131049 answer is.
+// what a 131049 answer is. An answer that names a message id (data.messageId, messageId,
+// messages[0].id on any status; a bare top-level id on a 2xx that is not `success: false`) is
+// sent, whatever status or code it also carries (docs/decisions.md "An answer that names its
+// message id").
 Outcome classify_response(const HttpResponse& response, std::chrono::system_clock::time_point now,
                           MarketingHold hold = MarketingHold::applies);
 

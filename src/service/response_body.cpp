@@ -67,12 +67,13 @@ public:
             f.error_text += f.error_text.empty() ? m_details : " — " + m_details;
         }
         f.error_text = clip_error_text(f.error_text.empty() ? m_top_message : f.error_text);
-        for (std::string* id : {&m_data_message_id, &m_top_message_id, &m_top_id, &m_first_message_id}) {
+        for (std::string* id : {&m_data_message_id, &m_top_message_id, &m_first_message_id}) {
             if (!id->empty()) {
                 f.message_id = std::move(*id);
                 break;
             }
         }
+        f.top_id = std::move(m_top_id);
         return f;
     }
 

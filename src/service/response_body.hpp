@@ -14,7 +14,10 @@ struct BodyFacts {
     bool success_false = false;
     std::optional<long long> error_code;
     std::string error_text;
+    // A message id where only a message id is found: data.messageId, messageId, messages[0].id
     std::string message_id;
+    // A bare top-level `id`: a message id on a success, maybe a request id on an error
+    std::string top_id;
 };
 
 // Returns the facts of `body`. A body that is no JSON object (HTML, cut short, an array, a

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -149,6 +150,16 @@ service::Outcome delivered() {
     service::Outcome outcome;
     outcome.http_status = 200;
     outcome.message_id = "wamid.1";
+    return outcome;
+}
+
+// A sent answer (HTTP 200 naming its message id) that also carried Meta's `code`, whose cause
+// still acts (`code_cause`, as service::classify_response gives it).
+service::Outcome delivered_with(long long code, service::Cause code_cause) {
+    service::Outcome outcome = delivered();
+    outcome.error_code = code;
+    outcome.code_cause = code_cause;
+    outcome.error = "HTTP 200";
     return outcome;
 }
 
@@ -430,6 +441,52 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(holds->empty());
     }
 
+    TEST_CASE("add_answer: a sent answer is delivered, and its 131050, 131026 or 131049 still marks the number") {
+        account::ResultBatch batch;
+        batch.source = "campaign:spring";
+        const account::Send send{"1", k_key, 1, std::nullopt};
+        runner::add_answer(batch, send, runner::AnswerFacts{true, false, 131050, k_t0, false});
+        runner::add_answer(batch, send, runner::AnswerFacts{true, false, 131026, k_t0, false});
+        runner::add_answer(batch, send, runner::AnswerFacts{true, false, 131049, k_t0, true});
+        runner::add_answer(batch, send, runner::AnswerFacts{true, false, 131049, k_t0, false});  // no hold applies
+        CHECK(batch.delivered.size() == 4);
+        CHECK(batch.not_delivered.empty());
+        REQUIRE(batch.suppress.size() == 1);
+        CHECK(batch.suppress[0].wa_id == "1");
+        CHECK(batch.suppress[0].reason == "opted_out");
+        CHECK(batch.suppress[0].source == "campaign:spring");
+        REQUIRE(batch.undeliverable.size() == 1);
+        CHECK(batch.undeliverable[0].wa_id == "1");
+        REQUIRE(batch.marketing_limited.size() == 1);
+        CHECK(batch.marketing_limited[0].at == k_t0);
+    }
+
+    TEST_CASE("a sent answer with 131050, 131026 or 131049 is sent in the ledger and has its code's effect") {
+        Rig rig("suppression: {undeliverable_after: 1}\n");
+        const std::vector<queue::Job> jobs = {job(1, "1"), job(2, "2"), job(3, "3"), job(4, "4")};
+        REQUIRE(rig.reserve(jobs).size() == 4);
+        rig.answer(jobs[0], queue::JobStatus::sent, delivered_with(131050, service::Cause::opted_out));
+        rig.answer(jobs[1], queue::JobStatus::sent, delivered_with(131026, service::Cause::undeliverable));
+        rig.answer(jobs[2], queue::JobStatus::sent, delivered_with(131049, service::Cause::marketing_limit));
+        // A template that is not marketing: 131049 is no hold (classify gives no code_cause).
+        rig.answer(jobs[3], queue::JobStatus::sent, delivered_with(131049, service::Cause::none));
+        rig.flush();
+        for (std::int64_t row = 1; row <= 4; ++row) {
+            CHECK(rig.send_state(row) == "sent");
+        }
+        const auto opted_out = rig.suppression_of("1");
+        REQUIRE(opted_out.has_value());
+        CHECK(opted_out->reason == "opted_out");
+        const auto undeliverable = rig.suppression_of("2");
+        REQUIRE(undeliverable.has_value());
+        CHECK(undeliverable->reason == "undeliverable");
+        auto holds = rig.book->ledger().held({"3", "4"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        REQUIRE(holds->size() == 1);
+        CHECK(holds->at(0).wa_id == "3");
+        CHECK(holds->at(0).until == k_t0 + 24h);
+    }
+
     TEST_CASE("flush writes the log first, then the answers with the log's size as the fold mark") {
         Rig rig;
         const auto j = job(1, "1");
@@ -531,6 +588,43 @@ TEST_SUITE("runner::fold_log") {
         CHECK(fold(*rig.book, log, k_t0 + 1h) == 1);
         CHECK_FALSE(rig.suppression_of("1").has_value());
         CHECK(rig.suppression_of("2").has_value());
+    }
+
+    TEST_CASE("a logged sent answer with 131050, 131026 or 131049 has the same effect as the live one") {
+        Rig rig("suppression: {undeliverable_after: 1}\n");
+        OldLog log(rig.folder.str("old.jsonl"));
+        using results::Cause;
+        log.answer(1, "1", Cause::none, 131050, k_t0);
+        log.answer(2, "2", Cause::none, 131026, k_t0);
+        log.answer(3, "3", Cause::none, 131049, k_t0);  // a text message: held
+        // Template messages: held when the category is MARKETING (any case) or not known.
+        const auto templated = [&](std::int64_t row, const std::string& wa_id, std::optional<std::string> category) {
+            auto result = result_of(row, wa_id, results::Status::sent, Cause::none, k_t0);
+            result.http_status = 200;
+            result.error_code = 131049;
+            result.template_name = "promo";
+            result.category = std::move(category);
+            log.add(result);
+        };
+        templated(4, "4", "UTILITY");
+        templated(5, "5", "marketing");
+        templated(6, "6", std::nullopt);
+        CHECK(fold(*rig.book, log, k_t0 + 1h) == 6);
+        for (std::int64_t row = 1; row <= 6; ++row) {
+            CHECK(rig.send_state(row) == "sent");
+        }
+        REQUIRE(rig.suppression_of("1").has_value());
+        CHECK(rig.suppression_of("1")->reason == "opted_out");
+        REQUIRE(rig.suppression_of("2").has_value());
+        CHECK(rig.suppression_of("2")->reason == "undeliverable");
+        auto holds = rig.book->ledger().held({"3", "4", "5", "6"}, k_t0 + 1h);
+        REQUIRE(holds.ok());
+        std::vector<std::string> held;
+        for (const auto& h : *holds) {
+            held.push_back(h.wa_id);
+        }
+        std::sort(held.begin(), held.end());
+        CHECK(held == std::vector<std::string>{"3", "5", "6"});
     }
 
     TEST_CASE("a mark past the log's end (an older copy of the log) folds the whole log") {

@@ -88,12 +88,85 @@ TEST_SUITE("service::classify") {
             CHECK(o.message_id == "wamid.Y");
             CHECK_FALSE(o.retry_after.has_value());
         }
-        // A code that stops the campaign keeps its cause: it resends nothing.
-        CHECK(answer(200, R"({"messageId":"wamid.Y","error":{"code":131048}})").cause == Cause::spam_limit);
-        // Without an id, or with success false, the code decides as before.
+        // Without an id the code decides as before.
         CHECK(answer(200, R"({"success":true,"error":{"code":130429}})").cause == Cause::rate_limited);
-        CHECK(answer(200, R"({"success":false,"messageId":"wamid.Y","error":{"code":130429}})").cause ==
-              Cause::rate_limited);
+        // A named message id counts even with success false: resending could deliver it twice.
+        CHECK(answer(200, R"({"success":false,"messageId":"wamid.Y","error":{"code":130429}})").sent());
+    }
+    TEST_CASE("a 2xx that names its message id and a code that stops the campaign is sent, and still stops") {
+        const std::pair<long long, Cause> codes[] = {
+            {132015, Cause::template_paused}, {132016, Cause::template_disabled},
+            {368, Cause::policy_block},       {190, Cause::auth},
+            {131048, Cause::spam_limit},      {131031, Cause::account},
+            {132001, Cause::template_refused}};
+        for (const auto& [code, cause] : codes) {
+            CAPTURE(code);
+            const auto o = answer(200, R"({"success":true,"data":{"messageId":"wamid.S"},"error":{"code":)" +
+                                           std::to_string(code) + R"(,"message":"said so"}})");
+            CHECK(o.sent());
+            CHECK(o.message_id == "wamid.S");
+            CHECK(o.code_cause == cause);
+            CHECK(o.error_code == code);
+            CHECK(o.error == "HTTP 200: said so");
+        }
+        // Refused credentials by status, too.
+        const auto refused = answer(401, R"({"messages":[{"id":"wamid.R"}]})");
+        CHECK(refused.sent());
+        CHECK(refused.code_cause == Cause::auth);
+    }
+    TEST_CASE("a sent answer's 131050, 131026 and 131049 keep their cause for the ledger; others keep none") {
+        const auto with = [](long long code) {
+            return R"({"data":{"messageId":"wamid.L"},"error":{"code":)" + std::to_string(code) + "}}";
+        };
+        CHECK(answer(200, with(131050)).code_cause == Cause::opted_out);
+        CHECK(answer(200, with(131026)).code_cause == Cause::undeliverable);
+        CHECK(answer(200, with(131049)).code_cause == Cause::marketing_limit);
+        service::HttpResponse r;
+        r.status = 200;
+        r.body = with(131049);
+        const auto utility = service::classify_response(r, k_now, service::MarketingHold::not_applicable);
+        CHECK(utility.sent());
+        CHECK(utility.code_cause == Cause::none);  // an ordinary refusal: no hold
+        for (long long code : {130429LL, 131056LL, 131047LL, 130472LL, 132018LL, 100LL}) {
+            CAPTURE(code);
+            CHECK(answer(200, with(code)).code_cause == Cause::none);
+        }
+        CHECK(answer(200, R"({"data":{"messageId":"wamid.L"}})").code_cause == Cause::none);
+    }
+    TEST_CASE("an answer of any status that names a message id is sent with it") {
+        for (long status : {404L, 405L, 400L, 429L, 500L}) {
+            CAPTURE(status);
+            for (const std::string body : {R"({"success":false,"data":{"messageId":"wamid.N"}})",
+                                           R"({"messageId":"wamid.N","message":"Not Found"})",
+                                           R"({"messages":[{"id":"wamid.N"}],"error":{"code":130429}})"}) {
+                CAPTURE(body);
+                const auto o = answer(status, body);
+                CHECK(o.sent());
+                CHECK(o.message_id == "wamid.N");
+                CHECK(o.code_cause == Cause::none);
+                CHECK_FALSE(o.retry_after.has_value());
+            }
+        }
+        const auto undeliverable = answer(404, R"({"data":{"messageId":"wamid.N"},"error":{"code":131026}})");
+        CHECK(undeliverable.sent());
+        CHECK(undeliverable.code_cause == Cause::undeliverable);
+    }
+    TEST_CASE("a bare top-level id is a message id only on a 2xx that is not success false") {
+        const auto ok = answer(200, R"({"id":"wamid.T"})");
+        CHECK(ok.sent());
+        CHECK(ok.message_id == "wamid.T");
+        CHECK(answer(200, R"({"id":"wamid.T","error":{"code":132015}})").code_cause == Cause::template_paused);
+        const auto refused = answer(200, R"({"success":false,"id":"req-1"})");
+        CHECK(refused.cause == Cause::rejected);
+        CHECK(refused.message_id.empty());
+        // A gateway's error with a request id: a wrong endpoint, not a sent message.
+        const auto gateway = answer(404, R"({"id":"req-2","message":"no route"})");
+        CHECK(gateway.cause == Cause::endpoint);
+        CHECK(gateway.message_id.empty());
+        CHECK(answer(400, R"({"id":"req-3"})").cause == Cause::rejected);
+        CHECK(answer(500, R"({"id":"req-4"})").cause == Cause::transient);
+        // A named message id wins over a top-level id.
+        CHECK(answer(200, R"({"id":"req-5","messages":[{"id":"wamid.M"}]})").message_id == "wamid.M");
     }
     TEST_CASE("408 and 5xx are transient and not ambiguous: the service answered that it failed") {
         auto timeout = answer(408, "");
@@ -261,11 +334,25 @@ TEST_SUITE("service::classify") {
         CHECK_FALSE(answer(404, "").retryable());
         CHECK(service::to_string(Cause::endpoint) == "endpoint");
     }
-    TEST_CASE("404 with a Meta code is an answer about the recipient, as on any status") {
+    TEST_CASE("404 with a Meta code the contract names is classified by that code, as on any status") {
         CHECK(answer(404, meta_error(131026)).cause == Cause::undeliverable);
-        CHECK(answer(404, meta_error(100)).cause == Cause::rejected);
         CHECK(answer(405, meta_error(131047)).cause == Cause::outside_window);
+        CHECK(answer(404, meta_error(132001)).cause == Cause::template_refused);
+        CHECK(answer(404, meta_error(190)).cause == Cause::auth);
+        CHECK(answer(404, meta_error(368)).cause == Cause::policy_block);
+        CHECK(answer(404, meta_error(131048)).cause == Cause::spam_limit);
+        CHECK(answer(405, meta_error(130429)).cause == Cause::rate_limited);
         CHECK(answer(400, R"({"success":false,"message":"bad"})").cause == Cause::rejected);
+    }
+    TEST_CASE("404 or 405 with a Meta code the contract names nowhere is a wrong endpoint") {
+        for (long status : {404L, 405L}) {
+            CAPTURE(status);
+            const auto invalid = answer(status, meta_error(100, "(#100) Invalid parameter"));
+            CHECK(invalid.cause == Cause::endpoint);
+            CHECK(invalid.error_code == 100);
+            CHECK(invalid.error == "HTTP " + std::to_string(status) + ": (#100) Invalid parameter — more");
+            CHECK(answer(status, meta_error(2500, "Unknown path components")).cause == Cause::endpoint);
+        }
     }
     TEST_CASE("a wrong endpoint's message names the method and URL, never the API key") {
         service::HttpRequest request;

@@ -12,17 +12,19 @@ namespace {
 // A body and the facts read_body must find in it.
 struct Expected {
     Expected(std::string body_, bool success_false_ = false, std::optional<long long> error_code_ = {},
-             std::string error_text_ = {}, std::string message_id_ = {})
+             std::string error_text_ = {}, std::string message_id_ = {}, std::string top_id_ = {})
         : body(std::move(body_)),
           success_false(success_false_),
           error_code(error_code_),
           error_text(std::move(error_text_)),
-          message_id(std::move(message_id_)) {}
+          message_id(std::move(message_id_)),
+          top_id(std::move(top_id_)) {}
     std::string body;
     bool success_false;
     std::optional<long long> error_code;
     std::string error_text;
     std::string message_id;
+    std::string top_id;
 };
 
 // JSON objects, from the service's envelope, from Meta, and with odd types, empty ids, repeated
@@ -32,8 +34,9 @@ const std::vector<Expected> k_objects = {
     {R"({"success":true,"data":{"messageId":"d1"}})", false, {}, "", "d1"},
     {R"({"success":false})", true},
     {R"({"messageId":"a","messageId":"b"})", false, {}, "", "b"},
-    {R"({"messageId":"","id":"m2"})", false, {}, "", "m2"},
-    {R"({"id":"t","data":{"messageId":"d","other":[1,{"a":null}]}})", false, {}, "", "d"},
+    {R"({"messageId":"","id":"m2"})", false, {}, "", "", "m2"},
+    {R"({"id":"t","data":{"messageId":"d","other":[1,{"a":null}]}})", false, {}, "", "d", "t"},
+    {R"({"id":"t","messages":[{"id":"wamid.F"}]})", false, {}, "", "wamid.F", "t"},
     {R"({"messages":[{"id":"first"},{"id":"second"}]})", false, {}, "", "first"},
     {R"({"messages":[{"x":1},{"id":"second"}]})"},
     {R"({"messaging_product":"whatsapp","contacts":[{"input":"+1","wa_id":"1"}],"messages":[{"id":"wamid.X"}]})",
@@ -63,6 +66,7 @@ void check_facts(const Expected& e) {
     CHECK(facts.error_code == e.error_code);
     CHECK(facts.error_text == e.error_text);
     CHECK(facts.message_id == e.message_id);
+    CHECK(facts.top_id == e.top_id);
 }
 
 // Checks that `body` is read as no JSON object: its text, on one line and clipped, is the error.
@@ -74,6 +78,7 @@ void check_not_json(const std::string& body, const std::string& error_text) {
     CHECK_FALSE(facts.error_code.has_value());
     CHECK(facts.error_text == error_text);
     CHECK(facts.message_id.empty());
+    CHECK(facts.top_id.empty());
 }
 
 }  // namespace
