@@ -46,14 +46,15 @@ service::HttpResponse body(std::string text) {
 
 std::vector<service::TemplateInfo> records_of(const service::HttpResponse& response) {
     std::vector<service::TemplateInfo> out;
-    auto read = service::read_templates(response, {.record = [&](const service::TemplateInfo& t) { out.push_back(t); }});
+    auto read =
+        service::read_templates(response, {.record = [&](const service::TemplateInfo& t) { out.push_back(t); }});
     REQUIRE(read.ok());
     return out;
 }
 
 std::string why(const service::HttpResponse& response) {
-    auto read = service::read_templates(response, {.record = [](const service::TemplateInfo&) {},
-                                                   .json = [](std::string_view) {}});
+    auto read = service::read_templates(
+        response, {.record = [](const service::TemplateInfo&) {}, .json = [](std::string_view) {}});
     return read ? std::string() : read.error().message;
 }
 
@@ -91,8 +92,8 @@ TEST_SUITE("service::read_templates") {
         const std::vector<std::string> records = {record(1, "a"), R"({"x":[1,-2,3.50,true,null,{}],"y":"\u00e9\n"})",
                                                   "42", R"("text")", "[[]]"};
         std::vector<std::string> lines;
-        auto read = service::read_templates(
-            list_of(records), {.json = [&](std::string_view line) { lines.emplace_back(line); }});
+        auto read = service::read_templates(list_of(records),
+                                            {.json = [&](std::string_view line) { lines.emplace_back(line); }});
         REQUIRE(read.ok());
         REQUIRE(lines.size() == records.size());
         for (size_t i = 0; i < records.size(); ++i) {
@@ -100,7 +101,7 @@ TEST_SUITE("service::read_templates") {
             CHECK(lines[i].find('\n') == std::string::npos);
             CHECK(nlohmann::json::parse(lines[i]) == nlohmann::json::parse(records[i]));
         }
-        CHECK(lines[1] == R"({"x":[1,-2,3.50,true,null,{}],"y":"é\n"})");  // numbers as the service wrote them
+        CHECK(lines[1] == R"({"x":[1,-2,3.50,true,null,{}],"y":"é\n"})");     // numbers as the service wrote them
         CHECK(lines[0] == nlohmann::ordered_json::parse(records[0]).dump());  // compact, in the service's order
     }
     TEST_CASE("a body cut at its cap is refused, saying the list is over 16 MiB") {
@@ -127,9 +128,9 @@ TEST_SUITE("service::read_templates") {
         CHECK(why(body(R"({"data":[]} x)")).find("not valid JSON") != std::string::npos);
     }
     TEST_CASE("missing or mistyped fields are empty; elements that are no object are no record") {
-        const auto list = records_of(list_of(
-            {R"({"_id":7,"configuration":{"name":["x"],"quickReply":{"text":"a"},"ctaButton":[1,{"text":2}]}})", "3",
-             R"({"status":"APPROVED"})"}));
+        const auto list = records_of(
+            list_of({R"({"_id":7,"configuration":{"name":["x"],"quickReply":{"text":"a"},"ctaButton":[1,{"text":2}]}})",
+                     "3", R"({"status":"APPROVED"})"}));
         REQUIRE(list.size() == 2);
         CHECK(list[0].id.empty());
         CHECK(list[0].name.empty());
@@ -138,9 +139,10 @@ TEST_SUITE("service::read_templates") {
         CHECK(list[1].name.empty());
     }
     TEST_CASE("a member named twice counts as its last value, as a document would have it") {
-        const auto list = records_of(list_of({R"({"status":"PAUSED","configuration":{"name":"old","body":"b"},)"
-                                              R"("status":"APPROVED","configuration":{"name":"new",)"
-                                              R"("quickReply":[{"text":"a"}],"quickReply":[{"text":"b","text":"c"}]}})"}));
+        const auto list =
+            records_of(list_of({R"({"status":"PAUSED","configuration":{"name":"old","body":"b"},)"
+                                R"("status":"APPROVED","configuration":{"name":"new",)"
+                                R"("quickReply":[{"text":"a"}],"quickReply":[{"text":"b","text":"c"}]}})"}));
         REQUIRE(list.size() == 1);
         CHECK(list[0].status == "APPROVED");
         CHECK(list[0].name == "new");
