@@ -53,6 +53,9 @@ struct TemplateButton {
 struct TemplateMessage {
     std::string name;      // the template's configuration.name
     std::string language;  // its configuration.language; empty: the only one by that name
+    // message.template_id: the record's `_id` (24 hex digits, lower-case), when several records
+    // share the name and language; empty: none given.
+    std::string template_id;
     HeaderKind header = HeaderKind::none;
     std::string header_value;  // the text, or the media's link (a placeholder string)
     std::string filename;      // a document header's file name (a placeholder string); may be empty

@@ -12,10 +12,11 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type",     "text",     "source", "label", "check_media",
-                                               "template", "language", "header", "body",  "buttons"};
+constexpr std::string_view k_message_keys[] = {"type",     "text",   "source", "label",   "check_media", "template",
+                                               "language", "header", "body",   "buttons", "template_id"};
 constexpr std::string_view k_message_types[] = {"text", "image", "template"};
-constexpr std::string_view k_template_only_keys[] = {"template", "language", "header", "body", "buttons"};
+constexpr std::string_view k_template_only_keys[] = {"template", "language", "header",
+                                                     "body",     "buttons",  "template_id"};
 constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
 constexpr std::string_view k_button_keys[] = {"index", "text"};
 constexpr long long k_max_button_index = 9;  // WhatsApp allows at most 10 buttons
@@ -203,11 +204,31 @@ void read_template_buttons(const Section& m, TemplateMessage& out) {
     }
 }
 
+// message.template_id: a record's `_id`, as the template list gives it.
+void read_template_id(const Section& m, TemplateMessage& t) {
+    auto id = m.text("template_id");
+    if (!id) {
+        return;
+    }
+    const bool hex = id->size() == 24 && std::all_of(id->begin(), id->end(), [](char c) {
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+                     });
+    if (!hex) {
+        m.problem("template_id",
+                  "must be a template record's _id: 24 hex digits, as `wacamp templates --json` shows it");
+        return;
+    }
+    std::transform(id->begin(), id->end(), id->begin(),
+                   [](char c) { return c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c; });
+    t.template_id = std::move(*id);
+}
+
 void read_template_message(const Section& root, const Section& m, Campaign& out) {
     out.message.type = MessageType::template_message;
     TemplateMessage& t = out.message.templated;
     t.name = m.text("template", Need::required).value_or("");
     t.language = m.text("language").value_or("");
+    read_template_id(m, t);
     read_template_header(m, t);
     read_template_body(m, t);
     read_template_buttons(m, t);

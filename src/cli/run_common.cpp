@@ -202,6 +202,9 @@ std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offlin
                   k_exit_stopped);
         return k_exit_stopped;
     }
+    if (!resolved->note.empty()) {
+        out.warning(resolved->note);
+    }
     out.notice(fmt::format("template \"{}\" ({}, {}): APPROVED, its variables match the campaign's",
                            c.message.templated.name, c.message.templated.category,
                            c.message.templated.language.empty() ? "its only language" : c.message.templated.language));

@@ -7,7 +7,9 @@
 #include <array>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "campaign/campaign_file.hpp"
 #include "campaign/template_text.hpp"
@@ -67,54 +69,89 @@ util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts
     return config;
 }
 
-void print_table(const std::vector<service::TemplateInfo>& rows, const util::Redactor& redactor) {
-    std::vector<std::array<std::string, 5>> cells;
-    cells.push_back({"NAME", "CATEGORY", "LANGUAGE", "STATUS", "UPDATED"});
-    for (const auto& t : rows) {
+// The table's cells of `t`: the service's text, made printable.
+std::array<std::string, 5> cells_of(const service::TemplateInfo& t) {
+    std::array<std::string, 5> row{t.name, t.category, t.language, t.status, t.updated_at};
+    for (auto& cell : row) {
         // The service's text: nothing in it may drive the terminal.
-        std::array<std::string, 5> row{t.name, t.category, t.language, t.status, t.updated_at};
-        for (auto& cell : row) {
-            cell = util::printable(cell, util::LineBreaks::space);
-        }
-        cells.push_back(std::move(row));
+        cell = util::printable(cell, util::LineBreaks::space);
     }
+    return row;
+}
+
+// Prints the records of `response` (those with `status`, when given) as a table, in two passes
+// over the list (the columns' widths, then the rows) so that no row is kept. A column is padded
+// to at most 64 bytes: one long name does not widen every row.
+util::Result<void> print_table(const service::HttpResponse& response, const std::string& status,
+                               const util::Redactor& redactor) {
+    constexpr std::size_t k_max_width = 64;
+    constexpr std::size_t k_flush = 64 * 1024;
+    const std::array<std::string, 5> heading{"NAME", "CATEGORY", "LANGUAGE", "STATUS", "UPDATED"};
     std::array<size_t, 5> width{};
-    for (const auto& row : cells) {
+    const auto widen = [&](const std::array<std::string, 5>& row) {
         for (size_t i = 0; i < row.size(); ++i) {
-            width[i] = std::max(width[i], row[i].size());
+            width[i] = std::max(width[i], std::min(row[i].size(), k_max_width));
         }
-    }
+    };
+    widen(heading);
+    const auto shown = [&](const service::TemplateInfo& t) { return status.empty() || t.status == status; };
+    TRY(service::read_templates(response, {.record = [&](const service::TemplateInfo& t) {
+                                    if (shown(t)) {
+                                        widen(cells_of(t));
+                                    }
+                                }}));
     std::string out;
-    for (const auto& row : cells) {
+    const auto add = [&](const std::array<std::string, 5>& row) {
         for (size_t i = 0; i < row.size(); ++i) {
             out += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], width[i]) : row[i] + "\n";
         }
-    }
+        if (out.size() >= k_flush) {
+            print_out(redactor, std::exchange(out, std::string()));  // at a row's end: no secret is split
+        }
+    };
+    add(heading);
+    TRY(service::read_templates(response, {.record = [&](const service::TemplateInfo& t) {
+                                    if (shown(t)) {
+                                        add(cells_of(t));
+                                    }
+                                }}));
     print_out(redactor, out);
+    return {};
+}
+
+// Prints the records of `response` as JSON, one a line, compact; nothing when the list cannot be
+// read (then it says why).
+util::Result<void> print_json(const service::HttpResponse& response, const util::Redactor& redactor) {
+    std::string out;
+    TRY(service::read_templates(response, {.json = [&](std::string_view line) {
+                                    out.append(line);
+                                    out += '\n';
+                                }}));
+    print_out(redactor, out);
+    return {};
 }
 
 // The template --show NAME [--language L] names: the one, or why not.
-util::Result<service::TemplateInfo> find_shown(const std::vector<service::TemplateInfo>& rows,
-                                               const TemplatesOptions& opts) {
-    std::vector<const service::TemplateInfo*> named;
-    for (const auto& t : rows) {
-        if (t.name == opts.show && (opts.language.empty() || t.language == opts.language)) {
-            named.push_back(&t);
-        }
-    }
-    if (named.empty()) {
+util::Result<service::TemplateInfo> find_shown(const service::HttpResponse& response, const TemplatesOptions& opts) {
+    std::optional<service::TemplateInfo> found;
+    std::vector<std::string> languages;
+    TRY(service::read_templates(response, {.record = [&](const service::TemplateInfo& t) {
+                                    if (t.name == opts.show && (opts.language.empty() || t.language == opts.language)) {
+                                        languages.push_back(util::printable(t.language));
+                                        if (!found) {
+                                            found = t;
+                                        }
+                                    }
+                                }}));
+    if (!found) {
         return util::fail(fmt::format("the account has no template \"{}\"{}", opts.show,
                                       opts.language.empty() ? "" : " in language \"" + opts.language + "\""));
     }
-    if (named.size() > 1) {
-        std::vector<std::string> languages;
-        for (const auto* t : named) {
-            languages.push_back(t->language);
-        }
+    if (languages.size() > 1) {
         return util::fail(fmt::format("template \"{}\" exists in several languages ({}): add --language", opts.show,
                                       fmt::join(languages, ", ")));
     }
-    return *named.front();
+    return std::move(*found);
 }
 
 // The `message:` block a campaign needs for `t`, one placeholder per variable (a column of the
@@ -162,13 +199,7 @@ MessageBlock message_block(const service::TemplateInfo& t) {
 }
 
 // --show: the template as a phone shows it, then the campaign's message block for it.
-int show_template(const std::vector<service::TemplateInfo>& rows, const TemplatesOptions& opts, Output& out) {
-    auto found = find_shown(rows, opts);
-    if (!found) {
-        out.error(found.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    const auto& t = *found;
+int show_template(const service::TemplateInfo& t, const TemplatesOptions& opts, Output& out) {
     const auto block = message_block(t);
     if (opts.json) {
         const nlohmann::ordered_json j = {
@@ -260,33 +291,27 @@ int list_templates(const TemplatesOptions& opts) {
                   k_exit_failures);
         return k_exit_failures;
     }
-    const std::string& body = std::get<service::HttpResponse>(completion.result).body;
+    const auto& response = std::get<service::HttpResponse>(completion.result);
     if (!opts.show.empty()) {
-        auto rows = service::parse_templates(body);
-        if (!rows) {
-            out.error(rows.error().message, k_exit_failures);
-            return k_exit_failures;
+        // A list that cannot be read exits 3, as without --show; a name it lacks, 2.
+        if (auto readable = service::read_templates(response, {}); !readable) {
+            out.error(readable.error().message, k_exit_stopped);
+            return k_exit_stopped;
         }
-        return show_template(*rows, opts, out);
-    }
-    if (opts.json) {
-        auto text = service::templates_json(body);
-        if (!text) {
-            out.error(text.error().message, k_exit_failures);
-            return k_exit_failures;
+        auto found = find_shown(response, opts);
+        if (!found) {
+            out.error(found.error().message, k_exit_bad_input);
+            return k_exit_bad_input;
         }
-        print_out(out.redactor(), *text + "\n");
-        return k_exit_done;
+        return show_template(*found, opts, out);
     }
-    auto rows = service::parse_templates(body);
-    if (!rows) {
-        out.error(rows.error().message, k_exit_failures);
-        return k_exit_failures;
+    auto printed =
+        opts.json ? print_json(response, out.redactor()) : print_table(response, opts.status, out.redactor());
+    if (!printed) {
+        // Not retried: the service answers a list that cannot be read the same way each time.
+        out.error(printed.error().message, k_exit_stopped);
+        return k_exit_stopped;
     }
-    if (!opts.status.empty()) {
-        std::erase_if(*rows, [&](const auto& t) { return t.status != opts.status; });
-    }
-    print_table(*rows, out.redactor());
     return k_exit_done;
 }
 
@@ -300,7 +325,7 @@ Action add_templates(CLI::App& app) {
         sub->add_option("--base-url", opts->base_url, "The service's base URL (API key from $WACAMP_API_KEY)");
     campaign->excludes(base_url);
     sub->add_option("--status", opts->status, "Only templates with this status (e.g. APPROVED)");
-    sub->add_flag("--json", opts->json, "Print the service's records as JSON");
+    sub->add_flag("--json", opts->json, "Print the service's records as JSON, one a line");
     auto* show = sub->add_option(
         "--show", opts->show, "Show one template as a phone shows it, and the message: block a campaign needs for it");
     sub->add_option("--language", opts->language, "With --show: the template's language")->needs(show);

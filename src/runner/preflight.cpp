@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "campaign/csv_reader.hpp"
 #include "campaign/recipients.hpp"
 #include "runner/decide.hpp"
@@ -18,20 +20,17 @@ namespace runner {
 
 namespace {
 
-// The account's templates, or why the service gave none: a stop (refused key, account or
-// certificate, a wrong endpoint) or a list that could not be had (unreachable).
-struct TemplateList {
-    std::vector<service::TemplateInfo> templates;
-    std::optional<TemplateCheckResult> stop;
-};
-
-util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service::HttpTransport& transport,
-                                           const std::string& name) {
+// Reads the account's template list, handing each record to `visit`; nothing, or why the service
+// gave none: a stop (refused key, account or certificate, a wrong endpoint) or a list that could
+// not be had or read (unreachable).
+std::optional<TemplateCheckResult> read_template_list(const campaign::Campaign& c, service::HttpTransport& transport,
+                                                      const std::string& name,
+                                                      const std::function<void(const service::TemplateInfo&)>& visit) {
     const auto request = service::list_templates_request(c.service);
     auto completion = service::perform(transport, request);
     auto outcome = service::classify(completion, std::chrono::system_clock::now());
     const auto stop = [](queue::StopReason reason, std::string message) {
-        return TemplateList{{}, TemplateCheckResult{.stop = reason, .message = std::move(message)}};
+        return TemplateCheckResult{.stop = reason, .message = std::move(message)};
     };
     switch (outcome.cause) {
     case service::Cause::auth:
@@ -48,57 +47,60 @@ util::Result<TemplateList> fetch_templates(const campaign::Campaign& c, service:
     default: break;
     }
     const auto unreachable = [&](const std::string& why) {
-        return TemplateList{
-            {},
-            TemplateCheckResult{.stop = std::nullopt,
-                                .unreachable = true,
-                                .message = fmt::format("template \"{}\" could not be checked: the "
-                                                       "template list could not be read from {}: {}",
-                                                       name, service::redacted_url(c.service.base_url), why)}};
+        return TemplateCheckResult{.stop = std::nullopt,
+                                   .unreachable = true,
+                                   .message = fmt::format("template \"{}\" could not be checked: the "
+                                                          "template list could not be read from {}: {}",
+                                                          name, service::redacted_url(c.service.base_url), why)};
     };
     if (!outcome.sent()) {
         return unreachable(outcome.error);
     }
-    auto templates = service::parse_templates(std::get<service::HttpResponse>(completion.result).body);
-    if (!templates) {
-        return unreachable(templates.error().message);
+    if (auto read = service::read_templates(std::get<service::HttpResponse>(completion.result), {.record = visit});
+        !read) {
+        return unreachable(read.error().message);
     }
-    return TemplateList{std::move(*templates), std::nullopt};
+    return std::nullopt;
 }
 
 }  // namespace
 
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& c, service::HttpTransport& transport) {
     const std::string& name = c.template_check->name;
-    TRY_ASSIGN(const auto list, fetch_templates(c, transport, name));
-    if (list.stop && list.stop->unreachable) {
-        return util::fail(list.stop->message);  // as before the template campaigns: exit 2
-    }
-    if (list.stop) {
-        return *list.stop;
-    }
-    std::vector<std::string> names;
-    for (const auto& t : list.templates) {
-        if (t.name == name) {
-            if (t.status == "APPROVED") {
-                return TemplateCheckResult{};
-            }
-            return util::fail(fmt::format("{}: template \"{}\" has status {}, not APPROVED; nothing was sent", c.file,
-                                          name, t.status));
+    std::optional<service::TemplateInfo> found;
+    ListedNames names;
+    auto stop = read_template_list(c, transport, name, [&](const service::TemplateInfo& t) {
+        names.add(t.name);
+        if (!found && t.name == name) {
+            found = t;
         }
-        names.push_back(t.name);
+    });
+    if (stop && stop->unreachable) {
+        return util::fail(stop->message);  // as before the template campaigns: exit 2
     }
-    return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file, name,
-                                  fmt::join(names, ", ")));
+    if (stop) {
+        return *stop;
+    }
+    if (!found) {
+        return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
+                                      name, names.text()));
+    }
+    if (found->status != "APPROVED") {
+        return util::fail(fmt::format("{}: template \"{}\" has status {}, not APPROVED; nothing was sent", c.file, name,
+                                      found->status));
+    }
+    return TemplateCheckResult{};
 }
 
 util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& c, service::HttpTransport& transport) {
-    TRY_ASSIGN(const auto list, fetch_templates(c, transport, c.message.templated.name));
-    if (list.stop) {
-        return *list.stop;
+    TemplateShortlist list(c.message.templated.name);
+    auto stop = read_template_list(c, transport, c.message.templated.name,
+                                   [&](const service::TemplateInfo& t) { list.add(t); });
+    if (stop) {
+        return *stop;
     }
-    TRY(match_template(c, list.templates));
-    return TemplateCheckResult{};
+    TRY_ASSIGN(auto note, match_template(c, list));
+    return TemplateCheckResult{.note = std::move(note)};
 }
 
 namespace {

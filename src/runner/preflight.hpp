@@ -17,11 +17,13 @@
 namespace runner {
 
 struct TemplateCheckResult {
-    std::optional<queue::StopReason> stop;  // auth (a refused key), account, tls or endpoint: stop (exit 3)
+    std::optional<queue::StopReason> stop{};  // auth (a refused key), account, tls or endpoint: stop (exit 3)
     // The list could not be had (no answer, an error status, a body that is not a template
     // list): the campaign cannot be checked, as when `templates` cannot list them (exit 3).
     bool unreachable = false;
-    std::string message;
+    std::string message{};
+    // The campaign's template was chosen among several records of its name and language: which.
+    std::string note{};
 };
 
 // Asks the service for its templates and checks that `campaign.template_check` names one with
@@ -30,7 +32,8 @@ struct TemplateCheckResult {
 util::Result<TemplateCheckResult> check_template(const campaign::Campaign& campaign, service::HttpTransport& transport);
 
 // For a template campaign (message.type: template): asks the service for its templates once and
-// finds the campaign's (match_template), filling in its id, category and text. Fails (exit 2)
+// finds the campaign's (match_template), filling in its id, category and text, and `note` when it
+// was chosen among several records. Fails (exit 2)
 // when the template does not fit the campaign; a refused key or account, a certificate that
 // failed verification or a wrong endpoint comes back as `stop`, a list that cannot be had as
 // `unreachable`.

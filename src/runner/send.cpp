@@ -116,11 +116,19 @@ void send(SendRun& run) {
                                .stop_requests = &run.parts.stop_requests,
                                .pace = run.parts.pace};
     steps.attach(parts);
+    std::optional<WarmUp> warm;
     if (run.parts.warm == WarmConnections::yes) {
-        warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
+        warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
     }
     const auto started = clock.steady_now();
-    queue::DispatchResult result = queue::dispatch(jobs, settings, parts);
+    // A warm-up answer that refused the key or the account stops the run before its first send.
+    queue::DispatchResult result;
+    if (warm && warm->stop) {
+        result.reason = *warm->stop;
+        result.message = warm->message;
+    } else {
+        result = queue::dispatch(jobs, settings, parts);
+    }
     if (keeper) {
         auto recorded = keeper->record_pending();
         if (!recorded && (result.reason == queue::StopReason::completed || result.reason == queue::StopReason::limit)) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "campaign/template_text.hpp"
@@ -123,43 +124,148 @@ util::Result<void> check_body(const campaign::TemplateMessage& given, const serv
 
 }  // namespace
 
-util::Result<void> match_template(campaign::Campaign& c, const std::vector<service::TemplateInfo>& list) {
-    campaign::TemplateMessage& t = c.message.templated;
-    std::vector<const service::TemplateInfo*> named;
-    std::set<std::string> all_names;
-    for (const auto& info : list) {
-        all_names.insert(info.name);
-        if (info.name == t.name) {
-            named.push_back(&info);
-        }
+void ListedNames::add(const std::string& name) {
+    ++m_records;
+    m_first.insert(name);
+    if (m_first.size() > k_shown) {
+        m_first.erase(std::prev(m_first.end()));
+        m_more = true;
     }
-    if (named.empty()) {
-        return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
-                                      t.name, fmt::join(all_names, ", ")));
+}
+
+std::string ListedNames::text() const {
+    std::vector<std::string> shown;
+    for (const auto& name : m_first) {
+        shown.push_back(util::printable(name));
     }
-    std::vector<std::string> languages;
-    for (const auto* info : named) {
-        languages.push_back(info->language);
+    if (!m_more) {
+        return fmt::format("{}", fmt::join(shown, ", "));
     }
-    const service::TemplateInfo* found = nullptr;
-    if (t.language.empty()) {
-        if (named.size() > 1) {
-            return util::fail(
-                fmt::format("{}: template \"{}\" exists in several languages ({}): set "
-                            "message.language; nothing was sent",
-                            c.file, t.name, fmt::join(languages, ", ")));
-        }
-        found = named.front();
+    return fmt::format("{}, … (the first {} names of {} records; `wacamp templates` lists them)",
+                       fmt::join(shown, ", "), k_shown, m_records);
+}
+
+void TemplateShortlist::add(const service::TemplateInfo& info) {
+    m_names.add(info.name);
+    if (info.name != m_name) {
+        return;
+    }
+    if (m_named.size() < k_max_named) {
+        m_named.push_back(info);
     } else {
-        auto it =
-            std::find_if(named.begin(), named.end(), [&](const auto* info) { return info->language == t.language; });
-        if (it == named.end()) {
-            return util::fail(fmt::format("{}: template \"{}\" has no language \"{}\" (it has: {}); nothing was sent",
-                                          c.file, t.name, t.language, fmt::join(languages, ", ")));
-        }
-        found = *it;
+        m_overflowed = true;
     }
-    const std::string what = fmt::format("template \"{}\" ({})", t.name, found->language);
+}
+
+namespace {
+
+using Records = std::vector<const service::TemplateInfo*>;
+
+// "65f0… (APPROVED, MARKETING), 65f1… (APPROVED, UTILITY)": each record's `_id`, status and category.
+std::string describe(const Records& records) {
+    std::vector<std::string> each;
+    for (const auto* r : records) {
+        each.push_back(fmt::format("_id {} ({}, {})", util::printable(r->id.empty() ? "(none)" : r->id),
+                                   util::printable(r->status.empty() ? "no status" : r->status),
+                                   util::printable(r->category.empty() ? "no category" : r->category)));
+    }
+    return fmt::format("{}", fmt::join(each, ", "));
+}
+
+// The records of the template's name in its language: message.language's, or the name's only
+// one (or all of them, for message.template_id to pick from).
+util::Result<Records> in_language(const campaign::Campaign& c, const std::vector<service::TemplateInfo>& named) {
+    const campaign::TemplateMessage& t = c.message.templated;
+    std::vector<std::string> languages;  // each once, in the list's order
+    Records records;
+    for (const auto& info : named) {
+        if (std::find(languages.begin(), languages.end(), info.language) == languages.end()) {
+            languages.push_back(info.language);
+        }
+        if (info.language == t.language) {
+            records.push_back(&info);
+        }
+    }
+    for (auto& language : languages) {
+        language = util::printable(language);
+    }
+    // message.template_id names one record whatever its language.
+    if (t.language.empty() && languages.size() > 1 && t.template_id.empty()) {
+        return util::fail(
+            fmt::format("{}: template \"{}\" exists in several languages ({}): set "
+                        "message.language; nothing was sent",
+                        c.file, t.name, fmt::join(languages, ", ")));
+    }
+    if (t.language.empty()) {
+        for (const auto& info : named) {
+            records.push_back(&info);
+        }
+    }
+    if (records.empty()) {
+        return util::fail(fmt::format("{}: template \"{}\" has no language \"{}\" (it has: {}); nothing was sent",
+                                      c.file, t.name, t.language, fmt::join(languages, ", ")));
+    }
+    return records;
+}
+
+// The template's record among `records` (its name's, in its language), and a note when it was
+// chosen among several because it alone is APPROVED.
+struct Chosen {
+    const service::TemplateInfo* record = nullptr;
+    std::string note;
+};
+
+util::Result<Chosen> choose(const campaign::Campaign& c, const Records& records, const std::string& what) {
+    const campaign::TemplateMessage& t = c.message.templated;
+    if (!t.template_id.empty()) {
+        for (const auto* r : records) {
+            if (util::ascii_lower(r->id) == t.template_id) {
+                return Chosen{r, {}};
+            }
+        }
+        return util::fail(fmt::format("{}: message.template_id {} is none of {}'s records ({}); nothing was sent",
+                                      c.file, t.template_id, what, describe(records)));
+    }
+    if (records.size() == 1) {
+        return Chosen{records.front(), {}};
+    }
+    Records approved;
+    std::copy_if(records.begin(), records.end(), std::back_inserter(approved),
+                 [](const auto* r) { return r->status == "APPROVED"; });
+    if (approved.size() == 1) {
+        return Chosen{approved.front(),
+                      fmt::format("{} has {} records; using _id {}, the only one APPROVED (message.template_id "
+                                  "picks a record)",
+                                  what, records.size(), util::printable(approved.front()->id))};
+    }
+    return util::fail(
+        fmt::format("{}: {} has {} records ({}): set message.template_id to the _id of the one to "
+                    "send; nothing was sent",
+                    c.file, what, records.size(), describe(records)));
+}
+
+}  // namespace
+
+util::Result<std::string> match_template(campaign::Campaign& c, const TemplateShortlist& list) {
+    campaign::TemplateMessage& t = c.message.templated;
+    if (list.named().empty()) {
+        return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
+                                      t.name, list.names().text()));
+    }
+    if (list.overflowed()) {
+        return util::fail(fmt::format("{}: the template list has more than {} records named \"{}\"; nothing was sent",
+                                      c.file, list.named().size(), t.name));
+    }
+    TRY_ASSIGN(const Records records, in_language(c, list.named()));
+    const auto what_in = [&](const std::string& language) {
+        return fmt::format("template \"{}\" ({})", t.name, util::printable(language));
+    };
+    TRY_ASSIGN(const Chosen chosen,
+               choose(c, records,
+                      t.language.empty() && !t.template_id.empty() ? fmt::format("template \"{}\"", t.name)
+                                                                   : what_in(records.front()->language)));
+    const service::TemplateInfo* found = chosen.record;
+    const std::string what = what_in(found->language);
     if (found->status != "APPROVED") {
         return util::fail(fmt::format("{}: {} has status {}, not APPROVED; nothing was sent", c.file, what,
                                       found->status.empty() ? "(none)" : found->status));
@@ -176,7 +282,7 @@ util::Result<void> match_template(campaign::Campaign& c, const std::vector<servi
     t.body_text = found->body;
     t.footer = found->footer;
     t.button_labels = found->buttons;
-    return {};
+    return chosen.note;
 }
 
 }  // namespace runner

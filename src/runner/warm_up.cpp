@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "queue/in_flight_window.hpp"
+#include "service/classify.hpp"
 #include "service/requests.hpp"
 
 namespace runner {
@@ -21,10 +22,21 @@ bool answered_2xx(const service::Completion& c) {
     return response != nullptr && response->status >= 200 && response->status < 300;
 }
 
+// The stop a warm-up answer calls for: one that refuses the key or the account refuses every send.
+std::optional<queue::StopReason> stop_for(const service::Outcome& outcome) {
+    switch (outcome.cause) {
+    case service::Cause::auth: return queue::StopReason::auth;
+    case service::Cause::account: return queue::StopReason::account;
+    case service::Cause::policy_block: return queue::StopReason::policy_block;
+    default: return std::nullopt;
+    }
+}
+
 // Makes `count` requests like `request` at once and waits for all of them; returns whether
-// every one was answered 2xx. `count` requests at once over HTTP/1.1 each need a connection.
+// every one was answered 2xx, noting in `w` an answer that stops the run. `count` requests at
+// once over HTTP/1.1 each need a connection.
 bool make_at_once(service::HttpTransport& transport, const service::HttpRequest& request, int count,
-                  std::uint64_t& next_id, service::Completion* last = nullptr) {
+                  std::uint64_t& next_id, WarmUp& w, service::Completion* last = nullptr) {
     for (int i = 0; i < count; ++i) {
         transport.start(next_id++, request);
     }
@@ -32,6 +44,13 @@ bool make_at_once(service::HttpTransport& transport, const service::HttpRequest&
     while (transport.in_flight() > 0) {
         for (auto& completion : transport.poll(k_poll)) {
             all_2xx = all_2xx && answered_2xx(completion);
+            const auto outcome = service::classify(completion, std::chrono::system_clock::now());
+            if (const auto stop = stop_for(outcome); stop && !w.stop) {
+                w.stop = stop;
+                w.message = "the service refused the " +
+                            std::string(*stop == queue::StopReason::auth ? "credentials" : "account") +
+                            " while listing templates before the first send (" + outcome.error + ")";
+            }
             if (last != nullptr) {
                 *last = std::move(completion);
             }
@@ -65,10 +84,14 @@ WarmUp warm_up(const campaign::Campaign& campaign, std::int64_t jobs, service::H
     }
     service::HttpRequest request = service::list_templates_request(campaign.service);
     request.timeout = std::min(request.timeout, k_max_timeout);
+    // Only the connection is wanted: the list is read to its end (else the connection closes) but
+    // no more of it kept than an answer that refuses the key needs.
+    request.max_body = service::HttpRequest{}.max_body;
+    request.past_cap = service::PastCap::read;
     std::uint64_t next_id = k_first_id;
     service::Completion first;
     w.requests = 1;
-    if (!make_at_once(transport, request, 1, next_id, &first)) {
+    if (!make_at_once(transport, request, 1, next_id, w, &first)) {
         w.failed = true;
         return w;
     }
@@ -82,7 +105,7 @@ WarmUp warm_up(const campaign::Campaign& campaign, std::int64_t jobs, service::H
         // The first answer's latency holds the connection's handshakes: a second request on that
         // connection shows the service's alone, which is what Little's law needs.
         ++w.requests;
-        if (!make_at_once(transport, request, 1, next_id, &first)) {
+        if (!make_at_once(transport, request, 1, next_id, w, &first)) {
             w.failed = true;
             return w;
         }
@@ -94,7 +117,7 @@ WarmUp warm_up(const campaign::Campaign& campaign, std::int64_t jobs, service::H
     }
     // One of them takes the connection already open; each of the others opens its own.
     w.requests += needed;
-    w.failed = !make_at_once(transport, request, needed, next_id);
+    w.failed = !make_at_once(transport, request, needed, next_id, w);
     w.connections = needed;
     return w;
 }

@@ -9,8 +9,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "campaign/campaign.hpp"
+#include "queue/dispatcher.hpp"
 #include "service/http.hpp"
 
 namespace runner {
@@ -20,6 +23,11 @@ struct WarmUp {
     int connections = 0;       // connections they left open (at most; the pool may close some)
     bool multiplexed = false;  // the service answered over HTTP/2: one connection is enough
     bool failed = false;       // a request went unanswered or was not answered 2xx: no more were made
+    // The service refused the key or the account (auth, account, policy_block), as it would
+    // refuse every send: the run stops before its first (docs/decisions.md "Connections opened
+    // before the first send"). `message` says what it answered.
+    std::optional<queue::StopReason> stop;
+    std::string message;
 };
 
 // The connections `rate` needs at once for its first `jobs` sends when a request takes
@@ -32,7 +40,8 @@ int connections_needed(const campaign::Rate& rate, std::int64_t jobs, std::chron
 // for the template list, a second on its connection to learn the latency when the concurrency
 // is `auto`, then, unless the answer came over HTTP/2, as many at once as connections_needed
 // says. Fails soft: at the first request that fails or is not answered 2xx it makes no more and
-// returns with `failed` set (the sends then open their own connections). Returns once every
+// returns with `failed` set (the sends then open their own connections), and with `stop` when the
+// answer refused the key or the account. Returns once every
 // request it started has finished; starts nothing once `stop_requests` is non-zero. `transport`
 // must be otherwise idle.
 WarmUp warm_up(const campaign::Campaign& campaign, std::int64_t jobs, service::HttpTransport& transport,

@@ -53,11 +53,15 @@ curl_slist* RequestCache::headers(const Headers& headers) {
 size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
     const size_t bytes = size * count;
-    const size_t room = std::min(k_max_kept_body, transfer->request.max_body) - transfer->response.body.size();
+    const size_t room = std::min(k_max_body_cap, transfer->request.max_body) - transfer->response.body.size();
     if (bytes > room) {
+        transfer->response.body.append(data, room);
+        transfer->response.body_cut = true;
+        if (transfer->request.past_cap == PastCap::read) {
+            return bytes;
+        }
         // A broken server may answer without end: keep what classifies the answer and stop
         // (CURLE_WRITE_ERROR; completion_of still reads the status and these bytes).
-        transfer->response.body.append(data, room);
         transfer->body_capped = true;
         return 0;
     }

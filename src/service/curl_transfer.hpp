@@ -42,9 +42,7 @@ struct Transfer {
     GoawayBook* goaways = nullptr;    // the transport's, shared by its transfers
 };
 
-// What is kept of a response's body (enough to classify it) and of its headers; past it the
-// body ends the transfer (see on_body) and further headers are dropped.
-inline constexpr std::size_t k_max_kept_body = 64 * 1024;
+// What is kept of a response's headers; past it further headers are dropped.
 inline constexpr std::size_t k_max_kept_headers = 64 * 1024;
 
 // Parsed URLs and header lists, one per distinct value (a campaign has two or three), kept
@@ -68,8 +66,9 @@ private:
 };
 
 // CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, with the Transfer as their data: the body
-// (its first k_max_kept_body bytes, or the request's max_body if less: past them on_body stops
-// the transfer and sets body_capped), and the headers by lower-cased name (those of the last response only).
+// (its first max_body bytes, at most k_max_body_cap: past them on_body sets the response's
+// body_cut, and with PastCap::end stops the transfer and sets body_capped), and the headers by
+// lower-cased name (those of the last response only).
 size_t on_body(char* data, size_t size, size_t count, void* user);
 size_t on_header(char* data, size_t size, size_t count, void* user);
 

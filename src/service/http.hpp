@@ -14,6 +14,16 @@ namespace service {
 
 enum class Method { get, post, put, head };
 
+// What a transfer does with the answer's body past the request's max_body.
+enum class PastCap {
+    end,   // ends the transfer there: a broken server may answer without end
+    read,  // reads the rest and drops it: the connection stays open for the next request
+};
+
+// The most any request keeps of an answer's body: the template list of an account with
+// thousands of templates is a few MB (docs/decisions.md "The template list, read in full").
+inline constexpr std::size_t k_max_body_cap = 16 * 1024 * 1024;
+
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpRequest {
@@ -24,17 +34,19 @@ struct HttpRequest {
     std::chrono::milliseconds timeout{15'000};
     // Redirects followed, to http(s) URLs only; 0 (the service's requests): none, a 3xx is the answer.
     int max_redirects = 0;
-    // The most of the answer's body kept (at most 64 KiB): past it the transfer ends, and the
-    // answer comes back as a response with its body cut short there.
+    // The most of the answer's body kept (at most k_max_body_cap): past it the answer comes back
+    // as a response with its body cut short there and `body_cut` set (see `past_cap`).
     std::size_t max_body = 64 * 1024;
+    PastCap past_cap = PastCap::end;
 };
 
 struct HttpResponse {
     long status = 0;
     Headers headers;  // names lower-cased
     std::string body;
-    std::string url;    // the URL that answered, when redirects were followed (else empty)
-    int redirects = 0;  // how many were followed
+    bool body_cut = false;  // the body passed the request's max_body: `body` is its beginning
+    std::string url;        // the URL that answered, when redirects were followed (else empty)
+    int redirects = 0;      // how many were followed
     // Answered over HTTP/2: the connection carries many requests at once.
     bool multiplexed = false;
 };

@@ -50,6 +50,7 @@ std::string user_agent() {
 HttpRequest list_templates_request(const ServiceConfig& config) {
     HttpRequest request = base_request(config, Method::get, k_templates_path);
     add_api_key(config, request);
+    request.max_body = k_max_body_cap;  // read in full: an account may have thousands
     return request;
 }
 

@@ -18,7 +18,8 @@ inline constexpr std::string_view k_status_update_path = "/inbox/users/status-up
 // Returns the User-Agent wacamp sends: "wacamp/VERSION".
 std::string user_agent();
 
-// GET templates, with the API key in header and/or query as configured.
+// GET templates, with the API key in header and/or query as configured; its answer's body is
+// kept up to k_max_body_cap.
 HttpRequest list_templates_request(const ServiceConfig& config);
 
 // POST send-message carrying `body` (see messages.hpp).

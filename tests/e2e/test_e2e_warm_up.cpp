@@ -95,7 +95,6 @@ TEST_SUITE("e2e: warm-up") {
         const std::vector<std::pair<std::string, test_support::Reply>> failures = {
             {"hung up", {test_support::Reply::Kind::hang_up, ""}},
             {"500", test_support::answer(500, R"({"success": false})")},
-            {"401", test_support::answer(401, R"({"error": {"message": "Invalid key", "code": 190}})")},
         };
         for (const auto& [name, reply] : failures) {
             SUBCASE(name.c_str()) {
@@ -115,6 +114,25 @@ TEST_SUITE("e2e: warm-up") {
                 CHECK(status_counts(f)["sent"] == rows);
                 CHECK_FALSE(contains(r.out + r.err, k_api_key));
             }
+        }
+    }
+    TEST_CASE("a warm-up answered 401 or 403 stops the run before its first send: exit 3, reason auth") {
+        for (const long status : {401L, 403L}) {
+            CAPTURE(status);
+            FailingList service(test_support::answer(status, R"({"error": {"message": "Invalid key", "code": 190}})"));
+            CampaignFixture f(service.server.url(), numbers_csv(6), "rate: {per_second: 200, concurrency: 4}\n");
+            auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 3);
+            CHECK(contains(r.out + r.err, "refused the credentials"));
+            CHECK(service.list_requests == 1);
+            CHECK(service.sends.empty());
+            CHECK(count_events(f, "attempt") == 0);
+            const auto records = f.records();
+            REQUIRE_FALSE(records.empty());
+            CHECK(records.back().value("event", "") == "end");
+            CHECK(records.back().value("reason", "") == "auth");
+            CHECK_FALSE(contains(r.out + r.err, k_api_key));
         }
     }
     TEST_CASE("a dry run opens no connection") {

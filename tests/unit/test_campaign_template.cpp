@@ -2,6 +2,8 @@
 // template's text, the rules a row's values must keep, and the send-template body.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "campaign/content_rules.hpp"
@@ -317,6 +319,15 @@ TEST_SUITE("runner::match_template") {
         return c;
     }
 
+    // match_template of `c` against `list`, read record by record as a template list is.
+    util::Result<std::string> match(campaign::Campaign& c, const std::vector<service::TemplateInfo>& list) {
+        runner::TemplateShortlist shortlist(c.message.templated.name);
+        for (const auto& t : list) {
+            shortlist.add(t);
+        }
+        return runner::match_template(c, shortlist);
+    }
+
     const std::vector<service::TemplateInfo> k_list = {
         info("offer", "en", "image", "", "Hi {{1}}, {{2}} off"),
         info("offer", "hi", "image", "", "Namaste {{1}}, {{2}}"),
@@ -329,7 +340,7 @@ TEST_SUITE("runner::match_template") {
     TEST_CASE("a template that fits is found, and its id, category and text are filled in") {
         auto c = campaign_for("offer", {{"", "{{name}}"}, {"", "20%"}}, campaign::HeaderKind::image);
         c.message.templated.language = "hi";
-        REQUIRE(runner::match_template(c, k_list).ok());
+        REQUIRE(match(c, k_list).ok());
         CHECK(c.message.templated.id == "id-offer-hi");
         CHECK(c.message.templated.category == "MARKETING");
         CHECK(c.message.templated.body_text == "Namaste {{1}}, {{2}}");
@@ -337,13 +348,13 @@ TEST_SUITE("runner::match_template") {
     TEST_CASE("named variables, a text header with a variable, and a template without variables") {
         auto named =
             campaign_for("update", {{"when", "{{date}}"}, {"customer", "{{name}}"}}, campaign::HeaderKind::text, true);
-        CHECK(runner::match_template(named, k_list).ok());
+        CHECK(match(named, k_list).ok());
         auto plain = campaign_for("plain", {});
-        CHECK(runner::match_template(plain, k_list).ok());
+        CHECK(match(plain, k_list).ok());
     }
     TEST_CASE("each mismatch is refused, naming the template and the difference") {
         const auto why = [](campaign::Campaign c) {
-            auto r = runner::match_template(c, k_list);
+            auto r = match(c, k_list);
             return r ? std::string() : r.error().message;
         };
         CHECK(why(campaign_for("nope", {})) ==
@@ -372,5 +383,96 @@ TEST_SUITE("runner::match_template") {
               "sent");
         const auto wrong_names = why(campaign_for("update", {{"customer", "a"}}, campaign::HeaderKind::text, true));
         CHECK(wrong_names.find("takes the named variables {{customer}}, {{when}}") != std::string::npos);
+    }
+
+    // Two records of one name and language, as an account can have them (the service lists both).
+    std::vector<service::TemplateInfo> twins(std::string second_status) {
+        auto marketing = info("sale", "en", "", "", "Hi {{1}}");
+        marketing.id = "65f0a1b2c3d4e5f6a7b8c901";
+        auto utility = marketing;
+        utility.id = "65f0a1b2c3d4e5f6a7b8c902";
+        utility.category = "UTILITY";
+        utility.status = std::move(second_status);
+        return {marketing, utility, info("other", "en", "", "", "x")};
+    }
+    TEST_CASE("several records of one name and language, none told apart: refused, naming each _id, status, category") {
+        for (const std::string language : {"", "en"}) {
+            CAPTURE(language);
+            auto c = campaign_for("sale", {{"", "{{name}}"}});
+            c.message.templated.language = language;
+            auto r = match(c, twins("APPROVED"));
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.error().message ==
+                  "spring.yaml: template \"sale\" (en) has 2 records (_id 65f0a1b2c3d4e5f6a7b8c901 (APPROVED, "
+                  "MARKETING), _id 65f0a1b2c3d4e5f6a7b8c902 (APPROVED, UTILITY)): set message.template_id to the _id "
+                  "of the one to send; nothing was sent");
+        }
+    }
+    TEST_CASE("several records of one name and language, exactly one APPROVED: that one is used, and said") {
+        auto c = campaign_for("sale", {{"", "{{name}}"}});
+        auto r = match(c, twins("PAUSED"));
+        REQUIRE(r.ok());
+        CHECK(c.message.templated.id == "65f0a1b2c3d4e5f6a7b8c901");
+        CHECK(c.message.templated.category == "MARKETING");
+        CHECK(*r ==
+              "template \"sale\" (en) has 2 records; using _id 65f0a1b2c3d4e5f6a7b8c901, the only one APPROVED "
+              "(message.template_id picks a record)");
+        auto single = campaign_for("other", {});
+        auto alone = match(single, twins("PAUSED"));
+        REQUIRE(alone.ok());
+        CHECK(alone->empty());  // one record: nothing to say
+    }
+    TEST_CASE("message.template_id picks one of several records; an _id none of them has is refused") {
+        auto c = campaign_for("sale", {{"", "{{name}}"}});
+        c.message.templated.template_id = "65f0a1b2c3d4e5f6a7b8c902";
+        auto r = match(c, twins("APPROVED"));
+        REQUIRE(r.ok());
+        CHECK(c.message.templated.id == "65f0a1b2c3d4e5f6a7b8c902");
+        CHECK(c.message.templated.category == "UTILITY");
+        CHECK(r->empty());
+        auto wrong = campaign_for("sale", {{"", "{{name}}"}});
+        wrong.message.templated.template_id = "65f0a1b2c3d4e5f6a7b8c9ff";
+        auto refused = match(wrong, twins("APPROVED"));
+        REQUIRE_FALSE(refused.ok());
+        CHECK(refused.error().message.find("message.template_id 65f0a1b2c3d4e5f6a7b8c9ff is none of template "
+                                           "\"sale\"'s records (_id 65f0a1b2c3d4e5f6a7b8c901 (APPROVED, "
+                                           "MARKETING), _id 65f0a1b2c3d4e5f6a7b8c902") != std::string::npos);
+        // The chosen record must be APPROVED itself.
+        auto paused = campaign_for("sale", {{"", "{{name}}"}});
+        paused.message.templated.template_id = "65f0a1b2c3d4e5f6a7b8c902";
+        auto not_approved = match(paused, twins("PAUSED"));
+        REQUIRE_FALSE(not_approved.ok());
+        CHECK(not_approved.error().message.find("has status PAUSED, not APPROVED") != std::string::npos);
+    }
+    TEST_CASE("an account with thousands of templates is named by its first 20 names and its count") {
+        std::vector<service::TemplateInfo> many;
+        for (int i = 0; i < 2000; ++i) {
+            many.push_back(info(fmt::format("t{:04}", i), "en", "", "", "x"));
+        }
+        auto c = campaign_for("nope", {});
+        auto r = match(c, many);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("(it has: t0000, t0001, ") != std::string::npos);
+        CHECK(r.error().message.find("t0019, … (the first 20 names of 2000 records") != std::string::npos);
+        CHECK(r.error().message.find("t0020") == std::string::npos);
+    }
+}
+
+TEST_SUITE("campaign::load_campaign message.template_id") {
+    TEST_CASE("24 hex digits, kept lower-case; anything else is refused with its line") {
+        Folder folder;
+        auto c = folder.load(k_base +
+                             "message:\n  type: template\n  template: t\n  template_id: 65F0A1B2C3D4E5F6A7B8C901\n");
+        REQUIRE(c.ok());
+        CHECK(c->message.templated.template_id == "65f0a1b2c3d4e5f6a7b8c901");
+        const auto problems =
+            folder.problems(k_base + "message:\n  type: template\n  template: t\n  template_id: 65f0a1b2\n");
+        CAPTURE(problems);
+        CHECK(problems.find(": message.template_id: must be a template record's _id: 24 hex digits") !=
+              std::string::npos);
+        const auto on_text = folder.problems(k_base +
+                                             "message:\n  type: text\n  text: hi\n  template_id: "
+                                             "65f0a1b2c3d4e5f6a7b8c901\n");
+        CHECK(on_text.find("message.template_id: only applies to type template") != std::string::npos);
     }
 }

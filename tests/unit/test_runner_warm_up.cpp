@@ -84,6 +84,16 @@ TEST_SUITE("runner::warm_up") {
         auto w = runner::warm_up(campaign_with(4), 1000, refused, stops);
         CHECK(w.failed);
         CHECK(refused.started.size() == 1);
+        CHECK(w.stop == queue::StopReason::auth);  // a refused key: the run stops before its first send
+        CHECK(w.message.find("refused the credentials") != std::string::npos);
+        fakes::FakeTransport failing(
+            clock, [](const service::HttpRequest&) { return fakes::http_answer(500, "{}"); }, 10ms);
+        w = runner::warm_up(campaign_with(4), 1000, failing, stops);
+        CHECK(w.failed);
+        CHECK_FALSE(w.stop.has_value());  // a failing list stops nothing
+        fakes::FakeTransport forbidden(
+            clock, [](const service::HttpRequest&) { return fakes::http_answer(403, "{}"); }, 10ms);
+        CHECK(runner::warm_up(campaign_with(4), 1000, forbidden, stops).stop == queue::StopReason::auth);
         fakes::FakeTransport lost(
             clock,
             [](const service::HttpRequest&) {

@@ -2,12 +2,14 @@
 // (resend, buffer, time out) is what wacamp must see and decide.
 
 #include <doctest/doctest.h>
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "../support/scripted_server.hpp"
 #include "service/curl_transport.hpp"
+#include "service/requests.hpp"
 
 using test_support::http_response;
 using test_support::ReceivedRequest;
@@ -280,5 +282,60 @@ TEST_SUITE("service::CurlTransport") {
         REQUIRE(response != nullptr);
         CHECK(response->status == 200);
         CHECK(response->body.size() == 1024);
+    }
+    TEST_CASE(
+        "the template list is kept whole up to 16 MiB; past it, and past a send's 64 KiB, the body is cut and says "
+        "so") {
+        const auto streamed = [](long long size) {
+            return Reply{Reply::Kind::stream,
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                             std::to_string(size) + "\r\n\r\n",
+                         size};
+        };
+        const long long list_size = 2LL << 20;  // 2,000 templates are about 1.2 MB
+        ScriptedServer server([&](const ReceivedRequest& r) {
+            return streamed(r.head.find("/templates") != std::string::npos ? list_size : (17LL << 20));
+        });
+        service::ServiceConfig config;
+        config.base_url = server.url();
+        config.api_key = "k";
+        service::CurlTransport transport;
+        const auto body_of = [&](service::HttpRequest request) {
+            auto c = service::perform(transport, std::move(request));
+            REQUIRE(std::holds_alternative<service::HttpResponse>(c.result));
+            return std::get<service::HttpResponse>(std::move(c.result));
+        };
+        const auto list = body_of(service::list_templates_request(config));
+        CHECK(list.body.size() == static_cast<size_t>(list_size));
+        CHECK_FALSE(list.body_cut);
+        auto send = request_to(server, service::Method::post);  // answered 17 MiB
+        const auto answer = body_of(send);
+        CHECK(answer.body.size() == 64 * 1024);
+        CHECK(answer.body_cut);
+        send.max_body = service::k_max_body_cap;
+        const auto huge = body_of(send);
+        CHECK(huge.body.size() == service::k_max_body_cap);
+        CHECK(huge.body_cut);
+    }
+    TEST_CASE("PastCap::read reads the rest of a body past its cap and drops it: the connection is used again") {
+        const std::string big(200 * 1024, 'x');
+        std::atomic<int> on_connection{-1};
+        ScriptedServer server([&](const ReceivedRequest& request) {
+            on_connection = request.on_connection;
+            return Reply{Reply::Kind::answer, http_response(200, big)};
+        });
+        service::CurlTransport transport;
+        auto r = request_to(server, service::Method::get);
+        r.max_body = 1024;
+        r.past_cap = service::PastCap::read;
+        for (int i = 0; i < 2; ++i) {
+            auto c = service::perform(transport, r);
+            const auto* response = std::get_if<service::HttpResponse>(&c.result);
+            REQUIRE(response != nullptr);
+            CHECK(response->status == 200);
+            CHECK(response->body.size() == 1024);
+            CHECK(response->body_cut);
+        }
+        CHECK(on_connection == 1);  // the second request went on the first's connection
     }
 }
