@@ -14,11 +14,11 @@ bench_setup wrk=wrk nginx=nginx-light hyperfine=hyperfine mlr=miller valgrind=va
     h2load=nghttp2-client
 if [ "$quick" = 1 ]; then
     results_md=${BENCH_RESULTS_MD:-$bench_out/results-quick.md}
-    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "ledger 20000 1000 20000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3" "tls_pacing 2000" "tls_throughput 20000 5")
+    runs=("throughput 20000 5" "pacing 1000" "memory 10000 50000" "ledger 20000 1000 20000" "dry_run 50000" "cost 200 5 2000" "sandbox 32 3" "plan_memory 50000 1000000000 5000" "tls_pacing 2000" "tls_throughput 20000 5")
     durability_n=2000
 else
     results_md=${BENCH_RESULTS_MD:-$bench_root/bench/results.md}
-    runs=("throughput" "pacing" "memory" "ledger" "dry_run" "cost" "sandbox" "tls_pacing" "tls_throughput")
+    runs=("throughput" "pacing" "memory" "ledger" "dry_run" "cost" "sandbox" "plan_memory" "tls_pacing" "tls_throughput")
     durability_n=20000
 fi
 export BENCH_RECORD=$bench_work/rows.tsv

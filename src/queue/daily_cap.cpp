@@ -10,26 +10,61 @@ constexpr auto k_window = std::chrono::hours(24);
 // While the cap holds, how often to look again: the wall clock may be set meanwhile.
 constexpr auto k_poll = std::chrono::seconds(1);
 
+// The second a send at `at` is kept in.
+auto second_of(WallTime at) {
+    return std::chrono::floor<std::chrono::seconds>(at);
+}
+
 }  // namespace
 
 DailyCap::DailyCap(long long per_day) : m_per_day(std::max(per_day, 0LL)) {}
 
-void DailyCap::record(WallTime at) {
-    if (m_per_day == 0) {
+void DailyCap::record(WallTime at, long long count) {
+    if (m_per_day == 0 || count < 1) {
         return;
     }
-    if (static_cast<long long>(m_newest.size()) == m_per_day) {
-        if (at <= m_newest.front()) {
-            return;  // older than every kept send: it can no longer decide anything
-        }
-        m_newest.pop_front();
+    count = std::min(count, m_per_day);  // more than per_day at once: only per_day of them can count
+    // Sends come in time order but for the log's at startup: at the back, else in their place.
+    auto it = m_runs.end();
+    if (!m_runs.empty() && second_of(at) <= second_of(m_runs.back().at)) {
+        it = std::lower_bound(m_runs.begin(), m_runs.end(), second_of(at),
+                              [](const Run& run, auto second) { return second_of(run.at) < second; });
     }
-    // Sends come in time order but for the log's at startup: at the back, else in its place.
-    if (m_newest.empty() || m_newest.back() <= at) {
-        m_newest.push_back(at);
+    if (it != m_runs.end() && second_of(it->at) == second_of(at)) {
+        it->at = std::max(it->at, at);
+        it->count += count;
     } else {
-        m_newest.insert(std::upper_bound(m_newest.begin(), m_newest.end(), at), at);
+        const long long before =
+            it == m_runs.begin() ? (m_runs.empty() ? 0 : it->through - it->count) : std::prev(it)->through;
+        it = m_runs.insert(it, Run{at, count, before});
     }
+    for (; it != m_runs.end(); ++it) {
+        it->through += count;
+    }
+    trim();
+}
+
+void DailyCap::trim() {
+    for (long long excess = since(m_runs.begin()) - m_per_day; excess > 0;) {
+        Run& oldest = m_runs.front();
+        if (oldest.count > excess) {
+            oldest.count -= excess;  // `through` stays: it counts from the offset
+            break;
+        }
+        excess -= oldest.count;
+        m_runs.pop_front();
+    }
+    // A send a day older than the newest no longer counts at any time the newest was made.
+    while (!m_runs.empty() && m_runs.front().at + k_window <= m_runs.back().at) {
+        m_runs.pop_front();
+    }
+}
+
+long long DailyCap::since(std::deque<Run>::const_iterator first) const {
+    if (first == m_runs.end()) {
+        return 0;
+    }
+    return m_runs.back().through - (first->through - first->count);
 }
 
 std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
@@ -38,16 +73,17 @@ std::optional<WallTime> DailyCap::blocked_until(WallTime now) const {
     }
     // Full and its oldest still counting: every kept send is in the window, so the cap is
     // reached, and it lifts when that oldest one ages out.
-    if (static_cast<long long>(m_newest.size()) == m_per_day && now < m_newest.front() + k_window) {
-        return m_newest.front() + k_window;
+    if (since(m_runs.begin()) == m_per_day && now < m_runs.front().at + k_window) {
+        return m_runs.front().at + k_window;
     }
     return std::nullopt;
 }
 
 long long DailyCap::sent_in_window(WallTime now) const {
     // Sorted: those still counting are the ones after the last that aged out (now >= at + 24 h).
-    const auto first_counting = std::upper_bound(m_newest.begin(), m_newest.end(), now - k_window);
-    return static_cast<long long>(m_newest.end() - first_counting);
+    const auto first_counting = std::upper_bound(m_runs.begin(), m_runs.end(), now - k_window,
+                                                 [](WallTime t, const Run& run) { return t < run.at; });
+    return since(first_counting);
 }
 
 std::size_t DailyCap::room(Instant at, Admission& why) const {
@@ -88,9 +124,7 @@ util::Result<void> DailyCap::admit(std::span<const Job* const> jobs, Instant at,
 
 void DailyCap::settle(std::size_t ended, std::size_t sent, Instant at) {
     m_started = std::max(0LL, m_started - static_cast<long long>(ended));
-    for (std::size_t i = 0; i < sent; ++i) {
-        record(at.wall);
-    }
+    record(at.wall, static_cast<long long>(sent));
 }
 
 }  // namespace queue

@@ -13,18 +13,21 @@
 
 namespace queue {
 
-// A send at `at` counts while now < at + 24 h. Only the newest `per_day` send times are kept,
-// sorted (so counting them is a binary search, not a scan), so memory is bounded by `per_day` and
-// record() accepts times in any order: older ones can no longer decide when the cap lifts. As an admission step, the
-// jobs it admitted and that have not ended count as sends (they may be), until settle() says how they ended. Not
-// thread-safe.
+// A send at `at` counts while now < at + 24 h. Sends are kept as runs, one per second they were
+// made in, each counted at the latest time recorded in its second: equal times (a batch's answers,
+// the log's minutes, the plan's account count) and times a second or more apart stay exact, and
+// sends within one second lift the cap at most a second late, never sooner. At most the newest
+// `per_day` sends are kept, and none a day older than the newest: memory is bounded by the
+// seconds of a day (86,400 runs), whatever `per_day` (docs/decisions.md). record() accepts
+// times in any order. As an admission step, the jobs it admitted and that have not ended count
+// as sends (they may be), until settle() says how they ended. Not thread-safe.
 class DailyCap final : public Admitter {
 public:
     // A cap of `per_day` sends per trailing 24 hours (a value below 0 counts as 0: never send).
     explicit DailyCap(long long per_day);
 
-    // Counts a send made at `at` (in time order or not).
-    void record(WallTime at);
+    // Counts `count` sends made at `at` (in time order or not; none for a count below 1).
+    void record(WallTime at, long long count = 1);
 
     // When the next send at `now` would go over the cap: the time the oldest counted send ages
     // out (or WallTime::max() for a cap of 0). nullopt when a send may go now.
@@ -35,6 +38,9 @@ public:
 
     // The configured cap.
     long long per_day() const { return m_per_day; }
+
+    // The runs of sends kept: at most one a second of the trailing day, whatever per_day.
+    std::size_t runs() const { return m_runs.size(); }
 
     // Admitter: per_day less the sends counted at `at` and the jobs started; with none, `why`
     // says "daily cap reached" until the oldest send ages out, or, when jobs not yet answered
@@ -49,9 +55,21 @@ private:
     // Why no job may start at `at`.
     Admission full(Instant at) const;
 
+    // The sends of one second, counted at the latest time recorded in it.
+    struct Run {
+        WallTime at;
+        long long count = 0;
+        long long through = 0;  // the sends of this run and every earlier one, plus m_runs' offset
+    };
+
+    // The sends of the runs from `first` to the last.
+    long long since(std::deque<Run>::const_iterator first) const;
+    // Keeps the newest `per_day` sends, and none that ages out a day before the newest.
+    void trim();
+
     long long m_per_day;
-    long long m_started = 0;        // admitted, not ended yet
-    std::deque<WallTime> m_newest;  // sorted: front() is the oldest kept
+    long long m_started = 0;  // admitted, not ended yet
+    std::deque<Run> m_runs;   // sorted by time, one per second: front() is the oldest kept
 };
 
 }  // namespace queue

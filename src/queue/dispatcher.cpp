@@ -153,7 +153,7 @@ private:
     // Keeps `step`'s `later` of this turn (the first, when any); an admission ends its wait.
     void note_answer(Step& step, bool admitted, const Admission* later, Steady now);
     // Starts the jobs of the turn every step admitted, each by its use-by time; returns how many.
-    std::size_t start_admitted(Steady now);
+    std::size_t start_admitted();
     // Puts the jobs of the turn still waiting for a step back first in line, in order.
     void requeue();
     // Sets `job` aside until its recipient's window opens (`answer`, of step `k`); the steps
@@ -390,7 +390,7 @@ bool Dispatcher::start_batch(Steady now) {
             return false;  // stopped: nothing of the turn leaves
         }
     }
-    const std::size_t started = start_admitted(now);
+    const std::size_t started = start_admitted();
     requeue();
     if (m_turn.reached == 0) {
         return !m_stopping;  // all refused or waiting before the pace: look again
@@ -473,7 +473,7 @@ void Dispatcher::note_answer(Step& step, bool admitted, const Admission* later, 
     step.block->retry_at = std::max(later->retry_at, now);
 }
 
-std::size_t Dispatcher::start_admitted(Steady now) {
+std::size_t Dispatcher::start_admitted() {
     std::size_t started = 0;
     for (auto& pending : m_turn.batch) {
         if (pending.state != Pending::State::asking || pending.step < m_steps.size()) {
@@ -490,11 +490,18 @@ std::size_t Dispatcher::start_admitted(Steady now) {
             pending.state = Pending::State::waiting;
             continue;
         }
-        if (m_parts.pace != nullptr) {
-            m_parts.limiter->try_acquire(now);  // the local limiter keeps count with a shared pace
+        // With a shared pace the local limiter bounds the starts too, whatever the store grants:
+        // each takes its local slot at the time it starts, not at the turn's start (the store's
+        // answer, a slow log write, the process held up may come between), and one refused
+        // waits for its slot, first in line; its shared slot is dropped.
+        const Steady start = m_parts.clock->steady_now();
+        if (m_parts.pace != nullptr && !m_parts.limiter->try_acquire(start)) {
+            pending.step = m_steps.size() - 1;
+            pending.state = Pending::State::waiting;
+            continue;
         }
         pending.state = Pending::State::started;
-        if (!launch(std::move(pending.job), now)) {
+        if (!launch(std::move(pending.job), start)) {
             break;
         }
         ++started;

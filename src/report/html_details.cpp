@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "report/open_log.hpp"
+#include "results/row_fold.hpp"
 
 namespace report {
 
@@ -22,6 +23,7 @@ public:
         : m_rows(summary.not_sent_rows),
           m_latest(summary.not_sent_rows.size()),
           m_before_attempt(summary.not_sent_rows.size()),
+          m_folds(summary.not_sent_rows.size()),
           m_invalid_rows(summary.invalid_rows),
           m_invalid(summary.invalid_rows.size()) {
         m_details.timeline = Timeline(summary.first_at, summary.last_at);
@@ -29,6 +31,7 @@ public:
 
     void operator()(const results::AttemptRecord& a) {
         if (auto* latest = latest_for(a.row)) {
+            fold_of(a.row).attempt(a.attempt);
             before_attempt_of(a.row) = *latest;
             // Until a result follows, the request may or may not have been delivered.
             results::ResultRecord r;
@@ -43,9 +46,10 @@ public:
         }
     }
 
-    // The request was not acted on: the row is as it was before that attempt (results::RowFold).
+    // The request was not acted on: the row is as it was before that attempt, when that attempt
+    // had no result yet (results::RowFold).
     void operator()(const results::UnsentRecord& u) {
-        if (auto* latest = latest_for(u.row)) {
+        if (auto* latest = latest_for(u.row); latest != nullptr && fold_of(u.row).unsent()) {
             *latest = before_attempt_of(u.row);
         }
     }
@@ -61,6 +65,7 @@ public:
             note_latency(r);
         }
         if (auto* latest = latest_for(r.row)) {
+            fold_of(r.row).result(r.status, r.cause, r.attempts);
             *latest = r;
         }
         if (auto* invalid = slot_of(m_invalid_rows, m_invalid, r.row)) {
@@ -105,6 +110,11 @@ private:
     std::optional<results::ResultRecord>& before_attempt_of(std::int64_t row) {
         return *slot_of(m_rows, m_before_attempt, row);
     }
+    // The fold of a listed `row`: whether an `unsent` undoes its latest attempt.
+    results::RowFold& fold_of(std::int64_t row) {
+        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), row);
+        return m_folds[static_cast<std::size_t>(it - m_rows.begin())];
+    }
 
     // Keeps the k_slowest slowest requests, at most one per row (its slowest).
     void note_latency(const results::ResultRecord& r) {
@@ -130,6 +140,7 @@ private:
     const std::vector<std::int64_t>& m_rows;  // ascending
     std::vector<std::optional<results::ResultRecord>> m_latest;
     std::vector<std::optional<results::ResultRecord>> m_before_attempt;  // what an `unsent` restores
+    std::vector<results::RowFold> m_folds;                               // of the listed rows
     const std::vector<std::int64_t>& m_invalid_rows;                     // ascending
     std::vector<std::optional<results::ResultRecord>> m_invalid;
     HtmlDetails m_details;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <type_traits>
 #include <unordered_map>
 
 #include "results/log_reader.hpp"
@@ -130,15 +131,20 @@ struct Folder {
     }
 
     // The request was not acted on: the row is as it was before that attempt (still in flight
-    // when an earlier request of it had no answer).
+    // when an earlier request of it had no answer). After the attempt's result it changes nothing,
+    // and is not the row's latest record (RowFold::unsent).
     void operator()(const UnsentRecord& u) {
         note_time(u.at);
+        bool undid = false;
         bool unknown = false;
         update(u.row, [&](RowRecord& rec) {
-            rec.unsent();
+            undid = rec.unsent();
             unknown = rec.unknown();
+            return undid;
         });
-        note_unknown(u.row, u.wa_id, unknown);
+        if (undid) {
+            note_unknown(u.row, u.wa_id, unknown);
+        }
     }
 
     void operator()(DeleteRecord& d) {
@@ -222,6 +228,8 @@ struct Folder {
     }
 
     // Applies `change` to the record of `row`; a row out of range is a warning.
+    // Applies `change` to the record of `row` and makes this record its latest, unless `change`
+    // returns false (it changed nothing).
     template <typename F>
     void update(std::int64_t row, F change) {
         if (row < 1 || row > k_max_row) {
@@ -241,7 +249,11 @@ struct Folder {
             keep(rec.error());
             return;
         }
-        change(*rec);
+        if constexpr (std::is_void_v<decltype(change(*rec))>) {
+            change(*rec);
+        } else if (!change(*rec)) {
+            return;  // the record changed nothing
+        }
         state.named_rows += rec->latest_record == 0 ? 1 : 0;
         rec->latest_record = static_cast<std::uint32_t>(state.records - 1);
         keep(state.m_records.set(index, *rec));

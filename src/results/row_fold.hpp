@@ -81,10 +81,16 @@ struct RowFold {
     }
 
     // An `unsent`: the request was not acted on, so the row is as it was before that attempt (still
-    // in flight when an earlier request of it had no answer; pending when none had).
-    void unsent() {
+    // in flight when an earlier request of it had no answer; pending when none had). It undoes
+    // only an attempt with no result yet: after a result (a hand-edited log) it changes nothing.
+    // Returns whether it undid one.
+    bool unsent() {
+        if (!state.in_flight()) {
+            return false;
+        }
         state.status = before_attempt;
         state.flags = flags_before_attempt;
+        return true;
     }
 
     // Whether the row's outcome is unknown now: a request in flight, or an `unknown` result.

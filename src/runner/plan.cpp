@@ -173,26 +173,35 @@ private:
     ZoneSequence* m_zones;
 };
 
-// The account's room in the trailing 24 h at `now` by its ledger, read only: how many of
-// `wanted` new numbers a reservation (previewed, nothing written) would grant.
-util::Result<long long> ledger_room(AccountBook& book, long long per_day, std::int64_t wanted, util::TimePoint now) {
-    account::ReservationRequest request{.sends = {},
-                                        .limits = {.per_recipient = std::nullopt, .per_day = per_day},
-                                        .now = now,
-                                        .apply = account::Apply::preview,
-                                        .marketing_holds = account::MarketingHolds::ignored};
-    const auto count = std::min<std::int64_t>(per_day, wanted);
-    request.sends.reserve(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) {
-        request.sends.push_back({.wa_id = fmt::format("plan-{}", i), .campaign = "plan", .row = i, .at = std::nullopt});
-    }
+// Whether the account's ledger (read only) would take one more number at `now` under a per_day
+// of `cap`: whether it messaged fewer than `cap` numbers in the trailing 24 h. A previewed
+// reservation of one number it has never seen; nothing written.
+util::Result<bool> fewer_than(AccountBook& book, long long cap, util::TimePoint now) {
+    const account::ReservationRequest request{
+        .sends = {{.wa_id = "plan", .campaign = "plan", .row = 0, .at = std::nullopt}},
+        .limits = {.per_recipient = std::nullopt, .per_day = cap},
+        .now = now,
+        .apply = account::Apply::preview,
+        .marketing_holds = account::MarketingHolds::ignored};
     TRY_ASSIGN(const auto answers, book.ledger().reserve(request));
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-        if (!answers[i].granted()) {
-            return static_cast<long long>(i);
+    return !answers.empty() && answers.front().granted();
+}
+
+// The numbers the account messaged in the trailing 24 h at `now` by its ledger, as far as the
+// plan needs them: exact within [`least`, `most`], else the nearer bound. A search by halves,
+// one previewed number a question: memory does not grow with per_day or the rows, and the
+// questions (about log2(`most` - `least`)) grow only with the rows.
+util::Result<long long> day_numbers(AccountBook& book, long long least, long long most, util::TimePoint now) {
+    while (least < most) {
+        const long long mid = least + (most - least) / 2;
+        TRY_ASSIGN(const bool at_most_mid, fewer_than(book, mid + 1, now));
+        if (at_most_mid) {
+            most = mid;
+        } else {
+            least = mid + 1;
         }
     }
-    return count;  // room for every row to send (or a whole day's): the cap cannot hold them back today
+    return least;
 }
 
 // The calendar day of `t` in `zone`.
@@ -354,14 +363,15 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
     if (plan.per_day) {
         cap.emplace(*plan.per_day);
         if (in.book != nullptr) {
-            TRY_ASSIGN(plan.room_today, ledger_room(*in.book, *plan.per_day, in.messages, in.now));
-            // Asked for no more than the messages: with room for all, how much more is not known.
+            // Fewer than per_day - messages leaves room for every row: how many fewer is not asked.
+            const long long least = std::max<long long>(0, *plan.per_day - in.messages);
+            TRY_ASSIGN(const long long used, day_numbers(*in.book, least, *plan.per_day, in.now));
+            plan.room_today = std::min<long long>(*plan.per_day - used, in.messages);
+            // With room for all, how much more is not known.
             plan.room_for_all = *plan.room_today == in.messages && in.messages < *plan.per_day;
             // The account's sends in the trailing 24 h count from now: the plan never finishes
             // sooner than the run could (docs/decisions.md).
-            for (long long i = plan.room_for_all ? *plan.per_day : *plan.room_today; i < *plan.per_day; ++i) {
-                cap->record(in.now);
-            }
+            cap->record(in.now, plan.room_for_all ? 0 : *plan.per_day - *plan.room_today);
         }
     }
     queue::Admitter* window_step = window ? static_cast<queue::Admitter*>(&*window) : nullptr;

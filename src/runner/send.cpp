@@ -38,13 +38,9 @@ std::optional<queue::DailyCap> daily_cap_for(const SendRun& run) {
         cap.emplace(*run.campaign.rate.per_day);
         if (run.state) {
             // Counted by minute (RecentSends): each minute's sends at its end, so the cap
-            // lifts at most a minute later than to the millisecond, never sooner. The cap
-            // keeps only its newest `per_day` anyway.
+            // lifts at most a minute later than to the millisecond, never sooner.
             for (const auto& minute : run.state->recent_sent) {
-                const auto n = std::min<std::int64_t>(minute.count, *run.campaign.rate.per_day);
-                for (std::int64_t i = 0; i < n; ++i) {
-                    cap->record(minute.at);
-                }
+                cap->record(minute.at, minute.count);
             }
         }
     }

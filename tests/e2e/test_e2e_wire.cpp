@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -158,25 +159,38 @@ TEST_SUITE("e2e: wire") {
         CHECK(count_events(f, "attempt") == 1);
         CHECK(once_each(delivered(sandbox), 1) == "");
     }
-    TEST_CASE("huge answers: the body kept is capped, memory stays small, the 200s count as sent") {
-        const long long size = 64LL << 20;
-        test_support::ScriptedServer server([size](const test_support::ReceivedRequest& request) {
-            if (test_support::path_of(request) != k_send_path) {
-                return test_support::answer(200, R"({"success": true, "data": []})");  // the template list
+    TEST_CASE("huge answers: the body kept is capped, memory does not grow with the answer, the 200s count as sent") {
+        // What matters is that memory does not follow the answer's size: a bound on the peak alone
+        // is broken by a busy machine (28-29 MiB here at rest, once 75 MiB under load), not by the
+        // code. The least of two runs of each size (load only adds), 1 MiB against 256 MiB.
+        const auto least_rss_kib = [](long long size) {
+            long least = 0;
+            for (int run = 0; run < 2; ++run) {
+                test_support::ScriptedServer server([size](const test_support::ReceivedRequest& request) {
+                    if (test_support::path_of(request) != k_send_path) {
+                        return test_support::answer(200, R"({"success": true, "data": []})");  // the template list
+                    }
+                    return test_support::Reply{test_support::Reply::Kind::stream,
+                                               "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                                   std::to_string(size) + "\r\n\r\n",
+                                               size};
+                });
+                const int n = 4;
+                CampaignFixture f(server.url(), numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
+                auto measured = run_measured(f.dir, {"run", f.campaign.string(), "--no-progress"}, f.env);
+                CAPTURE(read_file(f.dir.path() / "err"));
+                CHECK(measured.exit_code == 0);
+                CHECK(status_counts(f)["sent"] == n);
+                CHECK(server.requests() == n + 3);  // the template list read first, once and on 2 connections
+                least = run == 0 ? measured.max_rss_kib : std::min(least, measured.max_rss_kib);
             }
-            return test_support::Reply{test_support::Reply::Kind::stream,
-                                       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                                           std::to_string(size) + "\r\n\r\n",
-                                       size};
-        });
-        const int n = 4;
-        CampaignFixture f(server.url(), numbers_csv(n), "rate: {per_second: 500, concurrency: 2}\n");
-        auto measured = run_measured(f.dir, {"run", f.campaign.string(), "--no-progress"}, f.env);
-        CAPTURE(read_file(f.dir.path() / "err"));
-        CHECK(measured.exit_code == 0);
-        CHECK(status_counts(f)["sent"] == n);
-        CHECK(server.requests() == n + 3);        // the template list read first, once and on 2 connections
-        CHECK(measured.max_rss_kib < 48 * 1024);  // a body each in flight would be 64 MiB and more
+            return least;
+        };
+        const long small = least_rss_kib(1LL << 20);
+        const long huge = least_rss_kib(256LL << 20);
+        CAPTURE(small);
+        CAPTURE(huge);
+        CHECK(huge < small + 64 * 1024);  // a body kept whole would be 255 MiB more
     }
     TEST_CASE("a certificate that fails verification stops the run at once: exit 3, reason tls") {
         const TlsServer* tls = untrusted_tls_server();

@@ -79,6 +79,51 @@ TEST_SUITE("queue::DailyCap") {
         CHECK(cap.blocked_until(t0 + 1'000s) == t0 + 995s + 24h);
     }
 
+    TEST_CASE("sends of one time count at once: a per_day's worth is one run, exact to the millisecond") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now() + 123ms;
+        DailyCap cap(1'000'000'000);
+        cap.record(t0, 999'999'999);
+        CHECK(cap.runs() == 1);
+        CHECK(cap.sent_in_window(t0) == 999'999'999);
+        CHECK_FALSE(cap.blocked_until(t0).has_value());
+        cap.record(t0 + 1s);
+        CHECK(cap.blocked_until(t0 + 2s) == t0 + 24h);
+        CHECK(cap.sent_in_window(t0 + 24h) == 1);
+        CHECK_FALSE(cap.blocked_until(t0 + 24h).has_value());
+    }
+
+    TEST_CASE("memory is one run a second of the trailing day, whatever per_day") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();
+        DailyCap cap(1'000'000'000);
+        // Two days at 20 sends a second, 50 ms apart.
+        for (int i = 0; i < 2 * 24 * 3600 * 20; ++i) {
+            cap.record(t0 + std::chrono::milliseconds(50LL * i));
+        }
+        const WallTime end = t0 + 48h;
+        CHECK(cap.runs() <= 24 * 3600 + 1);
+        CHECK(cap.sent_in_window(end) == 24 * 3600 * 20);
+    }
+
+    TEST_CASE(
+        "sends within one second count at the latest of them: the cap lifts at most a second late, never "
+        "sooner") {
+        fakes::FakeClock clock;
+        const WallTime t0 = clock.wall_now();  // a whole second
+        DailyCap cap(2);
+        cap.record(t0 + 100ms);
+        cap.record(t0 + 900ms);
+        CHECK(cap.runs() == 1);
+        CHECK(cap.blocked_until(t0 + 1s) == t0 + 900ms + 24h);
+        CHECK(cap.sent_in_window(t0 + 100ms + 24h) == 2);
+        CHECK(cap.sent_in_window(t0 + 900ms + 24h) == 0);
+        DailyCap apart(2);  // a second or more apart: each at its own time
+        apart.record(t0 + 100ms);
+        apart.record(t0 + 1100ms);
+        CHECK(apart.blocked_until(t0 + 2s) == t0 + 100ms + 24h);
+    }
+
     TEST_CASE("a cap of 0 never lets a send go") {
         fakes::FakeClock clock;
         DailyCap cap(0);

@@ -293,4 +293,31 @@ TEST_SUITE("queue::dispatch with a shared pace") {
         }
         CHECK(granted > 10);
     }
+    TEST_CASE("a store that grants every slot: the local limiter still bounds the starts when the process is held up") {
+        // 5/s, burst 1: at most 6 starts in any second as this runner's clock sees them. The
+        // store grants every slot, but some answers come 900 ms after the question (the process
+        // held up): the local slots are taken when the jobs start, not when the turn began.
+        Rig rig(ok, 5, 1, 10ms);
+        rig.settings.concurrency = 10;
+        std::vector<Steady> starts;
+        rig.recorder.attempt_hook = [&] { starts.push_back(rig.clock.steady_now()); };
+        int asks = 0;
+        FakePace pace([&](Steady, int want) {
+            if (asks++ % 5 == 0) {
+                rig.clock.advance(900ms);
+            }
+            return grant(want);
+        });
+        rig.pace = &pace;
+        ListSource source(60);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        REQUIRE(starts.size() == 60);
+        std::size_t most = 0;
+        for (auto from = starts.begin(); from != starts.end(); ++from) {
+            const auto in_window = std::count_if(from, starts.end(), [&](Steady t) { return t < *from + 1s; });
+            most = std::max(most, static_cast<std::size_t>(in_window));
+        }
+        CHECK(most <= 6);
+    }
 }

@@ -84,6 +84,16 @@ TEST_SUITE("report::csv") {
         CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
     }
 
+    TEST_CASE("an unsent after the row's result (a hand-edited log) leaves the row as its result says") {
+        LogFile log;
+        const std::string unsent =
+            results::to_line(results::UnsentRecord{1, wa_id(1), 2, 404, "HTTP 404: no such path", at(3s)});
+        const auto csv = csv_of(log.write(header() + attempt(1, 1, 1s) +
+                                          result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+                                          attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2) + unsent));
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
+    }
+
     TEST_CASE("writes a row whose last record is an attempt as unknown") {
         LogFile log;
         const auto csv = csv_of(log.write(header() + attempt(2, 3, 5s)));

@@ -137,6 +137,18 @@ TEST_SUITE("report::html") {
         CHECK_FALSE(contains(section, "request in flight when the run stopped"));
     }
 
+    TEST_CASE("an unsent after the row's result (a hand-edited log) leaves the row as its result says") {
+        LogFile log;
+        const std::string unsent =
+            results::to_line(results::UnsentRecord{1, wa_id(1), 1, 404, "HTTP 404: no such path", at(2s)});
+        const auto page = page_of(
+            log, header() + attempt(1, 1, 1s) +
+                     result(1, Status::failed, Cause::transient, 500, "HTTP 500: try later", 90, 1090ms) + unsent);
+        const auto section = page.substr(page.find(R"(id="not-sent")"));
+        CHECK(contains(section, "Failed and unknown recipients (1)"));
+        CHECK(contains(section, "HTTP 500: try later"));
+    }
+
     TEST_CASE("lists the first 100 failed rows and counts the rest") {
         LogFile log;
         std::string text = header();

@@ -69,6 +69,17 @@ TEST_SUITE("report::summarize") {
         CHECK(s->errors.empty());
     }
 
+    TEST_CASE("an unsent after the row's result (a hand-edited log) leaves the row as its result says") {
+        LogFile log;
+        const std::string unsent =
+            results::to_line(results::UnsentRecord{1, wa_id(1), 1, 404, "HTTP 404: no such path", at(2s)});
+        auto s = report::summarize(log.write(header() + attempt(1, 1, 1s) + sent(1, 30, 1030ms) + unsent));
+        REQUIRE(s.ok());
+        CHECK(s->counts[Status::sent] == 1);
+        CHECK(s->counts[Status::skipped] == 0);
+        CHECK(s->counts.total() == 1);
+    }
+
     TEST_CASE("groups final errors by status, cause and HTTP status, most frequent first") {
         LogFile log;
         auto s = report::summarize(log.write(mixed_log()));

@@ -55,6 +55,23 @@ TEST_CASE("RowFold: an unsent undoes its attempt, to pending, to the last result
     }
 }
 
+TEST_CASE("RowFold: an unsent after its attempt's result (a hand-edited log) changes nothing") {
+    RowFold row;
+    row.attempt(1);
+    row.result(Status::sent, Cause::none, 1);
+    CHECK_FALSE(row.unsent());
+    CHECK(row.state.status == Status::sent);
+    CHECK(row.state.has_result());
+    CHECK_FALSE(row.state.in_flight());
+    RowFold failed;
+    failed.attempt(1);
+    failed.result(Status::failed, Cause::transient, 1);
+    failed.attempt(2);
+    CHECK(failed.unsent());
+    CHECK_FALSE(failed.unsent());  // a second one for the same attempt: nothing left to undo
+    CHECK(failed.state.status == Status::failed);
+}
+
 TEST_CASE("RowState::count: a pending row counts nowhere; a row in flight counts as unknown without a cause") {
     results::StatusCounts counts;
     results::CauseCounts causes;

@@ -45,4 +45,47 @@ TEST_SUITE("runner::plan with a ledger") {
         CHECK(small->room_today == 2);
         CHECK(runner::describe(*small).find("enough for all of them, of 10") != std::string::npos);
     }
+
+    TEST_CASE("the day's room is exact at its edges, and a per_day of a billion costs no more than one of ten") {
+        campaign_file_test::Folder folder;
+        const auto now = account_fixture::k_t0;
+        const auto plan_at = [&](long long per_day, std::int64_t messages) {
+            auto c =
+                folder.load(campaign_file_test::k_minimal +
+                            "account: {name: acme, ledger: state/ledger.sqlite}\nrate: {per_second: 100, per_day: " +
+                            std::to_string(per_day) + "}\n");
+            REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+            auto book = runner::AccountBook::open(*c, account::Access::read_only);
+            REQUIRE(book.ok());
+            REQUIRE(*book != nullptr);
+            auto plan = runner::make_plan(*c, {.messages = messages, .now = now, .book = book->get()});
+            REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+            return *plan;
+        };
+        {
+            auto c =
+                folder.load(campaign_file_test::k_minimal + "account: {name: acme, ledger: state/ledger.sqlite}\n");
+            REQUIRE(c.ok());
+            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            REQUIRE(writer.ok());
+            REQUIRE(*writer != nullptr);
+            REQUIRE(
+                (*writer)
+                    ->ledger()
+                    .reserve(account_fixture::request(account_fixture::sends("other@1", {"911", "912", "913", "914"}),
+                                                      account_fixture::per_day(10), now - 1h))
+                    .ok());
+        }
+        const auto full = plan_at(4, 3);
+        CHECK(full.room_today == 0);  // at the cap: nothing until the account's sends age out
+        CHECK(*full.first >= now + 24h);
+        CHECK(plan_at(5, 3).room_today == 1);
+        CHECK(plan_at(6, 3).room_today == 2);
+        CHECK_FALSE(plan_at(6, 3).room_for_all);
+        CHECK(plan_at(7, 3).room_for_all);
+        const auto huge = plan_at(1'000'000'000, 3'000);
+        CHECK(huge.room_for_all);
+        CHECK(huge.room_today == 3'000);
+        CHECK(huge.days == 1);
+    }
 }
