@@ -262,12 +262,7 @@ util::Result<std::vector<CampaignSend>> PgLedger::campaign_sends(const std::stri
         return std::vector<CampaignSend>{};
     }
     return guarded<std::vector<CampaignSend>>("reading the campaign's sends", [&] {
-        // The numbers first (sends_by_number), the campaign after: OFFSET 0 keeps the planner
-        // from taking the key (account, campaign, …), which walks every send of the campaign.
-        const auto rows = m_db->query(
-            "SELECT wa_id, csv_row, state, at FROM (SELECT wa_id, csv_row, state, at, campaign FROM wacamp.sends "
-            "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2",
-            {m_account, campaign, pg::text_array(wa_ids)});
+        const auto rows = m_db->query(k_campaign_sends_sql, {m_account, campaign, pg::text_array(wa_ids)});
         std::vector<CampaignSend> sends;
         for (int i = 0; i < rows.size(); ++i) {
             sends.push_back(CampaignSend{rows.text(i, 0), rows.integer(i, 1),

@@ -21,6 +21,13 @@ class PgLedger final : public Ledger {
 public:
     // How long connecting may take, unless the URL says (`connect_timeout=`).
     static constexpr int k_connect_timeout_s = 10;
+    // campaign_sends' read: the sends of campaign $2 of account $1 to the numbers $3 (a text
+    // array). The numbers first (sends_by_number), the campaign after: OFFSET 0 keeps the
+    // planner from taking the key (account, campaign, …), which walks every send of the
+    // campaign. Public for the test of its plan.
+    static constexpr const char* k_campaign_sends_sql =
+        "SELECT wa_id, csv_row, state, at FROM (SELECT wa_id, csv_row, state, at, campaign FROM wacamp.sends "
+        "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2";
 
     // Connects to `url` (options.password, when not empty, over the URL's and libpq's
     // PGPASSWORD / PGPASSFILE) and creates the schema when missing (read_write). Fails with a

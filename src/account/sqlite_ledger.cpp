@@ -224,13 +224,9 @@ util::Result<std::vector<CampaignSend>> SqliteLedger::campaign_sends(const std::
             transaction.commit();
             return sends;  // the ledger holds no send of this campaign
         }
-        // Through sends_by_number: a number has few sends, and a batch of numbers is one read
-        // transaction. Named: SQLite's planner takes the key (account, campaign_id, …) otherwise,
-        // which walks every send of the campaign for each number (a campaign of 100,000 rows sent
-        // a few hundred messages a second).
-        sqlite::Statement query(m_db,
-                                "SELECT csv_row, state, at FROM sends INDEXED BY sends_by_number "
-                                "WHERE account = ?9 AND wa_id = ?1 AND campaign_id = ?2");
+        // Through sends_by_number (k_campaign_sends_sql): a number has few sends, and a batch of
+        // numbers is one read transaction.
+        sqlite::Statement query(m_db, k_campaign_sends_sql);
         query.bind(2, id.integer(0)).bind(k_account, m_account);
         for (const auto& wa_id : wa_ids) {
             query.bind(1, wa_id);

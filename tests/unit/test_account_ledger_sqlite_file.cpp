@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "account/sqlite.hpp"
+#include "account/sqlite_ledger.hpp"
 #include "account_ledger_fixture.hpp"
 
 namespace {
@@ -146,6 +147,35 @@ TEST_SUITE("account::SqliteLedger file") {
         std::string header(100, '\0');
         file.read(header.data(), 100);
         CHECK(header.substr(60, 4) == std::string("\0\0\0\4", 4));
+    }
+    TEST_CASE("the campaign's sends are read through each number's index, however many the campaign sent") {
+        // Without the index named, SQLite took the key (account, campaign_id, …) and walked every
+        // send of the campaign for each number screened: a 100,000-row run crawled.
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        {
+            auto book = open_at(path);
+            std::vector<std::string> numbers;
+            for (int i = 0; i < 3000; ++i) {
+                numbers.push_back(std::to_string(919800000000LL + i));
+            }
+            REQUIRE(book->reserve(request(sends("spring", numbers), account::Limits{}, k_t0)).ok());
+            REQUIRE(book->campaign_sends("spring", {numbers[7], "1"}).value().size() == 1);
+        }
+        account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
+        for (const char* stats : {"SELECT 1", "ANALYZE"}) {
+            CAPTURE(stats);
+            db.exec(stats);
+            account::sqlite::Statement plan(
+                db, (std::string("EXPLAIN QUERY PLAN ") + account::SqliteLedger::k_campaign_sends_sql).c_str());
+            std::string steps;
+            while (plan.step()) {
+                steps += plan.text(3) + "\n";
+            }
+            CAPTURE(steps);
+            CHECK(steps.find("USING INDEX sends_by_number (account=? AND wa_id=?)") != std::string::npos);
+            CHECK(steps.find("campaign_id=?") == std::string::npos);
+        }
     }
     TEST_CASE("a re-reserved send that was delivered stays sent: a release never gives it back") {
         TempDir dir;
