@@ -235,11 +235,24 @@ void Output::result(Level level, std::string_view event, std::string_view text, 
     m_out->write(shown(text, *m_redactor));
 }
 
-void Output::prompt(std::string_view text) {
+bool Output::prompt(std::string_view text) {
     m_err->clear_live();
-    if (m_format == LogFormat::text) {
-        m_err->write(shown(text, *m_redactor));
+    if (m_format != LogFormat::text) {
+        return false;
     }
+    if (isatty(fileno(m_err->file())) == 1) {
+        m_err->write(shown(text, *m_redactor));
+        return true;
+    }
+    std::FILE* tty = std::fopen("/dev/tty", "we");
+    if (tty == nullptr) {
+        return false;  // no controlling terminal (started by setsid, a service, …)
+    }
+    Stream terminal(tty);
+    terminal.write(shown(text, *m_redactor));
+    const bool shown_there = !terminal.failed();
+    std::fclose(tty);
+    return shown_there;
 }
 
 void Output::clear_line() {

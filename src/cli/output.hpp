@@ -107,8 +107,11 @@ public:
     // The command's result on stdout: `text` as it is, or an object of `level` and `event`
     // with `fields` (a "message" among them).
     void result(Level level, std::string_view event, std::string_view text, const nlohmann::ordered_json& fields);
-    // A question on stderr, left on the line for the answer (text only; json never asks).
-    void prompt(std::string_view text);
+    // A question for the person at the terminal, left on the line for the answer (text only;
+    // json never asks): on stderr when it is a terminal, otherwise on the controlling terminal
+    // (/dev/tty), so that a redirected stderr or stdout does not hide it. False when no
+    // terminal can show it.
+    bool prompt(std::string_view text);
     // Ends a live progress line, if one is showing, so that what follows starts on a clean line.
     void clear_line();
 

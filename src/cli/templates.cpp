@@ -23,6 +23,7 @@
 #include "service/requests.hpp"
 #include "service/templates.hpp"
 #include "util/env.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace cli {
@@ -41,29 +42,40 @@ struct TemplatesOptions {
 
 constexpr int k_attempts = 3;
 
-// The service settings from the campaign file, or from --base-url and $WACAMP_API_KEY.
+// The service settings from the campaign file, or from --base-url (else $WACAMP_BASE_URL) and
+// $WACAMP_API_KEY.
 util::Result<service::ServiceConfig> service_config(const TemplatesOptions& opts) {
     util::ProcessEnvironment env;
     if (!opts.campaign.empty()) {
         TRY_ASSIGN(const campaign::Campaign loaded, campaign::load_campaign(opts.campaign, env));
         return loaded.service;
     }
+    const bool given = !opts.base_url.empty();
+    const std::string base_url = given ? opts.base_url : env.get("WACAMP_BASE_URL").value_or("");
+    const std::string source = given ? "--base-url" : "WACAMP_BASE_URL";
+    if (base_url.empty()) {
+        return util::fail(
+            "templates needs --campaign FILE, --base-url URL, or the environment variable WACAMP_BASE_URL");
+    }
     service::ServiceConfig config;
     config.insecure_http = opts.allow_insecure_http ? service::InsecureHttp::allow : service::InsecureHttp::refuse;
-    auto url = service::check_base_url(opts.base_url, config.insecure_http);
-    if (!url && service::insecure_http(opts.base_url) && config.insecure_http == service::InsecureHttp::refuse &&
-        service::check_base_url(opts.base_url, service::InsecureHttp::allow)) {
-        return util::fail(
-            "--base-url: plain http:// would send the API key unencrypted: use https://, or pass "
-            "--allow-insecure-http if the network is trusted");
+    auto url = service::check_base_url(base_url, config.insecure_http);
+    if (!url && service::insecure_http(base_url) && config.insecure_http == service::InsecureHttp::refuse &&
+        service::check_base_url(base_url, service::InsecureHttp::allow)) {
+        return util::fail(source +
+                          ": plain http:// would send the API key unencrypted: use https://, or pass "
+                          "--allow-insecure-http if the network is trusted");
     }
     if (!url) {
-        return util::fail("--base-url " + url.error().message);
+        return util::fail(source + " " + url.error().message);
     }
     config.base_url = std::move(*url);
     auto key = env.get("WACAMP_API_KEY");
     if (!key || key->empty()) {
-        return util::fail("--base-url needs the API key in the environment variable WACAMP_API_KEY");
+        return util::fail(source + " needs the API key in the environment variable WACAMP_API_KEY");
+    }
+    if (const auto short_key = util::credential_too_short(*key); !short_key.empty()) {
+        return util::fail("WACAMP_API_KEY " + short_key);
     }
     config.api_key = *key;
     return config;
@@ -331,14 +343,8 @@ Action add_templates(CLI::App& app) {
     sub->add_option("--language", opts->language, "With --show: the template's language")->needs(show);
     sub->add_flag("--allow-insecure-http", opts->allow_insecure_http,
                   "Allow a plain http:// --base-url to a host other than loopback (the API key travels unencrypted)");
-    sub->footer("One of --campaign or --base-url is required.");
-    return [opts]() -> int {
-        if (opts->campaign.empty() && opts->base_url.empty()) {
-            print_error(util::Redactor{}, "templates needs --campaign FILE or --base-url URL");
-            return k_exit_bad_input;
-        }
-        return list_templates(*opts);
-    };
+    sub->footer("Without --campaign or --base-url, the service's URL is $WACAMP_BASE_URL.");
+    return [opts]() -> int { return list_templates(*opts); };
 }
 
 }  // namespace cli

@@ -169,7 +169,9 @@ std::string countdown_line(util::TimePoint at, const LineClock& clock, std::size
 }
 
 bool would_ask(AssumeYes yes) {
-    return yes == AssumeYes::no && isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1;
+    // A person can answer when standard input is a terminal: the question goes there whatever
+    // standard output and error are redirected to (Output::prompt).
+    return yes == AssumeYes::no && isatty(STDIN_FILENO) == 1;
 }
 
 TerminalUi::TerminalUi(Output& out, ProgressMode progress, AssumeYes yes)
@@ -217,7 +219,12 @@ bool TerminalUi::confirm(const runner::Preview& p) {
         "First message to be sent (to {}):\n  {}\n",
         p.campaign_name, util::counted(p.rows, "row"), counts, timing, p.per_second, p.concurrency, p.results_path,
         p.first_wa_id, p.first_body);
-    m_out.prompt(fmt::format("{}Send {}? [y/N] ", text, util::counted(p.to_send, "message")));
+    if (!m_out.prompt(fmt::format("{}Send {}? [y/N] ", text, util::counted(p.to_send, "message")))) {
+        m_out.warning(
+            "cannot show the question: standard input is a terminal, but neither standard error nor "
+            "/dev/tty can be written; nothing is sent (add --yes to send without asking)");
+        return false;
+    }
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         return false;

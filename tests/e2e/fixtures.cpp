@@ -302,14 +302,18 @@ std::string quoted(const std::string& text) {
     return out + "'";
 }
 
-ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args, const std::string& typed) {
-    std::string script;
+ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args, const std::string& typed,
+                          const std::string& redirects) {
+    std::string script = "cd " + quoted(f.dir.path().string()) + "\n";
     for (const auto& [name, value] : f.env) {
         script += "export " + name + "=" + quoted(value) + "\n";
     }
     script += "exec " + quoted(WACAMP_BINARY);
     for (const auto& a : args) {
         script += " " + quoted(a);
+    }
+    if (!redirects.empty()) {
+        script += " " + redirects;
     }
     const auto run_sh = f.dir.write("on_terminal.sh", script + "\n");
     const auto input = f.dir.write("typed.txt", typed);

@@ -135,8 +135,10 @@ std::string quoted(const std::string& text);
 // from util-linux (stdin, stdout and stderr all on it), typing `typed` at it (nothing by
 // default). Returns the exit code and everything the terminal showed (stdout and stderr
 // together, with "\r\n" line ends, echo included).
-ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args,
-                          const std::string& typed = "");
+// `redirects` (e.g. "2>run.err", relative to the fixture's folder) follow the command, as a
+// shell at that terminal would apply them.
+ProcessResult on_terminal(const CampaignFixture& f, const std::vector<std::string>& args, const std::string& typed = "",
+                          const std::string& redirects = "");
 
 // Waits, a few seconds at most, until the sandbox has delivered `count` messages.
 void wait_for_delivered(const Sandbox& sandbox, size_t count);

@@ -80,4 +80,49 @@ TEST_SUITE("e2e: confirm") {
         CHECK(contains(r.out, "3 left for a later run (--limit)"));
         CHECK(contains(r.out, "Send 2 messages? [y/N]"));
     }
+
+    TEST_CASE(
+        "standard error redirected to a file: the question still goes to the terminal, and no means nothing sent") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = on_terminal(f, {"run", f.campaign.string()}, "n\n", "2>run.err");
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 3);
+        CHECK(contains(r.out, "Send 3 messages? [y/N]"));
+        CHECK_FALSE(contains(read_file(f.dir.path() / "run.err"), "[y/N]"));
+        CHECK(sandbox.journal().empty());
+    }
+
+    TEST_CASE("standard output and error both redirected: asked on the terminal, yes sends") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = on_terminal(f, {"run", f.campaign.string()}, "y\n", ">run.out 2>&1");
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out, "Send 3 messages? [y/N]"));
+        CHECK(total_delivered(sandbox) == 3);
+        CHECK(contains(read_file(f.dir.path() / "run.out"), "sent"));
+    }
+
+    TEST_CASE("--log-format json with standard error redirected, on a terminal: refused without --yes") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3));
+        auto r = on_terminal(f, {"run", f.campaign.string(), "--log-format", "json"}, "", "2>run.err");
+        const std::string err = read_file(f.dir.path() / "run.err");
+        CAPTURE(r.out);
+        CAPTURE(err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(err, "add --yes"));
+        CHECK(sandbox.journal().empty());
+    }
+
+    TEST_CASE("standard input not a terminal: never asked, whatever standard error is") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(2));
+        auto r = on_terminal(f, {"run", f.campaign.string()}, "", "</dev/null");
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 0);
+        CHECK_FALSE(contains(r.out, "[y/N]"));
+        CHECK(total_delivered(sandbox) == 2);
+    }
 }

@@ -3,6 +3,7 @@
 // what the README tells a newcomer to type works, and leaves the files where it says.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -94,34 +95,48 @@ TEST_SUITE("e2e: readme") {
     TEST_CASE("the Quick start's commands run as written against the sandbox") {
         const std::filesystem::path source = WACAMP_SOURCE_DIR;
         const auto blocks = sh_blocks(read_text(source / "README.md"), "## Quick start");
-        REQUIRE(blocks.size() == 2);  // the commands, then how to point them at the sandbox
+        REQUIRE(blocks.size() == 2);  // the sandbox and its address first, then the commands
 
         Sandbox sandbox;
         TempDir dir;
         for (const char* folder : {"campaigns", "samples"}) {
             std::filesystem::copy(source / folder, dir.path() / folder, std::filesystem::copy_options::recursive);
         }
-        // What the README exports, the sandbox's block last (it stands in for the real service);
-        // the sandbox listens where it could, not necessarily on the README's port.
+        // The README's lines in the order it gives them: its `wacamp sandbox` line is this test's
+        // sandbox (listening where it could, not necessarily on the README's port), its exports
+        // set the environment of every command after them, and every other `wacamp` line runs.
         EnvOverrides env{{"XDG_STATE_HOME", (dir.path() / "state").string()}};
         std::vector<std::vector<std::string>> commands;
-        for (const auto& block : {blocks[0], blocks[1]}) {
+        std::string readme_sandbox_url;
+        bool sandbox_started = false;
+        for (const auto& block : blocks) {
             std::istringstream lines(block);
             for (std::string line; std::getline(lines, line);) {
-                const auto words = words_of(line, env);
-                if (!words.empty() && words[0] == "export") {
+                auto words = words_of(line, env);
+                if (words.empty()) {
+                    continue;
+                }
+                if (words[0] == "export") {
                     take_exports(words, env);
+                    if (env.contains("WACAMP_BASE_URL") && env["WACAMP_BASE_URL"] == readme_sandbox_url) {
+                        env["WACAMP_BASE_URL"] = sandbox.url();
+                    }
+                } else if (words.size() > 1 && words[0] == "wacamp" && words[1] == "sandbox") {
+                    const auto port = std::find(words.begin(), words.end(), "--port");
+                    REQUIRE(port != words.end());
+                    REQUIRE(port + 1 != words.end());
+                    readme_sandbox_url = "http://127.0.0.1:" + *(port + 1);
+                    sandbox_started = true;
+                } else if (words[0] == "wacamp") {
+                    CAPTURE(line);
+                    CHECK_MESSAGE(sandbox_started, "the README runs this before it starts the sandbox");
+                    CHECK_MESSAGE(env["WACAMP_BASE_URL"] == sandbox.url(),
+                                  "the README runs this before it points WACAMP_BASE_URL at the sandbox");
+                    commands.push_back(std::move(words));
                 }
             }
         }
-        env["WACAMP_BASE_URL"] = sandbox.url();
-        std::istringstream lines(blocks[0]);
-        for (std::string line; std::getline(lines, line);) {
-            auto words = words_of(line, env);
-            if (!words.empty() && words[0] == "wacamp") {
-                commands.push_back(std::move(words));
-            }
-        }
+        // The commands run with the environment the README left.
         REQUIRE(commands.size() >= 6);
         for (auto& command : commands) {
             std::string shell = "cd " + e2e::quoted(dir.path().string()) + " && exec " + e2e::quoted(wacamp_path());

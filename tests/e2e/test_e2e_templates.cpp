@@ -31,6 +31,19 @@ TEST_SUITE("e2e: templates") {
         CHECK(journal[0]["method"] == "GET");
         CHECK(journal[0]["path"] == "/whatsapp-automation/wa/templates");
     }
+    TEST_CASE("without --campaign or --base-url the service is $WACAMP_BASE_URL") {
+        e2e::Sandbox sandbox;
+        auto r = run_wacamp({"templates", "--status", "APPROVED"},
+                            {{"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", k_key}});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find("spring_sale") != std::string::npos);
+        auto shown = run_wacamp({"templates", "--show", "spring_sale"},
+                                {{"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", k_key}});
+        CHECK(shown.exit_code == 0);
+        CHECK(shown.out.find("message:") != std::string::npos);
+    }
+
     TEST_CASE("a wrong path in --base-url is a wrong endpoint: exit 3, naming the URL without the key") {
         e2e::Sandbox sandbox;
         auto r = run_wacamp({"templates", "--base-url", sandbox.url() + "/api/v1"}, {{"WACAMP_API_KEY", k_key}});
@@ -93,7 +106,13 @@ TEST_SUITE("e2e: templates") {
     }
     TEST_CASE("bad invocations exit 2 and send nothing") {
         e2e::Sandbox sandbox;
-        CHECK(run_wacamp({"templates"}).exit_code == 2);
+        auto nowhere = run_wacamp({"templates"}, {{"WACAMP_BASE_URL", e2e::k_unset}});
+        CHECK(nowhere.exit_code == 2);
+        CHECK(nowhere.err.find("WACAMP_BASE_URL") != std::string::npos);
+        auto short_key = run_wacamp({"templates"}, {{"WACAMP_BASE_URL", sandbox.url()}, {"WACAMP_API_KEY", "short"}});
+        CHECK(short_key.exit_code == 2);
+        CHECK(short_key.err.find("shorter than 8 characters") != std::string::npos);
+        CHECK(short_key.err.find("short\n") == std::string::npos);
         auto no_key = run_wacamp({"templates", "--base-url", sandbox.url()}, {{"WACAMP_API_KEY", e2e::k_unset}});
         CHECK(no_key.exit_code == 2);
         CHECK(no_key.err.find("WACAMP_API_KEY") != std::string::npos);
