@@ -169,6 +169,20 @@ std::string window_lines(const runner::SendReport& r) {
     return out;
 }
 
+// The rows a test send (--limit) passed over rather than wait for their recipients' windows;
+// empty when it passed over none.
+std::string passed_over_lines(const runner::SendReport& r) {
+    std::string out;
+    if (r.passed_over > 0) {
+        out += fmt::format(
+            "  passed over: {} row(s) whose recipients' send windows are closed (not sent, no record, not counted "
+            "in --limit: a later run sends them){}\n",
+            r.passed_over,
+            r.passed_over_until ? "; the first opens " + util::format_timestamp(*r.passed_over_until) : "");
+    }
+    return out;  // the wait not made for the send window or the day's room is the `why` line
+}
+
 std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s) {
     std::string out = headline(c, r) + "\n";
     if (auto because = why(r); !because.empty()) {
@@ -180,6 +194,7 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     // The counts are of the rows the log holds: those the run did not reach are not in them.
     out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
     out += window_lines(r);
+    out += passed_over_lines(r);
     if (r.recovered_sent + r.recovered_unknown > 0) {
         out += fmt::format(
             "  recovered from the account's ledger: {} row(s) the result log had lost (an older copy of the log, or "
@@ -289,6 +304,13 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
             {"marketing_limit_until",
              r.marketing_limit_until ? ordered_json(util::format_timestamp(*r.marketing_limit_until)) : ordered_json()},
             {"waiting_for_window", waiting},
+            {"passed_over",
+             {{"rows", r.passed_over},
+              {"first_opens",
+               r.passed_over_until ? ordered_json(util::format_timestamp(*r.passed_over_until)) : ordered_json()},
+              {"not_waited", or_null(r.not_waited)},
+              {"not_waited_until",
+               r.not_waited_until ? ordered_json(util::format_timestamp(*r.not_waited_until)) : ordered_json()}}},
             {"causes", cause_counts_json(r.causes)},
             {"sent_this_run", r.sent_this_run},
             {"throttled", r.throttled_this_run},

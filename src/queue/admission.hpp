@@ -84,6 +84,11 @@ public:
     // `ended` of the jobs this step admitted have ended (answered, abandoned, or refused by a
     // later step), `sent` of them sent, by `at`. Does nothing unless overridden.
     virtual void settle(std::size_t /*ended*/, std::size_t /*sent*/, Instant /*at*/) {}
+
+    // `jobs`, which this step admitted, will never start in this dispatch (it stopped first):
+    // what the step holds for them alone (the ledger's reservation) is given back. settle() is
+    // told of them apart. Does nothing unless overridden.
+    virtual void withdraw(std::span<const Job* const> /*jobs*/) {}
 };
 
 }  // namespace queue

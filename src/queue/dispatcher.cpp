@@ -164,6 +164,16 @@ private:
     bool aside_due(Steady now, std::optional<Steady>& wake);
     // Records that step `k` refused `job` for good; the steps before it admitted it.
     void refuse(const Job& job, const Admission& answer, std::size_t k);
+    // Whether a wait that step `step` asks for is not waited (WhenClosed::pass_over: the send
+    // window, the recipient's window, the day's room; never the pace).
+    bool passes_over(const Admitter* step) const;
+    // Passes a job over (its recipient's window is closed: `answer`, of step `k`): unrecorded,
+    // not counted toward the limit, left for a later run.
+    void pass_over(const Admission& answer, std::size_t k);
+    // Ends the run rather than wait as `why` says (the send window, the day's room).
+    void end_not_waiting(const Admission& why);
+    // Gives back what the steps hold for the jobs taken but never started (a stop came first).
+    void withdraw_pending();
     // Tells every step how the requests answered since the last call ended.
     void settle_steps();
     // Writes the job's attempt line and hands its request to the transport.
@@ -303,6 +313,10 @@ bool Dispatcher::held_back(Instant at, std::size_t& room, std::optional<Steady>&
             stop(StopReason::too_late, why.reason);
             return true;
         }
+        if (step_room == 0 && passes_over(step.admitter)) {
+            end_not_waiting(why);
+            return true;
+        }
         if (step_room == 0) {
             show(why);
             wake = why.retry_at;
@@ -387,7 +401,8 @@ bool Dispatcher::start_batch(Steady now) {
     m_turn.reached = 0;
     for (std::size_t k = 0; k < m_steps.size(); ++k) {
         if (!ask(k, now)) {
-            return false;  // stopped: nothing of the turn leaves
+            requeue();  // stopped: nothing of the turn leaves; what the steps hold is given back
+            return false;
         }
     }
     const std::size_t started = start_admitted();
@@ -441,8 +456,15 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
         case Admission::Verdict::later:
             if (answer.set_aside) {
                 pending.state = Pending::State::set_aside;
-                set_aside(pending.job, answer, k);
+                if (passes_over(step.admitter)) {
+                    pass_over(answer, k);
+                } else {
+                    set_aside(pending.job, answer, k);
+                }
                 break;
+            }
+            if (passes_over(step.admitter)) {
+                end_not_waiting(answer);
             }
             pending.state = Pending::State::waiting;
             later = later != nullptr ? later : &answer;
@@ -511,7 +533,8 @@ std::size_t Dispatcher::start_admitted() {
 
 void Dispatcher::requeue() {
     for (auto it = m_turn.batch.rbegin(); it != m_turn.batch.rend(); ++it) {
-        if (it->state == Pending::State::waiting) {
+        // Once stopping, the jobs not started (asking) stay too, for withdraw_pending.
+        if (it->state == Pending::State::waiting || (m_stopping && it->state == Pending::State::asking)) {
             m_pending.push_front(std::move(*it));
         }
     }
@@ -529,6 +552,57 @@ bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t 
         return false;
     }
     return true;
+}
+
+bool Dispatcher::passes_over(const Admitter* step) const {
+    return m_settings.when_closed == WhenClosed::pass_over && step != nullptr &&
+           (step == m_parts.window || step == m_parts.limits);
+}
+
+void Dispatcher::pass_over(const Admission& answer, std::size_t k) {
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    for (std::size_t j = 0; j < k; ++j) {
+        m_steps[j].admitter->settle(1, 0, at);
+    }
+    --m_taken;  // taken back: it does not count toward the limit
+    ++m_result.passed_over;
+    if (answer.until && (!m_result.passed_over_until || *answer.until < *m_result.passed_over_until)) {
+        m_result.passed_over_until = answer.until;
+    }
+    // Not recorded: the log does not hold it, so a later run sends it.
+}
+
+void Dispatcher::end_not_waiting(const Admission& why) {
+    if (m_stopping) {
+        return;
+    }
+    m_result.not_waited = why;
+    if (m_result.not_waited->reason.empty()) {
+        // The daily cap before its room is known for sure (requests in flight hold the last of it).
+        m_result.not_waited->reason = "daily cap reached";
+    }
+    std::string message = m_result.not_waited->reason;
+    if (why.until) {
+        message += " until " + util::format_timestamp(*why.until);
+    }
+    stop(StopReason::limit, message + ": a test send (--limit) does not wait; the rest is left for a later run");
+}
+
+void Dispatcher::withdraw_pending() {
+    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    for (std::size_t k = 0; k + 1 < m_steps.size(); ++k) {
+        std::vector<const Job*> admitted;
+        for (const auto& pending : m_pending) {
+            if (pending.step > k) {
+                admitted.push_back(&pending.job);
+            }
+        }
+        if (!admitted.empty()) {
+            m_steps[k].admitter->withdraw(admitted);
+            m_steps[k].admitter->settle(admitted.size(), 0, at);
+        }
+    }
+    m_pending.clear();
 }
 
 bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
@@ -758,7 +832,9 @@ DispatchResult Dispatcher::run() {
             // A stop while starting (the ledger or the log failed) keeps its reason.
             if (!m_stopping && m_in_flight.empty() && m_waiting.empty() && m_pending.empty() && m_aside.empty() &&
                 (limit_reached() || source_exhausted())) {
-                m_result.reason = source_exhausted() ? StopReason::completed : StopReason::limit;
+                // Rows passed over are left for a later run: the campaign is not complete.
+                m_result.reason =
+                    source_exhausted() && m_result.passed_over == 0 ? StopReason::completed : StopReason::limit;
                 break;
             }
         }
@@ -797,6 +873,7 @@ DispatchResult Dispatcher::run() {
         m_result.reason = flush_failure(flushed.error());
         m_result.message = flushed.error().message;
     }
+    withdraw_pending();
     note_source_error();
     m_result.waiting = m_aside.waits();
     report_progress(m_parts.clock->steady_now());

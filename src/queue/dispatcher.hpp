@@ -58,6 +58,10 @@ inline constexpr int k_template_params_stop = 10;
 // The log's name of `reason`: "completed", "limit", "auth", …
 std::string_view to_string(StopReason reason);
 
+// What a job does when its recipient's window is closed or the account's day has no room left:
+// waits (a run), or is passed over, unrecorded, for a later run (--limit: a test send ends).
+enum class WhenClosed { wait, pass_over };
+
 struct DispatchSettings {
     std::optional<int> concurrency;  // requests in flight; nullopt: auto
     int max_concurrency = 256;       // the cap of auto
@@ -65,6 +69,7 @@ struct DispatchSettings {
     int max_consecutive_failures = 25;
     std::chrono::milliseconds max_throttled{30 * 60 * 1000};  // continuous throttling, then stop
     long long limit = 0;                                      // jobs to take from the source; 0: all
+    WhenClosed when_closed = WhenClosed::wait;                // pass_over: jobs passed over do not count
     std::chrono::milliseconds stop_grace{10'000};             // wait for in-flight requests on a stop
     std::chrono::milliseconds progress_interval{1'000};
 };
@@ -105,6 +110,12 @@ struct DispatchResult {
     // The rows still set aside for their recipients' windows when it stopped, by zone, the
     // earliest opening first (a run that completes has none).
     std::vector<ZoneWait> waiting;
+    // WhenClosed::pass_over: the jobs passed over because their recipients' windows were closed
+    // (not recorded, not counted toward the limit) and the earliest opening among them; and,
+    // when the run ended rather than wait for the send window or the day's room, that wait.
+    std::int64_t passed_over = 0;
+    std::optional<WallTime> passed_over_until;
+    std::optional<Admission> not_waited;
 };
 
 // Runs `source` to the end or to a stop.

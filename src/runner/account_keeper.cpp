@@ -146,6 +146,13 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
     return {};
 }
 
+void AccountKeeper::withdraw(std::span<const queue::Job* const> jobs) {
+    for (const auto* job : jobs) {
+        m_batch.not_delivered.push_back(send_of(*job));
+    }
+    m_pending = m_pending || !jobs.empty();
+}
+
 util::Result<void> AccountKeeper::flush() {
     m_logged = false;
     TRY(m_inner.flush());

@@ -33,6 +33,11 @@ public:
     util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
                              std::vector<queue::Admission>& out) override;
 
+    // Releases the reservations of `jobs`, which never started (the dispatch stopped first):
+    // recorded with the next batch. Without this a stop left them `reserved` with no line in
+    // the log, which the next run's screening takes for a request lost in flight (unknown).
+    void withdraw(std::span<const queue::Job* const> jobs) override;
+
     util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
                                  std::chrono::milliseconds latency) override;

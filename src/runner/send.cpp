@@ -64,6 +64,12 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.held_marketing_limit = jobs.held_marketing_limit;
     report.marketing_limit_until = jobs.marketing_limit_until;
     report.waiting_for_window = result.waiting;
+    report.passed_over = result.passed_over;
+    report.passed_over_until = result.passed_over_until;
+    if (result.not_waited) {
+        report.not_waited = result.not_waited->reason;
+        report.not_waited_until = result.not_waited->until;
+    }
     run.wrote = result.progress.started > 0 || jobs.records_written > 0 || !run.state;
     report.already_complete = run.state && !run.wrote && report.reason == queue::StopReason::completed;
 }
@@ -104,6 +110,9 @@ void send(SendRun& run) {
                        .deadlines = run.options.late_ok == LateOk::no ? Deadlines::apply : Deadlines::waived});
     queue::DispatchSettings settings = dispatch_settings(c);
     settings.limit = run.options.limit;
+    if (run.options.limit > 0) {
+        settings.when_closed = queue::WhenClosed::pass_over;  // a test send ends, it does not wait
+    }
     queue::DispatchParts parts{.service = &c.service,
                                .transport = &run.parts.transport,
                                .clock = &clock,

@@ -77,6 +77,13 @@ struct SendReport {
     // Rows set aside for their recipients' windows when the run stopped, by zone (unsent, no
     // record: a resume sends them)
     std::vector<queue::ZoneWait> waiting_for_window;
+    // --limit: rows passed over because their recipients' windows were closed (unsent, no record:
+    // a later run sends them), the earliest opening among them; and the wait for the send window
+    // or the day's room the run ended rather than make (its reason and end, when known).
+    std::int64_t passed_over = 0;
+    std::optional<util::TimePoint> passed_over_until;
+    std::string not_waited;
+    std::optional<util::TimePoint> not_waited_until;
     results::CauseCounts causes;  // failed and skipped rows per cause
     std::int64_t sent_this_run = 0;
     std::int64_t throttled_this_run = 0;  // requests the service answered "rate limited"

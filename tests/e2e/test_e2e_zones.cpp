@@ -172,4 +172,55 @@ TEST_SUITE("e2e: a window per recipient") {
         CHECK(send_requests(sandbox) == 0);
         CHECK(f.final_status().empty());
     }
+
+    TEST_CASE("a test send (--limit) on a terminal passes over the closed zones' rows and ends") {
+        Sandbox sandbox;
+        const std::string morning = zone_at_hour(6);
+        const std::string evening = zone_at_hour(18);
+        // Rows 1 and 3 in the evening zone come first: a test send of 3 sends rows 2, 4, 5.
+        std::string csv = "phone,name,user_id,tz\n";
+        const std::vector<std::string> zones{evening, morning, evening, morning, morning, morning};
+        for (std::size_t i = 0; i < zones.size(); ++i) {
+            csv += "+" + numbers_wa_id(static_cast<int>(i)) + ",Person " + std::to_string(i) + ",u" +
+                   std::to_string(i) + "," + zones[i] + "\n";
+        }
+        CampaignFixture f(sandbox, csv, k_zoned_window);
+        map_time_zone_column(f);
+        auto r = on_terminal(f, {"run", f.campaign.string(), "--limit", "3"}, "y\n");
+        CAPTURE(r.out);
+        CHECK(r.exit_code == 0);
+        const auto sent = delivered(sandbox);
+        CHECK(sent.size() == 3);
+        for (int i : {1, 3, 4}) {
+            CHECK(sent.count(numbers_wa_id(i)) == 1u);
+        }
+        CHECK(contains(r.out, "stopped at --limit"));
+        CHECK(contains(r.out, "passed over: 2 row(s) whose recipients' send windows are closed"));
+        CHECK(contains(r.out, "the first opens "));
+        // The passed over have no record; the next test send passes them over again and sends
+        // the last open row; a run without --limit would wait for them.
+        CHECK(f.final_status().size() == 3);
+        auto again = on_terminal(f, {"run", f.campaign.string(), "--limit", "3"}, "y\n");
+        CAPTURE(again.out);
+        CHECK(again.exit_code == 0);
+        CHECK(delivered(sandbox).size() == 4);
+        CHECK(delivered(sandbox).count(numbers_wa_id(5)) == 1u);
+        CHECK(contains(again.out, "passed over: 2 row(s)"));
+    }
+
+    TEST_CASE("a test send (--limit) outside the campaign's send window sends nothing and says when it opens") {
+        Sandbox sandbox;
+        // A window of one hour that starts in about six hours, in a zone where it is 06:00 now.
+        CampaignFixture f(
+            sandbox, numbers_csv(3),
+            "schedule:\n  window: {timezone: \"" + zone_at_hour(6) + "\", from: \"12:00\", to: \"13:00\"}\n");
+        auto r = f.wacamp({"run", f.campaign.string(), "--limit", "2", "--yes"});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(total_delivered(sandbox) == 0);
+        CHECK(contains(r.out, "outside the send window until "));
+        CHECK(contains(r.out, "a test send (--limit) does not wait"));
+        CHECK(of_event(f.records(), "attempt").empty());
+    }
 }

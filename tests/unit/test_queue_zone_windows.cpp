@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "queue/daily_cap.hpp"
+#include "queue/send_window.hpp"
 #include "queue/set_aside.hpp"
 #include "queue/zone_windows.hpp"
 #include "queue_dispatch_rig.hpp"
@@ -325,5 +327,92 @@ TEST_SUITE("queue::dispatch with a window per recipient") {
         CHECK(result.reason == queue::StopReason::interrupted);
         CHECK(rig.transport.started.size() == 5);
         CHECK(rig.recorder.events.size() == 5);  // the five set aside have no record
+    }
+
+    TEST_CASE("--limit passes over rows whose windows are closed: N open rows go, the run ends, nothing waits") {
+        dispatch_test::Rig rig(dispatch_test::ok, 1000);
+        queue::ZoneWindows zones(window_of(9, 17));
+        rig.window = &zones;
+        rig.settings.limit = 5;
+        rig.settings.when_closed = queue::WhenClosed::pass_over;
+        // Odd rows in a zone at 21:00 (closed until 15:00 UTC), even rows in one at 09:00.
+        auto source = zoned_source(20, zones, [](int row) { return row % 2 == 0 ? "Etc/GMT-6" : "Etc/GMT+6"; });
+        const Wall wall0 = at_utc(2026, 3, 2, 3);
+        rig.clock.set_wall(wall0);
+        const auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::limit);
+        REQUIRE(rig.transport.started.size() == 5);
+        CHECK(rig.recorder.events.size() == 5);  // the passed over have no record
+        for (const auto& started : rig.transport.started) {
+            CHECK(started.request.body.find("Etc") == std::string::npos);
+        }
+        CHECK(result.passed_over == 5);  // rows 1, 3, 5, 7, 9 came before the fifth open row
+        REQUIRE(result.passed_over_until);
+        CHECK(*result.passed_over_until == at_utc(2026, 3, 2, 15));
+        CHECK(result.waiting.empty());
+        CHECK(rig.clock.wall_now() < wall0 + std::chrono::minutes(1));  // it did not wait for 15:00
+    }
+
+    TEST_CASE("--limit with every recipient's window closed: nothing sent, ends at once, says when the first opens") {
+        dispatch_test::Rig rig(dispatch_test::ok, 1000);
+        queue::ZoneWindows zones(window_of(9, 17));
+        rig.window = &zones;
+        rig.settings.limit = 5;
+        rig.settings.when_closed = queue::WhenClosed::pass_over;
+        auto source = zoned_source(8, zones, [](int) { return "Etc/GMT+6"; });
+        const Wall wall0 = at_utc(2026, 3, 2, 3);
+        rig.clock.set_wall(wall0);
+        const auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::limit);  // not "completed": 8 rows are left
+        CHECK(rig.transport.started.empty());
+        CHECK(rig.recorder.events.empty());
+        CHECK(result.passed_over == 8);
+        REQUIRE(result.passed_over_until);
+        CHECK(*result.passed_over_until == at_utc(2026, 3, 2, 15));
+        CHECK(rig.clock.wall_now() < wall0 + std::chrono::minutes(1));
+    }
+
+    TEST_CASE("--limit with the campaign's send window closed: nothing sent, the run ends naming the opening") {
+        dispatch_test::Rig rig(dispatch_test::ok, 1000);
+        campaign::Window w = window_of(9, 17);
+        w.per_recipient = false;
+        w.timezone = "UTC";
+        auto window = queue::SendWindow::make(w);
+        REQUIRE(window.ok());
+        rig.window = &window.value();
+        rig.settings.limit = 5;
+        rig.settings.when_closed = queue::WhenClosed::pass_over;
+        dispatch_test::ListSource source(8);
+        const Wall wall0 = at_utc(2026, 3, 2, 3);
+        rig.clock.set_wall(wall0);
+        const auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::limit);
+        CHECK(rig.transport.started.empty());
+        CHECK(rig.recorder.events.empty());
+        REQUIRE(result.not_waited);
+        CHECK(result.not_waited->reason == "outside the send window");
+        REQUIRE(result.not_waited->until);
+        CHECK(*result.not_waited->until == at_utc(2026, 3, 2, 9));
+        CHECK(result.message.find("does not wait") != std::string::npos);
+        CHECK(rig.clock.wall_now() < wall0 + std::chrono::minutes(1));
+    }
+
+    TEST_CASE("--limit with the day's room used up mid-way: what had room went, the run ends without waiting") {
+        dispatch_test::Rig rig(dispatch_test::ok, 1000, 0, 10ms);
+        queue::DailyCap cap(3);
+        rig.limits = &cap;
+        rig.settings.concurrency = 1;
+        rig.settings.limit = 5;
+        rig.settings.when_closed = queue::WhenClosed::pass_over;
+        dispatch_test::ListSource source(8);
+        const Wall wall0 = at_utc(2026, 3, 2, 3);
+        rig.clock.set_wall(wall0);
+        const auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::limit);
+        CHECK(rig.transport.started.size() == 3);
+        CHECK(rig.recorder.events.size() == 3);
+        REQUIRE(result.not_waited);
+        CHECK(result.not_waited->reason.find("daily cap") != std::string::npos);
+        CHECK(rig.clock.wall_now() < wall0 + std::chrono::minutes(1));
     }
 }
