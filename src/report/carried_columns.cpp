@@ -55,9 +55,10 @@ void append_value(std::string& blob, const std::string& value) {
 util::Result<CarriedColumns> CarriedColumns::read(const std::string& file, const std::string& sha256,
                                                   const CarriedOptions& options) {
     if (sha256.empty()) {
-        return util::fail(fmt::format("{}: the log does not record the SHA-256 of its recipient list, so it cannot "
-                                      "be told to be the same list; report without --columns",
-                                      file));
+        return util::fail(
+            fmt::format("{}: the log does not record the SHA-256 of its recipient list, so it cannot "
+                        "be told to be the same list; report without --columns",
+                        file));
     }
     // The reader first: it refuses a FIFO or a device, which hashing would wait on.
     TRY_ASSIGN(auto reader, campaign::CsvReader::open(file, options.delimiter));
