@@ -15,6 +15,7 @@ packages=(
   prometheus-cpp-dev  # metrics (observe/)
   dpkg-dev file       # cpack -G DEB (dpkg-shlibdeps, file)
   libhiredis-dev      # the account's pace shared in Redis (pace/, account.rate_store)
+  libxlsxwriter-dev   # report --format xlsx (report/xlsx.cpp)
 )
 test_packages=(
   redis-server        # tests: a real Redis for the shared pace (unit: pace, e2e: many runners)
@@ -28,6 +29,7 @@ test_packages=(
   python3-h2          # tests: the HTTP/2 fault server (e2e: http2 faults)
   yamllint python3-yaml docker-compose   # tests: the deploy/ examples (lint, docker-compose config)
   postgresql          # tests: a throwaway PostgreSQL cluster for the PostgreSQL ledger
+  unzip               # tests: the sheets inside report --format xlsx's workbook (e2e: report)
 )
 if [ "${1:-}" = "--build-only" ]; then
   shift

@@ -1,12 +1,14 @@
 #include "report/csv.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <limits>
 #include <optional>
 #include <ostream>
 #include <variant>
 
+#include "report/carried_columns.hpp"
 #include "report/open_log.hpp"
 #include "results/replay.hpp"
 #include "util/text.hpp"
@@ -68,80 +70,86 @@ void append_text_field(fmt::memory_buffer& out, std::string_view text) {
     append_field(out, plain ? text : std::string_view(util::printable(text, util::LineBreaks::keep)));
 }
 
-// A rendered message's text for a spreadsheet cell: line breaks kept, other control
-// characters escaped (they would be invisible, or reorder the text, in the cell).
-void append_content_field(fmt::memory_buffer& out, std::string_view text) {
-    out.push_back(',');
-    append_field(out, util::printable(text, util::LineBreaks::keep));
-}
-
-void append_content(fmt::memory_buffer& out, CsvContent content, const results::ResultRecord* r) {
+// Fills the cells a dry run's log adds (`content`): `text`, or `caption` and `source`, or
+// `preview`; then `defaults`. Returns the next cell.
+std::size_t fill_content(RowCells& cells, std::size_t at, CsvContent content, const results::ResultRecord* r) {
     if (content == CsvContent::none) {
-        return;
+        return at;
     }
     const results::MessageContent* m = r != nullptr && r->message ? &*r->message : nullptr;
     if (content == CsvContent::preview) {
-        append_content_field(out, m != nullptr ? results::readable_text(*m) : std::string());
+        cells.set(at++, CellKind::text, m != nullptr ? results::readable_text(*m) : std::string());
     } else if (content == CsvContent::text) {
-        append_content_field(out, m != nullptr ? std::string_view(m->text) : std::string_view());
+        cells.set(at++, CellKind::text, m != nullptr ? std::string_view(m->text) : std::string_view());
     } else {
-        append_content_field(out, m != nullptr && m->label ? std::string_view(*m->label) : std::string_view());
-        append_content_field(out, m != nullptr ? std::string_view(m->source) : std::string_view());
+        cells.set(at++, CellKind::text, m != nullptr && m->label ? std::string_view(*m->label) : std::string_view());
+        cells.set(at++, CellKind::text, m != nullptr ? std::string_view(m->source) : std::string_view());
     }
-    out.push_back(',');
-    if (r != nullptr) {
-        append_text_field(out, fmt::format("{}", fmt::join(r->defaults, " ")));
-    }
+    cells.set(at++, CellKind::text, r != nullptr ? fmt::format("{}", fmt::join(r->defaults, " ")) : std::string());
+    return at;
 }
 
-void append_line(fmt::memory_buffer& out, const results::AttemptRecord& a, CsvContent content) {
-    fmt::format_to(std::back_inserter(out), "{},", a.row);
-    append_field(out, a.wa_id);
-    fmt::format_to(std::back_inserter(out), ",,unknown,{},,,,,", a.attempt);
-    append_field(out, k_in_flight_error);
-    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(a.at));
-    append_content(out, content, nullptr);
-    out.push_back('\n');
+std::string number_text(std::optional<std::int64_t> n) {
+    return n ? fmt::format("{}", *n) : std::string();
 }
 
-void append_line(fmt::memory_buffer& out, const results::ResultRecord& r, CsvContent content) {
-    fmt::format_to(std::back_inserter(out), "{},", r.row);
-    append_field(out, r.wa_id);
-    out.push_back(',');
-    append_text_field(out, r.user_name);
-    fmt::format_to(std::back_inserter(out), ",{},{},", results::to_string(r.status), r.attempts);
-    if (r.http_status) {
-        fmt::format_to(std::back_inserter(out), "{}", *r.http_status);
+// The columns of k_csv_header, then the content's, for each kind of final record.
+std::size_t fill(RowCells& cells, const results::AttemptRecord& a, CsvContent content) {
+    cells.set(0, CellKind::number, fmt::format("{}", a.row));
+    cells.set(1, CellKind::plain, a.wa_id);
+    cells.set(2, CellKind::text, "");
+    cells.set(3, CellKind::plain, "unknown");
+    cells.set(4, CellKind::number, fmt::format("{}", a.attempt));
+    for (std::size_t i = 5; i < 9; ++i) {
+        cells.set(i, CellKind::plain, "");
     }
-    out.push_back(',');
-    append_text_field(out, r.message_id.value_or(""));
-    out.push_back(',');
-    if (r.cause != results::Cause::none) {
-        out.append(results::to_string(r.cause));
-    }
-    out.push_back(',');
-    if (r.error_code) {
-        fmt::format_to(std::back_inserter(out), "{}", *r.error_code);
-    }
-    out.push_back(',');
-    append_text_field(out, r.error);
-    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(r.at));
-    append_content(out, content, &r);
-    out.push_back('\n');
+    cells.set(9, CellKind::text, k_in_flight_error);
+    cells.set(10, CellKind::plain, util::format_timestamp(a.at));
+    return fill_content(cells, 11, content, nullptr);
+}
+
+std::size_t fill(RowCells& cells, const results::ResultRecord& r, CsvContent content) {
+    cells.set(0, CellKind::number, fmt::format("{}", r.row));
+    cells.set(1, CellKind::plain, r.wa_id);
+    cells.set(2, CellKind::text, r.user_name);
+    cells.set(3, CellKind::plain, results::to_string(r.status));
+    cells.set(4, CellKind::number, fmt::format("{}", r.attempts));
+    cells.set(5, CellKind::number, number_text(r.http_status));
+    cells.set(6, CellKind::text, r.message_id.value_or(""));
+    cells.set(7, CellKind::plain, r.cause != results::Cause::none ? results::to_string(r.cause) : std::string_view());
+    cells.set(8, CellKind::number, number_text(r.error_code));
+    cells.set(9, CellKind::text, r.error);
+    cells.set(10, CellKind::plain, util::format_timestamp(r.at));
+    return fill_content(cells, 11, content, &r);
 }
 
 // A row whose latest request was answered without being acted on: a later run sends it.
-void append_line(fmt::memory_buffer& out, const results::UnsentRecord& u, CsvContent content) {
-    fmt::format_to(std::back_inserter(out), "{},", u.row);
-    append_field(out, u.wa_id);
-    fmt::format_to(std::back_inserter(out), ",,unsent,{},", u.attempt);
-    if (u.http_status) {
-        fmt::format_to(std::back_inserter(out), "{}", *u.http_status);
+std::size_t fill(RowCells& cells, const results::UnsentRecord& u, CsvContent content) {
+    cells.set(0, CellKind::number, fmt::format("{}", u.row));
+    cells.set(1, CellKind::plain, u.wa_id);
+    cells.set(2, CellKind::text, "");
+    cells.set(3, CellKind::plain, "unsent");
+    cells.set(4, CellKind::number, fmt::format("{}", u.attempt));
+    cells.set(5, CellKind::number, number_text(u.http_status));
+    cells.set(6, CellKind::text, "");
+    cells.set(7, CellKind::plain, "endpoint");
+    cells.set(8, CellKind::number, "");
+    cells.set(9, CellKind::text, u.error);
+    cells.set(10, CellKind::plain, util::format_timestamp(u.at));
+    return fill_content(cells, 11, content, nullptr);
+}
+
+void append_line(fmt::memory_buffer& out, const RowCells& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i > 0) {
+            out.push_back(',');
+        }
+        if (cells.kind(i) == CellKind::text) {
+            append_text_field(out, cells.text(i));
+        } else {
+            append_field(out, cells.text(i));
+        }
     }
-    out.append(std::string_view(",,endpoint,,"));
-    append_text_field(out, u.error);
-    fmt::format_to(std::back_inserter(out), ",{}", util::format_timestamp(u.at));
-    append_content(out, content, nullptr);
     out.push_back('\n');
 }
 
@@ -193,18 +201,31 @@ util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayO
     return index;
 }
 
-util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
-    TRY_ASSIGN(auto opened, open_log(index.path));
-    fmt::memory_buffer buffer;
-    buffer.append(k_csv_header);
+std::vector<std::string> report_columns(const CsvIndex& index, const CarriedColumns* carried) {
+    std::vector<std::string> out;
+    std::string_view header = k_csv_header;
+    for (std::size_t comma = header.find(','); !header.empty(); comma = header.find(',')) {
+        out.emplace_back(header.substr(0, comma));
+        header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
+    }
     switch (index.content) {
     case CsvContent::none: break;
-    case CsvContent::text: buffer.append(std::string_view(",text,defaults")); break;
-    case CsvContent::image: buffer.append(std::string_view(",caption,source,defaults")); break;
-    case CsvContent::preview: buffer.append(std::string_view(",preview,defaults")); break;
+    case CsvContent::text: out.insert(out.end(), {"text", "defaults"}); break;
+    case CsvContent::image: out.insert(out.end(), {"caption", "source", "defaults"}); break;
+    case CsvContent::preview: out.insert(out.end(), {"preview", "defaults"}); break;
     }
-    buffer.push_back('\n');
+    if (carried != nullptr) {
+        out.insert(out.end(), carried->names().begin(), carried->names().end());
+    }
+    return out;
+}
+
+util::Result<void> for_each_row(CsvIndex& index, const CarriedColumns* carried,
+                                const std::function<util::Result<void>(const RowCells&)>& each) {
+    TRY_ASSIGN(auto opened, open_log(index.path));
     results::Record record;
+    RowCells cells;
+    std::vector<std::string> values;
     std::uint32_t ordinal = 0;
     while (ordinal < index.records) {
         TRY_ASSIGN(const bool more, opened.reader.next(record));
@@ -223,19 +244,50 @@ util::Result<void> write_csv(CsvIndex& index, std::ostream& out) {
         if (latest->latest_record != ordinal) {
             continue;
         }
-        std::visit(
-            [&](const auto& r) {
+        const std::size_t filled = std::visit(
+            [&](const auto& r) -> std::size_t {
                 using R = std::decay_t<decltype(r)>;
                 if constexpr (std::is_same_v<R, results::AttemptRecord> || std::is_same_v<R, results::ResultRecord> ||
                               std::is_same_v<R, results::UnsentRecord>) {
-                    append_line(buffer, r, index.content);
+                    return fill(cells, r, index.content);
+                } else {
+                    return 0;
                 }
             },
             record);
+        if (filled == 0) {
+            continue;
+        }
+        std::size_t at = filled;
+        if (carried != nullptr) {
+            TRY(carried->values(*row, values));
+            for (const auto& v : values) {
+                cells.set(at++, CellKind::text, v);
+            }
+        }
+        cells.resize(at);
+        TRY(each(cells));
+    }
+    return {};
+}
+
+util::Result<void> write_csv(CsvIndex& index, std::ostream& out, const CsvWriteOptions& options) {
+    fmt::memory_buffer buffer;
+    if (options.bom == Bom::yes) {
+        buffer.append(std::string_view("\xEF\xBB\xBF"));  // UTF-8's byte-order mark: what Excel looks for
+    }
+    RowCells cells;
+    for (const auto& name : report_columns(index, options.carried)) {
+        cells.set(cells.size(), CellKind::text, name);
+    }
+    append_line(buffer, cells);
+    TRY(for_each_row(index, options.carried, [&](const RowCells& row) -> util::Result<void> {
+        append_line(buffer, row);
         if (buffer.size() >= k_flush_at && !flush(buffer, out)) {
             return util::fail("write error");
         }
-    }
+        return {};
+    }));
     if (!flush(buffer, out) || !out.flush()) {
         return util::fail("write error");
     }

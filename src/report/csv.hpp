@@ -1,10 +1,12 @@
 #pragma once
 // `report --format csv`: one line per recipient with its final state, in flat memory.
 // Two passes over the log: index_log() is the replay (results::replay), which knows each row's
-// latest record (results::RowRecord::latest_record, in its temporary file), write_csv()
-// streams the log again and writes those records, in log order.
+// latest record (results::RowRecord::latest_record, in its temporary file), for_each_row()
+// streams the log again and turns those records into cells, in log order; write_csv() writes
+// them as CSV (and write_xlsx(), xlsx.hpp, as a workbook).
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -41,12 +43,66 @@ struct CsvIndex {
 // when the per-row index cannot be kept in its temporary file (made per `scratch`).
 util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayOptions& scratch = {});
 
-// Reads the log of `index` again and writes the header and one line per row to `out`
-// (with the columns of `index.content`)
-// (fields quoted per RFC 4180, lines end in '\n'). Records appended since index_log() are
-// not read. Fails when the log cannot be read, has shrunk since, the index cannot be read back
-// from its temporary file, or `out` fails.
-util::Result<void> write_csv(CsvIndex& index, std::ostream& out);
+class CarriedColumns;
+
+// How a cell's text is to be held: a whole number (or empty), one of wacamp's own words (a status,
+// a cause, a timestamp; the wa_id), or a text from the CSV or the service (made printable, and a
+// string even when it reads as a number).
+enum class CellKind { number, plain, text };
+
+// One row of the per-recipient report, its buffers reused from row to row.
+class RowCells {
+public:
+    // Sets cell `i` (the row grows to hold it).
+    void set(std::size_t i, CellKind kind, std::string_view text) {
+        if (i >= m_size) {
+            resize(i + 1);
+        }
+        m_kinds[i] = kind;
+        m_texts[i].assign(text);
+    }
+    // Keeps the first `n` cells.
+    void resize(std::size_t n) {
+        if (n > m_texts.size()) {
+            m_texts.resize(n);
+            m_kinds.resize(n, CellKind::plain);
+        }
+        m_size = n;
+    }
+    std::size_t size() const { return m_size; }
+    CellKind kind(std::size_t i) const { return m_kinds[i]; }
+    const std::string& text(std::size_t i) const { return m_texts[i]; }
+
+private:
+    std::vector<std::string> m_texts;
+    std::vector<CellKind> m_kinds;
+    std::size_t m_size = 0;
+};
+
+// Returns the report's column names: k_csv_header's, those of `index.content`, then the
+// columns `carried` (may be null) carries.
+std::vector<std::string> report_columns(const CsvIndex& index, const CarriedColumns* carried);
+
+// Reads the log of `index` again and calls `each` with the cells of each row's final record
+// (report_columns() in order: the carried values last), in log order, stopping at its first
+// failure. Records appended since index_log() are not read. Fails when the log cannot be read,
+// has shrunk since, the index or `carried` cannot be read back from its temporary file, or as
+// `each` does.
+util::Result<void> for_each_row(CsvIndex& index, const CarriedColumns* carried,
+                                const std::function<util::Result<void>(const RowCells&)>& each);
+
+// Whether a CSV starts with UTF-8's byte-order mark (which Excel needs to read UTF-8).
+enum class Bom { no, yes };
+
+struct CsvWriteOptions {
+    Bom bom = Bom::no;
+    const CarriedColumns* carried = nullptr;  // the recipient list's columns to add at the end
+};
+
+// Writes the header and one line per row (for_each_row()) to `out` (fields quoted per RFC 4180,
+// formulas guarded as csv_field() says, texts made printable, lines end in '\n'), after a
+// byte-order mark with `options.bom`. Fails as for_each_row(), or when `out` fails.
+util::Result<void> write_csv(CsvIndex& index, std::ostream& out, const CsvWriteOptions& options = {});
 
 // Returns `field` as one RFC 4180 CSV field: quoted, with '"' doubled, when it holds a
 // comma, a quote or a line break; unchanged otherwise. A field that starts with '=', '+',

@@ -131,6 +131,9 @@ void add_figures(std::string& out, const Summary& s) {
              fmt::format("{} sent results", group_digits(s.sent_results)));
     add_tile(out, "", "Requests", group_digits(s.attempts),
              fmt::format("{} rate limited", group_digits(s.rate_limited)));
+    if (s.retried > 0) {
+        add_tile(out, "wide", "Retried", group_digits(s.retried), html_escape(retried_line(s)));
+    }
     if (s.latency.count > 0) {
         add_tile(out, "wide", "Latency p50 / p95",
                  fmt::format("{} / {}", html_ms(s.latency.p50), html_ms(s.latency.p95)),

@@ -293,6 +293,11 @@ void add_html_cleanup_and_warnings(std::string& out, const Summary& s) {
                            group_digits(c.ids_deleted),
                            c.last_failed ? " The last batch failed (the next step finishes it)." : "");
     }
+    if (s.without_user_id > 0) {
+        out += fmt::format(R"(<section id="without-user-id"><h2>Contacts that cannot be deleted</h2><p>{}.</p>)"
+                           "</section>\n",
+                           html_escape(without_user_id_line(s)));
+    }
     if (s.warning_count == 0) {
         return;
     }

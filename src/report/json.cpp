@@ -26,10 +26,17 @@
 //   sending_s           time spent sending: per run, first attempt to last request outcome
 //   send_rate_per_s     sent_results / sending_s, or null
 //   rate_limited        result lines with cause rate_limited (one per refused request)
+//   retried             result lines a later request of their row superseded (requests tried
+//                       again, in the same run or a later one)
+//   retried_by_kind     [{kind, count}] of `retried`, most first; kind is "5xx", "no answer"
+//                       (a timeout, a lost connection), "HTTP N" or the answer's cause
 //   latency_ms          {count, p50, p95, p99, max}: over result lines with latency_ms;
 //                       percentiles null when count is 0
 //   cleanup             {batches, deleted, failed, ids_deleted, last_failed}, or null when
 //                       the log has no `delete` record
+//   without_user_id     {count, rows (the first 5)}: rows the deletion step deletes whose
+//                       user_id is empty (their contacts cannot be deleted); null when the
+//                       campaign has no deletion step or its file cannot be loaded
 //   messages            a dry run's log: {rendered, with_defaults, defaults: {PLACEHOLDER: rows},
 //                        longest: [{row, characters}]}; null for a log without messages
 //   next_steps          [{what, command}]: what to do next, the first step first; [] when
@@ -114,6 +121,14 @@ json list_json(const Summary& s) {
             {"problem", s.list.problem.empty() ? json(nullptr) : json(s.list.problem)}};
 }
 
+json retried_json(const std::vector<RetriedCount>& kinds) {
+    json out = json::array();
+    for (const auto& k : kinds) {
+        out.push_back({{"kind", k.kind}, {"count", k.count}});
+    }
+    return out;
+}
+
 // Null for a log of one template (or none).
 json templates_json(const std::vector<TemplateCount>& templates) {
     if (templates.empty()) {
@@ -149,6 +164,10 @@ std::string format_json(const Summary& s) {
                    {"ids_deleted", s.cleanup->ids_deleted},
                    {"last_failed", s.cleanup->last_failed}};
     }
+    json without_user_id = nullptr;
+    if (s.user_ids_counted) {
+        without_user_id = {{"count", s.without_user_id}, {"rows", s.without_user_id_rows}};
+    }
     json out = {
         {"log", s.log_path},
         {"campaign", campaign_json(s.header)},
@@ -171,8 +190,11 @@ std::string format_json(const Summary& s) {
         {"sending_s", seconds(s.sending_span)},
         {"send_rate_per_s", s.send_rate ? json(std::round(*s.send_rate * 1000.0) / 1000.0) : json(nullptr)},
         {"rate_limited", s.rate_limited},
+        {"retried", s.retried},
+        {"retried_by_kind", retried_json(s.retried_by_kind)},
         {"latency_ms", latency_json(s.latency)},
         {"cleanup", cleanup},
+        {"without_user_id", without_user_id},
         {"messages", review_json(s.review)},
         {"next_steps", next_steps_json(s.next_steps)},
         {"warnings", s.warnings},

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <variant>
 
+#include "campaign/campaign.hpp"
+#include "campaign/recipients.hpp"
 #include "report/latency_histogram.hpp"
 #include "report/next_steps.hpp"
 #include "report/open_log.hpp"
@@ -27,12 +29,16 @@ constexpr std::size_t k_sample_limit = 300;
 constexpr std::size_t k_report_pages = 8;  // of the replay's per-row records (util::DiskArrayOptions)
 
 // What the report keeps with each row (results::RowRecord::note): the error group and the
-// template of its latest result, each plus one so that 0, a row without a result, has neither.
-// A row's group is fixed by its latest result, so the groups can be counted at the end without
-// keeping any text per row.
-std::uint32_t row_note(std::uint16_t group, std::uint8_t template_index) {
+// template of its latest result, each plus one so that 0, a row without a result, has neither,
+// and the kind of retry it would count as (0: none). A row's group is fixed by its latest
+// result, so the groups can be counted at the end without keeping any text per row.
+std::uint32_t row_note(std::uint16_t group, std::uint8_t template_index, std::uint8_t retry_kind) {
     return static_cast<std::uint16_t>(group + 1) |
-           static_cast<std::uint32_t>(static_cast<std::uint8_t>(template_index + 1)) << 16;
+           static_cast<std::uint32_t>(static_cast<std::uint8_t>(template_index + 1)) << 16 |
+           static_cast<std::uint32_t>(retry_kind) << 24;
+}
+std::uint8_t retry_kind_in(std::uint32_t note) {
+    return static_cast<std::uint8_t>(note >> 24);
 }
 std::uint16_t group_in(std::uint32_t note) {
     return static_cast<std::uint16_t>((note & 0xFFFF) - 1);
@@ -112,7 +118,11 @@ private:
             m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
         }
         m_summary.review.add(r);
-        return row_note(group_of(r), template_of(r));
+        const std::uint8_t kind = retry_kind_of(r);
+        if (kind != 0) {
+            ++m_retry_lines[kind];
+        }
+        return row_note(group_of(r), template_of(r), kind);
     }
 
     std::uint32_t see(const results::DeleteRecord& d) {
@@ -178,6 +188,32 @@ private:
         return it->second;
     }
 
+    // The kind a result counts under once a later request of its row supersedes it (an index
+    // into m_retry_kinds); 0 for a result that would not be tried again (sent, invalid, …).
+    std::uint8_t retry_kind_of(const results::ResultRecord& r) {
+        if (r.status != Status::failed && r.status != Status::unknown) {
+            return 0;
+        }
+        std::string kind;
+        if (r.cause == Cause::transient || r.cause == Cause::none) {
+            kind = !r.http_status          ? "no answer"
+                   : *r.http_status >= 500 ? "5xx"
+                                           : fmt::format("HTTP {}", *r.http_status);
+        } else {
+            kind = results::to_string(r.cause);
+        }
+        const auto found = std::find(m_retry_kinds.begin(), m_retry_kinds.end(), kind);
+        if (found != m_retry_kinds.end()) {
+            return static_cast<std::uint8_t>(found - m_retry_kinds.begin());
+        }
+        if (m_retry_kinds.size() > k_max_retry_kinds) {
+            return 0;  // bounded: the causes and a few HTTP statuses are far fewer
+        }
+        m_retry_kinds.push_back(std::move(kind));
+        m_retry_lines.push_back(0);
+        return static_cast<std::uint8_t>(m_retry_kinds.size() - 1);
+    }
+
     std::uint8_t template_of(const results::ResultRecord& r) {
         if (!r.template_name) {
             return k_no_template;
@@ -205,7 +241,24 @@ private:
         t.failed += status == Status::failed ? 1 : 0;
     }
 
+    // Result lines of each retry kind; a row's final result is taken off at the end: the rest
+    // were superseded by a later request of their row.
+    void count_retried() {
+        for (std::size_t kind = 1; kind < m_retry_kinds.size(); ++kind) {
+            if (m_retry_lines[kind] > 0) {
+                m_summary.retried += m_retry_lines[kind];
+                m_summary.retried_by_kind.push_back({m_retry_kinds[kind], m_retry_lines[kind]});
+            }
+        }
+        std::stable_sort(m_summary.retried_by_kind.begin(), m_summary.retried_by_kind.end(),
+                         [](const RetriedCount& a, const RetriedCount& b) { return a.count > b.count; });
+    }
+
+    static constexpr std::size_t k_max_retry_kinds = 250;
+
     Summary& m_summary;
+    std::vector<std::string> m_retry_kinds{""};  // index 0: no kind
+    std::vector<std::int64_t> m_retry_lines{0};
     std::map<GroupKey, std::uint16_t> m_group_index;
     std::vector<ErrorGroup> m_groups;
     std::vector<TemplateCount> m_templates;
@@ -222,6 +275,9 @@ util::Result<void> Figures::finish(const results::LogState& state) {
         const results::RowState& row_state = row.state;
         if (row_state.pending()) {
             continue;
+        }
+        if (row_state.has_result() && !row_state.in_flight()) {
+            --m_retry_lines[retry_kind_in(row.note)];  // the row's final result: not retried
         }
         const Status status = row_state.status;
         if ((status == Status::failed || status == Status::unknown) &&
@@ -256,6 +312,8 @@ util::Result<void> Figures::finish(const results::LogState& state) {
     std::stable_sort(m_groups.begin(), m_groups.end(),
                      [](const ErrorGroup& a, const ErrorGroup& b) { return a.count > b.count; });
     m_summary.errors = std::move(m_groups);
+    m_retry_lines[0] = 0;
+    count_retried();
 
     if (m_summary.sent_results > 0 && m_summary.sending_span.count() > 0) {
         m_summary.send_rate =
@@ -266,9 +324,43 @@ util::Result<void> Figures::finish(const results::LogState& state) {
     return {};
 }
 
+// Counts the rows of the list of `c` that its deletion step deletes (each row, or those ever
+// sent, as cleanup.only says; the same rule as runner's delete_contacts) and whose user_id is
+// empty. A list that cannot be read is left uncounted; a row that cannot be read back fails.
+util::Result<void> count_without_user_id(const campaign::Campaign& c, const results::LogState& state,
+                                         Summary& summary) {
+    auto stream = campaign::RecipientStream::open_unsurveyed(c);
+    if (!stream) {
+        return {};
+    }
+    campaign::Recipient r;
+    auto more = stream->next(r);
+    for (; more && *more; more = stream->next(r)) {
+        if (!r.user_id.empty()) {
+            continue;
+        }
+        if (c.cleanup.only == campaign::CleanupScope::sent) {
+            TRY_ASSIGN(const results::RowState row, state.row(r.row));
+            if (!row.ever_sent()) {
+                continue;
+            }
+        }
+        if (summary.without_user_id++ < static_cast<std::int64_t>(Summary::k_without_user_id_listed)) {
+            summary.without_user_id_rows.push_back(r.row);
+        }
+    }
+    summary.user_ids_counted = static_cast<bool>(more);
+    if (!summary.user_ids_counted) {  // half a count would mislead: none
+        summary.without_user_id = 0;
+        summary.without_user_id_rows.clear();
+    }
+    return {};
+}
+
 }  // namespace
 
-util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch) {
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch,
+                                const campaign::Campaign* campaign) {
     Summary summary;
     Figures figures(summary);
     results::ReplayOptions options;
@@ -296,6 +388,11 @@ util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOp
     summary.warning_count = state.warning_count;
     if (auto finished = figures.finish(state); !finished) {
         return scratch_failed(path, finished.error());
+    }
+    if (campaign != nullptr && campaign->cleanup.delete_contacts && state.header.mode == results::Mode::send) {
+        if (auto counted = count_without_user_id(*campaign, state, summary); !counted) {
+            return scratch_failed(path, counted.error());
+        }
     }
     summary.list = look_at_list(summary.latest_header);
     summary.next_steps = next_steps_for(summary);

@@ -14,6 +14,10 @@
 #include "util/disk_array.hpp"
 #include "util/result.hpp"
 
+namespace campaign {
+struct Campaign;
+}  // namespace campaign
+
 namespace report {
 
 // Rows whose final result shares a status, a cause, an HTTP status and a Meta error code.
@@ -51,6 +55,14 @@ struct CleanupSummary {
     int failed = 0;                // batches with status `failed`
     std::int64_t ids_deleted = 0;  // ids in `deleted` batches
     bool last_failed = false;      // the latest batch failed: `delete-contacts` should be rerun
+};
+
+// Requests answered without a send and tried again, by a later request of their row (in the same
+// run or a later one), of one kind: "5xx", "no answer" (a timeout, a lost connection) or the
+// answer's cause ("rate_limited", "pair_rate", …).
+struct RetriedCount {
+    std::string kind;
+    std::int64_t count = 0;
 };
 
 // The recipient list the log's latest run read, as it is now.
@@ -100,19 +112,27 @@ struct Summary {
     ListState list;                        // the CSV now
     std::vector<NextStep> next_steps;      // the first is the one to take; empty: nothing left to do
 
-    util::TimePoint first_at;         // earliest time of any record
-    util::TimePoint last_at;          // latest time of any record
-    std::int64_t attempts = 0;        // `attempt` records: requests that left
-    std::int64_t sent_results = 0;    // `result` records with status sent
-    util::Millis sending_span{0};     // per run, first attempt to last request outcome, summed
-    std::optional<double> send_rate;  // sent_results per second of sending_span
-    std::int64_t rate_limited = 0;    // result lines with cause rate_limited
+    util::TimePoint first_at;                   // earliest time of any record
+    util::TimePoint last_at;                    // latest time of any record
+    std::int64_t attempts = 0;                  // `attempt` records: requests that left
+    std::int64_t sent_results = 0;              // `result` records with status sent
+    util::Millis sending_span{0};               // per run, first attempt to last request outcome, summed
+    std::optional<double> send_rate;            // sent_results per second of sending_span
+    std::int64_t rate_limited = 0;              // result lines with cause rate_limited
+    std::int64_t retried = 0;                   // result lines a later request of their row superseded
+    std::vector<RetriedCount> retried_by_kind;  // of `retried`, most first
     LatencySummary latency;
 
     std::optional<CleanupSummary> cleanup;
-    Review review;                      // a dry run's messages; empty for a log without them
-    std::vector<std::string> warnings;  // "PATH:LINE: …", the first ~100
-    std::int64_t warning_count = 0;     // all of them
+    // Rows the deletion step (cleanup.delete_contacts) deletes whose user_id cell is empty: their
+    // contacts cannot be deleted. Counted only when summarize() is given the campaign.
+    static constexpr std::size_t k_without_user_id_listed = 5;
+    bool user_ids_counted = false;  // whether the two below were counted
+    std::int64_t without_user_id = 0;
+    std::vector<std::int64_t> without_user_id_rows;  // the first k_without_user_id_listed
+    Review review;                                   // a dry run's messages; empty for a log without them
+    std::vector<std::string> warnings;               // "PATH:LINE: …", the first ~100
+    std::int64_t warning_count = 0;                  // all of them
 };
 
 // Returns the rows of the list not yet in the log: the CSV's rows less those the log names
@@ -124,7 +144,10 @@ std::int64_t not_yet_attempted(const Summary& summary);
 // state cannot be kept in its temporary file (made per `scratch`: TMPDIR unless it names a
 // directory); unusable lines (a torn last line) are warnings. The recipient list the latest run
 // read is looked at as it is now (its rows counted, its SHA-256 compared), and the next steps
-// worked out.
-util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = {});
+// worked out. With `campaign` (the campaign the log's header names, loaded) whose deletion step is
+// on, the rows of its list that the step deletes and that have an empty user_id are counted too
+// (none when the list cannot be read: the report says so of the list).
+util::Result<Summary> summarize(const std::string& path, const util::DiskArrayOptions& scratch = {},
+                                const campaign::Campaign* campaign = nullptr);
 
 }  // namespace report

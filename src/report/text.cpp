@@ -170,6 +170,9 @@ void add_timing(std::string& out, const Summary& s) {
          fmt::format("{}  ({} sent in {} of sending)", rate, group_digits(s.sent_results),
                      util::format_duration(s.sending_span, util::DurationStyle::report)));
     line(out, "requests", fmt::format("{}, {} rate limited", group_digits(s.attempts), group_digits(s.rate_limited)));
+    if (s.retried > 0) {
+        line(out, "retried", retried_line(s));
+    }
     if (s.latency.count > 0) {
         line(out, "latency",
              fmt::format("p50 {} ms  p95 {} ms  p99 {} ms  max {} ms  ({} responses)", group_digits(s.latency.p50),
@@ -233,17 +236,22 @@ void add_next_steps(std::string& out, const Summary& s) {
 }
 
 void add_cleanup(std::string& out, const Summary& s) {
-    if (!s.cleanup) {
+    if (!s.cleanup && s.without_user_id == 0) {
         return;
     }
-    const auto& c = *s.cleanup;
     out += "\nCleanup\n";
-    line(out, "batches",
-         fmt::format("{}: {} deleted, {} failed", group_digits(c.batches), group_digits(c.deleted),
-                     group_digits(c.failed)));
-    line(out, "contacts", fmt::format("{} deleted", group_digits(c.ids_deleted)));
-    if (c.last_failed) {
-        line(out, "state", "the last batch failed (the next step below finishes it)");
+    if (s.cleanup) {
+        const auto& c = *s.cleanup;
+        line(out, "batches",
+             fmt::format("{}: {} deleted, {} failed", group_digits(c.batches), group_digits(c.deleted),
+                         group_digits(c.failed)));
+        line(out, "contacts", fmt::format("{} deleted", group_digits(c.ids_deleted)));
+        if (c.last_failed) {
+            line(out, "state", "the last batch failed (the next step below finishes it)");
+        }
+    }
+    if (s.without_user_id > 0) {
+        line(out, "no user_id", without_user_id_line(s));
     }
 }
 

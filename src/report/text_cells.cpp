@@ -1,7 +1,11 @@
 #include "report/text_cells.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
+
+#include "report/summary.hpp"
+#include "util/text.hpp"
 
 namespace report {
 
@@ -44,6 +48,29 @@ std::string table(const std::vector<std::array<std::string, 5>>& rows, std::init
         out += '\n';
     }
     return out;
+}
+
+}  // namespace report
+
+namespace report {
+
+std::string retried_line(const Summary& summary) {
+    std::string kinds;
+    for (const auto& k : summary.retried_by_kind) {
+        kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", util::printable(k.kind), group_digits(k.count));
+    }
+    return fmt::format("{} request{} — {}", group_digits(summary.retried), summary.retried == 1 ? "" : "s", kinds);
+}
+
+std::string without_user_id_line(const Summary& summary) {
+    const auto& rows = summary.without_user_id_rows;
+    const bool more = summary.without_user_id > static_cast<std::int64_t>(rows.size());
+    return fmt::format(
+        "{} row{} to delete {} an empty user_id (row{} {}{}): their contacts cannot be deleted; fill in "
+        "recipients.columns.user_id and run wacamp delete-contacts",
+        group_digits(summary.without_user_id), summary.without_user_id == 1 ? "" : "s",
+        summary.without_user_id == 1 ? "has" : "have", rows.size() == 1 && !more ? "" : "s", fmt::join(rows, ", "),
+        more ? ", …" : "");
 }
 
 }  // namespace report

@@ -107,4 +107,133 @@ TEST_SUITE("e2e: report") {
         CHECK(std::filesystem::is_symlink(link));
         CHECK(read_file(target).rfind("row,wa_id", 0) == 0);
     }
+
+    // A list with columns of its own beyond the campaign's: a Hindi name, a city with a comma, an
+    // order id a spreadsheet would run as a formula.
+    std::string list_with_own_columns() {
+        return "phone,name,user_id,city,order_id\n"
+               "+" +
+               numbers_wa_id(0) +
+               ",\xe0\xa4\xb0\xe0\xa4\xbe\xe0\xa4\x9c,u-0,Pune,\"=HYPERLINK(\"\"http://x\"\")\"\n"
+               "+" +
+               numbers_wa_id(1) + ",Person 1,u-1,\"Delhi, NCR\",A-17\n";
+    }
+
+    TEST_CASE("--format csv --bom --columns: a byte-order mark, the list's columns at the end, formulas guarded") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, list_with_own_columns());
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        auto r = f.wacamp({"report", f.log.string(), "--format", "csv", "--bom", "--columns", "city,order_id"});
+        REQUIRE(r.exit_code == 0);
+        CHECK(r.out.rfind("\xEF\xBB\xBFrow,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,"
+                          "error,at,city,order_id\n",
+                          0) == 0);
+        CHECK(r.out.find("1," + numbers_wa_id(0) + ",\xe0\xa4\xb0\xe0\xa4\xbe\xe0\xa4\x9c,sent,") != std::string::npos);
+        CHECK(r.out.find(",Pune,\"'=HYPERLINK(\"\"http://x\"\")\"\n") != std::string::npos);
+        CHECK(r.out.find(",\"Delhi, NCR\",A-17\n") != std::string::npos);
+        // Without --bom, the header comes first, as scripts expect.
+        auto plain = f.wacamp({"report", f.log.string(), "--format", "csv"});
+        CHECK(plain.out.rfind("row,wa_id,", 0) == 0);
+    }
+
+    TEST_CASE("--columns refuses (exit 2) a list changed since the log, a missing one, or an unknown column") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, list_with_own_columns());
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        const auto output = f.dir.path() / "report.csv";
+        const std::vector<std::string> report = {"report",   f.log.string(),  "--format", "csv",
+                                                 "--output", output.string(), "--columns"};
+        auto with = [&](const std::string& columns) {
+            auto args = report;
+            args.push_back(columns);
+            return f.wacamp(args);
+        };
+        auto unknown = with("town");
+        CHECK(unknown.exit_code == 2);
+        CHECK(unknown.err.find("no column \"town\"") != std::string::npos);
+
+        // The same rows in another order: row 1 would get row 2's city.
+        const std::string swapped = "phone,name,user_id,city,order_id\n+" + numbers_wa_id(1) +
+                                    ",Person 1,u-1,\"Delhi, NCR\",A-17\n+" + numbers_wa_id(0) + ",X,u-0,Pune,B-1\n";
+        f.dir.write("recipients.csv", swapped);
+        auto changed = with("city");
+        CHECK(changed.exit_code == 2);
+        CHECK(changed.err.find("not the recipient list the log's rows are of") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(output));
+
+        std::filesystem::remove(f.csv);
+        auto missing = with("city");
+        CHECK(missing.exit_code == 2);
+        CHECK(missing.err.find(f.csv.string()) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(output));
+        // Without --columns the list is not needed.
+        CHECK(f.wacamp({"report", f.log.string(), "--format", "csv"}).exit_code == 0);
+    }
+
+    TEST_CASE("flags that do not fit the format exit 2") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(1));
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        auto no_output = f.wacamp({"report", f.log.string(), "--format", "xlsx"});
+        CHECK(no_output.exit_code == 2);
+        CHECK(no_output.err.find("--output FILE") != std::string::npos);
+        CHECK(f.wacamp({"report", f.log.string(), "--bom"}).exit_code == 2);
+        CHECK(f.wacamp({"report", f.log.string(), "--format", "json", "--columns", "name"}).exit_code == 2);
+    }
+
+    TEST_CASE("--format xlsx: ids as text, numbers as numbers, a frozen header with a filter, the summary sheet") {
+        if (!std::filesystem::exists("/usr/bin/unzip")) {
+            MESSAGE("wacamp-test-skipped: unzip is not installed (scripts/setup.sh installs it)");
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, list_with_own_columns() + "12345,Bad,u9,Agra,C-3\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        const auto book = f.dir.path() / "report.xlsx";
+        auto r = f.wacamp(
+            {"report", f.log.string(), "--format", "xlsx", "--output", book.string(), "--columns", "order_id"});
+        REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+        auto part = [&](const std::string& name) {
+            auto unzipped = run_program({"/usr/bin/unzip", "-p", book.string(), name});
+            REQUIRE(unzipped.exit_code == 0);
+            return unzipped.out;
+        };
+        const auto workbook = part("xl/workbook.xml");
+        CHECK(workbook.find("name=\"Recipients\"") != std::string::npos);
+        CHECK(workbook.find("name=\"Summary\"") != std::string::npos);
+        const auto rows = part("xl/worksheets/sheet1.xml");
+        CHECK(rows.find("state=\"frozen\"") != std::string::npos);
+        CHECK(rows.find("ySplit=\"1\"") != std::string::npos);
+        CHECK(rows.find("<autoFilter ref=\"A1:L4\"/>") != std::string::npos);  // 12 columns, 3 rows
+        // The wa_id a text cell (never 9.19812E+11), the row and attempts numbers.
+        CHECK(rows.find("<t>" + numbers_wa_id(0) + "</t>") != std::string::npos);
+        CHECK(rows.find("<v>" + numbers_wa_id(0) + "</v>") == std::string::npos);
+        CHECK(rows.find("<v>1</v>") != std::string::npos);
+        CHECK(rows.find("<t>order_id</t>") != std::string::npos);
+        CHECK(rows.find("<t>=HYPERLINK(\"http://x\")</t>") != std::string::npos);  // a string, never a formula
+        CHECK(rows.find("<f>") == std::string::npos);
+        const auto summary = part("xl/worksheets/sheet2.xml");
+        CHECK(summary.find("<t>Recipients by status</t>") != std::string::npos);
+        CHECK(summary.find("<t>invalid</t>") != std::string::npos);
+        CHECK(summary.find("<t>Not sent, by cause</t>") != std::string::npos);
+        // Nothing left beside it.
+        for (const auto& entry : std::filesystem::directory_iterator(f.dir.path())) {
+            CHECK(entry.path().filename().string().rfind(".wacamp-report-", 0) == std::string::npos);
+        }
+    }
+
+    TEST_CASE("rows the deletion step cannot name for an empty user_id are counted and named") {
+        Sandbox sandbox;
+        const std::string csv = "phone,name,user_id\n+" + numbers_wa_id(0) + ",A,u-0\n+" + numbers_wa_id(1) + ",B,\n+" +
+                                numbers_wa_id(2) + ",C,u-2\n";
+        CampaignFixture f(sandbox, csv, "cleanup: {delete_contacts: true}\n");
+        REQUIRE(f.wacamp({"run", f.campaign.string()}).exit_code == 0);
+        auto text = f.wacamp({"report", f.log.string()});
+        REQUIRE(text.exit_code == 0);
+        CHECK(text.out.find("  no user_id  1 row to delete has an empty user_id (row 2): their contacts cannot be "
+                            "deleted") != std::string::npos);
+        auto json = f.wacamp({"report", f.log.string(), "--format", "json"});
+        REQUIRE(json.exit_code == 0);
+        CHECK(nlohmann::json::parse(json.out)["without_user_id"] == nlohmann::json::parse(R"({"count":1,"rows":[2]})"));
+    }
 }

@@ -3,8 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "report/carried_columns.hpp"
 #include "report/csv.hpp"
 #include "test_report_log.hpp"
+#include "util/sha256.hpp"
 
 using namespace report_test;
 
@@ -232,5 +234,91 @@ TEST_SUITE("report::csv: the per-row index in a temporary file") {
         auto written = report::write_csv(*index, out);
         REQUIRE_FALSE(written.ok());
         check_names_log(written.error().message, log, "cannot read back a temporary file");
+    }
+}
+
+TEST_SUITE("report::csv: for a spreadsheet") {
+    // A log whose campaign record names the list at `list` with the SHA-256 it has now.
+    std::string header_of_list(const std::string& list) {
+        auto hash = util::sha256_file(list);
+        REQUIRE(hash.ok());
+        results::CampaignHeader h{"spring", "c.yaml", "aa", list, *hash, at(0ms), "0.1.0", results::Mode::send};
+        return results::to_line(h);
+    }
+
+    std::string csv_with(report::CsvIndex & index, const report::CsvWriteOptions& options) {
+        std::ostringstream out;
+        REQUIRE(report::write_csv(index, out, options).ok());
+        return out.str();
+    }
+
+    report::CarriedOptions columns(std::vector<std::string> names) {
+        report::CarriedOptions options;
+        options.names = std::move(names);
+        return options;
+    }
+
+    TEST_CASE("--bom: the CSV starts with UTF-8's byte-order mark; without it, with its header") {
+        LogFile log;
+        auto index = report::index_log(log.write(header() + sent(1, 10, 1s)));
+        REQUIRE(index.ok());
+        CHECK(csv_with(*index, {report::Bom::yes, nullptr}).rfind("\xEF\xBB\xBFrow,wa_id,", 0) == 0);
+        CHECK(csv_of(log.path).rfind("row,wa_id,", 0) == 0);
+    }
+
+    TEST_CASE("the list's own columns come last, by row, masked, printable and guarded") {
+        LogFile log;
+        const std::string list = (log.dir / "r.csv").string();
+        std::ofstream(list) << "phone,name,city,order_id\n"
+                               "+919812345611,A,Pune,=1+2\n"
+                               "+919812345612,B,\"Delhi, \xe2\x80\xae"
+                               "x\",key-SECRET-123\n";
+        auto index =
+            report::index_log(log.write(header_of_list(list) + sent(2, 10, 1s) + sent(1, 10, 2s) + sent(7, 10, 3s)));
+        REQUIRE(index.ok());
+        auto options = columns({"order_id", "city"});
+        options.secrets.add("key-SECRET-123");
+        auto carried = report::CarriedColumns::read(list, index->state.latest_header.recipients_sha256, options);
+        REQUIRE(carried.ok());
+        const auto csv = csv_with(*index, {report::Bom::no, &*carried});
+        CHECK(csv ==
+              std::string(report::k_csv_header) + ",order_id,city\n" +
+                  "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:01.000Z,***,\"Delhi, \\u202ex\"\n" +
+                  "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z,\"'=1+2\",Pune\n" +
+                  "7,919812345617,User 7,sent,1,200,wamid.7,,,,2026-11-21T09:00:03.000Z,,\n");
+    }
+
+    TEST_CASE("refuses a list that is not the one the log's rows are of") {
+        LogFile log;
+        const std::string list = (log.dir / "r.csv").string();
+        std::ofstream(list) << "phone,name,city\n+919812345611,A,Pune\n";
+        const auto logged = util::sha256_file(list);
+        REQUIRE(logged.ok());
+        std::ofstream(list) << "phone,name,city\n+919812345699,Z,Agra\n";
+        auto carried = report::CarriedColumns::read(list, *logged, columns({"city"}));
+        REQUIRE_FALSE(carried.ok());
+        CHECK(carried.error().message.find(list + ": not the recipient list the log's rows are of") !=
+              std::string::npos);
+    }
+
+    TEST_CASE("refuses a missing list, a log without the list's SHA-256, and a column the list lacks") {
+        LogFile log;
+        const std::string list = (log.dir / "r.csv").string();
+        auto missing = report::CarriedColumns::read(list, "bb", columns({"city"}));
+        REQUIRE_FALSE(missing.ok());
+        CHECK(missing.error().message.find(list) != std::string::npos);
+
+        std::ofstream(list) << "phone,name,city\n+919812345611,A,Pune\n";
+        auto no_hash = report::CarriedColumns::read(list, "", columns({"city"}));
+        REQUIRE_FALSE(no_hash.ok());
+        CHECK(no_hash.error().message.find("does not record the SHA-256") != std::string::npos);
+
+        auto hash = util::sha256_file(list);
+        REQUIRE(hash.ok());
+        auto unknown = report::CarriedColumns::read(list, *hash, columns({"town"}));
+        REQUIRE_FALSE(unknown.ok());
+        CHECK(unknown.error().message.find("no column \"town\" (its columns: phone, name, city)") != std::string::npos);
+        auto twice = report::CarriedColumns::read(list, *hash, columns({"city", "city"}));
+        REQUIRE_FALSE(twice.ok());
     }
 }

@@ -182,3 +182,59 @@ TEST_SUITE("report: the `others` error group") {
         CHECK(plain["errors"][0]["others"] == false);
     }
 }
+
+TEST_SUITE("report: retried requests and rows without a user_id, in every format") {
+    std::string retried_log() {
+        return header() + attempt(1, 1, 1s) + result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+               attempt(1, 2, 2s) + result(1, Status::failed, Cause::transient, 0, "timed out", -1, 7s, 2) +
+               attempt(1, 3, 8s) + result(1, Status::failed, Cause::transient, 502, "HTTP 502", 20, 8020ms, 3) +
+               attempt(1, 4, 9s) + sent(1, 10, 9010ms, 4);
+    }
+
+    TEST_CASE("text: a retried line by kind under the requests") {
+        LogFile log;
+        const auto text = report::format_text(summary_of(log, retried_log()));
+        CHECK(has_line(text, "  retried     3 requests — 5xx 2, no answer 1"));
+    }
+
+    TEST_CASE("text: no retried line when nothing was tried again") {
+        LogFile log;
+        CHECK(report::format_text(summary_of(log, small_log())).find("retried") == std::string::npos);
+    }
+
+    TEST_CASE("json and html: the retried requests by kind") {
+        LogFile log;
+        const auto s = summary_of(log, retried_log());
+        const auto j = nlohmann::json::parse(report::format_json(s));
+        CHECK(j["retried"] == 3);
+        CHECK(j["retried_by_kind"] ==
+              nlohmann::json::parse(R"([{"kind":"5xx","count":2},{"kind":"no answer","count":1}])"));
+        auto html = report::format_html(s);
+        REQUIRE(html.ok());
+        CHECK(html->find("3 requests — 5xx 2, no answer 1") != std::string::npos);
+    }
+
+    TEST_CASE("rows the deletion step cannot name: counted and named in text, json and html") {
+        LogFile log;
+        auto s = summary_of(log, small_log());
+        s.user_ids_counted = true;
+        s.without_user_id = 7;
+        s.without_user_id_rows = {2, 4, 9, 11, 12};
+        const auto text = report::format_text(s);
+        CHECK(
+            has_line(text,
+                     "  no user_id  7 rows to delete have an empty user_id (rows 2, 4, 9, 11, 12, …): their "
+                     "contacts cannot be deleted; fill in recipients.columns.user_id and run wacamp delete-contacts"));
+        const auto j = nlohmann::json::parse(report::format_json(s));
+        CHECK(j["without_user_id"] == nlohmann::json::parse(R"({"count":7,"rows":[2,4,9,11,12]})"));
+        auto html = report::format_html(s);
+        REQUIRE(html.ok());
+        CHECK(html->find("7 rows to delete have an empty user_id (rows 2, 4, 9, 11, 12, …)") != std::string::npos);
+    }
+
+    TEST_CASE("json: without_user_id is null when not counted") {
+        LogFile log;
+        const auto j = nlohmann::json::parse(report::format_json(summary_of(log, small_log())));
+        CHECK(j["without_user_id"].is_null());
+    }
+}

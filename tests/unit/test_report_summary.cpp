@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <tuple>
 
+#include "campaign/campaign.hpp"
+#include "campaign/campaign_file.hpp"
 #include "report/summary.hpp"
 #include "results/replay.hpp"
 #include "test_report_log.hpp"
@@ -402,5 +405,92 @@ TEST_SUITE("report::summarize templates") {
                                                    template_result(2, Status::failed, "offer_a", 200ms)));
         REQUIRE(s.ok());
         CHECK(s->templates.empty());
+    }
+}
+
+TEST_SUITE("report::summarize: requests tried again") {
+    TEST_CASE("counts each answer a later request of its row superseded, by kind; a row's final result is not one") {
+        LogFile log;
+        auto s = report::summarize(log.write(
+            header() + attempt(1, 1, 1s) + result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
+            attempt(1, 2, 2s) + result(1, Status::failed, Cause::transient, 0, "timed out", -1, 7s, 2) +
+            attempt(1, 3, 8s) + sent(1, 10, 8010ms, 3) + attempt(2, 1, 9s) +
+            result(2, Status::failed, Cause::transient, 500, "HTTP 500", 20, 9020ms) + attempt(2, 2, 10s) +
+            result(2, Status::failed, Cause::rate_limited, 429, "HTTP 429", 20, 10020ms, 2) + attempt(2, 3, 11s) +
+            result(2, Status::failed, Cause::transient, 502, "HTTP 502", 20, 11020ms, 3) + attempt(3, 1, 12s) +
+            result(3, Status::failed, Cause::transient, 503, "HTTP 503", 20, 12020ms) + attempt(3, 2, 13s)));
+        REQUIRE(s.ok());
+        // Row 1: a 5xx and a timeout, then sent; row 2: a 5xx and a 429, its final 502 stays; row 3:
+        // a 503, its second request in flight.
+        CHECK(s->retried == 5);
+        REQUIRE(s->retried_by_kind.size() == 3);
+        CHECK(s->retried_by_kind[0].kind == "5xx");
+        CHECK(s->retried_by_kind[0].count == 3);
+        CHECK(s->retried_by_kind[1].kind == "no answer");
+        CHECK(s->retried_by_kind[1].count == 1);
+        CHECK(s->retried_by_kind[2].kind == "rate_limited");
+        CHECK(s->retried_by_kind[2].count == 1);
+    }
+
+    TEST_CASE("none when every request was the row's last") {
+        LogFile log;
+        auto s = report::summarize(log.write(header() + attempt(1, 1, 1s) + sent(1, 10, 1010ms) + attempt(2, 1, 2s) +
+                                             result(2, Status::failed, Cause::transient, 503, "HTTP 503", 20, 2020ms)));
+        REQUIRE(s.ok());
+        CHECK(s->retried == 0);
+        CHECK(s->retried_by_kind.empty());
+    }
+}
+
+TEST_SUITE("report::summarize: rows the deletion step cannot name") {
+    // A campaign beside `log` whose deletion step deletes `only` rows, and its list: rows 2, 3 and
+    // 5 have no user_id.
+    campaign::Campaign campaign_with_cleanup(const LogFile& log, const std::string& only) {
+        std::ofstream(log.dir / "r.csv") << "phone,name,user_id\n+919812345611,A,u1\n+919812345612,B,\n"
+                                            "+919812345613,C,\n+919812345614,D,u4\n+919812345615,E,\n";
+        std::ofstream(log.dir / "c.yaml") << "name: spring\nservice:\n  base_url: https://api.example.com\n"
+                                             "  api_key: key-0123456789\n  access_token: token-0123456789\n"
+                                             "recipients:\n  file: r.csv\n"
+                                             "  columns: {wa_id: phone, user_name: name, user_id: user_id}\n"
+                                             "message:\n  type: text\n  text: \"Hi {{name}}\"\n"
+                                             "account: {ledger: off}\n"
+                                             "cleanup: {delete_contacts: true, only: "
+                                          << only << "}\n";
+        const util::MapEnvironment env({});
+        auto c = campaign::load_campaign((log.dir / "c.yaml").string(), env);
+        REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+        return std::move(*c);
+    }
+
+    std::string sent_rows_1_2_and_failed_3() {
+        return header() + sent(1, 10, 1s) + sent(2, 10, 2s) +
+               result(3, Status::failed, Cause::rejected, 400, "HTTP 400", 20, 3s);
+    }
+
+    TEST_CASE("only: sent counts the sent rows without a user_id") {
+        LogFile log;
+        const auto c = campaign_with_cleanup(log, "sent");
+        auto s = report::summarize(log.write(sent_rows_1_2_and_failed_3()), {}, &c);
+        REQUIRE(s.ok());
+        CHECK(s->user_ids_counted);
+        CHECK(s->without_user_id == 1);
+        CHECK(s->without_user_id_rows == std::vector<std::int64_t>{2});
+    }
+
+    TEST_CASE("only: all counts every row of the list without a user_id") {
+        LogFile log;
+        const auto c = campaign_with_cleanup(log, "all");
+        auto s = report::summarize(log.write(sent_rows_1_2_and_failed_3()), {}, &c);
+        REQUIRE(s.ok());
+        CHECK(s->without_user_id == 3);
+        CHECK(s->without_user_id_rows == std::vector<std::int64_t>{2, 3, 5});
+    }
+
+    TEST_CASE("not counted without the campaign") {
+        LogFile log;
+        auto s = report::summarize(log.write(sent_rows_1_2_and_failed_3()));
+        REQUIRE(s.ok());
+        CHECK_FALSE(s->user_ids_counted);
+        CHECK(s->without_user_id == 0);
     }
 }
