@@ -35,7 +35,7 @@ public:
     long long total() const { return m_total; }
 
 private:
-    std::vector<Group> m_groups;                       // in the order their kinds were first seen
+    std::vector<Group> m_groups;                           // in the order their kinds were first seen
     std::unordered_map<std::string, std::size_t> m_index;  // kind → its group in m_groups
     long long m_total = 0;
 };

@@ -108,7 +108,8 @@ bool adopt_campaign(const campaign::Campaign& c, Output& out) {
 void report_unusable(const std::string& path, const std::vector<std::string>& problems, Output& out) {
     // Text: every problem as it is, then what it means; json: one error object.
     const std::string text = fmt::format("{}", fmt::join(problems, "\n"));
-    out.error(text, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", text, path));
+    out.error(text, k_exit_bad_input,
+              fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", text, path));
 }
 
 }  // namespace cli
