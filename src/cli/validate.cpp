@@ -111,8 +111,8 @@ void list_row(Output& out, const std::string& csv, const campaign::Recipient& r)
                 {"reason", r.reason}});
 }
 
-// Counts row `r` into `counts` (and the plan's `zones`), listing it with --rows when it will
-// not be sent. Fails when the plan's zone sequence cannot take the row.
+// Counts row `r`, screened against the ledger as `screening` says, into `counts` (and a row to
+// send into the plan's `zones`). Fails when the zone sequence cannot take the row.
 util::Result<void> count_row(const campaign::Recipient& r, const runner::Screening& screening,
                              std::optional<runner::ZoneSequence>& zones, RowCounts& counts) {
     ++counts.rows;
