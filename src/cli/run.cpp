@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 
