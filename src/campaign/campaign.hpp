@@ -187,6 +187,11 @@ struct Campaign {
     std::map<std::string, int> lines;  // "message.text" → 1-based line in the file, for errors
 };
 
+// Returns where `key` ("message.body[2]") sits in `campaign`'s file: "FILE:LINE", the line of the
+// key or, when it has none, of the nearest key that holds it ("message.body"); "FILE" when none
+// has a line.
+std::string where(const Campaign& campaign, const std::string& key);
+
 // Returns the values never to show: `campaign`'s API key, access token, the values of its
 // `service.headers` (which may carry tokens too) and the passwords of its ledger and rate store.
 std::vector<std::string> secrets_of(const Campaign& campaign);

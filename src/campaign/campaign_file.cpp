@@ -259,25 +259,26 @@ void check_zone_column(detail::LoadContext& ctx, const Campaign& c) {
                 "recipients.columns.time_zone: only applies to schedule.window.timezone: recipient");
 }
 
-std::string report(const detail::LoadContext& ctx) {
+// Returns every problem of `ctx` as "FILE:LINE: what", in line order, each once.
+std::vector<std::string> report(const detail::LoadContext& ctx) {
     auto problems = ctx.problems;
     std::stable_sort(problems.begin(), problems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     // A mapping merged in several places would report its own problems once per use.
     problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
-    std::string out;
+    std::vector<std::string> out;
     for (const auto& [line, message] : problems) {
-        out += fmt::format("{}{}:{}: {}", out.empty() ? "" : "\n", ctx.file, line,
-                           util::printable(ctx.secrets.apply(message)));
+        out.push_back(fmt::format("{}:{}: {}", ctx.file, line, util::printable(ctx.secrets.apply(message))));
     }
     return out;
 }
 
 }  // namespace
 
-util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options) {
+util::Result<CampaignDraft> read_campaign(const std::string& path, const util::Environment& env, LoadOptions options) {
     TRY_ASSIGN(const std::string text, read_file(path));
     TRY_ASSIGN(const YAML::Node document, parse(path, text));
-    Campaign campaign;
+    CampaignDraft draft;
+    Campaign& campaign = draft.campaign;
     campaign.file = path;
     detail::LoadContext ctx{path, std::filesystem::path(path).parent_path(), env, options, campaign.lines, {}, {}, {},
                             {}};
@@ -301,10 +302,27 @@ util::Result<Campaign> load_campaign(const std::string& path, const util::Enviro
         // Reading checks each node's type first; this is a last guard, not a path we expect.
         ctx.problem(std::max(e.mark.line + 1, 1), e.msg);
     }
-    if (!ctx.problems.empty()) {
-        return util::fail(report(ctx));
+    draft.problems = report(ctx);
+    return draft;
+}
+
+util::Result<Campaign> load_campaign(const std::string& path, const util::Environment& env, LoadOptions options) {
+    TRY_ASSIGN(CampaignDraft draft, read_campaign(path, env, options));
+    if (!draft.problems.empty()) {
+        return util::fail(fmt::format("{}", fmt::join(draft.problems, "\n")));
     }
-    return campaign;
+    return std::move(draft.campaign);
+}
+
+std::string where(const Campaign& c, const std::string& key) {
+    for (std::string at = key; !at.empty();) {
+        if (const auto found = c.lines.find(at); found != c.lines.end()) {
+            return fmt::format("{}:{}", c.file, found->second);
+        }
+        const auto cut = at.find_last_of(".[");
+        at.resize(cut == std::string::npos ? 0 : cut);
+    }
+    return c.file;
 }
 
 std::vector<std::string> secrets_of(const Campaign& c) {

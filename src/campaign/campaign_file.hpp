@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "campaign/campaign.hpp"
 #include "util/env.hpp"
@@ -20,6 +21,20 @@ enum class SecretsPolicy { required, optional };
 struct LoadOptions {
     SecretsPolicy secrets = SecretsPolicy::required;
 };
+
+// A campaign file read as far as it could be: the campaign, each key with a problem left at its
+// default, and every problem found, each "FILE:LINE: what is wrong", in line order.
+struct CampaignDraft {
+    Campaign campaign;
+    std::vector<std::string> problems;
+};
+
+// Reads and checks the campaign file at `path`, every key of it, collecting every problem rather
+// than stopping at the first (FILE as given in `path`). Fails only when the file cannot be read
+// ("FILE: cannot read: reason") or is not one YAML mapping ("FILE:LINE: …"). Secret values never
+// appear in a problem.
+util::Result<CampaignDraft> read_campaign(const std::string& path, const util::Environment& env,
+                                          LoadOptions options = {});
 
 // Loads and validates the campaign file at `path`. On failure the error message holds every
 // problem found, one per line, each "FILE:LINE: what is wrong" (FILE as given in `path`);

@@ -159,6 +159,8 @@ void read_template_body(const Section& m, TemplateMessage& out) {
     if (m.holds_list("body")) {
         if (auto values = m.list("body")) {
             for (auto& value : *values) {
+                // Each value's own line, for a placeholder in it that names no column.
+                m.context().lines[fmt::format("{}[{}]", m.path_of("body"), out.body.size())] = value.line;
                 out.body.push_back({std::string(), std::move(value.text)});
             }
         }

@@ -218,12 +218,17 @@ void read_recipients(const Section& root, const Cleanup& cleanup, Recipients& ou
         out.delimiter = delimiter(s, *text);
     }
     if (auto columns = s.section("columns", Need::required, k_columns_keys)) {
-        out.columns.wa_id = columns->text("wa_id", Need::required).value_or(out.columns.wa_id);
-        out.columns.user_name = columns->text("user_name", Need::required).value_or(out.columns.user_name);
+        // Empty when not read (a problem of its own): no column is then looked for under its name.
+        out.columns.wa_id = columns->text("wa_id", Need::required).value_or("");
+        out.columns.user_name = columns->text("user_name", Need::required).value_or("");
         out.columns.user_id =
             columns->text("user_id", cleanup.delete_contacts ? Need::required : Need::optional).value_or("");
         out.columns.subscriber_id = columns->text("subscriber_id", Need::optional).value_or("");
         out.columns.time_zone = columns->text("time_zone", Need::optional).value_or("");
+    }
+    if (!s.has("columns")) {
+        out.columns.wa_id.clear();
+        out.columns.user_name.clear();
     }
     if (auto country = s.text("default_country", Need::optional)) {
         const bool letters = country->size() == 2 && std::isalpha(static_cast<unsigned char>((*country)[0])) &&

@@ -8,6 +8,7 @@
 
 #include "campaign/campaign_file_yaml.hpp"
 #include "util/duration.hpp"
+#include "util/nearest.hpp"
 #include "util/utf8.hpp"
 
 namespace campaign::detail {
@@ -29,47 +30,10 @@ Number number_in(const std::string& text) {
     return out;
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) {
-        row[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t above = row[j];
-            const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-// Returns the candidate nearest to `word`, when it is near enough to be a typo.
-std::optional<std::string_view> closest(std::string_view word, std::span<const std::string_view> candidates) {
-    std::optional<std::string_view> best;
-    size_t best_distance = 0;
-    for (auto candidate : candidates) {
-        const size_t d = edit_distance(word, candidate);
-        if (!best || d < best_distance) {
-            best = candidate;
-            best_distance = d;
-        }
-    }
-    // Near enough to be a typo ("per_sec" → "per_second"), not just any other word.
-    const size_t longest = best ? std::max(word.size(), best->size()) : 0;
-    if (!best || best_distance > std::max<size_t>(2, (longest + 1) / 3)) {
-        return std::nullopt;
-    }
-    return best;
-}
-
 }  // namespace
 
 std::string with_suggestion(std::string message, std::string_view word, std::span<const std::string_view> names) {
-    if (auto near = closest(word, names)) {
+    if (auto near = util::nearest(word, names)) {
         message += fmt::format(" (did you mean {}?)", in_quotes(*near));
     }
     return message;

@@ -12,6 +12,7 @@
 #include "campaign/csv_reader.hpp"
 #include "campaign/duplicates.hpp"
 #include "campaign/phone.hpp"
+#include "campaign/reason_groups.hpp"
 #include "campaign/render.hpp"
 #include "util/disk_array.hpp"
 #include "util/redact.hpp"
@@ -28,43 +29,11 @@ constexpr std::string_view k_holds_secret =
 
 // Where `key` sits in the campaign file, as "FILE:LINE: ".
 std::string at(const Campaign& c, const std::string& key) {
-    auto it = c.lines.find(key);
-    if (it == c.lines.end()) {
-        return c.file + ": ";
-    }
-    return fmt::format("{}:{}: ", c.file, it->second);
+    return where(c, key) + ": ";
 }
 
 std::string column_list(const std::vector<std::string>& header) {
     return fmt::format("{}", fmt::join(header, ", "));
-}
-
-// Returns `reason` with what differs from row to row left out: quoted values (but a column's
-// name) and numbers of four digits or more, so that reasons of one kind count together.
-std::string reason_kind(std::string_view reason) {
-    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
-    std::string out;
-    for (std::size_t i = 0; i < reason.size();) {
-        if (reason[i] == '"') {
-            if (const std::size_t close = reason.find('"', i + 1); close != std::string_view::npos) {
-                const bool column_name = out.ends_with("column ");
-                out += column_name ? reason.substr(i, close + 1 - i) : "\"…\"";
-                i = close + 1;
-                continue;
-            }
-        }
-        std::size_t end = i;
-        while (end < reason.size() && is_digit(reason[end])) {
-            ++end;
-        }
-        if (end - i >= 4) {
-            out += "…";
-        } else {
-            out.append(reason.substr(i, std::max<std::size_t>(end - i, 1)));
-        }
-        i = std::max(end, i + 1);
-    }
-    return out;
 }
 
 // Counts rows and invalid rows by kind of reason, in memory bounded whatever the list.
@@ -76,27 +45,23 @@ public:
             return;
         }
         ++m_survey.invalid;
-        std::string kind = reason_kind(r.reason);
-        if (m_kinds.size() >= k_max_kinds && !m_kinds.contains(kind)) {
-            kind = "other reasons";
-        }
-        ++m_kinds[kind];
+        m_reasons.add(r.reason, r.row);
     }
 
     ListSurvey finish(std::string dominant_country) {
         constexpr std::size_t k_kept = 5;
-        std::vector<std::pair<std::string, long long>> kinds(m_kinds.begin(), m_kinds.end());
-        std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-        kinds.resize(std::min(kinds.size(), k_kept));
-        m_survey.reasons = std::move(kinds);
+        auto groups = m_reasons.most_common();
+        groups.resize(std::min(groups.size(), k_kept));
+        for (auto& group : groups) {
+            m_survey.reasons.emplace_back(std::move(group.reason), group.count);
+        }
         m_survey.dominant_country = std::move(dominant_country);
         return std::move(m_survey);
     }
 
 private:
-    static constexpr std::size_t k_max_kinds = 256;
     ListSurvey m_survey;
-    std::map<std::string, long long> m_kinds;
+    ReasonGroups m_reasons;
 };
 
 std::string percent(double share) {
@@ -442,10 +407,15 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
     std::vector<std::string> problems;
 
     const auto column = [&](const std::string& key, const std::string& name) -> std::optional<std::size_t> {
+        if (name.empty()) {
+            return std::nullopt;  // not read from the campaign file, which said why (read_campaign)
+        }
         auto index = impl->reader.column(name);
         if (!index) {
-            problems.push_back(fmt::format("{}{}: column \"{}\" is not in {} (columns: {})", at(c, key), key, name,
-                                           rc.file, column_list(header)));
+            const auto near = nearest_column(name, header);
+            problems.push_back(fmt::format("{}{}: column \"{}\" is not in {}{} (columns: {})", at(c, key), key, name,
+                                           rc.file, near ? fmt::format(" (did you mean \"{}\"?)", *near) : "",
+                                           column_list(header)));
         }
         return index;
     };
@@ -494,6 +464,14 @@ util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl(
         return util::fail(fmt::format("{}", fmt::join(problems, "\n")));
     }
     return impl;
+}
+
+std::optional<std::string> RecipientStream::check_columns(const Campaign& c) {
+    if (c.recipients.file.empty()) {
+        return std::nullopt;  // not read from the campaign file, which said why
+    }
+    auto impl = make_impl(c, {});
+    return impl ? std::nullopt : std::optional(impl.error().message);
 }
 
 util::Result<std::unique_ptr<RecipientStream::Impl>> RecipientStream::make_impl_for_country(const Campaign& c,

@@ -71,6 +71,13 @@ public:
     static util::Result<RecipientStream> open(const Campaign& campaign, const DuplicateOptions& duplicates = {},
                                               const RowChecks& checks = {});
 
+    // Checks what open() checks before it reads a row: that every column `campaign` maps and every
+    // placeholder of its message names a column of its CSV's header (suggesting the nearest), that
+    // the CSV can be opened, the country and the zones. Returns every problem, one per line, as
+    // "FILE:LINE: …"; nothing when there is none, or when recipients.file is not known (a problem
+    // of the campaign file of its own: campaign::read_campaign).
+    static std::optional<std::string> check_columns(const Campaign& campaign);
+
     // The same stream in one pass, for readers that need neither survey() (it reads as empty
     // but for the dominant country) nor the duplicates (every valid row reads as a first): the
     // log's join with the list, the deletion step.

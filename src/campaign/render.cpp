@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "util/nearest.hpp"
 #include "util/text.hpp"
 
 namespace campaign {
@@ -27,11 +28,8 @@ std::size_t character_at(std::string_view text, std::size_t offset) {
 
 std::string no_column_error(const std::string& name, const std::vector<std::string>& header) {
     std::string message = "placeholder {{" + name + "}} names no column";
-    for (const auto& column : header) {
-        if (util::ascii_lower(column) == util::ascii_lower(name)) {
-            message += " (did you mean \"" + column + "\"?)";
-            break;
-        }
+    if (auto near = nearest_column(name, header)) {
+        message += " (did you mean \"" + *near + "\"?)";
     }
     message += "; columns are: ";
     for (std::size_t i = 0; i < header.size(); ++i) {
@@ -123,6 +121,19 @@ util::Result<std::string> BoundTemplate::render(const std::vector<std::string>& 
     std::string out;
     TRY(render_into(fields, out));
     return out;
+}
+
+std::optional<std::string> nearest_column(std::string_view name, const std::vector<std::string>& header) {
+    for (const auto& column : header) {
+        if (util::ascii_lower(column) == util::ascii_lower(name)) {
+            return column;  // only the case differs
+        }
+    }
+    const std::vector<std::string_view> columns(header.begin(), header.end());
+    if (auto near = util::nearest(name, columns)) {
+        return std::string(*near);
+    }
+    return std::nullopt;
 }
 
 }  // namespace campaign

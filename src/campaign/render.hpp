@@ -65,4 +65,9 @@ private:
     std::size_t m_literal_size = 0;  // to reserve once per message
 };
 
+// Returns the column of `header` that `name` (a placeholder's or a mapped column's, found in
+// none) most likely meant: the one that differs only in case, else the nearest by edit distance
+// when near enough to be a typo (util::nearest). Nothing when none is.
+std::optional<std::string> nearest_column(std::string_view name, const std::vector<std::string>& header);
+
 }  // namespace campaign

@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/campaign_check.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/metrics_options.hpp"
 #include "cli/output.hpp"
+#include "cli/plan_json.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
 #include "cli/signals.hpp"
@@ -124,31 +125,6 @@ nlohmann::ordered_json zones_json(const runner::DryRunReport& report) {
     return zones;
 }
 
-// The plan as the dry run's JSON carries it: times as RFC 3339 UTC, null when there are none.
-nlohmann::ordered_json plan_json(const runner::Plan& plan) {
-    const auto time = [](const std::optional<util::TimePoint>& t) {
-        return t ? nlohmann::ordered_json(util::format_timestamp(*t)) : nlohmann::ordered_json();
-    };
-    return {{"kind", runner::to_string(plan.kind)},
-            {"messages", plan.messages},
-            {"planned", plan.planned},
-            {"first", time(plan.first)},
-            {"last", time(plan.last)},
-            {"days", plan.days},
-            {"zone", plan.zone},
-            {"per_second", std::isinf(plan.per_second) ? nlohmann::ordered_json("unlimited")
-                                                       : nlohmann::ordered_json(plan.per_second)},
-            {"per_day", plan.per_day ? nlohmann::ordered_json(*plan.per_day) : nlohmann::ordered_json()},
-            {"per_day_source", plan.per_day_source},
-            {"room_today", plan.room_today ? nlohmann::ordered_json(*plan.room_today) : nlohmann::ordered_json()},
-            {"room_for_all", plan.room_for_all},
-            {"larger_than_a_day", plan.larger_than_a_day()},
-            {"window", plan.window},
-            {"why", plan.why},
-            {"note", plan.note},
-            {"per_hour", plan.per_hour}};
-}
-
 int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     util::SystemClock clock;
     const auto media = media_for_dry_run(c, opts, out);
@@ -228,16 +204,16 @@ int run_campaign(const RunOptions& opts, Output& out) {
         return k_exit_bad_input;
     }
     auto secrets = opts.dry_run ? campaign::SecretsPolicy::optional : campaign::SecretsPolicy::required;
-    auto c = load_campaign_or_report(opts.campaign, secrets, out);
-    if (!c) {
-        return k_exit_bad_input;
+    // The template is checked with the rest of the file: every problem is said at once.
+    auto checked = check_campaign_or_report(opts.campaign, secrets,
+                                            opts.offline ? TemplateList::offline : TemplateList::read, out);
+    if (!checked.campaign) {
+        return checked.exit_code;
     }
+    auto& c = checked.campaign;
     // --results names the result log in place of the campaign's: nothing may be written over it.
     if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
         return k_exit_bad_input;
-    }
-    if (auto stopped = resolve_template_or_report(*c, opts.offline, out)) {
-        return *stopped;
     }
     if (opts.dry_run) {
         return run_dry(*c, opts, out);

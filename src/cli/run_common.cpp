@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/campaign_check.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/metrics_options.hpp"
 #include "cli/send_summary.hpp"
@@ -149,66 +150,22 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
     util::ProcessEnvironment env;
     auto loaded = campaign::load_campaign(path, env, {.secrets = secrets});
     if (!loaded) {
-        // Text: every problem as it is, then what it means; json: one error object.
-        const auto& problems = loaded.error().message;
-        out.error(problems, k_exit_bad_input,
-                  fmt::format("{}\nwacamp: error: {} is not usable; nothing was sent\n", problems, path));
+        report_unusable(path, {loaded.error().message}, out);
         return std::nullopt;
     }
-    for (const auto& secret : campaign::secrets_of(*loaded)) {
-        out.add_secret(secret);
-    }
-    out.set_campaign(loaded->name, loaded->account.ledger ? loaded->account.name : std::string());
-    if (log_file_clashes(*loaded, out)) {
+    if (!adopt_campaign(*loaded, out)) {
         return std::nullopt;
-    }
-    if (service::insecure_http(loaded->service.base_url)) {
-        out.warning(service::insecure_http_warning(loaded->service.base_url));  // on every run, as promised
     }
     return std::move(*loaded);
 }
 
 std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offline, Output& out) {
-    if (c.message.type != campaign::MessageType::template_message) {
+    auto refused = check_template(c, offline ? TemplateList::offline : TemplateList::read, out);
+    if (!refused) {
         return std::nullopt;
     }
-    if (offline) {
-        out.notice(
-            fmt::format("template \"{}\" not checked (--offline): its variables, status and id are not "
-                        "known; a run checks them before it sends",
-                        c.message.templated.name));
-        return std::nullopt;
-    }
-    if (c.service.api_key.empty()) {
-        out.error(fmt::format("{}: a template campaign is checked against the account's template list, which needs "
-                              "service.api_key; set it, or add --offline to skip the check",
-                              c.file),
-                  k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    service::CurlTransport transport(
-        {.ca_file = c.service.ca_file, .max_connections = 2, .max_host_connections = 0, .http = c.service.http});
-    auto resolved = runner::resolve_template(c, transport);
-    if (!resolved) {
-        out.error(resolved.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    if (resolved->unreachable) {
-        out.error(fmt::format("{}: {}; nothing was sent", c.file, resolved->message), k_exit_stopped);
-        return k_exit_stopped;
-    }
-    if (resolved->stop) {
-        out.error(fmt::format("stopped before sending: {} ({})", resolved->message, queue::to_string(*resolved->stop)),
-                  k_exit_stopped);
-        return k_exit_stopped;
-    }
-    if (!resolved->note.empty()) {
-        out.warning(resolved->note);
-    }
-    out.notice(fmt::format("template \"{}\" ({}, {}): APPROVED, its variables match the campaign's",
-                           c.message.templated.name, c.message.templated.category,
-                           c.message.templated.language.empty() ? "its only language" : c.message.templated.language));
-    return std::nullopt;
+    out.error(refused->message, refused->code);
+    return refused->code;
 }
 
 int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& options, runner::RunUi& ui,

@@ -1,14 +1,21 @@
 // wacamp validate: check a campaign file and every CSV row; no log, and no network unless the
-// images are to be checked (--check-media).
+// images are to be checked (--check-media) or a template campaign's template list is read. The
+// rows' problems are grouped by reason; --rows lists each row as well.
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include "campaign/reason_groups.hpp"
 #include "campaign/recipients.hpp"
+#include "cli/campaign_check.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/output.hpp"
+#include "cli/plan_json.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
 #include "runner/plan.hpp"
@@ -19,10 +26,23 @@ namespace cli {
 
 namespace {
 
+// Whether validate lists each row not to be sent (--rows), besides the reasons.
+enum class ListRows { no, yes };
+
 struct ValidateOptions {
     std::string campaign;
     bool check_media = false;
-    bool offline = false;  // a template campaign checked without the template list
+    bool offline = false;    // a template campaign checked without the template list
+    bool every_row = false;  // --rows: each row not to be sent on a line of its own
+    LogOptions log;
+};
+
+// What validate found in the rows, as it read them.
+struct RowCounts {
+    std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
+    results::CauseCounts held;               // rows the ledger would skip or hold, by cause
+    campaign::ReasonGroups invalid_reasons;  // the invalid rows, by reason
+    campaign::ReasonGroups skipped_reasons;  // the skipped rows (duplicates), by reason
 };
 
 // Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
@@ -36,116 +56,210 @@ std::string ledger_line(const results::CauseCounts& held, const std::string& pat
                        cause_list(held));
 }
 
-int validate(const ValidateOptions& opts) {
-    const std::string& path = opts.campaign;
-    Output text(LogFormat::text);
-    auto c = load_campaign_or_report(path, campaign::SecretsPolicy::optional, text);
-    if (!c) {
-        return k_exit_bad_input;
+// The rows not to be sent, by reason: the invalid rows' reasons, most rows first, then the
+// skipped rows'.
+struct ReasonList {
+    std::vector<campaign::ReasonGroups::Group> invalid;
+    std::vector<campaign::ReasonGroups::Group> skipped;
+};
+
+// Returns the lines of `reasons`, "  12 × REASON (rows 2, 5, …)", under a line naming `csv`; ""
+// when no row has a problem.
+std::string reason_lines(const ReasonList& reasons, const std::string& csv, ListRows list) {
+    if (reasons.invalid.empty() && reasons.skipped.empty()) {
+        return {};
     }
-    if (auto stopped = resolve_template_or_report(*c, opts.offline, text)) {
-        return *stopped;
+    std::string text = fmt::format("{}: rows not to be sent, by reason{}:\n", csv,
+                                   list == ListRows::yes ? "" : " (validate --rows lists each row)");
+    long long most = 0;
+    for (const auto* groups : {&reasons.invalid, &reasons.skipped}) {
+        most = std::max(most, groups->empty() ? 0 : groups->front().count);
     }
-    const auto& redactor = text.redactor();
-    auto stream = campaign::RecipientStream::open(*c);
+    const std::size_t width = fmt::formatted_size("{}", most);
+    for (const auto& g : reasons.invalid) {
+        text += fmt::format("  {:>{}} × {} ({})\n", g.count, width, g.reason, campaign::rows_of(g));
+    }
+    for (const auto& g : reasons.skipped) {
+        text += fmt::format("  {:>{}} × skipped: {} ({})\n", g.count, width, g.reason, campaign::rows_of(g));
+    }
+    return text;
+}
+
+// Returns `reasons` as an array of {"status", "reason", "count", "rows"}: the first rows of each.
+nlohmann::ordered_json reasons_json(const ReasonList& reasons) {
+    auto array = nlohmann::ordered_json::array();
+    for (const auto& [status, groups] : {std::pair{"invalid", &reasons.invalid}, {"skipped", &reasons.skipped}}) {
+        for (const auto& g : *groups) {
+            array.push_back({{"status", status}, {"reason", g.reason}, {"count", g.count}, {"rows", g.rows}});
+        }
+    }
+    return array;
+}
+
+// With --rows: row `r`, not to be sent, on a line of its own ("FILE:LINE: row N: reason"), or
+// as a JSON object.
+void list_row(Output& out, const std::string& csv, const campaign::Recipient& r) {
+    const bool skipped = r.verdict == campaign::Verdict::duplicate;
+    const std::string line =
+        fmt::format("{}:{}: row {}: {}{}", csv, r.line, r.row, skipped ? "skipped: " : "", r.reason);
+    out.result(Level::info, "row", line + "\n",
+               {{"message", line},
+                {"file", csv},
+                {"line", r.line},
+                {"row", r.row},
+                {"status", skipped ? "skipped" : "invalid"},
+                {"reason", r.reason}});
+}
+
+// Counts row `r`, screened against the ledger as `screening` says, into `counts` (and a row to
+// send into the plan's `zones`). Fails when the zone sequence cannot take the row.
+util::Result<void> count_row(const campaign::Recipient& r, const runner::Screening& screening,
+                             std::optional<runner::ZoneSequence>& zones, RowCounts& counts) {
+    ++counts.rows;
+    switch (r.verdict) {
+    case campaign::Verdict::ok:
+        ++counts.ok;
+        if (screening.cause != results::Cause::none) {
+            ++counts.held[screening.cause];
+        } else if (zones && !r.zone.name.empty()) {
+            TRY(zones->add(r.zone.name));
+        }
+        break;
+    case campaign::Verdict::invalid:
+        ++counts.invalid;
+        counts.invalid_reasons.add(r.reason, r.row);
+        break;
+    case campaign::Verdict::duplicate:
+        ++counts.duplicates;
+        // Each names its own first row: grouped as one.
+        counts.skipped_reasons.add("duplicate of an earlier row", r.row);
+        break;
+    }
+    return {};
+}
+
+// Opens the campaign's recipients, the images checked first with --check-media; nothing (after
+// saying why) when they cannot be read.
+std::optional<campaign::RecipientStream> open_rows(const campaign::Campaign& c, const ValidateOptions& opts,
+                                                   std::optional<runner::MediaReport>& media, Output& out) {
+    auto stream = campaign::RecipientStream::open(c);
+    if (stream && opts.check_media) {
+        media = check_media_or_report(c, *stream, out);
+        if (!media) {
+            return std::nullopt;
+        }
+        stream = campaign::RecipientStream::open(c, {}, {.media = &media->verdicts});
+    }
     if (!stream) {
         const auto& problem = stream.error().message;
-        text.error(problem, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable\n", problem, path));
+        out.error(problem, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable\n", problem, c.file));
+        return std::nullopt;
+    }
+    return std::move(*stream);
+}
+
+// Prints what validate found (the counts, the rows' problems by reason, the ledger's holds and
+// the plan) as text or one JSON object, and returns the exit code: 0 when the campaign could be
+// sent; 2 when no row can go, too many are invalid (`survey`, said on stderr too) or the plan
+// cannot be made.
+int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, const RowCounts& counts,
+              std::optional<runner::ZoneSequence>& zones, runner::AccountBook* book, ListRows list, Output& out) {
+    const ReasonList reasons{counts.invalid_reasons.most_common(), counts.skipped_reasons.most_common()};
+    const std::string totals =
+        fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}", c.file, counts.rows, counts.ok,
+                    counts.invalid, counts.duplicates, counts.duplicates == 1 ? "" : "s");
+    std::string text = totals + "\n" + reason_lines(reasons, c.recipients.file, list);
+    nlohmann::ordered_json fields = {
+        {"message", totals},
+        {"file", c.file},
+        {"csv", c.recipients.file},
+        {"rows", counts.rows},
+        {"to_send", counts.ok},
+        {"invalid", counts.invalid},
+        {"duplicates", counts.duplicates},
+        {"held", cause_counts_json(counts.held)},
+        {"reasons", reasons_json(reasons)},
+        {"ledger", book != nullptr ? nlohmann::ordered_json(book->path()) : nlohmann::ordered_json()},
+        {"plan", nullptr}};
+    const auto finish = [&](ExitCode code) {
+        fields["exit_code"] = static_cast<int>(code);
+        out.result(code == k_exit_done ? Level::info : Level::error, "validate", text, fields);
+        return code;
+    };
+    if (auto refused = campaign::too_many_invalid(c, survey)) {
+        finish(k_exit_bad_input);
+        out.error(*refused, k_exit_bad_input,
+                  fmt::format("{}\nwacamp: error: {} would be refused: too many invalid rows\n", *refused, c.file));
         return k_exit_bad_input;
     }
-    std::optional<runner::MediaReport> media;
-    if (opts.check_media) {
-        media = check_media_or_report(*c, *stream, text);
-        if (!media) {
-            return k_exit_bad_input;
-        }
-        stream = campaign::RecipientStream::open(*c, {}, {.media = &media->verdicts});
-        if (!stream) {
-            const auto& problem = stream.error().message;
-            text.error(problem, k_exit_bad_input, fmt::format("{}\nwacamp: error: {} is not usable\n", problem, path));
-            return k_exit_bad_input;
-        }
+    if (counts.ok == 0) {
+        text += "no row can be sent\n";
+        return finish(k_exit_bad_input);
     }
-    auto book = read_account_or_report(*c, text);
+    if (book != nullptr) {
+        text += ledger_line(counts.held, book->path());
+    }
+    util::SystemClock clock;
+    const std::int64_t to_send = counts.ok - total_of(counts.held);
+    auto plan = runner::make_plan(c, {.messages = to_send,
+                                      .now = clock.wall_now(),
+                                      .book = book,
+                                      .zones = zones && zones->size() == to_send ? &*zones : nullptr});
+    if (!plan) {
+        finish(k_exit_bad_input);
+        out.error(plan.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    text += runner::describe(*plan);
+    fields["plan"] = plan_json(*plan);
+    return finish(k_exit_done);
+}
+
+int validate(const ValidateOptions& opts, Output& out) {
+    const std::string& path = opts.campaign;
+    auto checked = check_campaign_or_report(path, campaign::SecretsPolicy::optional,
+                                            opts.offline ? TemplateList::offline : TemplateList::read, out);
+    if (!checked.campaign) {
+        return checked.exit_code;
+    }
+    auto& c = checked.campaign;
+    std::optional<runner::MediaReport> media;
+    auto stream = open_rows(*c, opts, media, out);
+    if (!stream) {
+        return k_exit_bad_input;
+    }
+    auto book = read_account_or_report(*c, out);
     if (!book) {
         return k_exit_bad_input;
     }
     util::SystemClock clock;
     runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock);
-    std::int64_t rows = 0, ok = 0, invalid = 0, duplicates = 0;
-    results::CauseCounts held;                  // rows the ledger would skip or hold, by cause
+    RowCounts counts;
     std::optional<runner::ZoneSequence> zones;  // the plan's: each row to send's zone, in order
     if (c->schedule.window && c->schedule.window->per_recipient) {
         zones.emplace(*c->schedule.window);
     }
     campaign::Recipient r;
     runner::Screening screening;
-    std::string out;
     auto more = screened.next(r, screening);
     for (; more && *more; more = screened.next(r, screening)) {
-        ++rows;
-        switch (r.verdict) {
-        case campaign::Verdict::ok:
-            ++ok;
-            if (screening.cause != results::Cause::none) {
-                ++held[screening.cause];
-            } else if (zones && !r.zone.name.empty()) {
-                if (auto added = zones->add(r.zone.name); !added) {
-                    text.error(added.error().message, k_exit_bad_input);
-                    return k_exit_bad_input;
-                }
-            }
-            break;
-        case campaign::Verdict::invalid:
-            ++invalid;
-            out += fmt::format("{}:{}: row {}: {}\n", c->recipients.file, r.line, r.row, r.reason);
-            break;
-        case campaign::Verdict::duplicate:
-            ++duplicates;
-            out += fmt::format("{}:{}: row {}: skipped: {}\n", c->recipients.file, r.line, r.row, r.reason);
-            break;
+        if (auto counted = count_row(r, screening, zones, counts); !counted) {
+            out.error(counted.error().message, k_exit_bad_input);
+            return k_exit_bad_input;
         }
-        if (out.size() > 1 << 16) {
-            print_out(redactor, out);
-            out.clear();
+        if (opts.every_row && r.verdict != campaign::Verdict::ok) {
+            list_row(out, c->recipients.file, r);
         }
     }
     if (!more) {
-        print_out(redactor, out);
         const auto& problem = more.error().message;
-        text.error(problem, k_exit_bad_input,
-                   fmt::format("{}\nwacamp: error: {} could not be checked to the end\n", problem, path));
+        out.error(problem, k_exit_bad_input,
+                  fmt::format("{}\nwacamp: error: {} could not be checked to the end\n", problem, path));
         return k_exit_bad_input;
     }
-    out += fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}\n", path, rows, ok, invalid, duplicates,
-                       duplicates == 1 ? "" : "s");
-    if (auto refused = campaign::too_many_invalid(*c, stream->survey())) {
-        print_out(redactor, out);
-        text.error(*refused, k_exit_bad_input,
-                   fmt::format("{}\nwacamp: error: {} would be refused: too many invalid rows\n", *refused, path));
-        return k_exit_bad_input;
-    }
-    if (ok == 0) {
-        out += "no row can be sent\n";
-    } else {
-        if (*book != nullptr) {
-            out += ledger_line(held, (*book)->path());
-        }
-        auto plan = runner::make_plan(*c, {.messages = ok - total_of(held),
-                                           .now = clock.wall_now(),
-                                           .book = book->get(),
-                                           .zones = zones && zones->size() == ok - total_of(held) ? &*zones : nullptr});
-        if (!plan) {
-            print_out(redactor, out);
-            text.error(plan.error().message, k_exit_bad_input);
-            return k_exit_bad_input;
-        }
-        out += runner::describe(*plan);
-    }
-    print_out(redactor, out);
-    return ok > 0 ? k_exit_done : k_exit_bad_input;
+    return summarise(*c, stream->survey(), counts, zones, book->get(), opts.every_row ? ListRows::yes : ListRows::no,
+                     out);
 }
-
 }  // namespace
 
 Action add_validate(CLI::App& app) {
@@ -160,7 +274,12 @@ Action add_validate(CLI::App& app) {
                   "WhatsApp takes it: a JPEG or PNG of at most 5 MB, an MP4 or 3GPP video of at most 16 MB, a "
                   "document of at most 100 MB");
     sub->add_flag("--offline", opts->offline, "Do not read the template list (a template campaign's check is skipped)");
-    return [opts] { return validate(*opts); };
+    sub->add_flag("--rows", opts->every_row,
+                  "List every row that will not be sent, one line each (FILE:LINE: row N: reason), besides the "
+                  "reasons grouped with their counts");
+    add_log_options(*sub, opts->log);
+    return
+        [opts] { return with_output(opts->log, {opts->campaign}, [&](Output& out) { return validate(*opts, out); }); };
 }
 
 }  // namespace cli

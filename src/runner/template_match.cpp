@@ -194,7 +194,7 @@ util::Result<Records> in_language(const campaign::Campaign& c, const std::vector
         return util::fail(
             fmt::format("{}: template \"{}\" exists in several languages ({}): set "
                         "message.language; nothing was sent",
-                        c.file, t.name, fmt::join(languages, ", ")));
+                        campaign::where(c, "message.template"), t.name, fmt::join(languages, ", ")));
     }
     if (t.language.empty()) {
         for (const auto& info : named) {
@@ -203,7 +203,8 @@ util::Result<Records> in_language(const campaign::Campaign& c, const std::vector
     }
     if (records.empty()) {
         return util::fail(fmt::format("{}: template \"{}\" has no language \"{}\" (it has: {}); nothing was sent",
-                                      c.file, t.name, t.language, fmt::join(languages, ", ")));
+                                      campaign::where(c, "message.language"), t.name, t.language,
+                                      fmt::join(languages, ", ")));
     }
     return records;
 }
@@ -224,7 +225,8 @@ util::Result<Chosen> choose(const campaign::Campaign& c, const Records& records,
             }
         }
         return util::fail(fmt::format("{}: message.template_id {} is none of {}'s records ({}); nothing was sent",
-                                      c.file, t.template_id, what, describe(records)));
+                                      campaign::where(c, "message.template_id"), t.template_id, what,
+                                      describe(records)));
     }
     if (records.size() == 1) {
         return Chosen{records.front(), {}};
@@ -241,7 +243,7 @@ util::Result<Chosen> choose(const campaign::Campaign& c, const Records& records,
     return util::fail(
         fmt::format("{}: {} has {} records ({}): set message.template_id to the _id of the one to "
                     "send; nothing was sent",
-                    c.file, what, records.size(), describe(records)));
+                    campaign::where(c, "message.template"), what, records.size(), describe(records)));
 }
 
 }  // namespace
@@ -249,12 +251,12 @@ util::Result<Chosen> choose(const campaign::Campaign& c, const Records& records,
 util::Result<std::string> match_template(campaign::Campaign& c, const TemplateShortlist& list) {
     campaign::TemplateMessage& t = c.message.templated;
     if (list.named().empty()) {
-        return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent", c.file,
-                                      t.name, list.names().text()));
+        return util::fail(fmt::format("{}: the account has no template \"{}\" (it has: {}); nothing was sent",
+                                      campaign::where(c, "message.template"), t.name, list.names().text()));
     }
     if (list.overflowed()) {
         return util::fail(fmt::format("{}: the template list has more than {} records named \"{}\"; nothing was sent",
-                                      c.file, list.named().size(), t.name));
+                                      campaign::where(c, "message.template"), list.named().size(), t.name));
     }
     TRY_ASSIGN(const Records records, in_language(c, list.named()));
     const auto what_in = [&](const std::string& language) {
@@ -267,14 +269,17 @@ util::Result<std::string> match_template(campaign::Campaign& c, const TemplateSh
     const service::TemplateInfo* found = chosen.record;
     const std::string what = what_in(found->language);
     if (found->status != "APPROVED") {
-        return util::fail(fmt::format("{}: {} has status {}, not APPROVED; nothing was sent", c.file, what,
+        return util::fail(fmt::format("{}: {} has status {}, not APPROVED; nothing was sent",
+                                      campaign::where(c, "message.template"), what,
                                       found->status.empty() ? "(none)" : found->status));
     }
     if (auto header = check_header(t, *found, what); !header) {
-        return util::fail(fmt::format("{}: {}; nothing was sent", c.file, header.error().message));
+        return util::fail(
+            fmt::format("{}: {}; nothing was sent", campaign::where(c, "message.header"), header.error().message));
     }
     if (auto body = check_body(t, *found, what); !body) {
-        return util::fail(fmt::format("{}: {}; nothing was sent", c.file, body.error().message));
+        return util::fail(
+            fmt::format("{}: {}; nothing was sent", campaign::where(c, "message.body"), body.error().message));
     }
     t.id = found->id;
     t.category = found->category;

@@ -34,7 +34,7 @@ std::vector<std::string> arguments(const std::string& command, const TempDir& di
     const std::string campaign = (dir.path() / "campaign.yaml").string();
     const std::string log = (dir.path() / "results.jsonl").string();
     const std::map<std::string, std::vector<std::string>> all = {
-        {"validate", {"validate", campaign}},
+        {"validate", {"validate", campaign, "--rows"}},  // each bad row named, for check_rows
         {"dry-run", {"run", campaign, "--dry-run"}},
         {"run", {"run", campaign, "--yes", "--no-progress"}},
         {"report", {"report", log}},

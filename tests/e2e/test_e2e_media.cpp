@@ -191,7 +191,7 @@ void check_reasons(const std::map<long long, std::string>& invalid) {
 TEST_SUITE("e2e: media") {
     TEST_CASE("validate --check-media asks each distinct image once and names every refused row") {
         auto f = image_campaign();
-        auto r = f->wacamp({"validate", "--check-media", f->campaign.string()});
+        auto r = f->wacamp({"validate", "--check-media", f->campaign.string(), "--rows"});
         CAPTURE(r.out);
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);

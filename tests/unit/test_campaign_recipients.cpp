@@ -346,3 +346,93 @@ TEST_SUITE("campaign::too_many_invalid") {
                             "recipients.default_country: IN.") != std::string::npos);
     }
 }
+
+TEST_SUITE("campaign::RecipientStream::check_columns") {
+    // A template campaign whose list has an order_id column; its body starts on line 12.
+    const std::string k_order_csv = "phone,name,order_id\n+919812345678,Asha,A-1\n";
+    std::string order_campaign(const std::string& user_name, const std::string& body) {
+        return "name: orders\n"
+               "service:\n"
+               "  base_url: https://api.example.com\n"
+               "  api_key: ${WACAMP_API_KEY}\n"
+               "recipients:\n"
+               "  file: samples/r.csv\n"
+               "  columns: {wa_id: phone, user_name: " +
+               user_name +
+               "}\n"
+               "message:\n"
+               "  type: template\n"
+               "  template: order_update\n"
+               "  body:\n" +
+               body;
+    }
+
+    TEST_CASE("every misspelled column and placeholder is named at once, each with its line and the column meant") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv", k_order_csv);
+        auto c =
+            folder.load(order_campaign("nme", "    - \"{{name}}\"\n    - \"{{ordr_id}}\"\n    - \"{{Order_ID}}\"\n"));
+        REQUIRE(c);
+        const std::string file = folder.campaign_path();
+        const auto problems = RecipientStream::check_columns(*c);
+        REQUIRE(problems);
+        CHECK(*problems == file + ":7: recipients.columns.user_name: column \"nme\" is not in " +
+                               folder.str("samples/r.csv") +
+                               " (did you mean \"name\"?) (columns: phone, name, order_id)\n" + file +
+                               ":13: message.body[1]: placeholder {{ordr_id}} names no column (did you mean "
+                               "\"order_id\"?); columns are: phone, name, order_id\n" +
+                               file +
+                               ":14: message.body[2]: placeholder {{Order_ID}} names no column (did you mean "
+                               "\"order_id\"?); columns are: phone, name, order_id");
+        // open() says the same.
+        auto stream = RecipientStream::open(*c);
+        REQUIRE_FALSE(stream);
+        CHECK(stream.error().message == *problems);
+    }
+
+    TEST_CASE("a placeholder far from every column suggests none") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv", k_order_csv);
+        auto c = folder.load(order_campaign("name", "    - \"{{delivery_date}}\"\n"));
+        REQUIRE(c);
+        const auto problems = RecipientStream::check_columns(*c);
+        REQUIRE(problems);
+        CHECK(problems->find("placeholder {{delivery_date}} names no column; columns are:") != std::string::npos);
+        CHECK(problems->find("did you mean") == std::string::npos);
+    }
+
+    TEST_CASE("a campaign file with problems of its own is still checked against the CSV, as far as it was read") {
+        campaign_file_test::Folder folder;
+        folder.put("samples/r.csv", k_order_csv);
+        folder.put("campaign.yaml", order_campaign("name", "    - \"{{ordr_id}}\"\nrate: {per_secnd: 5}\n") +
+                                        "retry: {max_attempts: many}\n");
+        auto draft = campaign::read_campaign(folder.campaign_path(), campaign_file_test::k_env);
+        REQUIRE(draft);
+        const std::string file = folder.campaign_path();
+        CHECK(draft->problems ==
+              std::vector<std::string>{file + ":13: unknown key \"rate.per_secnd\" (did you mean \"per_second\"?)",
+                                       file + ":14: retry.max_attempts: expected a whole number, got \"many\""});
+        const auto problems = RecipientStream::check_columns(draft->campaign);
+        REQUIRE(problems);
+        CHECK(*problems == file +
+                               ":12: message.body[0]: placeholder {{ordr_id}} names no column (did you mean "
+                               "\"order_id\"?); columns are: phone, name, order_id");
+    }
+
+    TEST_CASE("a campaign file whose list or columns could not be read is not checked against a CSV") {
+        campaign_file_test::Folder folder;
+        std::string no_file = campaign_file_test::k_minimal;
+        no_file.replace(no_file.find("samples/r.csv"), 13, "samples/missing.csv");
+        folder.put("campaign.yaml", no_file);
+        auto missing = campaign::read_campaign(folder.campaign_path(), campaign_file_test::k_env);
+        REQUIRE(missing);
+        CHECK(missing->problems.size() == 1);
+        CHECK_FALSE(RecipientStream::check_columns(missing->campaign));
+        folder.put("campaign.yaml",
+                   campaign_file_test::minimal_with("  columns: {wa_id: phone, user_name: name}\n", ""));
+        auto no_columns = campaign::read_campaign(folder.campaign_path(), campaign_file_test::k_env);
+        REQUIRE(no_columns);
+        CHECK(no_columns->problems.size() == 1);
+        CHECK_FALSE(RecipientStream::check_columns(no_columns->campaign));
+    }
+}

@@ -385,6 +385,22 @@ TEST_SUITE("runner::match_template") {
         CHECK(wrong_names.find("takes the named variables {{customer}}, {{when}}") != std::string::npos);
     }
 
+    TEST_CASE("a mismatch is named with the line of the key that must change") {
+        const auto why = [](campaign::Campaign c) {
+            c.lines = {{"message", 8}, {"message.template", 10}, {"message.body", 13}};
+            auto r = match(c, k_list);
+            return r ? std::string() : r.error().message;
+        };
+        CHECK(why(campaign_for("nope", {})).starts_with("spring.yaml:10: the account has no template \"nope\""));
+        auto one = campaign_for("offer", {{"", "a"}}, campaign::HeaderKind::image);
+        one.message.templated.language = "en";
+        CHECK(why(one).starts_with("spring.yaml:13: template \"offer\" (en)'s body takes 2 variables"));
+        auto no_header = campaign_for("offer", {{"", "a"}, {"", "b"}});
+        no_header.message.templated.language = "en";
+        // No message.header in the file: the line of message.
+        CHECK(why(no_header).starts_with("spring.yaml:8: template \"offer\" (en) has an image header"));
+    }
+
     // Two records of one name and language, as an account can have them (the service lists both).
     std::vector<service::TemplateInfo> twins(std::string second_status) {
         auto marketing = info("sale", "en", "", "", "Hi {{1}}");

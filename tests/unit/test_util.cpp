@@ -1,10 +1,14 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "fakes.hpp"
 #include "util/duration.hpp"
 #include "util/env.hpp"
+#include "util/nearest.hpp"
 #include "util/redact.hpp"
 #include "util/sha256.hpp"
 
@@ -70,5 +74,21 @@ TEST_SUITE("util::sha256") {
         auto r = util::sha256_file("/nonexistent/wacamp.csv");
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().message.find("/nonexistent/wacamp.csv") != std::string::npos);
+    }
+}
+
+TEST_SUITE("util::nearest") {
+    TEST_CASE("edit_distance counts insertions, deletions and substitutions") {
+        CHECK(util::edit_distance("ordr_id", "order_id") == 1);
+        CHECK(util::edit_distance("per_secnd", "per_second") == 1);
+        CHECK(util::edit_distance("", "abc") == 3);
+        CHECK(util::edit_distance("kitten", "sitting") == 3);
+    }
+    TEST_CASE("the nearest candidate is suggested only when near enough to be a typo") {
+        const std::vector<std::string_view> columns = {"phone", "name", "order_id", "discount"};
+        CHECK(util::nearest("ordr_id", columns) == std::optional<std::string_view>("order_id"));
+        CHECK(util::nearest("nme", columns) == std::optional<std::string_view>("name"));
+        CHECK_FALSE(util::nearest("delivery_date", columns));
+        CHECK_FALSE(util::nearest("x", std::vector<std::string_view>{}));
     }
 }
