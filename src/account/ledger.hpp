@@ -59,6 +59,11 @@ public:
     virtual util::Result<std::vector<CampaignSend>> campaign_sends(const std::string& campaign,
                                                                    const std::vector<std::string>& wa_ids) = 0;
 
+    // Returns, for those of `wa_ids` the account messaged (a send reserved or sent, by any
+    // campaign, not yet pruned), the time of the latest send, in no particular order: one read
+    // for the whole batch. The plan and the question count the list's numbers messaged lately.
+    virtual util::Result<std::vector<LastMessaged>> last_messaged(const std::vector<std::string>& wa_ids) = 0;
+
     // Returns how much of `campaign`'s log has been folded in (the value of its last fold mark;
     // 0 when none).
     virtual util::Result<std::uint64_t> folded(const std::string& campaign) = 0;

@@ -15,6 +15,7 @@
     util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override; \
     util::Result<std::vector<CampaignSend>> campaign_sends(const std::string& campaign,                         \
                                                            const std::vector<std::string>& wa_ids) override;    \
+    util::Result<std::vector<LastMessaged>> last_messaged(const std::vector<std::string>& wa_ids) override;     \
     util::Result<std::uint64_t> folded(const std::string& campaign) override;                                   \
     util::Result<std::vector<std::string>> accounts() override;                                                 \
     util::Result<std::size_t> prune(util::TimePoint before) override;

@@ -273,6 +273,22 @@ util::Result<std::vector<CampaignSend>> PgLedger::campaign_sends(const std::stri
     });
 }
 
+util::Result<std::vector<LastMessaged>> PgLedger::last_messaged(const std::vector<std::string>& wa_ids) {
+    if (m_empty) {
+        return std::vector<LastMessaged>{};
+    }
+    return guarded<std::vector<LastMessaged>>("reading when the numbers were last messaged", [&] {
+        const auto rows = m_db->query(
+            "SELECT wa_id, max(at) FROM wacamp.sends WHERE account = $1 AND wa_id = ANY ($2::text[]) GROUP BY wa_id",
+            {m_account, pg::text_array(wa_ids)});
+        std::vector<LastMessaged> out;
+        for (int i = 0; i < rows.size(); ++i) {
+            out.push_back(LastMessaged{rows.text(i, 0), from_millis(rows.integer(i, 1))});
+        }
+        return out;
+    });
+}
+
 util::Result<std::uint64_t> PgLedger::folded(const std::string& campaign) {
     if (m_empty) {
         return std::uint64_t{0};

@@ -242,6 +242,27 @@ util::Result<std::vector<CampaignSend>> SqliteLedger::campaign_sends(const std::
     });
 }
 
+util::Result<std::vector<LastMessaged>> SqliteLedger::last_messaged(const std::vector<std::string>& wa_ids) {
+    return guarded<std::vector<LastMessaged>>("reading when the numbers were last messaged", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::read);
+        std::vector<LastMessaged> out;
+        // The newest entry of the number's index (account, wa_id, at): one step each.
+        sqlite::Statement query(m_db,
+                                "SELECT at FROM sends INDEXED BY sends_by_number WHERE account = ?9 AND wa_id = ?1 "
+                                "ORDER BY at DESC LIMIT 1");
+        query.bind(k_account, m_account);
+        for (const auto& wa_id : wa_ids) {
+            query.bind(1, wa_id);
+            if (query.step()) {
+                out.push_back(LastMessaged{wa_id, from_millis(query.integer(0))});
+            }
+            query.rewind();
+        }
+        transaction.commit();
+        return out;
+    });
+}
+
 util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
     return guarded<std::uint64_t>("reading the fold mark", [&] {
         sqlite::Statement query(m_db, "SELECT covered FROM folds WHERE account = ?9 AND campaign = ?1");

@@ -115,6 +115,13 @@ struct CampaignSend {
     util::TimePoint at;
 };
 
+// The latest send the account made to a number, by any campaign (reserved or sent): how recently
+// the account messaged it (Ledger::last_messaged).
+struct LastMessaged {
+    std::string wa_id;
+    util::TimePoint at;
+};
+
 // A number held by a 131049 answer until `until`.
 struct Hold {
     std::string wa_id;

@@ -229,11 +229,16 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
         }
     }
     if (r.throttled_this_run > 0) {
+        // Two figures that differ and say so: the pace the queue set itself (requests started a
+        // second, retries and throttled requests included) and the messages the service accepted.
+        const double seconds = std::chrono::duration<double>(r.duration).count();
         out += fmt::format(
-            "  the service rate limited {} request(s) (retried after its Retry-After, not counted "
-            "as attempts); the queue slowed down to {:.1f}/s (rate.per_second: {})\n",
+            "  the service rate limited {} request(s) (retried after its Retry-After, not counted as attempts); "
+            "the queue lowered its pace to {:.1f} requests started a second, retries included (rate.per_second: {}); "
+            "accepted: {:.1f} messages a second over the run\n",
             r.throttled_this_run, r.rate_in_force,
-            c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}", c.rate.per_second));
+            c.rate.unlimited() ? std::string("unlimited") : fmt::format("{}", c.rate.per_second),
+            seconds > 0 ? static_cast<double>(r.sent_this_run) / seconds : 0.0);
     }
     const auto fix = what_to_fix(r.reason);
     const auto first = fix.empty() ? std::string_view("to continue") : fix;

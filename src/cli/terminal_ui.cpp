@@ -208,6 +208,12 @@ bool TerminalUi::confirm(const runner::Preview& p) {
     if (p.beyond_limit > 0) {
         counts += fmt::format(", {} left for a later run (--limit)", p.beyond_limit);
     }
+    if (p.messaged_day && p.messaged_week) {
+        counts += fmt::format(
+            ". Of those to send, the account already messaged {} in the last 24 h and {} in the last "
+            "7 days (its ledger; each campaign counts on its own unless rate.per_recipient is set)",
+            *p.messaged_day, *p.messaged_week);
+    }
     std::string timing = "Starts " + p.starts;
     if (!p.takes.empty()) {
         timing += "; takes " + p.takes;

@@ -43,6 +43,7 @@ struct RowCounts {
     results::CauseCounts held;               // rows the ledger would skip or hold, by cause
     campaign::ReasonGroups invalid_reasons;  // the invalid rows, by reason
     campaign::ReasonGroups skipped_reasons;  // the skipped rows (duplicates), by reason
+    runner::RecentlyMessaged recent;         // of the rows to send: numbers the account messaged lately
 };
 
 // Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
@@ -114,14 +115,17 @@ void list_row(Output& out, const std::string& csv, const campaign::Recipient& r)
 // Counts row `r`, screened against the ledger as `screening` says, into `counts` (and a row to
 // send into the plan's `zones`). Fails when the zone sequence cannot take the row.
 util::Result<void> count_row(const campaign::Recipient& r, const runner::Screening& screening,
-                             std::optional<runner::ZoneSequence>& zones, RowCounts& counts) {
+                             std::optional<runner::ZoneSequence>& zones, util::TimePoint now, RowCounts& counts) {
     ++counts.rows;
     switch (r.verdict) {
     case campaign::Verdict::ok:
         ++counts.ok;
         if (screening.cause != results::Cause::none) {
             ++counts.held[screening.cause];
-        } else if (zones && !r.zone.name.empty()) {
+            break;
+        }
+        counts.recent.add(screening, now);
+        if (zones && !r.zone.name.empty()) {
             TRY(zones->add(r.zone.name));
         }
         break;
@@ -202,6 +206,8 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
     util::SystemClock clock;
     const std::int64_t to_send = counts.ok - total_of(counts.held);
     auto plan = runner::make_plan(c, {.messages = to_send,
+                                      .messaged_day = counts.recent.day,
+                                      .messaged_week = counts.recent.week,
                                       .now = clock.wall_now(),
                                       .book = book,
                                       .zones = zones && zones->size() == to_send ? &*zones : nullptr});
@@ -243,7 +249,7 @@ int validate(const ValidateOptions& opts, Output& out) {
     runner::Screening screening;
     auto more = screened.next(r, screening);
     for (; more && *more; more = screened.next(r, screening)) {
-        if (auto counted = count_row(r, screening, zones, counts); !counted) {
+        if (auto counted = count_row(r, screening, zones, clock.wall_now(), counts); !counted) {
             out.error(counted.error().message, k_exit_bad_input);
             return k_exit_bad_input;
         }

@@ -88,8 +88,8 @@ long long DailyCap::sent_in_window(WallTime now) const {
 
 std::size_t DailyCap::room(Instant at, Admission& why) const {
     const long long used = sent_in_window(at.wall) + m_started;
-    if (used < m_per_day) {
-        return static_cast<std::size_t>(m_per_day - used);
+    if (used < m_per_day || m_free > 0) {
+        return static_cast<std::size_t>(std::max(m_per_day - used, 0LL) + m_free);
     }
     why = full(at);
     return 0;
@@ -111,7 +111,11 @@ util::Result<void> DailyCap::admit(std::span<const Job* const> jobs, Instant at,
     long long used = sent_in_window(at.wall) + m_started;
     out.clear();
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-        if (used < m_per_day) {
+        if (m_free > 0) {
+            --m_free;
+            ++m_free_started;
+            out.emplace_back();
+        } else if (used < m_per_day) {
             ++used;
             ++m_started;
             out.emplace_back();
@@ -123,6 +127,11 @@ util::Result<void> DailyCap::admit(std::span<const Job* const> jobs, Instant at,
 }
 
 void DailyCap::settle(std::size_t ended, std::size_t sent, Instant at) {
+    // Free jobs were admitted first and end first: neither their room nor their sends count.
+    const auto free_ended = std::min<long long>(m_free_started, static_cast<long long>(ended));
+    m_free_started -= free_ended;
+    ended -= static_cast<std::size_t>(free_ended);
+    sent -= std::min(sent, static_cast<std::size_t>(free_ended));
     m_started = std::max(0LL, m_started - static_cast<long long>(ended));
     record(at.wall, static_cast<long long>(sent));
 }

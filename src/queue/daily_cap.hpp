@@ -4,6 +4,7 @@
 // it holds across restarts. With a ledger the ledger counts per_day, for the whole account; the
 // runner gives the dispatcher one or the other (docs/decisions.md). Pure: it takes `now`.
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <optional>
@@ -39,6 +40,11 @@ public:
     // The configured cap.
     long long per_day() const { return m_per_day; }
 
+    // The next `count` jobs admitted cost no room, and their sends are not counted: numbers the
+    // account messaged in the trailing 24 h count once a day however often they are messaged
+    // (the plan's simulation; a run's ledger knows each number).
+    void admit_free(long long count) { m_free = std::max(0LL, count); }
+
     // The runs of sends kept: at most one a second of the trailing day, whatever per_day.
     std::size_t runs() const { return m_runs.size(); }
 
@@ -68,8 +74,10 @@ private:
     void trim();
 
     long long m_per_day;
-    long long m_started = 0;  // admitted, not ended yet
-    std::deque<Run> m_runs;   // sorted by time, one per second: front() is the oldest kept
+    long long m_started = 0;       // admitted, not ended yet
+    long long m_free = 0;          // admit_free's jobs still to admit
+    long long m_free_started = 0;  // admitted free, not ended yet: the first to end
+    std::deque<Run> m_runs;        // sorted by time, one per second: front() is the oldest kept
 };
 
 }  // namespace queue

@@ -121,8 +121,18 @@ util::Result<std::int64_t> AccountBook::take_lists(util::TimePoint now,
     return total;
 }
 
-util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<account::Send>& sends, util::TimePoint now) {
-    auto screened = screen_in_ledger(sends, now);
+void RecentlyMessaged::add(const Screening& screening, util::TimePoint now) {
+    if (!screening.last_messaged) {
+        return;
+    }
+    const auto ago = now - *screening.last_messaged;
+    day += ago < std::chrono::hours(24) ? 1 : 0;
+    week += ago < std::chrono::days(7) ? 1 : 0;
+}
+
+util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<account::Send>& sends, util::TimePoint now,
+                                                         Recency recency) {
+    auto screened = screen_in_ledger(sends, now, recency);
     if (!screened) {
         return util::Error{screened.error().message, util::ErrorKind::ledger};
     }
@@ -159,7 +169,7 @@ util::Result<void> AccountBook::note_campaign_sends(const std::vector<account::S
 }
 
 util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::vector<account::Send>& sends,
-                                                                   util::TimePoint now) {
+                                                                   util::TimePoint now, Recency recency) {
     std::vector<Screening> out(sends.size());
     if (sends.empty()) {
         return out;
@@ -170,6 +180,18 @@ util::Result<std::vector<Screening>> AccountBook::screen_in_ledger(const std::ve
         wa_ids.push_back(send.wa_id);
     }
     TRY(note_campaign_sends(sends, wa_ids, out));
+    if (recency == Recency::read) {
+        TRY_ASSIGN(const auto last, m_ledger->last_messaged(wa_ids));
+        std::unordered_map<std::string, util::TimePoint> at;
+        for (const auto& l : last) {
+            at.emplace(l.wa_id, l.at);
+        }
+        for (std::size_t i = 0; i < sends.size(); ++i) {
+            if (auto it = at.find(sends[i].wa_id); it != at.end()) {
+                out[i].last_messaged = it->second;
+            }
+        }
+    }
     TRY_ASSIGN(const auto suppressed, m_ledger->suppressed(wa_ids));
     std::unordered_map<std::string, const account::Suppression*> by_number;
     for (const auto& s : suppressed) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -27,6 +28,22 @@ struct Screening {
     bool ledger_sent = false;
     // The ledger holds a reservation of this row by this campaign: its request may have left.
     bool ledger_reserved = false;
+    // Recency::read: when the account last messaged the row's number (any campaign); none when
+    // it did not, or when not read.
+    std::optional<util::TimePoint> last_messaged;
+};
+
+// Whether screening also reads when the account last messaged each number (Screening::
+// last_messaged): the plan and the question count them; a run's send path does not need it.
+enum class Recency { skip, read };
+
+// Rows to send whose numbers the account messaged within the trailing 24 hours and 7 days: those
+// of the last 24 hours cost no new room of rate.per_day (it counts numbers, not messages).
+struct RecentlyMessaged {
+    std::int64_t day = 0;
+    std::int64_t week = 0;
+    // Counts the row screened as `screening` at `now`.
+    void add(const Screening& screening, util::TimePoint now);
 };
 
 // What a row's result log forgot and the ledger remembers (SPEC "The ledger remembers what the
@@ -56,7 +73,9 @@ public:
     // recovery_of), the suppression list, 131049 holds (when marketing_holds() apply), and
     // rate.per_recipient (previewed, nothing written). One Screening per send, in order. Fails
     // with the ledger's reason, of kind util::ErrorKind::ledger (a run stops with ledger_error).
-    util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now);
+    // With Recency::read, one more query: when the account last messaged each number.
+    util::Result<std::vector<Screening>> screen(const std::vector<account::Send>& sends, util::TimePoint now,
+                                                Recency recency = Recency::skip);
 
     account::Ledger& ledger() { return *m_ledger; }
     const std::string& path() const { return *m_campaign.account.ledger; }
@@ -72,7 +91,8 @@ public:
     std::int64_t undeliverable_after() const { return m_campaign.suppression.undeliverable_after; }
 
 private:
-    util::Result<std::vector<Screening>> screen_in_ledger(const std::vector<account::Send>& sends, util::TimePoint now);
+    util::Result<std::vector<Screening>> screen_in_ledger(const std::vector<account::Send>& sends, util::TimePoint now,
+                                                          Recency recency);
     // Marks in `out` the sends the ledger holds of the campaign of `sends` (numbers `wa_ids`).
     util::Result<void> note_campaign_sends(const std::vector<account::Send>& sends,
                                            const std::vector<std::string>& wa_ids, std::vector<Screening>& out);

@@ -154,6 +154,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     if (per_recipient) {
         zones.emplace(*c.schedule.window);
     }
+    RecentlyMessaged recent;  // of the rows to send
     auto more = rows.next(r, screening);
     for (; more && *more; more = rows.next(r, screening)) {
         rec.at = clock.wall_now();
@@ -162,6 +163,9 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         ++report.counts[rec.status];
         if (results::counts_cause(rec.status)) {
             ++report.causes[rec.cause];
+        }
+        if (rec.status == results::Status::dry_run) {
+            recent.add(screening, rec.at);
         }
         if (per_recipient && rec.status == results::Status::dry_run && !r.zone.name.empty()) {
             ++by_zone[r.zone.name];
@@ -181,6 +185,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
     TRY_ASSIGN(
         report.plan,
         make_plan(c, {.messages = report.counts[results::Status::dry_run],
+                      .messaged_day = recent.day,
+                      .messaged_week = recent.week,
                       .now = clock.wall_now(),
                       .book = checks.book,
                       .zones = zones && zones->size() == report.counts[results::Status::dry_run] ? &*zones : nullptr}));

@@ -325,6 +325,10 @@ util::Result<bool> ZoneSequence::next(int& zone) {
 util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) {
     Plan plan;
     plan.messages = in.messages;
+    if (in.book != nullptr) {
+        plan.messaged_day = in.messaged_day;
+        plan.messaged_week = in.messaged_week;
+    }
     plan.per_second = c.rate.per_second;
     plan.per_day = c.rate.per_day;
     if (plan.per_day) {
@@ -363,15 +367,22 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
     if (plan.per_day) {
         cap.emplace(*plan.per_day);
         if (in.book != nullptr) {
-            // Fewer than per_day - messages leaves room for every row: how many fewer is not asked.
-            const long long least = std::max<long long>(0, *plan.per_day - in.messages);
+            // Numbers the account messaged in the trailing 24 h are in its day's count already:
+            // messaging them again costs no room (per_day counts numbers), as the run's ledger
+            // counts them. The plan sends them first.
+            const long long free = std::clamp<long long>(in.messaged_day, 0, in.messages);
+            const long long paid = in.messages - free;
+            // Fewer than per_day - paid leaves room for every row: how many fewer is not asked.
+            const long long least = std::max<long long>(0, *plan.per_day - paid);
             TRY_ASSIGN(const long long used, day_numbers(*in.book, least, *plan.per_day, in.now));
-            plan.room_today = std::min<long long>(*plan.per_day - used, in.messages);
+            const long long paid_room = std::min<long long>(*plan.per_day - used, paid);
+            plan.room_today = free + paid_room;
             // With room for all, how much more is not known.
-            plan.room_for_all = *plan.room_today == in.messages && in.messages < *plan.per_day;
+            plan.room_for_all = *plan.room_today == in.messages && paid < *plan.per_day;
             // The account's sends in the trailing 24 h count from now: the plan never finishes
             // sooner than the run could (docs/decisions.md).
-            cap->record(in.now, plan.room_for_all ? 0 : *plan.per_day - *plan.room_today);
+            cap->record(in.now, plan.room_for_all ? 0 : *plan.per_day - paid_room);
+            cap->admit_free(free);
         }
     }
     queue::Admitter* window_step = window ? static_cast<queue::Admitter*>(&*window) : nullptr;
@@ -404,11 +415,23 @@ results::PlanSummary summary_of(const Plan& plan) {
             .per_hour = plan.per_hour};
 }
 
+// How many of the plan's numbers the account messaged lately; empty without its ledger.
+std::string recent_text(const Plan& plan) {
+    if (!plan.messaged_day || !plan.messaged_week) {
+        return {};
+    }
+    return fmt::format(
+        "  the account already messaged {} of these numbers in the last 24 h, {} in the last 7 days (its ledger){}\n",
+        count_text(*plan.messaged_day), count_text(*plan.messaged_week),
+        plan.per_day && *plan.messaged_day > 0 ? "; those of the last 24 h cost no new room of per_day" : "");
+}
+
 std::string describe(const Plan& plan) {
     const std::string n = count_text(plan.messages);
     const char* s = plan.messages == 1 ? "" : "s";
     if (plan.kind == Plan::Kind::unbounded) {
-        return fmt::format("plan: {} message{} as fast as the service answers; no finish time\n", n, s);
+        return fmt::format("plan: {} message{} as fast as the service answers; no finish time\n", n, s) +
+               recent_text(plan);
     }
     if (plan.messages == 0) {
         return "plan: nothing to send\n";
@@ -427,6 +450,7 @@ std::string describe(const Plan& plan) {
         text += fmt::format("  the account's room now: {} of {} in the trailing 24 h (its ledger)\n",
                             count_text(*plan.room_today), count_text(*plan.per_day));
     }
+    text += recent_text(plan);
     if (plan.larger_than_a_day()) {
         text += fmt::format("  larger than a day of per_day ({}): it spans {} days\n", count_text(*plan.per_day),
                             plan.days);

@@ -44,9 +44,13 @@ struct Plan {
     std::string per_day_source;           // "rate.per_day" or "account.messaging_limit"
     std::optional<long long> room_today;  // per_day less the account's sends in the trailing 24 h (the ledger)
     bool room_for_all = false;            // room_today is only known to hold every message (it is `messages`)
-    std::string window;                   // the send window for people; empty: none
-    std::string why;                      // never, or fewer planned than messages: why
-    std::string note;                     // what the plan leaves out, for people; empty: nothing
+    // Of the messages, those whose numbers the account messaged in the trailing 24 h and 7 days
+    // (its ledger; none without one): the first cost no new room of per_day.
+    std::optional<std::int64_t> messaged_day;
+    std::optional<std::int64_t> messaged_week;
+    std::string window;  // the send window for people; empty: none
+    std::string why;     // never, or fewer planned than messages: why
+    std::string note;    // what the plan leaves out, for people; empty: nothing
     // Messages per hour, from the hour of the first send, for at most k_plan_hours; a longer plan
     // counts only its first k_plan_hours.
     std::vector<std::int64_t> per_hour;
@@ -87,7 +91,11 @@ private:
 
 // What the plan is computed from besides the campaign.
 struct PlanInputs {
-    std::int64_t messages = 0;    // rows that would be sent
+    std::int64_t messages = 0;  // rows that would be sent
+    // Of them, those whose numbers the account messaged in the trailing 24 h and 7 days (read
+    // with the ledger's screening, runner::RecentlyMessaged).
+    std::int64_t messaged_day = 0;
+    std::int64_t messaged_week = 0;
     util::TimePoint now;          // the plan starts at max(now, schedule.start_at)
     AccountBook* book = nullptr;  // the account's ledger, read only: its per_day room now; null: none
     // With a window per recipient, the zones of the `messages` rows, in order: the plan keeps

@@ -163,6 +163,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
                                        : fmt::format("auto (up to {})", c.rate.max_concurrency);
     campaign::Recipient r;
     Screening screening;
+    RecentlyMessaged recent;
     for (;;) {
         TRY_ASSIGN(const bool found, rows.next(r, screening));
         if (!found) {
@@ -178,9 +179,12 @@ util::Result<Preview> make_preview(const SendRun& run) {
                 ++p.held_back[screening.cause];
             } else if (options.limit > 0 && p.to_send >= options.limit) {
                 ++p.beyond_limit;
-            } else if (p.to_send++ == 0) {
-                p.first_wa_id = r.message.wa_id;
-                p.first_body = service::request_body(r.message);
+            } else {
+                recent.add(screening, now);
+                if (p.to_send++ == 0) {
+                    p.first_wa_id = r.message.wa_id;
+                    p.first_body = service::request_body(r.message);
+                }
             }
             break;
         case Decision::record_invalid: ++p.invalid; break;
@@ -191,6 +195,10 @@ util::Result<Preview> make_preview(const SendRun& run) {
         case Decision::hold_rejected:
         case Decision::hold_marketing_limit: ++p.already_done; break;
         }
+    }
+    if (run.book) {
+        p.messaged_day = recent.day;
+        p.messaged_week = recent.week;
     }
     p.starts = start_of(run, now);
     p.takes = duration_of(c.rate, p.to_send, run.window.has_value() || run.zone_windows.has_value());

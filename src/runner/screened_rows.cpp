@@ -35,7 +35,7 @@ util::Result<void> ScreenedRows::read_batch() {
     if (sends.empty()) {
         return {};
     }
-    TRY_ASSIGN(auto screenings, m_book->screen(sends, m_clock.wall_now()));
+    TRY_ASSIGN(auto screenings, m_book->screen(sends, m_clock.wall_now(), Recency::read));
     for (std::size_t i = 0; i < screened.size() && i < screenings.size(); ++i) {
         m_screenings[screened[i]] = std::move(screenings[i]);
     }

@@ -31,12 +31,16 @@ struct Preview {
     results::CauseCounts held_back;  // rows the account's ledger holds back now, by cause
     std::int64_t recovered = 0;      // rows the log lost and the ledger holds: recorded, not sent
     std::int64_t beyond_limit = 0;   // rows to send left for a later run by --limit
-    std::string per_second;          // "10/s", "2.5/s" or "unlimited"
-    std::string concurrency;         // "4" or "auto (up to 256)"
-    std::string starts;              // "now", or when and why later
-    std::string takes;               // "about 5m 00s at 10/s", or empty when the pace is unlimited
-    std::string first_wa_id;         // of the first row to be sent
-    std::string first_body;          // its message, as JSON
+    // Of the rows to send now, those whose numbers the account messaged in the trailing 24 h and
+    // 7 days (its ledger; none without one).
+    std::optional<std::int64_t> messaged_day;
+    std::optional<std::int64_t> messaged_week;
+    std::string per_second;   // "10/s", "2.5/s" or "unlimited"
+    std::string concurrency;  // "4" or "auto (up to 256)"
+    std::string starts;       // "now", or when and why later
+    std::string takes;        // "about 5m 00s at 10/s", or empty when the pace is unlimited
+    std::string first_wa_id;  // of the first row to be sent
+    std::string first_body;   // its message, as JSON
 };
 
 // What the runner adds to the queue's progress.

@@ -118,6 +118,10 @@ TEST_SUITE("e2e: faults") {
                 // Every throttled answer is in the log, and the summary and the report say so.
                 CHECK(results_with_cause(f, "rate_limited") == throttled);
                 CHECK(contains(r.out, "rate limited " + std::to_string(throttled) + " request"));
+                // The pace figure says what it measures, beside the messages accepted a second.
+                CHECK(contains(r.out, "requests started a second, retries included"));
+                CHECK(contains(r.out, "accepted: "));
+                CHECK_FALSE(contains(r.out, "slowed down to"));
                 auto report = f.wacamp({"report", f.log.string()});
                 CHECK(report.exit_code == 0);
                 CHECK(contains(report.out, std::to_string(throttled) + " rate limited"));

@@ -84,4 +84,35 @@ TEST_SUITE("e2e: the campaign's plan") {
         CHECK(r.exit_code == 0);
         CHECK(contains(r.out, "plan: 3 messages as fast as the service answers; no finish time"));
     }
+
+    TEST_CASE("a second campaign to numbers messaged today: the plan counts them, and they cost no new room") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(3), "rate:\n  per_second: 20\n  per_day: 3\n");
+        auto first = f.wacamp({"run", f.campaign.string(), "--yes"});
+        REQUIRE(first.exit_code == 0);
+        REQUIRE(total_delivered(sandbox) == 3);
+        // The same list, another campaign: the day is full (3 of 3), but every number is in it.
+        edit_campaign(f, "name: e2e", "name: e2e-second");
+        edit_campaign(f, "results: results/e2e.jsonl", "results: results/e2e-second.jsonl");
+        auto dry = f.wacamp({"run", "--dry-run", f.campaign.string()});
+        CAPTURE(dry.out);
+        CHECK(dry.exit_code == 0);
+        CHECK(contains(dry.out,
+                       "the account already messaged 3 of these numbers in the last 24 h, 3 in the last 7 days"));
+        CHECK(contains(dry.out, "the account's room now: enough for all of them, of 3"));
+        CHECK(contains(dry.out, "(1 day)"));
+        auto json = f.wacamp({"validate", f.campaign.string(), "--log-format", "json"});
+        CAPTURE(json.out);
+        REQUIRE(json.exit_code == 0);
+        const auto lines = of_event(json_lines(json.out), "validate");
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["plan"]["messaged_24h"] == 3);
+        CHECK(lines[0]["plan"]["messaged_7d"] == 3);
+        CHECK(lines[0]["plan"]["room_today"] == 3);
+        // As the plan says, the run sends them at once.
+        auto second = f.wacamp({"run", f.campaign.string(), "--yes"});
+        CAPTURE(second.out);
+        CHECK(second.exit_code == 0);
+        CHECK(total_delivered(sandbox) == 6);
+    }
 }

@@ -180,6 +180,30 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(other.ok());
         CHECK(other->empty());
     }
+    TEST_CASE("last_messaged: the latest send to each number asked, by any campaign, reserved or sent") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        auto none = book->last_messaged({"1", "2"});
+        REQUIRE(none.ok());
+        CHECK(none->empty());
+        REQUIRE(book->reserve(request(sends("spring", {"1", "2"}), account::Limits{}, k_t0)).ok());
+        REQUIRE(book->reserve(request(sends("summer", {"1"}), account::Limits{}, k_t0 + 3h)).ok());
+        auto results = batch_at(k_t0 + 3h + 1s);
+        results.delivered = sends("summer", {"1"});
+        REQUIRE(book->record(results).ok());
+        auto last = book->last_messaged({"1", "2", "3"});
+        REQUIRE(last.ok());
+        std::map<std::string, util::TimePoint> by_number;
+        for (const auto& l : *last) {
+            by_number[l.wa_id] = l.at;
+        }
+        REQUIRE(by_number.size() == 2);  // "3" was never messaged
+        CHECK(by_number["1"] == k_t0 + 3h);
+        CHECK(by_number["2"] == k_t0);
+    }
     TEST_CASE("per_day counts unique numbers and says when room opens") {
         LedgerPlace place;
         if (place.skipped()) {

@@ -14,7 +14,8 @@ TEST_SUITE("campaign::ReasonGroups") {
               "column \"phone\": \"…\" is not a valid number for IN");
         CHECK(campaign::reason_kind("image https://cdn.example.com:8443/a.gif: status 404") ==
               "image https://cdn.example.com:…/a.gif: status 404");
-        CHECK(campaign::reason_kind("the row has 5 fields, the header has 4") == "the row has 5 fields, the header has 4");
+        CHECK(campaign::reason_kind("the row has 5 fields, the header has 4") ==
+              "the row has 5 fields, the header has 4");
     }
 
     TEST_CASE("each kind has its count and its first five rows, most rows first, ties in the order first seen") {

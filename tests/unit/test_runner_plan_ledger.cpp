@@ -46,6 +46,46 @@ TEST_SUITE("runner::plan with a ledger") {
         CHECK(runner::describe(*small).find("enough for all of them, of 10") != std::string::npos);
     }
 
+    TEST_CASE("numbers the account messaged today cost no new room: the plan sends them now, as the run does") {
+        // The day is full (10 of 10), and 4 of the 6 rows to send are numbers messaged an hour ago.
+        campaign_file_test::Folder folder;
+        auto c =
+            folder.load(campaign_file_test::k_minimal +
+                        "account: {name: acme, ledger: state/ledger.sqlite}\nrate: {per_second: 100, per_day: 10}\n");
+        REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+        const auto now = account_fixture::k_t0;
+        std::vector<std::string> numbers;
+        for (int i = 0; i < 10; ++i) {
+            numbers.push_back(std::to_string(911 + i));
+        }
+        {
+            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            REQUIRE(writer.ok());
+            REQUIRE((*writer)
+                        ->ledger()
+                        .reserve(account_fixture::request(account_fixture::sends("other@1", numbers),
+                                                          account_fixture::per_day(10), now - 1h))
+                        .ok());
+        }
+        auto book = runner::AccountBook::open(*c, account::Access::read_only);
+        REQUIRE(book.ok());
+        REQUIRE(*book != nullptr);
+        auto plan = runner::make_plan(
+            *c, {.messages = 6, .messaged_day = 4, .messaged_week = 5, .now = now, .book = book->get()});
+        REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+        CHECK(plan->room_today == 4);
+        REQUIRE(plan->first);
+        CHECK(*plan->first < now + 1min);  // not "from" when the oldest send ages out
+        REQUIRE(plan->last);
+        CHECK(*plan->last >= now + 23h);  // the two new numbers wait for room
+        const std::string text = runner::describe(*plan);
+        CAPTURE(text);
+        CHECK(text.find("the account's room now: 4 of 10") != std::string::npos);
+        CHECK(text.find("the account already messaged 4 of these numbers in the last 24 h, 5 in the last 7 days") !=
+              std::string::npos);
+        CHECK(text.find("cost no new room of per_day") != std::string::npos);
+    }
+
     TEST_CASE("the day's room is exact at its edges, and a per_day of a billion costs no more than one of ten") {
         campaign_file_test::Folder folder;
         const auto now = account_fixture::k_t0;

@@ -61,6 +61,9 @@ public:
                                                                     const std::vector<std::string>&) override {
         return std::vector<account::CampaignSend>{};
     }
+    util::Result<std::vector<account::LastMessaged>> last_messaged(const std::vector<std::string>&) override {
+        return std::vector<account::LastMessaged>{};
+    }
     util::Result<std::uint64_t> folded(const std::string&) override { return std::uint64_t{0}; }
     util::Result<std::vector<std::string>> accounts() override { return std::vector<std::string>{}; }
     util::Result<std::size_t> prune(util::TimePoint) override { return std::size_t{0}; }
