@@ -192,7 +192,8 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}", n[Status::sent],
                        n[Status::failed], n[Status::unknown], n[Status::invalid], n[Status::skipped]);
     // The counts are of the rows the log holds: those the run did not reach are not in them.
-    out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
+    // "remaining" as the live line counts it: rows the log holds no record of yet.
+    out += r.not_yet_attempted > 0 ? fmt::format(" · remaining {} (not yet attempted)\n", r.not_yet_attempted) : "\n";
     out += window_lines(r);
     out += passed_over_lines(r);
     if (r.recovered_sent + r.recovered_unknown > 0) {

@@ -34,8 +34,8 @@ Figures figures_of(const queue::Progress& p, const runner::RunFigures& run) {
     f.held_back = total_of(run.held_back);
     f.held_back_causes = cause_list(run.held_back);
     f.remaining = run.remaining(p);
-    if (f.remaining && p.achieved_rate > 0.1 && *f.remaining > 0) {
-        f.eta = std::chrono::milliseconds(static_cast<long long>(*f.remaining / p.achieved_rate * 1000));
+    if (const auto left = run.jobs_left(p); left && p.achieved_rate > 0.1 && *left > 0) {
+        f.eta = std::chrono::milliseconds(static_cast<long long>(*left / p.achieved_rate * 1000));
     }
     return f;
 }

@@ -41,9 +41,10 @@ TemplateNames template_names_of(const campaign::Campaign& c);
 class LogObserver final : public queue::DispatchObserver {
 public:
     // `secrets` are masked in what the service said before it is recorded.
+    // `total`: the jobs expected this run; `rows`: the list's data rows (0: unknown), for progress.
     LogObserver(results::LogWriter& log, RowTally& tally, const util::Clock& clock, RunUi& ui, std::int64_t total,
-                const util::Redactor& secrets)
-        : m_log(log), m_tally(tally), m_clock(clock), m_ui(ui), m_total(total), m_secrets(secrets) {}
+                std::int64_t rows, const util::Redactor& secrets)
+        : m_log(log), m_tally(tally), m_clock(clock), m_ui(ui), m_total(total), m_rows(rows), m_secrets(secrets) {}
 
     util::Result<void> on_attempt(const queue::Job& job) override;
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
@@ -85,6 +86,7 @@ private:
     const util::Clock& m_clock;
     RunUi& m_ui;
     const std::int64_t m_total;  // jobs expected this run (0: unknown), for progress
+    const std::int64_t m_rows;   // the list's data rows (0: unknown), for progress
     const util::Redactor& m_secrets;
     std::int64_t m_throttled = 0;
     results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave

@@ -205,24 +205,26 @@ util::Result<Preview> make_preview(const SendRun& run) {
     return p;
 }
 
-std::int64_t estimate_jobs(const campaign::Campaign& c, const results::LogState* state, const SendOptions& options) {
+JobEstimate estimate_jobs(const campaign::Campaign& c, const results::LogState* state, const SendOptions& options) {
     auto reader = campaign::CsvReader::open(c.recipients.file, c.recipients.delimiter);
     if (!reader) {
-        return 0;
+        return {};
     }
-    std::int64_t rows = 0;
+    JobEstimate estimate;
     campaign::CsvRecord record;
     for (auto more = reader->next(record); more && *more; more = reader->next(record)) {
-        ++rows;
+        ++estimate.rows;
     }
+    std::int64_t jobs = estimate.rows;
     if (state != nullptr) {
         using results::Status;
-        rows -= state->counts[Status::sent] + state->counts[Status::invalid] + state->counts[Status::skipped];
+        jobs -= state->counts[Status::sent] + state->counts[Status::invalid] + state->counts[Status::skipped];
     }
     if (options.limit > 0) {
-        rows = std::min<std::int64_t>(rows, options.limit);
+        jobs = std::min<std::int64_t>(jobs, options.limit);
     }
-    return std::max<std::int64_t>(rows, 0);
+    estimate.jobs = std::max<std::int64_t>(jobs, 0);
+    return estimate;
 }
 
 }  // namespace runner

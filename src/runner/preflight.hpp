@@ -44,9 +44,16 @@ util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& campaign,
 // and about how long it takes, and renders the first message that will be sent.
 util::Result<Preview> make_preview(const SendRun& run);
 
-// Estimates, cheaply (the CSV is read but not validated), how many rows a run will send: the
-// CSV's rows less those the log has settled, capped by the limit. For progress and its ETA.
-std::int64_t estimate_jobs(const campaign::Campaign& campaign, const results::LogState* state,
-                           const SendOptions& options);
+// The CSV's data rows, and the jobs a run will start: the rows less those the log has settled,
+// capped by the limit.
+struct JobEstimate {
+    std::int64_t rows = 0;
+    std::int64_t jobs = 0;
+};
+
+// Estimates, cheaply (the CSV is read but not validated), how many rows a run will send. For
+// progress: what remains, and the ETA.
+JobEstimate estimate_jobs(const campaign::Campaign& campaign, const results::LogState* state,
+                          const SendOptions& options);
 
 }  // namespace runner

@@ -81,7 +81,7 @@ void send(SendRun& run) {
     util::Clock& clock = run.parts.clock;
     queue::RetryPolicy retry(c.retry);
     RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
-    LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.secrets);
+    LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.list_rows, run.secrets);
     CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     if (run.settled) {
         jobs.none_left();  // the log settles every row: none is read

@@ -191,7 +191,9 @@ util::Result<Next> check_images(SendRun& run) {
 // Asks for confirmation with a preview, or only estimates the work; Next::stop when declined.
 util::Result<Next> confirm(SendRun& run) {
     if (!run.parts.ui.wants_confirmation()) {
-        run.expected_jobs = estimate_jobs(run.campaign, run.existing(), run.options);
+        const JobEstimate estimate = estimate_jobs(run.campaign, run.existing(), run.options);
+        run.expected_jobs = estimate.jobs;
+        run.list_rows = estimate.rows;
         return Next::go_on;
     }
     TRY_ASSIGN(const Preview preview, make_preview(run));
@@ -200,6 +202,7 @@ util::Result<Next> confirm(SendRun& run) {
         return Next::stop;
     }
     run.expected_jobs = preview.to_send;
+    run.list_rows = preview.rows;
     return Next::go_on;
 }
 

@@ -38,7 +38,8 @@ struct SendRun {
     std::optional<results::LogWriter> log;
     std::unique_ptr<AccountBook> book;  // the account's ledger (SendParts::open_book); null: none
     std::string campaign_key;           // the campaign's sends in the ledger
-    std::int64_t expected_jobs = 0;     // for progress: remaining and ETA
+    std::int64_t expected_jobs = 0;     // for progress: the ETA
+    std::int64_t list_rows = 0;         // the list's data rows, for progress: remaining (0: unknown)
     bool wrote = false;                 // this run added to the log: it gets an end record
     // The existing log, of this very list, settles every row of it (every_row_settled): the
     // run sends and records nothing, and reads no row of the list.

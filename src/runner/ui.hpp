@@ -47,6 +47,8 @@ struct Preview {
 struct RunFigures {
     std::int64_t total = 0;          // jobs expected this run (0: unknown)
     results::CauseCounts held_back;  // rows the account's ledger held back this run, by cause
+    std::int64_t rows = 0;           // data rows of the list (0: unknown)
+    std::int64_t settled = 0;        // of them, rows the result log holds a record of now
 
     // Returns the rows the ledger held back, over every cause.
     std::int64_t held_back_total() const {
@@ -56,14 +58,29 @@ struct RunFigures {
         }
         return n;
     }
-    // Returns the jobs still to go: `total` less those `progress` finished and those held
-    // back; nothing when the total is unknown.
+    // Returns the rows of the list still to go: those the result log holds no record of yet
+    // (not yet attempted, set aside for a window, passed over, waiting in the queue), the
+    // summary's "remaining" too; with the list's size unknown, the jobs still to go of `total`;
+    // nothing when both are unknown.
     std::optional<std::int64_t> remaining(const queue::Progress& progress) const {
+        if (rows > 0) {
+            return std::max<std::int64_t>(0, rows - settled);
+        }
+        return jobs_left(progress);
+    }
+    // Returns the jobs this run still expects to start: `total` less those `progress` finished
+    // and those held back (a --limit run stops short of the list), at most remaining(); for the
+    // ETA. Nothing when the total is unknown.
+    std::optional<std::int64_t> jobs_left(const queue::Progress& progress) const {
         if (total <= 0) {
             return std::nullopt;
         }
-        return std::max<std::int64_t>(0,
-                                      total - progress.sent - progress.failed - progress.unknown - held_back_total());
+        std::int64_t left =
+            std::max<std::int64_t>(0, total - progress.sent - progress.failed - progress.unknown - held_back_total());
+        if (rows > 0) {
+            left = std::min(left, std::max<std::int64_t>(0, rows - settled));
+        }
+        return left;
     }
 };
 

@@ -43,7 +43,8 @@ TEST_SUITE("e2e: advice") {
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress", "--limit", "3"});
         CAPTURE(r.out);
         CHECK(r.exit_code == 0);
-        CHECK(contains(r.out, "sent 3 · failed 0 · unknown 0 · invalid 0 · skipped 0 · not yet attempted 5"));
+        CHECK(
+            contains(r.out, "sent 3 · failed 0 · unknown 0 · invalid 0 · skipped 0 · remaining 5 (not yet attempted)"));
         auto json = f.wacamp({"run", f.campaign.string(), "--no-progress", "--limit", "2", "--log-format", "json"});
         CHECK(contains(json.out, R"("not_yet_attempted":3)"));
     }

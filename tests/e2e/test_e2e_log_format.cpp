@@ -212,7 +212,8 @@ TEST_SUITE("e2e: log_format") {
         auto r = f.wacamp({"run", f.campaign.string(), "--log-format", "text", "--limit", "2"});
         CHECK(r.exit_code == 0);
         CHECK(r.out.rfind("e2e: stopped at --limit in ", 0) == 0);
-        CHECK(contains(r.out, "\n  sent 2 · failed 0 · unknown 0 · invalid 0 · skipped 0 · not yet attempted 1\n"));
+        CHECK(contains(
+            r.out, "\n  sent 2 · failed 0 · unknown 0 · invalid 0 · skipped 0 · remaining 1 (not yet attempted)\n"));
         auto rest = f.wacamp({"run", f.campaign.string()});
         CHECK(rest.err.rfind("wacamp: continuing from ", 0) == 0);
         CHECK_FALSE(contains(r.out + r.err + rest.out + rest.err, "{\"time\""));

@@ -115,6 +115,25 @@ TEST_SUITE("cli::progress_line") {
         p.set_aside = 0;
         CHECK(line_at(p, SIZE_MAX, nullptr).find("window") == std::string::npos);
     }
+    TEST_CASE("remaining is the list's rows the log holds no record of: the summary's count, rows waiting included") {
+        // 1,561 rows of the list, 527 recorded (sent, invalid, duplicates, held back): 1,034 remain,
+        // whatever the queue's own count of jobs (2 of them waiting for their window).
+        runner::RunFigures run{.total = 1600, .held_back = {}, .rows = 1561, .settled = 527};
+        queue::Progress p = running();
+        p.sent = 300;
+        p.set_aside = 2;
+        CHECK(run.remaining(p) == 1034);
+        CHECK(cli::progress_line(p, run, clock_in(nullptr), 200).find("remaining 1034") != std::string::npos);
+        // The ETA counts the jobs this run still expects: never more than what remains.
+        CHECK(run.jobs_left(p) == 1034);
+        run.total = 310;               // --limit 310
+        CHECK(run.jobs_left(p) == 9);  // 310 less 300 sent and 1 failed
+        run.settled = 1561;            // every row recorded: none remain
+        CHECK(run.remaining(p) == 0);
+        // Without the list's size (a unit of the runner that does not know it): the jobs.
+        runner::RunFigures jobs_only{.total = 100, .held_back = {}};
+        CHECK(jobs_only.remaining(p) == 0);
+    }
     TEST_CASE("never wider than the columns given, whatever the state") {
         queue::Progress held = running();
         held.unknown = 4;
