@@ -188,7 +188,7 @@ void LogObserver::give_unwritten() {
 }
 
 RunFigures LogObserver::figures() const {
-    RunFigures figures{.total = m_total, .held_back = m_refused, .rows = m_rows, .settled = m_tally.counts().total()};
+    RunFigures figures{.total = m_total, .held_back = m_refused, .rows = m_rows, .settled = m_tally.settled()};
     if (m_screened != nullptr) {
         for (std::size_t i = 0; i < results::k_cause_count; ++i) {
             figures.held_back.by_cause[i] += m_screened->by_cause[i];

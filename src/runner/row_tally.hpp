@@ -6,6 +6,7 @@
 // `unknown` until its result, an `unsent` undoes the attempt. A RunWatch given to it is told
 // each row's outcome of this run.
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 
@@ -38,6 +39,11 @@ public:
     void report_to(RunWatch* watch) { m_watch = watch; }
 
     const results::StatusCounts& counts() const { return m_counts; }
+    // Rows the log holds a final record of: those it counts, less those dispatched and not yet
+    // answered for good (in flight, waiting for a retry).
+    std::int64_t settled() const {
+        return std::max<std::int64_t>(0, m_counts.total() - static_cast<std::int64_t>(m_live.size()));
+    }
     const results::CauseCounts& causes() const { return m_causes; }
 
 private:

@@ -48,7 +48,7 @@ struct RunFigures {
     std::int64_t total = 0;          // jobs expected this run (0: unknown)
     results::CauseCounts held_back;  // rows the account's ledger held back this run, by cause
     std::int64_t rows = 0;           // data rows of the list (0: unknown)
-    std::int64_t settled = 0;        // of them, rows the result log holds a record of now
+    std::int64_t settled = 0;        // of them, rows the result log holds a final record of now
 
     // Returns the rows the ledger held back, over every cause.
     std::int64_t held_back_total() const {
@@ -58,10 +58,10 @@ struct RunFigures {
         }
         return n;
     }
-    // Returns the rows of the list still to go: those the result log holds no record of yet
-    // (not yet attempted, set aside for a window, passed over, waiting in the queue), the
-    // summary's "remaining" too; with the list's size unknown, the jobs still to go of `total`;
-    // nothing when both are unknown.
+    // Returns the rows of the list still to go: those the result log holds no final record of
+    // yet (not yet attempted, in flight, waiting for a retry or a window, passed over): at the
+    // end of a run, the summary's "remaining" (nothing is in flight then); with the list's size unknown, the jobs still
+    // to go of `total`; nothing when both are unknown.
     std::optional<std::int64_t> remaining(const queue::Progress& progress) const {
         if (rows > 0) {
             return std::max<std::int64_t>(0, rows - settled);
