@@ -9,8 +9,10 @@
 
 #include "cli/send_causes.hpp"
 #include "results/retry_rule.hpp"
+#include "runner/shown_zone.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 namespace cli {
 
@@ -161,7 +163,7 @@ std::string window_lines(const runner::SendReport& r) {
     for (std::size_t i = 0; i < r.waiting_for_window.size() && i < k_zones_shown; ++i) {
         const auto& wait = r.waiting_for_window[i];
         out += fmt::format("    {}: {} row(s), {}\n", wait.reason, wait.rows,
-                           wait.opens ? "opens " + util::format_timestamp(*wait.opens) : std::string("never opens"));
+                           wait.opens ? "opens " + util::format_moment(*wait.opens, wait.zone_name) : "never opens");
     }
     if (r.waiting_for_window.size() > k_zones_shown) {
         out += fmt::format("    and {} more zone(s)\n", r.waiting_for_window.size() - k_zones_shown);
@@ -171,14 +173,14 @@ std::string window_lines(const runner::SendReport& r) {
 
 // The rows a test send (--limit) passed over rather than wait for their recipients' windows;
 // empty when it passed over none.
-std::string passed_over_lines(const runner::SendReport& r) {
+std::string passed_over_lines(const runner::SendReport& r, const util::TimeZone& shown) {
     std::string out;
     if (r.passed_over > 0) {
         out += fmt::format(
             "  passed over: {} row(s) whose recipients' send windows are closed (not sent, no record, not counted "
             "in --limit: a later run sends them){}\n",
             r.passed_over,
-            r.passed_over_until ? "; the first opens " + util::format_timestamp(*r.passed_over_until) : "");
+            r.passed_over_until ? "; the first opens " + util::format_moment(*r.passed_over_until, shown) : "");
     }
     return out;  // the wait not made for the send window or the day's room is the `why` line
 }
@@ -194,7 +196,7 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     // The counts are of the rows the log holds: those the run did not reach are not in them.
     out += r.not_yet_attempted > 0 ? fmt::format(" · not yet attempted {}\n", r.not_yet_attempted) : "\n";
     out += window_lines(r);
-    out += passed_over_lines(r);
+    out += passed_over_lines(r, runner::shown_zone(c));
     if (r.recovered_sent + r.recovered_unknown > 0) {
         out += fmt::format(
             "  recovered from the account's ledger: {} row(s) the result log had lost (an older copy of the log, or "
