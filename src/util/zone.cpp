@@ -1,7 +1,6 @@
 #include "util/zone.hpp"
 
 #include <date/tz.h>
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <exception>
 
@@ -13,24 +12,36 @@ namespace {
 
 using namespace std::chrono;
 
+// The fields are written by hand: fmt 9 formats a system_clock time point through localtime(),
+// so its %H under TZ=Asia/Kolkata would be Kolkata's hour, not the one asked for.
+
+// "2026-12-07".
+std::string date_text(sys_days day) {
+    const year_month_day ymd{day};
+    return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                       static_cast<unsigned>(ymd.day()));
+}
+
 // "10:00", or "10:00:53" when `t` has seconds.
 std::string time_text(sys_seconds t) {
-    const sys_days day = floor<days>(t);
-    const char* time = (t - day) % minutes(1) == seconds(0) ? "{:%H:%M}" : "{:%H:%M:%S}";
-    return fmt::format(fmt::runtime(time), t);
+    const hh_mm_ss hms{t - floor<days>(t)};
+    const auto h = hms.hours().count();
+    const auto m = hms.minutes().count();
+    const auto sec = hms.seconds().count();
+    return sec == 0 ? fmt::format("{:02}:{:02}", h, m) : fmt::format("{:02}:{:02}:{:02}", h, m, sec);
 }
 
 // "10:00", or "10:00:53" when `t` has seconds; with its date first unless on `today`.
 std::string clock_text(sys_seconds t, sys_days today) {
     const sys_days day = floor<days>(t);
-    return day == today ? time_text(t) : fmt::format("{:%Y-%m-%d} {}", day, time_text(t));
+    return day == today ? time_text(t) : date_text(day) + " " + time_text(t);
 }
 
 // "Mon 2026-12-07 10:00": the weekday in English whatever the locale.
 std::string day_clock_text(sys_seconds t) {
     constexpr const char* k_names[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
     const sys_days day = floor<days>(t);
-    return fmt::format("{} {:%Y-%m-%d} {}", k_names[weekday(day).c_encoding()], day, time_text(t));
+    return fmt::format("{} {} {}", k_names[weekday(day).c_encoding()], date_text(day), time_text(t));
 }
 
 // The name a zone's times are shown with: "UTC" for UTC itself, whatever tzdata calls it.

@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <ctime>
 #include <map>
 #include <string>
 
+#include "util/time.hpp"
 #include "util/zone.hpp"
 
 using namespace std::chrono_literals;
@@ -120,6 +123,30 @@ TEST_SUITE("util::format_moment") {
     TEST_CASE("in UTC itself, the time is said once, whatever tzdata calls the zone") {
         CHECK(util::format_moment(utc(2026, 12, 7, 3, 30), zone("UTC")) == "Mon 2026-12-07 03:30 UTC");
         CHECK(util::format_moment(utc(2026, 12, 7, 3, 30), zone("Etc/UTC")) == "Mon 2026-12-07 03:30 UTC");
+    }
+}
+
+TEST_SUITE("util: times for people whatever the process's TZ") {
+    // fmt 9 formats a system_clock time point through localtime(): under TZ=Asia/Kolkata its
+    // %H reads 5h30 ahead. The formatters must not depend on the process's zone.
+    TEST_CASE("format_moment, format_zoned_time and format_wall_time under TZ=Asia/Kolkata") {
+        const char* before = std::getenv("TZ");
+        const std::string saved = before != nullptr ? before : "";
+        ::setenv("TZ", "Asia/Kolkata", 1);
+        ::tzset();
+        const auto t = utc(2026, 12, 7, 3, 30);
+        const std::string moment = util::format_moment(t, zone("Europe/Berlin"));
+        const std::string zoned = util::format_zoned_time(t, t, zone("UTC"));
+        const std::string wall = util::format_wall_time(t, t - std::chrono::hours(48));
+        if (before != nullptr) {
+            ::setenv("TZ", saved.c_str(), 1);
+        } else {
+            ::unsetenv("TZ");
+        }
+        ::tzset();
+        CHECK(moment == "Mon 2026-12-07 04:30 Europe/Berlin (03:30 UTC)");
+        CHECK(zoned == "03:30 UTC");
+        CHECK(wall == "2026-12-07 03:30:00 UTC");
     }
 }
 
