@@ -57,14 +57,16 @@ public:
     // Clears the live line, if one is showing, so that other output starts on a clean line.
     void clear_line() override;
 
+protected:
+    // The zone of times in text: the campaign's, else the machine's (JSON's _local fields are
+    // the campaign's only).
+    const util::TimeZone* shown_zone() const { return m_zone ? &*m_zone : &m_machine; }
+
 private:
     // The columns a live line may take: one less than the terminal's, so that the cursor never
     // reaches the last column (where terminals wrap); 80 columns when the terminal does not say.
     std::size_t live_columns() const;
     const util::TimeZone* zone() const { return m_zone ? &*m_zone : nullptr; }
-    // The zone of times in text: the campaign's, else the machine's (JSON's _local fields are
-    // the campaign's only).
-    const util::TimeZone* shown_zone() const { return m_zone ? &*m_zone : &m_machine; }
 
     Output& m_out;
     bool m_enabled;
