@@ -56,8 +56,9 @@ TEST_SUITE("e2e: times on the campaign's clock") {
         auto r = f.wacamp({"run", "--dry-run", f.campaign.string()});
         CAPTURE(r.out);
         CHECK(r.exit_code == 0);
-        CHECK(contains(r.out, "plan: 3 messages from Mon 2030-12-02 14:30 Asia/Kolkata (09:00 UTC) to Mon 2030-12-02 "
-                              "14:30 Asia/Kolkata (09:00 UTC) (1 day)"));
+        CHECK(contains(r.out,
+                       "plan: 3 messages from Mon 2030-12-02 14:30 Asia/Kolkata (09:00 UTC) to Mon 2030-12-02 "
+                       "14:30 Asia/Kolkata (09:00 UTC) (1 day)"));
         f.env["TZ"] = "UTC";
         auto utc = f.wacamp({"validate", f.campaign.string()});
         CAPTURE(utc.out);
@@ -111,8 +112,9 @@ TEST_SUITE("e2e: times on the campaign's clock") {
         CHECK(contains(text.out, " Asia/Kolkata ("));
         CHECK(!contains(text.out, "America/New_York"));
         auto html = windowed.wacamp({"report", log.string(), "--format", "html"});
-        CHECK(contains(html.out, "7 messages from Mon 2030-12-02 09:00 Asia/Kolkata (03:30 UTC) to Wed 2030-12-04 "
-                                 "09:00 Asia/Kolkata (03:30 UTC) (3 days)"));
+        CHECK(contains(html.out,
+                       "7 messages from Mon 2030-12-02 09:00 Asia/Kolkata (03:30 UTC) to Wed 2030-12-04 "
+                       "09:00 Asia/Kolkata (03:30 UTC) (3 days)"));
         auto json = windowed.wacamp({"report", log.string(), "--format", "json"});
         CHECK(!contains(json.out, "Asia/Kolkata ("));
     }
