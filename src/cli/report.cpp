@@ -26,6 +26,7 @@
 #include "report/open_log.hpp"
 #include "report/summary.hpp"
 #include "report/xlsx.hpp"
+#include "runner/shown_zone.hpp"
 #include "util/env.hpp"
 
 namespace cli {
@@ -336,6 +337,8 @@ int run_report(const ReportOptions& opts) {
         out.error(summary.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
+    // Times on the campaign's window's clock; the machine's when the log's campaign file is gone.
+    summary->zone = c ? runner::shown_zone(*c) : util::TimeZone::local(util::ProcessEnvironment());
     if (opts.format == "html") {
         auto page = report::format_html(*summary);
         if (!page) {

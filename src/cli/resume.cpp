@@ -16,6 +16,7 @@
 #include "results/replay.hpp"
 #include "runner/decide.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 namespace cli {
 
@@ -61,7 +62,8 @@ void add_failed(LogFailures& f, const results::RowRecord& rec, util::TimePoint n
 
 // What the log holds at `now`, in one line; an error when its records cannot be read back (the
 // run itself then stops at the first row it cannot read).
-util::Result<std::string> describe_log(const results::LogState& state, util::TimePoint now) {
+util::Result<std::string> describe_log(const results::LogState& state, util::TimePoint now,
+                                       const util::TimeZone& shown) {
     std::int64_t sent = 0, unknown = 0, done = 0;
     LogFailures failed;
     for (std::int64_t row = 1; row <= state.max_row(); ++row) {
@@ -83,7 +85,7 @@ util::Result<std::string> describe_log(const results::LogState& state, util::Tim
     std::string held;
     if (failed.marketing_held > 0) {
         held += fmt::format(", {} held for WhatsApp's marketing limit until {}", failed.marketing_held,
-                            util::format_wall_time(*failed.marketing_until, now));
+                            util::format_zoned_time(*failed.marketing_until, now, shown));
     }
     if (failed.never > 0) {
         held += fmt::format(", {} opted out, suppressed or in a Meta experiment (never sent again)", failed.never);
@@ -100,7 +102,7 @@ class ResumeUi final : public TerminalUi {
 public:
     using TerminalUi::TerminalUi;
     void log_read(const results::LogState& state) override {
-        auto described = describe_log(state, std::chrono::system_clock::now());
+        auto described = describe_log(state, std::chrono::system_clock::now(), *shown_zone());
         if (described) {
             notice(*described);
         } else {

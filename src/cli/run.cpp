@@ -17,9 +17,11 @@
 #include "cli/terminal_ui.hpp"
 #include "runner/dry_run.hpp"
 #include "runner/send.hpp"
+#include "runner/shown_zone.hpp"
 #include "util/clock.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 namespace cli {
 
@@ -103,7 +105,7 @@ std::string zone_lines(const runner::DryRunReport& report, util::TimePoint now) 
         const auto& z = report.zones[i];
         const std::string opens = !z.opens          ? "its window never opens"
                                   : *z.opens <= now ? "its window is open now"
-                                                    : "its window opens " + util::format_timestamp(*z.opens);
+                                                    : "its window opens " + util::format_moment(*z.opens, z.zone);
         text += fmt::format("    {}: {} row(s), {}\n", util::printable(z.zone), z.rows, opens);
     }
     if (report.zones.size() > k_zones_shown) {
@@ -159,7 +161,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  account: {} (ledger {}, read, not written)\n", util::printable((*book)->account()),
                             (*book)->path());
     }
-    const std::string plan = runner::describe(report->plan);
+    const std::string plan = runner::describe(report->plan, runner::shown_zone(c));
     for (std::size_t at = 0, end = 0; at < plan.size(); at = end + 1) {
         end = plan.find('\n', at);
         text += "  " + plan.substr(at, end - at + 1);  // indented under the dry run

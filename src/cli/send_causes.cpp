@@ -50,10 +50,10 @@ std::string explanation(Cause cause, std::int64_t n) {
 
 }  // namespace
 
-std::string cause_lines(const runner::SendReport& r, util::TimePoint now) {
+std::string cause_lines(const runner::SendReport& r, util::TimePoint now, const util::TimeZone& shown) {
     std::string counts;
     std::string notes;
-    const auto held = marketing_hold_note(r, now);
+    const auto held = marketing_hold_note(r, now, shown);
     for_each_cause(r.causes, [&](Cause cause, std::int64_t n) {
         counts += fmt::format("{}{} {}", counts.empty() ? "" : " · ", results::to_string(cause), n);
         // The hold says it with the time: the general note would say it twice.
@@ -70,12 +70,12 @@ std::string cause_lines(const runner::SendReport& r, util::TimePoint now) {
     return counts.empty() ? notes : fmt::format("  failed or skipped, by cause: {}\n{}", counts, notes);
 }
 
-std::string marketing_hold_note(const runner::SendReport& r, util::TimePoint now) {
+std::string marketing_hold_note(const runner::SendReport& r, util::TimePoint now, const util::TimeZone& shown) {
     if (r.held_marketing_limit == 0 || !r.marketing_limit_until) {
         return {};
     }
     return fmt::format("{} recipient(s) held for WhatsApp's marketing limit until {}", r.held_marketing_limit,
-                       util::format_wall_time(*r.marketing_limit_until, now));
+                       util::format_zoned_time(*r.marketing_limit_until, now, shown));
 }
 
 std::string failed_causes(const results::CauseCounts& causes) {

@@ -8,17 +8,19 @@
 #include "results/status.hpp"
 #include "runner/send.hpp"
 #include "util/clock.hpp"
+#include "util/zone.hpp"
 
 namespace cli {
 
 // Returns the summary's lines ("  …\n") on failed and skipped rows by cause: one line of
 // counts, then a line for each cause that needs explaining (outside_window, marketing_limit,
-// pair_rate, opted_out); times are shown relative to `now`. "" when no row failed or was skipped.
-std::string cause_lines(const runner::SendReport& report, util::TimePoint now);
+// pair_rate, opted_out); times are shown on `shown`'s clock beside UTC, dated unless on `now`'s
+// day. "" when no row failed or was skipped.
+std::string cause_lines(const runner::SendReport& report, util::TimePoint now, const util::TimeZone& shown);
 
 // Returns "N held for WhatsApp's marketing limit until T" for rows this run left alone because
-// Meta's marketing limit refused them less than 24 h ago; "" when none.
-std::string marketing_hold_note(const runner::SendReport& report, util::TimePoint now);
+// Meta's marketing limit refused them less than 24 h ago (T as cause_lines says it); "" when none.
+std::string marketing_hold_note(const runner::SendReport& report, util::TimePoint now, const util::TimeZone& shown);
 
 // Returns "opted_out 1, outside_window 2": the failed rows per cause (the causes of skipped
 // rows left out); "" when none.

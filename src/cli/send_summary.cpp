@@ -9,8 +9,10 @@
 
 #include "cli/send_causes.hpp"
 #include "results/retry_rule.hpp"
+#include "runner/shown_zone.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 namespace cli {
 
@@ -161,7 +163,7 @@ std::string window_lines(const runner::SendReport& r) {
     for (std::size_t i = 0; i < r.waiting_for_window.size() && i < k_zones_shown; ++i) {
         const auto& wait = r.waiting_for_window[i];
         out += fmt::format("    {}: {} row(s), {}\n", wait.reason, wait.rows,
-                           wait.opens ? "opens " + util::format_timestamp(*wait.opens) : std::string("never opens"));
+                           wait.opens ? "opens " + util::format_moment(*wait.opens, wait.zone_name) : "never opens");
     }
     if (r.waiting_for_window.size() > k_zones_shown) {
         out += fmt::format("    and {} more zone(s)\n", r.waiting_for_window.size() - k_zones_shown);
@@ -171,22 +173,35 @@ std::string window_lines(const runner::SendReport& r) {
 
 // The rows a test send (--limit) passed over rather than wait for their recipients' windows;
 // empty when it passed over none.
-std::string passed_over_lines(const runner::SendReport& r) {
+std::string passed_over_lines(const runner::SendReport& r, const util::TimeZone& shown) {
     std::string out;
     if (r.passed_over > 0) {
         out += fmt::format(
             "  passed over: {} row(s) whose recipients' send windows are closed (not sent, no record, not counted "
             "in --limit: a later run sends them){}\n",
             r.passed_over,
-            r.passed_over_until ? "; the first opens " + util::format_timestamp(*r.passed_over_until) : "");
+            r.passed_over_until ? "; the first opens " + util::format_moment(*r.passed_over_until, shown) : "");
     }
     return out;  // the wait not made for the send window or the day's room is the `why` line
 }
 
-std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s) {
+// `text` with the wait a test send did not make (the dispatcher's message says it in UTC, as the
+// JSON keeps it) on `shown`'s clock beside UTC.
+std::string zoned_wait(std::string text, const runner::SendReport& r, const util::TimeZone& shown) {
+    if (r.not_waited_until) {
+        const auto utc = util::format_timestamp(*r.not_waited_until);
+        if (const auto at = text.find(utc); at != std::string::npos) {
+            text.replace(at, utc.size(), util::format_moment(*r.not_waited_until, shown));
+        }
+    }
+    return text;
+}
+
+std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s,
+                         const util::TimeZone& shown) {
     std::string out = headline(c, r) + "\n";
     if (auto because = why(r); !because.empty()) {
-        out += fmt::format("  why: {}\n", because);
+        out += fmt::format("  why: {}\n", zoned_wait(because, r, shown));
     }
     const auto& n = r.counts;
     out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}", n[Status::sent],
@@ -195,14 +210,14 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     // "remaining" as the live line counts it: rows the log holds no record of yet.
     out += r.not_yet_attempted > 0 ? fmt::format(" · remaining {} (not yet attempted)\n", r.not_yet_attempted) : "\n";
     out += window_lines(r);
-    out += passed_over_lines(r);
+    out += passed_over_lines(r, shown);
     if (r.recovered_sent + r.recovered_unknown > 0) {
         out += fmt::format(
             "  recovered from the account's ledger: {} row(s) the result log had lost (an older copy of the log, or "
             "its last seconds lost): {} sent (not sent again), {} unknown (their request may have left)\n",
             r.recovered_sent + r.recovered_unknown, r.recovered_sent, r.recovered_unknown);
     }
-    out += cause_lines(r, std::chrono::system_clock::now());
+    out += cause_lines(r, std::chrono::system_clock::now(), shown);
     if (c.account.ledger) {
         out += fmt::format("  account: {} (ledger {})\n", util::printable(c.account.name), *c.account.ledger);
     }
@@ -333,7 +348,7 @@ ordered_json summary_fields(const campaign::Campaign& c, const runner::SendRepor
 }
 
 // Why a run ends with `exit_code` 1 or 3, in one line for stderr; empty for 0.
-std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exit_code) {
+std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exit_code, const util::TimeZone& shown) {
     if (exit_code == 0) {
         return {};
     }
@@ -352,7 +367,7 @@ std::string reason_line(const runner::SendReport& r, const NextSteps& s, int exi
     const auto causes = failed_causes(r.causes);
     std::string line = fmt::format("{} recipient(s) failed{}, {} unknown", n[Status::failed],
                                    causes.empty() ? "" : " (" + causes + ")", n[Status::unknown]);
-    if (auto held = marketing_hold_note(r, std::chrono::system_clock::now()); !held.empty()) {
+    if (auto held = marketing_hold_note(r, std::chrono::system_clock::now(), shown); !held.empty()) {
         line += "; " + held;
     }
     if (r.cleanup.batches_failed > 0) {
@@ -375,9 +390,11 @@ Level level_for(int exit_code) {
 
 void print_send_summary(const campaign::Campaign& c, const runner::SendReport& r, int exit_code, Output& out) {
     const auto steps = next_steps_of(c, r);
-    out.result(level_for(exit_code), "summary", summary_text(c, r, steps), summary_fields(c, r, steps, exit_code));
+    const auto shown = runner::shown_zone(c);
+    out.result(level_for(exit_code), "summary", summary_text(c, r, steps, shown),
+               summary_fields(c, r, steps, exit_code));
     // A script that keeps only stderr still learns why (the summary is on stdout).
-    if (auto line = reason_line(r, steps, exit_code); !line.empty()) {
+    if (auto line = reason_line(r, steps, exit_code, shown); !line.empty()) {
         out.error(line, static_cast<ExitCode>(exit_code));
     }
 }

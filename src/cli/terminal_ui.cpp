@@ -126,8 +126,9 @@ void add_moment(nlohmann::ordered_json& fields, const std::string& name, std::op
     fields["time_zone"] = zone != nullptr ? ordered_json(zone->name()) : ordered_json();
 }
 
-nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::RunFigures& run,
-                                       const LineClock& clock) {
+// The progress object; `zone`: the campaign's, for the _local fields (null: none).
+nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::RunFigures& run, const LineClock& clock,
+                                       const util::TimeZone* zone) {
     using nlohmann::ordered_json;
     const Figures f = figures_of(p, run);
     const auto seconds = [](std::chrono::milliseconds d) {
@@ -146,7 +147,7 @@ nlohmann::ordered_json progress_fields(const queue::Progress& p, const runner::R
                            {"eta_seconds", f.eta ? ordered_json(seconds(*f.eta)) : ordered_json()},
                            {"paused", !p.pause_reason.empty()},
                            {"pause_reason", p.pause_reason.empty() ? ordered_json() : ordered_json(p.pause_reason)}};
-    add_moment(fields, "paused_until", p.pause_reason.empty() ? std::nullopt : p.paused_until, clock.zone);
+    add_moment(fields, "paused_until", p.pause_reason.empty() ? std::nullopt : p.paused_until, zone);
     fields["next_window_opening"] =
         p.set_aside > 0 && p.next_opening ? ordered_json(util::format_timestamp(*p.next_opening)) : ordered_json();
     fields["elapsed_ms"] = clock.elapsed.count();
@@ -174,14 +175,15 @@ bool would_ask(AssumeYes yes) {
     return yes == AssumeYes::no && isatty(STDIN_FILENO) == 1;
 }
 
-TerminalUi::TerminalUi(Output& out, ProgressMode progress, AssumeYes yes)
+TerminalUi::TerminalUi(Output& out, ProgressMode progress, AssumeYes yes, util::TimeZone machine)
     : m_out(out),
       m_enabled(progress == ProgressMode::automatic),
       m_ask(out.format() == LogFormat::text && would_ask(yes)),
       m_started(std::chrono::steady_clock::now()),
       // Plain lines start after one interval; a log collector gets the first object at once,
       // with the total to send.
-      m_next_plain(out.format() == LogFormat::json ? m_started : m_started + k_plain_interval) {}
+      m_next_plain(out.format() == LogFormat::json ? m_started : m_started + k_plain_interval),
+      m_machine(std::move(machine)) {}
 
 TerminalUi::~TerminalUi() {
     m_out.clear_line();
@@ -259,7 +261,7 @@ std::size_t TerminalUi::live_columns() const {
 }
 
 void TerminalUi::waiting_to_start(util::TimePoint at, util::TimePoint now) {
-    const LineClock clock{.now = now, .elapsed = {}, .zone = zone()};
+    const LineClock clock{.now = now, .elapsed = {}, .zone = shown_zone()};
     if (m_start_told != at) {
         m_start_told = at;
         nlohmann::ordered_json fields;
@@ -278,7 +280,7 @@ void TerminalUi::waiting_to_start(util::TimePoint at, util::TimePoint now) {
 }
 
 void TerminalUi::paused(const queue::Progress& p) {
-    const LineClock clock{.now = std::chrono::system_clock::now(), .elapsed = {}, .zone = zone()};
+    const LineClock clock{.now = std::chrono::system_clock::now(), .elapsed = {}, .zone = shown_zone()};
     nlohmann::ordered_json fields = {{"pause_reason", p.pause_reason}};
     add_moment(fields, "paused_until", p.paused_until, zone());
     m_out.notice_with_fields(
@@ -300,11 +302,11 @@ void TerminalUi::progress(const queue::Progress& p, const runner::RunFigures& ru
     }
     const LineClock clock{.now = std::chrono::system_clock::now(),
                           .elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started),
-                          .zone = zone()};
+                          .zone = shown_zone()};
     // A log keeps the whole line; the live line gives way to the terminal's width.
     const std::string line = progress_line(p, run, clock);
     const std::string live = m_out.live_lines() ? progress_line(p, run, clock, live_columns()) : line;
-    m_out.progress(line, progress_fields(p, run, clock), live);
+    m_out.progress(line, progress_fields(p, run, clock, zone()), live);
 }
 
 }  // namespace cli

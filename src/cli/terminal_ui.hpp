@@ -2,7 +2,7 @@
 // The person's side of a run: the confirmation question, notices, and progress — a live line
 // on a terminal, fitted to its width, a plain line every few seconds otherwise, a progress
 // object with --log-format json — all printed through one Output. Times are shown in the
-// campaign's zone (its send window's) beside UTC.
+// campaign's zone (its send window's; without one, the machine's) beside UTC.
 
 #include <chrono>
 #include <cstdint>
@@ -39,7 +39,9 @@ std::string countdown_line(util::TimePoint at, const LineClock& clock, std::size
 
 class TerminalUi : public runner::RunUi {
 public:
-    TerminalUi(Output& out, ProgressMode progress, AssumeYes yes);
+    // Shows times on `machine`'s clock (beside UTC) until time_zone() gives the campaign's.
+    TerminalUi(Output& out, ProgressMode progress, AssumeYes yes,
+               util::TimeZone machine = util::TimeZone::local(util::ProcessEnvironment()));
     ~TerminalUi() override;
 
     bool wants_confirmation() const override;
@@ -55,6 +57,11 @@ public:
     // Clears the live line, if one is showing, so that other output starts on a clean line.
     void clear_line() override;
 
+protected:
+    // The zone of times in text: the campaign's, else the machine's (JSON's _local fields are
+    // the campaign's only).
+    const util::TimeZone* shown_zone() const { return m_zone ? &*m_zone : &m_machine; }
+
 private:
     // The columns a live line may take: one less than the terminal's, so that the cursor never
     // reaches the last column (where terminals wrap); 80 columns when the terminal does not say.
@@ -67,6 +74,7 @@ private:
     std::chrono::steady_clock::time_point m_started;
     std::chrono::steady_clock::time_point m_next_plain;  // when the next plain line (or object) is due
     std::optional<util::TimeZone> m_zone;                // the campaign's, when it has a send window
+    util::TimeZone m_machine;                            // the machine's, for text without m_zone
     std::optional<util::TimePoint> m_start_told;         // the start_at the waiting notice was given for
     std::string m_countdown;                             // the countdown line last drawn
 };

@@ -20,6 +20,7 @@
 #include "cli/send_causes.hpp"
 #include "runner/plan.hpp"
 #include "runner/screened_rows.hpp"
+#include "runner/shown_zone.hpp"
 #include "util/clock.hpp"
 
 namespace cli {
@@ -216,7 +217,7 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
         out.error(plan.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
-    text += runner::describe(*plan);
+    text += runner::describe(*plan, runner::shown_zone(c));
     fields["plan"] = plan_json(*plan);
     return finish(k_exit_done);
 }

@@ -152,7 +152,7 @@ std::vector<ZoneWait> SetAside::waits() const {
     std::vector<ZoneWait> out;
     for (const auto& [zone, lane] : m_lanes) {
         if (lane.rows() > 0) {
-            out.push_back({lane.answer.reason, lane.answer.until, lane.rows()});
+            out.push_back({lane.answer.reason, lane.answer.until, lane.rows(), zone, {}});
         }
     }
     std::stable_sort(out.begin(), out.end(), [](const ZoneWait& a, const ZoneWait& b) {

@@ -24,6 +24,8 @@ struct ZoneWait {
     std::string reason;             // the admission's: "outside the send window in America/New_York"
     std::optional<WallTime> opens;  // nullopt: never (a window without days)
     std::int64_t rows = 0;
+    int zone = -1;          // the rows' zone (ZoneWindows::zone); -1: none
+    std::string zone_name;  // its IANA name, for people; set by whoever holds the ZoneWindows
 };
 
 class SetAside {

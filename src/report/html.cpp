@@ -88,12 +88,12 @@ void add_heading(std::string& out, const Summary& s) {
     out += fmt::format(R"(<header id="campaign"><h1>{}{}</h1><p class="meta">)", html_escape(s.header.name),
                        dry ? R"( <span class="badge">dry run</span>)" : "");
     out += fmt::format("Result log <code>{}</code> · started {} by wacamp {}", html_escape(s.log_path),
-                       html_time(s.header.started_at), html_escape(s.header.version));
+                       html_time(s.header.started_at, s.zone), html_escape(s.header.version));
     if (s.runs > 1) {
         out += fmt::format(" · {} runs", s.runs);
     }
     if (s.ended && s.last_end) {
-        out += fmt::format(" · last run: {} at {}", html_escape(s.last_end->reason), html_time(s.last_end->at));
+        out += fmt::format(" · last run: {} at {}", html_escape(s.last_end->reason), html_time(s.last_end->at, s.zone));
     } else {
         out += R"( · <span class="badge warn">no end record</span> the run is still going, or )"
                "stopped abruptly";
@@ -211,7 +211,7 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
     add_html_errors(out, summary);
     add_html_templates(out, summary);
     add_html_review(out, summary);
-    add_html_slowest(out, details);
+    add_html_slowest(out, summary, details);
     add_html_not_sent(out, summary, details);
     add_html_invalid(out, summary, details);
     add_html_cleanup_and_warnings(out, summary);

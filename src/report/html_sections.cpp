@@ -68,7 +68,7 @@ Chart plan_chart(const results::PlanSummary& plan) {
 }
 
 // The plan of the dry run `s` logged: when, and at how many an hour, its rows would go out.
-void add_html_plan(std::string& out, const results::PlanSummary& plan) {
+void add_html_plan(std::string& out, const results::PlanSummary& plan, const util::TimeZone& zone) {
     out += R"(<section id="plan"><h2>The plan</h2>)";
     if (plan.kind == "unbounded") {
         out += fmt::format(R"(<p class="note">{} messages as fast as the service answers: an unlimited rate with no )"
@@ -85,8 +85,8 @@ void add_html_plan(std::string& out, const results::PlanSummary& plan) {
     out += svg_chart(plan_chart(plan));
     out += fmt::format(R"(<p class="note">{} messages from {} to {} ({} day{}); each bar is one hour, from the )"
                        "first send's.</p></section>\n",
-                       group_digits(plan.messages), html_time(*plan.first), html_time(*plan.last), plan.days,
-                       plan.days == 1 ? "" : "s");
+                       group_digits(plan.messages), html_time(*plan.first, zone), html_time(*plan.last, zone),
+                       plan.days, plan.days == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -132,10 +132,8 @@ std::string html_status_class(Status status) {
     return "s-" + std::string(results::to_string(status));
 }
 
-std::string html_time(util::TimePoint t) {
-    std::string text = util::format_timestamp(t);  // "2026-11-21T09:30:00.123Z"
-    text[10] = ' ';
-    return text.substr(0, 19) + " UTC";
+std::string html_time(util::TimePoint t, const util::TimeZone& zone) {
+    return html_escape(util::format_moment(t, zone));
 }
 
 std::string html_ms(std::int64_t ms) {
@@ -146,7 +144,7 @@ void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
     const auto& t = d.timeline;
     const bool dry = s.header.mode == results::Mode::dry_run;
     if (dry && s.last_end && s.last_end->plan) {
-        add_html_plan(out, *s.last_end->plan);
+        add_html_plan(out, *s.last_end->plan, s.zone);
     }
     if (t.empty()) {
         out += fmt::format(R"(<section id="over-time"><h2>Over time</h2><p class="empty">No )"
@@ -154,7 +152,7 @@ void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
                            dry ? " (a dry run sends nothing)" : "");
         return;
     }
-    const std::string since = html_time(t.origin());
+    const std::string since = html_time(t.origin(), s.zone);
     const std::string width = util::format_duration(t.width(), util::DurationStyle::axis);
     out += R"(<section id="throughput"><h2>Sends per second</h2>)" + svg_chart(rate_chart(t));
     out += fmt::format(R"(<p class="note">Time since {}; each bar is {}: request outcomes )"
@@ -201,7 +199,7 @@ void add_html_templates(std::string& out, const Summary& s) {
     out += "</tbody></table></section>\n";
 }
 
-void add_html_slowest(std::string& out, const HtmlDetails& d) {
+void add_html_slowest(std::string& out, const Summary& s, const HtmlDetails& d) {
     if (d.slowest.empty()) {
         return;
     }
@@ -214,7 +212,7 @@ void add_html_slowest(std::string& out, const HtmlDetails& d) {
                           {html_ms(r.latency_ms.value_or(0)), "num"},
                           status_cell(r.status),
                           {http_cell(r.http_status), "num"},
-                          {html_time(r.at), "nowrap"}});
+                          {html_time(r.at, s.zone), "nowrap"}});
     }
     out += "</tbody></table></section>\n";
 }
@@ -235,7 +233,7 @@ void add_html_not_sent(std::string& out, const Summary& s, const HtmlDetails& d)
                           {http_cell(r.http_status), "num"},
                           {std::to_string(r.attempts), "num"},
                           {html_escape(r.error), "msg"},
-                          {html_time(r.at), "nowrap"}});
+                          {html_time(r.at, s.zone), "nowrap"}});
     }
     out += "</tbody></table>";
     const auto shown = static_cast<std::int64_t>(d.not_sent.size());

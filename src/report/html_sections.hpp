@@ -33,8 +33,9 @@ std::string_view html_status_label(results::Status status);
 // Returns the CSS class that colours `status` ("s-sent", …).
 std::string html_status_class(results::Status status);
 
-// Returns `t` as "2026-11-21 09:30:00 UTC" (milliseconds dropped).
-std::string html_time(util::TimePoint t);
+// Returns `t` on `zone`'s clock beside UTC, escaped: "Sat 2026-11-21 15:00:07 Asia/Kolkata
+// (09:30:07 UTC)" (util::format_moment; milliseconds dropped).
+std::string html_time(util::TimePoint t, const util::TimeZone& zone);
 
 // Returns `ms` as "1,234 ms".
 std::string html_ms(std::int64_t ms);
@@ -51,7 +52,7 @@ void add_html_errors(std::string& out, const Summary& summary);
 void add_html_templates(std::string& out, const Summary& summary);
 
 // The slowest recipients, slowest first; nothing when no request was made.
-void add_html_slowest(std::string& out, const HtmlDetails& details);
+void add_html_slowest(std::string& out, const Summary& summary, const HtmlDetails& details);
 
 // The first failed or unknown recipients and how many more there are.
 void add_html_not_sent(std::string& out, const Summary& summary, const HtmlDetails& details);

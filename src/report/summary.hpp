@@ -13,6 +13,7 @@
 #include "util/clock.hpp"
 #include "util/disk_array.hpp"
 #include "util/result.hpp"
+#include "util/zone.hpp"
 
 namespace campaign {
 struct Campaign;
@@ -133,6 +134,9 @@ struct Summary {
     Review review;                                   // a dry run's messages; empty for a log without them
     std::vector<std::string> warnings;               // "PATH:LINE: …", the first ~100
     std::int64_t warning_count = 0;                  // all of them
+    // The zone the text and HTML reports show times in, beside UTC (summarize() leaves UTC; the
+    // caller sets the campaign's: runner::shown_zone). JSON, CSV and the workbook keep UTC.
+    util::TimeZone zone = util::TimeZone::utc();
 };
 
 // Returns the rows of the list not yet in the log: the CSV's rows less those the log names

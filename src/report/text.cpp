@@ -11,6 +11,7 @@
 #include "util/text.hpp"
 #include "util/time.hpp"
 #include "util/utf8.hpp"
+#include "util/zone.hpp"
 
 namespace report {
 
@@ -39,12 +40,12 @@ void add_header(std::string& out, const Summary& s) {
     const bool dry = s.header.mode == results::Mode::dry_run;
     out += fmt::format("{:<{}}{}{}\n", "Campaign", k_label_width, one_line(s.header.name), dry ? " (dry run)" : "");
     out += fmt::format("{:<{}}{}\n", "Log", k_label_width, one_line(s.log_path));
-    out +=
-        fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width, util::format_timestamp(s.header.started_at),
-                    one_line(s.header.version), s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
+    out += fmt::format("{:<{}}{} by wacamp {}{}\n", "Started", k_label_width,
+                       util::format_moment(s.header.started_at, s.zone), one_line(s.header.version),
+                       s.runs > 1 ? fmt::format("; {} runs", s.runs) : "");
     std::string last;
     if (s.ended && s.last_end) {
-        last = fmt::format("{} at {}", one_line(s.last_end->reason), util::format_timestamp(s.last_end->at));
+        last = fmt::format("{} at {}", one_line(s.last_end->reason), util::format_moment(s.last_end->at, s.zone));
     } else {
         last = "no end record: the run is still going, or stopped abruptly";
     }
@@ -160,7 +161,7 @@ void add_timing(std::string& out, const Summary& s) {
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
     line(out, "duration",
          fmt::format("{}  ({} to {})", util::format_duration(span, util::DurationStyle::report),
-                     util::format_timestamp(s.first_at), util::format_timestamp(s.last_at)));
+                     util::format_moment(s.first_at, s.zone), util::format_moment(s.last_at, s.zone)));
     if (s.attempts == 0 && s.latency.count == 0) {
         line(out, "requests", "none");
         return;

@@ -255,18 +255,9 @@ std::string count_text(std::int64_t n) {
     return n < 0 ? "-" + digits : digits;
 }
 
-// `t` on the clock of the zone named `zone_name` (UTC when it cannot be found): "Mon 2026-11-30 09:00 Asia/Kolkata".
-std::string local_text(util::TimePoint t, const std::string& zone_name) {
-    auto zone = util::TimeZone::locate(zone_name);
-    const auto local = t + (zone ? zone->offset_at(t) : seconds(0));
-    const sys_days day = floor<days>(local);
-    const year_month_day ymd{day};
-    const hh_mm_ss<minutes> hms{floor<minutes>(local - day)};
-    constexpr const char* k_names[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-    return fmt::format("{} {:04}-{:02}-{:02} {:02}:{:02} {}", k_names[weekday(day).c_encoding()],
-                       static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                       static_cast<unsigned>(ymd.day()), hms.hours().count(), hms.minutes().count(),
-                       zone ? zone_name : "UTC");
+// `t` to the minute (a plan's precision) on `zone`'s clock beside UTC.
+std::string plan_time(util::TimePoint t, const util::TimeZone& zone) {
+    return util::format_moment(floor<minutes>(t), zone);
 }
 
 // The pace and caps of `plan`: "at 10/s, 10,000 a day (account.messaging_limit), in mon-fri 09:00-17:00 Asia/Kolkata".
@@ -426,7 +417,7 @@ std::string recent_text(const Plan& plan) {
         plan.per_day && *plan.messaged_day > 0 ? "; those of the last 24 h cost no new room of per_day" : "");
 }
 
-std::string describe(const Plan& plan) {
+std::string describe(const Plan& plan, const util::TimeZone& shown) {
     const std::string n = count_text(plan.messages);
     const char* s = plan.messages == 1 ? "" : "s";
     if (plan.kind == Plan::Kind::unbounded) {
@@ -440,8 +431,8 @@ std::string describe(const Plan& plan) {
         return fmt::format("plan: {} message{}, never sent: {}\n", n, s, plan.why);
     }
     std::string text =
-        fmt::format("plan: {} message{} from {} to {} ({} day{}) {}\n", n, s, local_text(*plan.first, plan.zone),
-                    local_text(*plan.last, plan.zone), plan.days, plan.days == 1 ? "" : "s", limits_text(plan));
+        fmt::format("plan: {} message{} from {} to {} ({} day{}) {}\n", n, s, plan_time(*plan.first, shown),
+                    plan_time(*plan.last, shown), plan.days, plan.days == 1 ? "" : "s", limits_text(plan));
     if (plan.room_today && plan.room_for_all) {
         text +=
             fmt::format("  the account's room now: enough for all of them, of {} in the trailing 24 h (its ledger)\n",

@@ -18,6 +18,7 @@
 #include "results/records.hpp"
 #include "util/clock.hpp"
 #include "util/result.hpp"
+#include "util/zone.hpp"
 
 namespace runner {
 
@@ -114,8 +115,9 @@ std::string_view to_string(Plan::Kind kind);
 // The plan as a dry run's `end` record keeps it.
 results::PlanSummary summary_of(const Plan& plan);
 
-// The plan for people, a few lines each starting with "plan: " or two spaces:
-// "plan: 60,000 messages from Mon 2026-11-30 09:00 IST to Fri 2026-12-04 17:12 IST (5 days) at 10/s, …".
-std::string describe(const Plan& plan);
+// The plan for people, a few lines each starting with "plan: " or two spaces, its times on
+// `shown`'s clock beside UTC (runner::shown_zone): "plan: 60,000 messages from Mon 2026-11-30
+// 09:00 Asia/Kolkata (03:30 UTC) to Fri 2026-12-04 17:12 Asia/Kolkata (11:42 UTC) (5 days) at 10/s, …".
+std::string describe(const Plan& plan, const util::TimeZone& shown = util::TimeZone::utc());
 
 }  // namespace runner

@@ -8,6 +8,7 @@
 #include "campaign/recipients.hpp"
 #include "runner/decide.hpp"
 #include "runner/screened_rows.hpp"
+#include "runner/shown_zone.hpp"
 #include "runner/template_match.hpp"
 #include "service/classify.hpp"
 #include "service/messages.hpp"
@@ -109,7 +110,9 @@ namespace {
 std::string start_of(const SendRun& run, util::TimePoint now) {
     const auto& start_at = run.campaign.schedule.start_at;
     const util::TimePoint from = start_at && *start_at > now ? *start_at : now;
-    std::string when = from == now ? "now" : fmt::format("at {} (schedule.start_at)", util::format_timestamp(from));
+    std::string when = from == now ? "now"
+                                   : fmt::format("at {} (schedule.start_at)",
+                                                 util::format_zoned_time(from, now, shown_zone(run.campaign)));
     if (run.zone_windows) {
         return fmt::format("{}, each message when its recipient's window is open — {}", when,
                            run.zone_windows->describe());

@@ -64,6 +64,11 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.held_marketing_limit = jobs.held_marketing_limit;
     report.marketing_limit_until = jobs.marketing_limit_until;
     report.waiting_for_window = result.waiting;
+    for (auto& wait : report.waiting_for_window) {
+        if (run.zone_windows && wait.zone >= 0) {
+            wait.zone_name = run.zone_windows->window(wait.zone).zone().name();  // its opening on its clock
+        }
+    }
     report.passed_over = result.passed_over;
     report.passed_over_until = result.passed_over_until;
     if (result.not_waited) {

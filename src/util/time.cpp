@@ -308,11 +308,15 @@ std::optional<TimePoint> parse_http_date(std::string_view text, TimePoint now) {
 }
 
 std::string format_wall_time(TimePoint t, TimePoint now) {
-    const auto whole = floor<seconds>(t);
+    // From the timestamp's fields, not fmt's %H: fmt 9 reads a time point through localtime(),
+    // which TZ moves off UTC.
+    char stamp[k_timestamp_length];
+    write_timestamp(t, stamp);  // "2026-11-25T20:20:53.123Z"
+    const std::string_view text(stamp, k_timestamp_length);
     if (floor<days>(t) == floor<days>(now)) {
-        return fmt::format("{:%H:%M:%S} UTC", whole);
+        return fmt::format("{} UTC", text.substr(11, 8));
     }
-    return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", whole);
+    return fmt::format("{} {} UTC", text.substr(0, 10), text.substr(11, 8));
 }
 
 std::string format_duration(Millis d, DurationStyle style) {

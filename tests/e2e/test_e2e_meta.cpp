@@ -5,6 +5,7 @@
 
 #include "fixtures.hpp"
 #include "util/time.hpp"
+#include "util/zone.hpp"
 
 using namespace e2e;
 using nlohmann::json;
@@ -143,6 +144,7 @@ TEST_SUITE("e2e: meta") {
     TEST_CASE("a marketing-limit refusal is not retried by an immediate resume, which says until when") {
         Sandbox sandbox({"--meta-error", meta_error(1, "131049")});
         CampaignFixture f(sandbox, numbers_csv(3));
+        f.env["TZ"] = "UTC";
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
         CAPTURE(r.out);
         CHECK(r.exit_code == 1);
@@ -151,7 +153,9 @@ TEST_SUITE("e2e: meta") {
         REQUIRE(row.size() == 2);
         CHECK(row[1]["cause"] == "marketing_limit");
         CHECK(row[1]["error_code"] == 131049);
-        const auto until = util::format_wall_time(at_of(row[1]) + std::chrono::hours(24), at_of(row[1]));
+        // In UTC (TZ), said once, as the summary and resume say it.
+        const auto until =
+            util::format_zoned_time(at_of(row[1]) + std::chrono::hours(24), at_of(row[1]), util::TimeZone::utc());
 
         auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress"});
         CAPTURE(resumed.out);

@@ -23,9 +23,9 @@ TEST_SUITE("e2e: the campaign's plan") {
         CAPTURE(r.err);
         CHECK(r.exit_code == 0);
         CHECK(contains(r.out,
-                       "plan: 7 messages from Mon 2030-12-02 09:00 Asia/Kolkata to Wed 2030-12-04 09:00 "
-                       "Asia/Kolkata (3 days) at 2/s, 3 a day (rate.per_day), in mon-fri 09:00-17:00 "
-                       "Asia/Kolkata\n"));
+                       "plan: 7 messages from Mon 2030-12-02 09:00 Asia/Kolkata (03:30 UTC) to Wed 2030-12-04 "
+                       "09:00 Asia/Kolkata (03:30 UTC) (3 days) at 2/s, 3 a day (rate.per_day), in mon-fri "
+                       "09:00-17:00 Asia/Kolkata\n"));
         CHECK(contains(r.out, "larger than a day of per_day (3): it spans 3 days"));
         CHECK(sandbox.journal().empty());
     }
@@ -35,7 +35,8 @@ TEST_SUITE("e2e: the campaign's plan") {
         auto text = f.wacamp({"run", "--dry-run", f.campaign.string()});
         CAPTURE(text.out);
         CHECK(text.exit_code == 0);
-        CHECK(contains(text.out, "  plan: 7 messages from Mon 2030-12-02 09:00 Asia/Kolkata to Wed 2030-12-04"));
+        CHECK(contains(text.out,
+                       "  plan: 7 messages from Mon 2030-12-02 09:00 Asia/Kolkata (03:30 UTC) to Wed 2030-12-04"));
         auto json = f.wacamp({"run", "--dry-run", f.campaign.string(), "--log-format", "json"});
         CAPTURE(json.out);
         REQUIRE(json.exit_code == 0);
@@ -74,7 +75,9 @@ TEST_SUITE("e2e: the campaign's plan") {
         REQUIRE(report.exit_code == 0);
         CHECK(contains(report.out, R"(<section id="plan"><h2>The plan</h2>)"));
         CHECK(contains(report.out, R"(id="chart-plan")"));
-        CHECK(contains(report.out, "7 messages from 2030-12-02 03:30:00 UTC to 2030-12-04 03:30:00 UTC (3 days)"));
+        CHECK(contains(report.out,
+                       "7 messages from Mon 2030-12-02 09:00 Asia/Kolkata (03:30 UTC) to Wed 2030-12-04 09:00 "
+                       "Asia/Kolkata (03:30 UTC) (3 days)"));
     }
     TEST_CASE("an unlimited rate with no per_day or window has no finish time") {
         Sandbox sandbox;

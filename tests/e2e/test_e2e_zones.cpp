@@ -75,6 +75,8 @@ TEST_SUITE("e2e: a window per recipient") {
         CAPTURE(run.out());
         CHECK(run.out().find("3 row(s) were waiting for their recipients' send windows") != std::string::npos);
         CHECK(run.out().find("outside the send window in " + evening + ": 3 row(s), opens ") != std::string::npos);
+        // On the zone's own clock (its window opens at its midnight), UTC beside.
+        CHECK(run.out().find(" 00:00 " + evening + " (") != std::string::npos);
         const auto sent = delivered(sandbox);
         CHECK(sent.size() == k_rows / 2);
         for (int i = 0; i < k_rows; ++i) {
@@ -186,6 +188,7 @@ TEST_SUITE("e2e: a window per recipient") {
         }
         CampaignFixture f(sandbox, csv, k_zoned_window);
         map_time_zone_column(f);
+        f.env["TZ"] = "Asia/Kolkata";
         auto r = on_terminal(f, {"run", f.campaign.string(), "--limit", "3"}, "y\n");
         CAPTURE(r.out);
         CHECK(r.exit_code == 0);
@@ -197,6 +200,7 @@ TEST_SUITE("e2e: a window per recipient") {
         CHECK(contains(r.out, "stopped at --limit"));
         CHECK(contains(r.out, "passed over: 2 row(s) whose recipients' send windows are closed"));
         CHECK(contains(r.out, "the first opens "));
+        CHECK(contains(r.out, " Asia/Kolkata ("));  // the machine's clock (TZ), UTC beside
         // The passed over have no record; the next test send passes them over again and sends
         // the last open row; a run without --limit would wait for them.
         CHECK(f.final_status().size() == 3);

@@ -234,16 +234,18 @@ TEST_SUITE("cli::TerminalUi") {
             CHECK(line["time_zone"] == "Asia/Kolkata");
         }
     }
-    TEST_CASE("without a send window a pause is told in UTC, and the zone's fields are null") {
+    TEST_CASE("without a send window a pause is told on the machine's clock and in UTC; the zone's fields are null") {
         Fixture f;
-        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes);
+        cli::TerminalUi ui(f.json, cli::ProgressMode::automatic, cli::AssumeYes::yes,
+                           *util::TimeZone::locate("America/New_York"));
         queue::Progress p;
         p.pause_reason = "daily cap reached";
         p.paused_until = std::chrono::sys_days(std::chrono::year(2099) / 11 / 28) + std::chrono::minutes(270);
         ui.paused(p);
         auto lines = f.err.objects();
         REQUIRE(lines.size() == 1);
-        CHECK(lines[0]["message"] == "paused: daily cap reached until 2099-11-28 04:30:00 UTC");
+        CHECK(lines[0]["message"] ==
+              "paused: daily cap reached until 2099-11-27 23:30 America/New_York (2099-11-28 04:30 UTC)");
         CHECK(lines[0]["paused_until"] == "2099-11-28T04:30:00.000Z");
         CHECK(lines[0]["paused_until_local"].is_null());
         CHECK(lines[0]["time_zone"].is_null());

@@ -20,7 +20,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST_SUITE("cli::send_causes") {
     TEST_CASE("no failed or skipped row: nothing to say") {
-        CHECK(cli::cause_lines(runner::SendReport{}, k_now).empty());
+        CHECK(cli::cause_lines(runner::SendReport{}, k_now, util::TimeZone::utc()).empty());
         CHECK(cli::failed_causes({}).empty());
         CHECK(cli::cause_counts_json({}).dump() == "{}");
     }
@@ -30,7 +30,7 @@ TEST_SUITE("cli::send_causes") {
         r.causes[Cause::marketing_limit] = 2;
         r.causes[Cause::opted_out] = 1;
         r.causes[Cause::duplicate] = 4;
-        const auto text = cli::cause_lines(r, k_now);
+        const auto text = cli::cause_lines(r, k_now, util::TimeZone::utc());
         CHECK(has(text,
                   "  failed or skipped, by cause: duplicate 4 · marketing_limit 2 · opted_out 1 · outside_window 3\n"));
         CHECK(has(text,
@@ -47,10 +47,14 @@ TEST_SUITE("cli::send_causes") {
         r.causes[Cause::marketing_limit] = 2;
         r.held_marketing_limit = 2;
         r.marketing_limit_until = k_now + 3h;
-        CHECK(cli::marketing_hold_note(r, k_now) ==
-              "2 recipient(s) held for WhatsApp's marketing limit until 12:30:00 UTC");
-        CHECK(has(cli::cause_lines(r, k_now), "until 12:30:00 UTC; a later run or resume sends them then"));
+        CHECK(cli::marketing_hold_note(r, k_now, util::TimeZone::utc()) ==
+              "2 recipient(s) held for WhatsApp's marketing limit until 12:30 UTC");
+        CHECK(has(cli::cause_lines(r, k_now, util::TimeZone::utc()),
+                  "until 12:30 UTC; a later run or resume sends them then"));
+        // On the campaign's clock, UTC beside.
+        CHECK(cli::marketing_hold_note(r, k_now, *util::TimeZone::locate("Asia/Kolkata")) ==
+              "2 recipient(s) held for WhatsApp's marketing limit until 18:00 Asia/Kolkata (12:30 UTC)");
         r.held_marketing_limit = 0;
-        CHECK(cli::marketing_hold_note(r, k_now).empty());
+        CHECK(cli::marketing_hold_note(r, k_now, util::TimeZone::utc()).empty());
     }
 }

@@ -8,6 +8,7 @@
 #include "report/text_cells.hpp"
 #include "test_report_log.hpp"
 #include "util/text.hpp"
+#include "util/zone.hpp"
 
 using namespace report_test;
 
@@ -73,8 +74,8 @@ TEST_SUITE("report::format_text") {
     TEST_CASE("shows duration, send rate, requests and latency") {
         LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
-        CHECK(text.find("  duration    3.0 s  (2026-11-21T09:00:00.000Z to "
-                        "2026-11-21T09:00:03.000Z)") != std::string::npos);
+        CHECK(text.find("  duration    3.0 s  (Sat 2026-11-21 09:00 UTC to Sat 2026-11-21 09:00:03 UTC)") !=
+              std::string::npos);
         CHECK(has_line(text, "  send rate   0.50 sent/s  (1 sent in 2.0 s of sending)"));
         CHECK(has_line(text, "  requests    3, 0 rate limited"));
         CHECK(has_line(text,
@@ -95,6 +96,30 @@ TEST_SUITE("report::format_text") {
         LogFile log;
         const auto text = report::format_text(summary_of(log, small_log()));
         CHECK(text.find("Last run      no end record") != std::string::npos);
+    }
+}
+
+TEST_SUITE("report: times on the campaign's clock") {
+    TEST_CASE("the text report shows its times in the summary's zone with UTC beside") {
+        LogFile log;
+        auto s = summary_of(log, small_log());
+        s.zone = *util::TimeZone::locate("Asia/Kolkata");
+        const auto text = report::format_text(s);
+        CHECK(text.find("Started       Sat 2026-11-21 14:30 Asia/Kolkata (09:00 UTC) by wacamp") != std::string::npos);
+        CHECK(text.find("  duration    3.0 s  (Sat 2026-11-21 14:30 Asia/Kolkata (09:00 UTC) to Sat 2026-11-21 "
+                        "14:30:03 Asia/Kolkata (09:00:03 UTC))") != std::string::npos);
+    }
+    TEST_CASE("the HTML report too; its JSON keeps UTC") {
+        LogFile log;
+        auto s = summary_of(log, small_log());
+        s.zone = *util::TimeZone::locate("America/New_York");
+        const auto page = report::format_html(s);
+        REQUIRE(page.ok());
+        CHECK(page->find("Sat 2026-11-21 04:00 America/New_York (09:00 UTC)") != std::string::npos);
+        CHECK(page->find("09:00:00 UTC") == std::string::npos);
+        const auto json = nlohmann::json::parse(report::format_json(s));
+        CHECK(json.dump().find("2026-11-21T09:00:00.000Z") != std::string::npos);
+        CHECK(json.dump().find("New_York") == std::string::npos);
     }
 }
 

@@ -73,6 +73,18 @@ TEST_SUITE("runner::plan") {
         CHECK(runner::describe(plan).find("to Mon 2026-12-07 09:") != std::string::npos);
     }
 
+    TEST_CASE("the plan's times are shown on the given zone's clock with UTC beside") {
+        auto c = campaign_with(1);
+        c.schedule.window = weekdays_9_to_17();
+        c.schedule.window->timezone = "Asia/Kolkata";
+        const auto plan = plan_of(c, 2, k_monday);  // Monday 09:00 in Kolkata is 03:30 UTC
+        const auto kolkata = util::TimeZone::locate("Asia/Kolkata");
+        REQUIRE(kolkata);
+        CHECK(runner::describe(plan, *kolkata)
+                  .starts_with("plan: 2 messages from Mon 2026-11-30 09:00 Asia/Kolkata (03:30 UTC) to Mon "
+                               "2026-11-30 09:00 Asia/Kolkata (03:30 UTC) (1 day)"));
+    }
+
     TEST_CASE("start_at delays the first send") {
         auto c = campaign_with(10);
         c.schedule.start_at = k_monday + 5h;
