@@ -32,7 +32,8 @@ void read_pricing(const Section& root, Campaign& out) {
         given = section->text("rate_card");
         if (auto currency = section->text("currency")) {
             if (currency->empty() || currency->size() > k_max_currency || util::printable(*currency) != *currency) {
-                section->problem("currency", fmt::format("expected a short label like USD, got {}", in_quotes(*currency)));
+                section->problem("currency",
+                                 fmt::format("expected a short label like USD, got {}", in_quotes(*currency)));
             } else {
                 pricing.currency = *currency;
             }

@@ -58,7 +58,8 @@ PriceBasis price_basis(const Campaign& c) {
     }
     const std::string upper = [&] {
         std::string s(given);
-        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
         return s;
     }();
     for (std::size_t i = 0; i < std::size(k_category_names); ++i) {
@@ -146,7 +147,8 @@ std::string describe(const CostEstimate& cost) {
     const std::size_t shown = std::min(cost.by_country.size(), k_cost_countries_shown);
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& c = cost.by_country[i];
-        text += fmt::format("  {} {} × {} = {}\n", c.country, grouped(c.messages), price_text(c.price), money(c.amount));
+        text +=
+            fmt::format("  {} {} × {} = {}\n", c.country, grouped(c.messages), price_text(c.price), money(c.amount));
     }
     if (cost.by_country.size() > shown) {
         std::int64_t messages = 0;

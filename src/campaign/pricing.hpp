@@ -46,8 +46,8 @@ struct CostEstimate {
     std::string currency;  // pricing.currency
     double total = 0;
     std::int64_t messages = 0;
-    std::string category;   // PriceBasis::category_name; "" for text and image messages
-    std::string rate_card;  // the card's path; "" when none was read (text and image messages)
+    std::string category;                  // PriceBasis::category_name; "" for text and image messages
+    std::string rate_card;                 // the card's path; "" when none was read (text and image messages)
     std::optional<std::string> effective;  // the card's date, YYYY-MM-DD
     std::vector<CountryCost> by_country;   // most messages first, then by country code
     std::string note;                      // PriceBasis::note

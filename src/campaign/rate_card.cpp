@@ -67,9 +67,9 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 
 // A non-negative decimal: digits with at most one point ("0.0107", "1", ".5").
 std::optional<double> price_value(std::string_view text) {
-    const bool digits_only = !text.empty() && text != "." &&
-                             std::all_of(text.begin(), text.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
-                             std::count(text.begin(), text.end(), '.') <= 1;
+    const bool digits_only = !text.empty() && text != "." && std::all_of(text.begin(), text.end(), [](char c) {
+        return c == '.' || (c >= '0' && c <= '9');
+    }) && std::count(text.begin(), text.end(), '.') <= 1;
     if (!digits_only) {
         return std::nullopt;
     }
@@ -231,8 +231,8 @@ private:
         }
         const auto value = price_value(text);
         if (!value) {
-            problem(number, fmt::format("{}: \"{}\" is not a price (expected a non-negative decimal like 0.0107)",
-                                        name, text));
+            problem(number,
+                    fmt::format("{}: \"{}\" is not a price (expected a non-negative decimal like 0.0107)", name, text));
             return false;
         }
         switch (column) {
@@ -286,8 +286,7 @@ double CountryPrices::of(PriceCategory category) const {
     case PriceCategory::marketing: return marketing;
     case PriceCategory::utility: return utility;
     case PriceCategory::authentication:
-        return authentication_international ? std::max(authentication, *authentication_international)
-                                            : authentication;
+        return authentication_international ? std::max(authentication, *authentication_international) : authentication;
     }
     return marketing;
 }
@@ -366,17 +365,19 @@ std::optional<std::string> default_rate_card_path(std::vector<std::string>& trie
 
 std::optional<std::string> stale_card_warning(const RateCard& card, util::TimePoint now, std::string_view key) {
     if (!card.effective()) {
-        return fmt::format("the rate card {} has no `# effective: YYYY-MM-DD` date: its prices may be out of date; "
-                           "set {} to a card of Meta's current prices",
-                           card.path(), key);
+        return fmt::format(
+            "the rate card {} has no `# effective: YYYY-MM-DD` date: its prices may be out of date; "
+            "set {} to a card of Meta's current prices",
+            card.path(), key);
     }
     const auto today = std::chrono::floor<std::chrono::days>(now);
     if (today - *card.effective() <= k_stale_card_age) {
         return std::nullopt;
     }
-    return fmt::format("the rate card {} is dated {}, more than {} days ago: Meta changes its prices every quarter; "
-                       "set {} to a card of its current prices",
-                       card.path(), day_text(*card.effective()), k_stale_card_age.count(), key);
+    return fmt::format(
+        "the rate card {} is dated {}, more than {} days ago: Meta changes its prices every quarter; "
+        "set {} to a card of its current prices",
+        card.path(), day_text(*card.effective()), k_stale_card_age.count(), key);
 }
 
 }  // namespace campaign
