@@ -124,7 +124,7 @@ CostEstimate CostTally::estimate() const {
     for (const auto& [country, messages] : m_counts) {
         const double price = price_of(*pricing.card, m_basis, country == "*" ? "" : country);
         const double amount = static_cast<double>(messages) * price;
-        out.by_country.push_back({country, messages, price, amount});
+        out.by_country.push_back({country, messages, price, amount, country == "*" || pricing.card->lists(country)});
         out.total += amount;
     }
     std::stable_sort(out.by_country.begin(), out.by_country.end(),
@@ -147,8 +147,8 @@ std::string describe(const CostEstimate& cost) {
     const std::size_t shown = std::min(cost.by_country.size(), k_cost_countries_shown);
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& c = cost.by_country[i];
-        text +=
-            fmt::format("  {} {} × {} = {}\n", c.country, grouped(c.messages), price_text(c.price), money(c.amount));
+        text += fmt::format("  {} {} × {} = {}{}\n", c.country, grouped(c.messages), price_text(c.price),
+                            money(c.amount), c.listed ? "" : " (the * price)");
     }
     if (cost.by_country.size() > shown) {
         std::int64_t messages = 0;

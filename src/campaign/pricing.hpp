@@ -37,8 +37,9 @@ double price_of(const RateCard& card, const PriceBasis& basis, std::string_view 
 struct CountryCost {
     std::string country;  // ISO 3166-1 alpha-2; "*" for numbers of no country
     std::int64_t messages = 0;
-    double price = 0;   // of one message
-    double amount = 0;  // messages × price
+    double price = 0;    // of one message
+    double amount = 0;   // messages × price
+    bool listed = true;  // the card has a row of the country's own (else `price` is the `*` row's)
 };
 
 // The estimated cost of the rows that would be sent.
@@ -85,7 +86,7 @@ inline constexpr std::size_t k_cost_countries_shown = 5;
 // Returns the estimate for people, lines starting with "cost: " or two spaces:
 // "cost: about 194.74 USD for 18,200 MARKETING messages (rate card …, effective 2026-10-01)", then
 // "  IN 18,200 × 0.0107 = 194.74" for the k_cost_countries_shown countries with the most
-// messages and "  N others: …".
+// messages (" (the * price)" after a country the card does not list) and "  N others: …".
 std::string describe(const CostEstimate& cost);
 
 }  // namespace campaign

@@ -59,7 +59,7 @@ TEST_SUITE("e2e: the campaign's cost") {
                                      ", effective 2026-10-01)\n"
                                      "    IN 3 × 0.5 = 1.50\n"
                                      "    BR 2 × 1.25 = 2.50\n"
-                                     "    KE 1 × 2 = 2.00\n"));
+                                     "    KE 1 × 2 = 2.00 (the * price)\n"));
         CHECK(template_sends(c.sandbox) == 0);
 
         auto json_run = c.f.wacamp({"run", "--dry-run", c.f.campaign.string(), "--log-format", "json"});
@@ -86,7 +86,7 @@ TEST_SUITE("e2e: the campaign's cost") {
         CAPTURE(r.err);
         REQUIRE(r.exit_code == 0);
         CHECK(contains(r.out, "cost: about 6.00 USD for 6 UTILITY messages"));
-        CHECK(contains(r.out, "\n  KE 1 × 2 = 2.00\n"));
+        CHECK(contains(r.out, "\n  KE 1 × 2 = 2.00 (the * price)\n"));
         auto offline = c.f.wacamp({"validate", c.f.campaign.string(), "--offline"});
         CAPTURE(offline.out);
         REQUIRE(offline.exit_code == 0);

@@ -139,7 +139,7 @@ TEST_SUITE("campaign::pricing") {
         const char* countries[] = {"IN", "BR", "MX", "ID", "NG", "DE", "FR"};
         std::int64_t n = 18'200;
         for (const char* country : countries) {
-            cost.by_country.push_back({country, n, 0.01, static_cast<double>(n) * 0.01});
+            cost.by_country.push_back({country, n, 0.01, static_cast<double>(n) * 0.01, true});
             cost.messages += n;
             cost.total += static_cast<double>(n) * 0.01;
             n /= 2;
@@ -160,6 +160,8 @@ TEST_SUITE("campaign::pricing") {
         REQUIRE(cost.by_country.size() == 1);
         CHECK(cost.by_country[0].country == "*");
         CHECK(cost.by_country[0].price == doctest::Approx(0.0604));
+        CHECK(cost.by_country[0].listed);  // the `*` row is its own
+        CHECK(campaign::describe(cost).find("  * 1 × 0.0604 = 0.06\n") != std::string::npos);
     }
 
     TEST_CASE("amounts are kept to 4 decimals") {
