@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -102,10 +103,17 @@ std::optional<std::chrono::sys_days> parse_day(std::string_view text) {
     return std::chrono::sys_days(day);
 }
 
+// What a card's lines say.
+struct CardFacts {
+    std::optional<std::chrono::sys_days> effective;
+    std::map<std::string, CountryPrices, std::less<>> countries;
+    CountryPrices rest;  // the `*` row
+};
+
 // Reads one card's text, line by line, collecting every problem.
 class CardParser {
 public:
-    explicit CardParser(const std::string& path) { m_card_path = path; }
+    explicit CardParser(std::string path) : m_card_path(std::move(path)) {}
 
     void line(std::string_view text, long long number) {
         if (!text.empty() && text.back() == '\r') {
@@ -136,10 +144,8 @@ public:
         return std::move(m_problems);
     }
 
-    std::string m_card_path;
-    std::optional<std::chrono::sys_days> m_effective;
-    std::map<std::string, CountryPrices, std::less<>> m_countries;
-    CountryPrices m_rest;
+    // What the lines said (once finish() found no problem).
+    CardFacts take() { return std::move(m_facts); }
 
 private:
     void problem(long long line, std::string message) {
@@ -159,8 +165,8 @@ private:
             return;
         }
         m_effective_line = number;
-        m_effective = parse_day(value);
-        if (!m_effective) {
+        m_facts.effective = parse_day(value);
+        if (!m_facts.effective) {
             problem(number, fmt::format("`# effective: {}`: expected a date as YYYY-MM-DD", value));
         }
     }
@@ -216,9 +222,9 @@ private:
         }
         if (country == "*") {
             m_rest_line = number;
-            m_rest = prices;
+            m_facts.rest = prices;
         } else {
-            m_countries.emplace(country, prices);
+            m_facts.countries.emplace(country, prices);
             m_lines.emplace(country, number);
         }
     }
@@ -263,6 +269,8 @@ private:
         return true;
     }
 
+    std::string m_card_path;
+    CardFacts m_facts;
     std::vector<std::string> m_problems;
     std::optional<long long> m_header_line;
     bool m_header_ok = false;
@@ -303,11 +311,12 @@ util::Result<RateCard> RateCard::parse(std::string_view text, const std::string&
     if (!problems.empty()) {
         return util::fail(fmt::format("{}", fmt::join(problems, "\n")));
     }
+    CardFacts facts = parser.take();
     RateCard card;
     card.m_path = path;
-    card.m_effective = parser.m_effective;
-    card.m_countries = std::move(parser.m_countries);
-    card.m_rest = parser.m_rest;
+    card.m_effective = facts.effective;
+    card.m_countries = std::move(facts.countries);
+    card.m_rest = facts.rest;
     return card;
 }
 
