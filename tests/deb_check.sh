@@ -47,7 +47,7 @@ for f in usr/bin/wacamp usr/share/man/man1/wacamp.1.gz usr/share/bash-completion
     usr/share/zsh/vendor-completions/_wacamp usr/share/fish/vendor_completions.d/wacamp.fish \
     lib/systemd/system/wacamp@.service lib/systemd/system/wacamp@.timer \
     $doc/copyright $doc/changelog.Debian.gz $doc/README.md $doc/docs/ledger.md \
-    $doc/examples/campaigns/sample-text.yaml $doc/examples/samples/recipients.csv; do
+    $doc/examples/campaigns/sample-text.yaml $doc/examples/samples/recipients.csv usr/share/wacamp/rate-card.csv; do
     grep -qxF "./$f" <<<"$paths" || fail "the package has no /$f"
 done
 ! grep -qE '^\./usr/lib/systemd/|\.1$' <<<"$paths" ||

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -169,6 +170,18 @@ struct Cleanup {
     int batch_size = 100;
 };
 
+class RateCard;
+
+// `pricing`: what the rows cost (docs/pricing.md).
+struct Pricing {
+    // The card's path: pricing.rate_card resolved, else the card installed with wacamp; empty
+    // when none was read (a text or image campaign without pricing.rate_card).
+    std::string rate_card;
+    bool default_card = true;  // pricing.rate_card was not given
+    std::string currency = "USD";
+    std::shared_ptr<const RateCard> card;  // read once, with the campaign file; null when none was read
+};
+
 struct Campaign {
     std::string name;
     std::string file;  // path of the campaign file itself
@@ -183,6 +196,7 @@ struct Campaign {
     Cleanup cleanup;
     Account account;
     SuppressionLists suppression;
+    Pricing pricing;
     std::string results;               // resolved path; default results/NAME.jsonl
     std::map<std::string, int> lines;  // "message.text" → 1-based line in the file, for errors
 };

@@ -25,9 +25,9 @@ namespace {
 
 using detail::Need;
 
-constexpr std::string_view k_top_keys[] = {"name",    "service", "recipients", "message",  "template",
-                                           "rate",    "retry",   "abort",      "schedule", "cleanup",
-                                           "results", "account", "suppression"};
+constexpr std::string_view k_top_keys[] = {"name",    "service", "recipients",  "message",  "template",
+                                           "rate",    "retry",   "abort",       "schedule", "cleanup",
+                                           "results", "account", "suppression", "pricing"};
 // A campaign file is a page of settings; anything this big is a mistake (or an attack).
 constexpr size_t k_max_file_size = 1 << 20;
 constexpr size_t k_max_name_length = 100;
@@ -290,6 +290,7 @@ util::Result<CampaignDraft> read_campaign(const std::string& path, const util::E
         detail::read_service(root, campaign.cleanup, campaign.service);
         detail::read_recipients(root, campaign.cleanup, campaign.recipients);
         detail::read_message(root, campaign);
+        detail::read_pricing(root, campaign);
         // The pacing before the account: a rate_store needs a rate to share.
         detail::read_pacing(root, campaign);
         // The account before the check: its URLs' passwords are secrets too.

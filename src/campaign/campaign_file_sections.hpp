@@ -28,6 +28,10 @@ void read_cleanup(const Section& root, Cleanup& out);
 // `rate` (a messaging limit sets rate.per_day when that is not given).
 void read_account(const Section& root, const std::string& base_url, Campaign& out);
 
+// `pricing`, after `message`: the rate card (read for a template campaign, or when named) and
+// its currency.
+void read_pricing(const Section& root, Campaign& out);
+
 // `schedule`: start time and sending window.
 void read_schedule(const Section& root, Schedule& out);
 

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "campaign/rate_card.hpp"
 #include "campaign/recipients.hpp"
 #include "cli/run_common.hpp"
 #include "queue/dispatcher.hpp"
 #include "runner/preflight.hpp"
 #include "service/base_url.hpp"
 #include "service/curl_transport.hpp"
+#include "util/clock.hpp"
 #include "util/env.hpp"
 
 namespace cli {
@@ -47,6 +49,12 @@ CheckedCampaign check_campaign_or_report(const std::string& path, campaign::Secr
     }
     if (!adopt_campaign(c, out)) {
         return {std::nullopt, k_exit_bad_input};
+    }
+    if (c.pricing.card) {
+        const util::SystemClock clock;
+        if (auto stale = campaign::stale_card_warning(*c.pricing.card, clock.wall_now(), "pricing.rate_card")) {
+            out.warning(*stale);
+        }
     }
     return {std::move(c), k_exit_done};
 }

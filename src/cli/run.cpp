@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "campaign/pricing.hpp"
 #include "cli/campaign_check.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_code.hpp"
@@ -161,13 +162,15 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
         text += fmt::format("  account: {} (ledger {}, read, not written)\n", util::printable((*book)->account()),
                             (*book)->path());
     }
-    const std::string plan = runner::describe(report->plan, runner::shown_zone(c));
+    const std::string plan = runner::describe(report->plan, runner::shown_zone(c)) + campaign::describe(report->cost);
     for (std::size_t at = 0, end = 0; at < plan.size(); at = end + 1) {
         end = plan.find('\n', at);
         text += "  " + plan.substr(at, end - at + 1);  // indented under the dry run
     }
     text += zone_lines(*report, clock.wall_now());
     text += fmt::format("  dry-run log: {}\n", report->results_path);
+    auto plan_fields = plan_json(report->plan);
+    plan_fields["cost"] = cost_json(runner::summary_of(report->cost));
     out.result(Level::info, "dry_run", text,
                {{"message", headline},
                 {"campaign", c.name},
@@ -183,7 +186,7 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"images_refused", media->verdicts.refused()},
                 {"account", *book != nullptr ? nlohmann::ordered_json((*book)->account()) : nlohmann::ordered_json()},
                 {"ledger", *book != nullptr ? nlohmann::ordered_json((*book)->path()) : nlohmann::ordered_json()},
-                {"plan", plan_json(report->plan)},
+                {"plan", std::move(plan_fields)},
                 {"zones", zones_json(*report)},
                 {"fallback_rows", report->fallback_rows},
                 {"results", report->results_path},

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "campaign/pricing.hpp"
 #include "campaign/reason_groups.hpp"
 #include "campaign/recipients.hpp"
 #include "cli/campaign_check.hpp"
@@ -18,6 +19,7 @@
 #include "cli/plan_json.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
+#include "runner/dry_run.hpp"
 #include "runner/plan.hpp"
 #include "runner/screened_rows.hpp"
 #include "runner/shown_zone.hpp"
@@ -114,9 +116,10 @@ void list_row(Output& out, const std::string& csv, const campaign::Recipient& r)
 }
 
 // Counts row `r`, screened against the ledger as `screening` says, into `counts` (and a row to
-// send into the plan's `zones`). Fails when the zone sequence cannot take the row.
+// send into the plan's `zones` and its `cost`). Fails when the zone sequence cannot take the row.
 util::Result<void> count_row(const campaign::Recipient& r, const runner::Screening& screening,
-                             std::optional<runner::ZoneSequence>& zones, util::TimePoint now, RowCounts& counts) {
+                             std::optional<runner::ZoneSequence>& zones, util::TimePoint now, campaign::CostTally& cost,
+                             RowCounts& counts) {
     ++counts.rows;
     switch (r.verdict) {
     case campaign::Verdict::ok:
@@ -126,6 +129,7 @@ util::Result<void> count_row(const campaign::Recipient& r, const runner::Screeni
             break;
         }
         counts.recent.add(screening, now);
+        cost.add(r.message.wa_id);
         if (zones && !r.zone.name.empty()) {
             TRY(zones->add(r.zone.name));
         }
@@ -168,7 +172,8 @@ std::optional<campaign::RecipientStream> open_rows(const campaign::Campaign& c, 
 // sent; 2 when no row can go, too many are invalid (`survey`, said on stderr too) or the plan
 // cannot be made.
 int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, const RowCounts& counts,
-              std::optional<runner::ZoneSequence>& zones, runner::AccountBook* book, ListRows list, Output& out) {
+              std::optional<runner::ZoneSequence>& zones, const campaign::CostEstimate& cost, runner::AccountBook* book,
+              ListRows list, Output& out) {
     const ReasonList reasons{counts.invalid_reasons.most_common(), counts.skipped_reasons.most_common()};
     const std::string totals =
         fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}", c.file, counts.rows, counts.ok,
@@ -217,8 +222,9 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
         out.error(plan.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
-    text += runner::describe(*plan, runner::shown_zone(c));
+    text += runner::describe(*plan, runner::shown_zone(c)) + campaign::describe(cost);
     fields["plan"] = plan_json(*plan);
+    fields["plan"]["cost"] = cost_json(runner::summary_of(cost));
     return finish(k_exit_done);
 }
 
@@ -246,11 +252,16 @@ int validate(const ValidateOptions& opts, Output& out) {
     if (c->schedule.window && c->schedule.window->per_recipient) {
         zones.emplace(*c->schedule.window);
     }
+    auto cost = campaign::CostTally::create(*c);
+    if (!cost) {
+        out.error(cost.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
     campaign::Recipient r;
     runner::Screening screening;
     auto more = screened.next(r, screening);
     for (; more && *more; more = screened.next(r, screening)) {
-        if (auto counted = count_row(r, screening, zones, clock.wall_now(), counts); !counted) {
+        if (auto counted = count_row(r, screening, zones, clock.wall_now(), *cost, counts); !counted) {
             out.error(counted.error().message, k_exit_bad_input);
             return k_exit_bad_input;
         }
@@ -264,8 +275,8 @@ int validate(const ValidateOptions& opts, Output& out) {
                   fmt::format("{}\nwacamp: error: {} could not be checked to the end\n", problem, path));
         return k_exit_bad_input;
     }
-    return summarise(*c, stream->survey(), counts, zones, book->get(), opts.every_row ? ListRows::yes : ListRows::no,
-                     out);
+    return summarise(*c, stream->survey(), counts, zones, cost->estimate(), book->get(),
+                     opts.every_row ? ListRows::yes : ListRows::no, out);
 }
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "util/time.hpp"
 
 namespace results::detail {
@@ -41,6 +43,62 @@ Kind kind_of(Key key) {
     }
 }
 
+// Reads a JSON number into `out`; fails on anything else.
+bool read_double(JsonScanner& in, double& out) {
+    std::string_view raw;
+    if (!in.read_raw(raw)) {
+        return false;
+    }
+    const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), out);
+    return (ec == std::errc() && end == raw.data() + raw.size()) || in.fail("expected a number");
+}
+
+// Reads a string into `out`, or null as "".
+bool read_string_or_null(JsonScanner& in, std::string& out) {
+    return in.read_null() || (in.peek() == '"' && in.read_string(out));
+}
+
+// Reads `plan.cost`; members it does not know are skipped.
+bool read_cost(JsonScanner& in, std::optional<CostSummary>& out) {
+    CostSummary& cost = out.emplace();
+    return in.read_object([&](std::string_view key) {
+        if (key == "currency" || key == "category" || key == "rate_card") {
+            return read_string_or_null(
+                in, key == "currency" ? cost.currency : (key == "category" ? cost.category : cost.rate_card));
+        }
+        if (key == "effective") {
+            std::string day;
+            if (!read_string_or_null(in, day)) {
+                return false;
+            }
+            cost.effective = day.empty() ? std::nullopt : std::optional(day);
+            return true;
+        }
+        if (key == "total") {
+            return read_double(in, cost.total);
+        }
+        if (key == "messages") {
+            return in.read_int(cost.messages);
+        }
+        if (key == "by_country") {
+            return in.peek() == '{' && in.read_object([&](std::string_view country) {
+                auto& c = cost.by_country.emplace_back();
+                c.country = std::string(country);
+                return in.read_object([&](std::string_view member) {
+                    if (member == "messages") {
+                        return in.read_int(c.messages);
+                    }
+                    if (member == "price" || member == "amount") {
+                        return read_double(in, member == "price" ? c.price : c.amount);
+                    }
+                    return in.skip_value();
+                });
+            });
+        }
+        return in.skip_value();
+    });
+}
+
 // Reads a dry run's `plan` object; members it does not know are skipped, a time it cannot read is none.
 bool read_plan(JsonScanner& in, std::optional<PlanSummary>& out) {
     PlanSummary& plan = out.emplace();
@@ -71,6 +129,9 @@ bool read_plan(JsonScanner& in, std::optional<PlanSummary>& out) {
         }
         if (key == "per_hour") {
             return in.peek() == '[' && in.read_array([&] { return in.read_int(plan.per_hour.emplace_back()); });
+        }
+        if (key == "cost") {
+            return in.peek() == '{' && read_cost(in, plan.cost);
         }
         return in.skip_value();
     });

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <iterator>
 
 #include "results/json_line.hpp"
+#include "util/json_string.hpp"
 #include "util/time.hpp"
 
 namespace results {
@@ -158,13 +160,47 @@ std::string to_line(const DeleteRecord& record) {
 
 namespace {
 
+// `text` as a JSON string, null when empty.
+void append_string_or_null(fmt::memory_buffer& out, std::string_view text) {
+    if (text.empty()) {
+        fmt::format_to(std::back_inserter(out), "null");
+    } else {
+        util::append_json_string(out, text);
+    }
+}
+
+// `cost` as a JSON object: by_country an object keyed by country, in the summary's order.
+std::string cost_json(const CostSummary& cost) {
+    fmt::memory_buffer out;
+    const auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
+    put(R"({"currency":)");
+    util::append_json_string(out, cost.currency);
+    fmt::format_to(std::back_inserter(out), R"(,"total":{},"messages":{},"category":)", cost.total, cost.messages);
+    append_string_or_null(out, cost.category);
+    put(R"(,"rate_card":)");
+    append_string_or_null(out, cost.rate_card);
+    put(R"(,"effective":)");
+    append_string_or_null(out, cost.effective.value_or(""));
+    put(R"(,"by_country":{)");
+    for (std::size_t i = 0; i < cost.by_country.size(); ++i) {
+        const auto& c = cost.by_country[i];
+        put(i == 0 ? "" : ",");
+        util::append_json_string(out, c.country);
+        fmt::format_to(std::back_inserter(out), R"(:{{"messages":{},"price":{},"amount":{}}})", c.messages, c.price,
+                       c.amount);
+    }
+    put("}}");
+    return fmt::to_string(out);
+}
+
 // `plan` as a JSON object: its kind is one of three words, its times timestamps.
 std::string plan_json(const PlanSummary& plan) {
     const auto time = [](const std::optional<util::TimePoint>& t) {
         return t ? fmt::format("\"{}\"", util::format_timestamp(*t)) : std::string("null");
     };
-    return fmt::format(R"({{"kind":"{}","messages":{},"first":{},"last":{},"days":{},"per_hour":[{}]}})", plan.kind,
-                       plan.messages, time(plan.first), time(plan.last), plan.days, fmt::join(plan.per_hour, ","));
+    return fmt::format(R"({{"kind":"{}","messages":{},"first":{},"last":{},"days":{},"per_hour":[{}]{}}})", plan.kind,
+                       plan.messages, time(plan.first), time(plan.last), plan.days, fmt::join(plan.per_hour, ","),
+                       plan.cost ? R"(,"cost":)" + cost_json(*plan.cost) : std::string());
 }
 
 }  // namespace

@@ -102,6 +102,27 @@ struct DeleteRecord {
     bool operator==(const DeleteRecord&) const = default;
 };
 
+// One country's part of a plan's cost (`plan.cost.by_country`).
+struct CountryCostSummary {
+    std::string country;
+    std::int64_t messages = 0;
+    double price = 0;
+    double amount = 0;  // rounded to 4 decimals
+    bool operator==(const CountryCostSummary&) const = default;
+};
+
+// A dry run's estimated cost as its `end` record keeps it (`plan.cost`, campaign::CostEstimate).
+struct CostSummary {
+    std::string currency;
+    double total = 0;  // rounded to 4 decimals
+    std::int64_t messages = 0;
+    std::string category;                          // "" (null): text and image messages
+    std::string rate_card;                         // "" (null): none read
+    std::optional<std::string> effective;          // YYYY-MM-DD
+    std::vector<CountryCostSummary> by_country{};  // most messages first
+    bool operator==(const CostSummary&) const = default;
+};
+
 // A dry run's plan as its `end` record keeps it (runner::Plan): when the rows to send would go
 // out, and how many in each hour from the first send's.
 struct PlanSummary {
@@ -111,6 +132,7 @@ struct PlanSummary {
     std::optional<util::TimePoint> last{};
     std::int64_t days = 0;
     std::vector<std::int64_t> per_hour{};
+    std::optional<CostSummary> cost{};
     bool operator==(const PlanSummary&) const = default;
 };
 

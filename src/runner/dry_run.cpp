@@ -100,6 +100,19 @@ void note_row(const campaign::Campaign& c, const campaign::Recipient& r, const S
 
 }  // namespace
 
+results::CostSummary summary_of(const campaign::CostEstimate& cost) {
+    results::CostSummary out{.currency = cost.currency,
+                             .total = campaign::rounded_amount(cost.total),
+                             .messages = cost.messages,
+                             .category = cost.category,
+                             .rate_card = cost.rate_card,
+                             .effective = cost.effective};
+    for (const auto& c : cost.by_country) {
+        out.by_country.push_back({c.country, c.messages, c.price, campaign::rounded_amount(c.amount)});
+    }
+    return out;
+}
+
 std::string dry_run_path(const std::string& results_path) {
     constexpr std::string_view k_ext = ".jsonl";
     std::string_view base = results_path;
@@ -155,6 +168,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         zones.emplace(*c.schedule.window);
     }
     RecentlyMessaged recent;  // of the rows to send
+    TRY_ASSIGN(auto cost, campaign::CostTally::create(c));
     auto more = rows.next(r, screening);
     for (; more && *more; more = rows.next(r, screening)) {
         rec.at = clock.wall_now();
@@ -166,6 +180,7 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         }
         if (rec.status == results::Status::dry_run) {
             recent.add(screening, rec.at);
+            cost.add(r.message.wa_id);
         }
         if (per_recipient && rec.status == results::Status::dry_run && !r.zone.name.empty()) {
             ++by_zone[r.zone.name];
@@ -190,7 +205,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
                       .now = clock.wall_now(),
                       .book = checks.book,
                       .zones = zones && zones->size() == report.counts[results::Status::dry_run] ? &*zones : nullptr}));
-    results::EndRecord end{"completed", report.counts, clock.wall_now(), summary_of(report.plan)};
+    report.cost = cost.estimate();
+    auto plan = summary_of(report.plan);
+    plan.cost = summary_of(report.cost);
+    results::EndRecord end{"completed", report.counts, clock.wall_now(), std::move(plan)};
     TRY(log.append(results::to_line(end)));
     TRY(log.close());
     report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);

@@ -10,6 +10,7 @@
 
 #include "campaign/campaign.hpp"
 #include "campaign/media_verdicts.hpp"
+#include "campaign/pricing.hpp"
 #include "results/status.hpp"
 #include "runner/account_book.hpp"
 #include "runner/plan.hpp"
@@ -40,7 +41,8 @@ struct DryRunReport {
     std::vector<RenderedSample> samples;  // the first few messages
     std::vector<std::string> problems;    // the first few bad rows, "FILE:LINE: row N: why"
     std::chrono::milliseconds duration{0};
-    Plan plan;  // when the rows to send would go out (runner::make_plan)
+    Plan plan;                    // when the rows to send would go out (runner::make_plan)
+    campaign::CostEstimate cost;  // what the rows to send would cost (campaign::CostTally)
     // schedule.window.timezone: recipient: the rows that would be sent by zone, most first, and
     // how many of them took schedule.window.fallback_timezone
     std::vector<ZoneRows> zones;
@@ -57,7 +59,10 @@ struct DryRunChecks {
     AccountBook* book = nullptr;                     // the account's ledger, opened read only: its rows are skipped
 };
 
-// Runs the dry run of `campaign` and its plan, writing the log at dry_run_path(`results_path`) afresh.
+// Returns `cost` as a dry run's `end` record keeps it (`plan.cost`): amounts rounded to 4 decimals.
+results::CostSummary summary_of(const campaign::CostEstimate& cost);
+
+// Runs the dry run of `campaign`, its plan and its cost, writing the log at dry_run_path(`results_path`) afresh.
 // Times come from `clock`. A row the ledger would hold back is `skipped` with the ledger's
 // cause (suppressed, frequency_cap, marketing_limit). Fails on unusable input (header,
 // columns, placeholders), an unwritable log, or an unreadable ledger.

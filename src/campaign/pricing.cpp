@@ -1,0 +1,170 @@
+#include "campaign/pricing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "util/text.hpp"
+
+namespace campaign {
+
+namespace {
+
+constexpr std::string_view k_category_names[] = {"MARKETING", "UTILITY", "AUTHENTICATION"};
+
+// `n` with thousands separators: "18,200".
+std::string grouped(std::int64_t n) {
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
+        digits.insert(static_cast<std::size_t>(i), ",");
+    }
+    return n < 0 ? "-" + digits : digits;
+}
+
+// An amount of money for people: two decimals, thousands grouped ("1,234.50").
+std::string money(double amount) {
+    const auto cents = static_cast<std::int64_t>(std::llround(amount * 100));
+    return fmt::format("{}.{:02}", grouped(cents / 100), cents % 100);
+}
+
+// A price as the card writes it, at most 6 decimals, trailing zeros dropped ("0.0107").
+std::string price_text(double price) {
+    std::string text = fmt::format("{:.6f}", price);
+    while (text.back() == '0') {
+        text.pop_back();
+    }
+    if (text.back() == '.') {
+        text.pop_back();
+    }
+    return text;
+}
+
+}  // namespace
+
+PriceBasis price_basis(const Campaign& c) {
+    if (c.message.type != MessageType::template_message) {
+        return {.free = true,
+                .category = PriceCategory::marketing,
+                .category_name = {},
+                .note = "text messages are free inside the customer-service window, the only time they can be sent"};
+    }
+    const std::string& given = c.message.templated.category;
+    if (given.empty()) {
+        return {.free = false,
+                .category = PriceCategory::marketing,
+                .category_name = "MARKETING",
+                .note = "category not checked (the template list was not read): priced as MARKETING"};
+    }
+    const std::string upper = [&] {
+        std::string s(given);
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        return s;
+    }();
+    for (std::size_t i = 0; i < std::size(k_category_names); ++i) {
+        if (upper == k_category_names[i]) {
+            return {.free = false, .category = static_cast<PriceCategory>(i), .category_name = upper, .note = {}};
+        }
+    }
+    return {.free = false,
+            .category = PriceCategory::marketing,
+            .category_name = "MARKETING",
+            .note = fmt::format("the template's category {} has no price on the card: priced as MARKETING",
+                                util::printable(given))};
+}
+
+double price_of(const RateCard& card, const PriceBasis& basis, std::string_view region) {
+    if (basis.free) {
+        return 0;
+    }
+    return card.prices(region).of(basis.category);
+}
+
+util::Result<CostTally> CostTally::create(const Campaign& c) {
+    TRY_ASSIGN(auto phones, PhoneNormalizer::create(""));
+    return CostTally(c, std::move(phones));
+}
+
+CostTally::CostTally(const Campaign& c, PhoneNormalizer phones)
+    : m_campaign(&c), m_phones(std::move(phones)), m_basis(price_basis(c)) {}
+
+void CostTally::add(std::string_view wa_id) {
+    ++m_messages;
+    if (m_basis.free) {
+        return;  // nothing to price: no country needed
+    }
+    std::string region = m_phones.region_of_number(wa_id);
+    if (region.empty() || !known_country(region)) {
+        region = "*";  // a non-geographic code ("001"), or none
+    }
+    if (auto found = m_counts.find(region); found != m_counts.end()) {
+        ++found->second;
+    } else {
+        m_counts.emplace(std::move(region), 1);
+    }
+}
+
+CostEstimate CostTally::estimate() const {
+    const Pricing& pricing = m_campaign->pricing;
+    CostEstimate out;
+    out.currency = pricing.currency;
+    out.messages = m_messages;
+    out.category = m_basis.category_name;
+    out.note = m_basis.note;
+    if (pricing.card) {
+        out.rate_card = pricing.card->path();
+        if (pricing.card->effective()) {
+            out.effective = day_text(*pricing.card->effective());
+        }
+    }
+    if (m_basis.free || !pricing.card) {
+        return out;
+    }
+    for (const auto& [country, messages] : m_counts) {
+        const double price = price_of(*pricing.card, m_basis, country == "*" ? "" : country);
+        const double amount = static_cast<double>(messages) * price;
+        out.by_country.push_back({country, messages, price, amount, country == "*" || pricing.card->lists(country)});
+        out.total += amount;
+    }
+    std::stable_sort(out.by_country.begin(), out.by_country.end(),
+                     [](const CountryCost& a, const CountryCost& b) { return a.messages > b.messages; });
+    return out;
+}
+
+double rounded_amount(double amount) {
+    return std::round(amount * 1e4) / 1e4;
+}
+
+std::string describe(const CostEstimate& cost) {
+    if (cost.category.empty()) {
+        return fmt::format("cost: none: {}\n", cost.note);
+    }
+    const std::string n = grouped(cost.messages);
+    std::string text = fmt::format("cost: about {} {} for {} {} message{} (rate card {}{})\n", money(cost.total),
+                                   cost.currency, n, cost.category, cost.messages == 1 ? "" : "s", cost.rate_card,
+                                   cost.effective ? ", effective " + *cost.effective : std::string(", undated"));
+    const std::size_t shown = std::min(cost.by_country.size(), k_cost_countries_shown);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto& c = cost.by_country[i];
+        text += fmt::format("  {} {} × {} = {}{}\n", c.country, grouped(c.messages), price_text(c.price),
+                            money(c.amount), c.listed ? "" : " (the * price)");
+    }
+    if (cost.by_country.size() > shown) {
+        std::int64_t messages = 0;
+        double amount = 0;
+        for (std::size_t i = shown; i < cost.by_country.size(); ++i) {
+            messages += cost.by_country[i].messages;
+            amount += cost.by_country[i].amount;
+        }
+        text += fmt::format("  {} others: {} message{} = {}\n", cost.by_country.size() - shown, grouped(messages),
+                            messages == 1 ? "" : "s", money(amount));
+    }
+    if (!cost.note.empty()) {
+        text += fmt::format("  {}\n", cost.note);
+    }
+    text += "  an upper bound: failed sends cost nothing; volume tiers and open service windows cost less\n";
+    return text;
+}
+
+}  // namespace campaign

@@ -1,0 +1,144 @@
+// The plan's cost: validate and the dry run price the rows to send by their number's country and
+// the template's category, with the campaign's own rate card, and keep the estimate in the JSON
+// summary and the dry-run log's end record.
+#include <doctest/doctest.h>
+
+#include "fixtures.hpp"
+
+using namespace e2e;
+using nlohmann::json;
+
+namespace {
+
+// Three countries: three numbers of India, two of Brazil, one of Kenya (the `*` row's).
+const std::string k_csv =
+    "phone,name,user_id\n"
+    "+919812345601,Asha,u-1\n"
+    "+919812345602,Ravi,u-2\n"
+    "+5511912345678,Bruna,u-3\n"
+    "+919812345603,Meera,u-4\n"
+    "+254712345678,Wanjiru,u-5\n"
+    "+5511912345679,Caio,u-6\n";
+
+// Round prices, so the amounts are easy to check by hand.
+const std::string k_card =
+    "# effective: 2026-10-01\n"
+    "country,marketing,utility,authentication\n"
+    "IN,0.25,0.5,0.5\n"
+    "BR,1,1.25,1.25\n"
+    "*,3,2,2\n";
+
+const std::string k_thank_you = "message:\n  type: template\n  template: thank_you\n";  // UTILITY, no variables
+
+// A fixture of the three countries' list, the `thank_you` template and k_card as its rate card.
+struct CostFixture {
+    Sandbox sandbox;
+    CampaignFixture f{sandbox, k_csv, "pricing:\n  rate_card: rates.csv\n", k_thank_you};
+    std::filesystem::path card = f.dir.write("rates.csv", k_card);
+};
+
+// The send-template requests the sandbox journaled.
+int template_sends(const Sandbox& sandbox) {
+    int n = 0;
+    for (const auto& entry : sandbox.journal()) {
+        n += entry.value("path", "").find("send-template") != std::string::npos ? 1 : 0;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: the campaign's cost") {
+    TEST_CASE("the dry run prices each country's rows with the campaign's card and keeps plan.cost") {
+        CostFixture c;
+        auto text = c.f.wacamp({"run", "--dry-run", c.f.campaign.string()});
+        CAPTURE(text.out);
+        CAPTURE(text.err);
+        REQUIRE(text.exit_code == 0);
+        CHECK(contains(text.out, "  cost: about 6.00 USD for 6 UTILITY messages (rate card " + c.card.string() +
+                                     ", effective 2026-10-01)\n"
+                                     "    IN 3 × 0.5 = 1.50\n"
+                                     "    BR 2 × 1.25 = 2.50\n"
+                                     "    KE 1 × 2 = 2.00 (the * price)\n"));
+        CHECK(template_sends(c.sandbox) == 0);
+
+        auto json_run = c.f.wacamp({"run", "--dry-run", c.f.campaign.string(), "--log-format", "json"});
+        REQUIRE(json_run.exit_code == 0);
+        const auto lines = of_event(json_lines(json_run.out), "dry_run");
+        REQUIRE(lines.size() == 1);
+        const json expected = json::parse(R"({"currency": "USD", "total": 6.0, "messages": 6, "category": "UTILITY",
+            "rate_card": ")" + c.card.string() +
+                                          R"(", "effective": "2026-10-01",
+            "by_country": {"IN": {"messages": 3, "price": 0.5, "amount": 1.5},
+                           "BR": {"messages": 2, "price": 1.25, "amount": 2.5},
+                           "KE": {"messages": 1, "price": 2.0, "amount": 2.0}}})");
+        CHECK(lines[0]["plan"]["cost"] == expected);
+        const auto records = read_jsonl(c.f.dir.path() / "results" / "e2e.dry-run.jsonl");
+        REQUIRE_FALSE(records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["plan"]["cost"] == expected);
+    }
+
+    TEST_CASE("validate prints the cost after the plan; --offline prices the template as MARKETING, saying so") {
+        CostFixture c;
+        auto r = c.f.wacamp({"validate", c.f.campaign.string()});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(contains(r.out, "cost: about 6.00 USD for 6 UTILITY messages"));
+        CHECK(contains(r.out, "\n  KE 1 × 2 = 2.00 (the * price)\n"));
+        auto offline = c.f.wacamp({"validate", c.f.campaign.string(), "--offline"});
+        CAPTURE(offline.out);
+        REQUIRE(offline.exit_code == 0);
+        CHECK(contains(offline.out, "cost: about 5.75 USD for 6 MARKETING messages"));
+        CHECK(contains(offline.out, "  category not checked"));
+    }
+
+    TEST_CASE("rows the ledger holds back are not priced") {
+        CostFixture c;
+        REQUIRE(c.f.wacamp({"suppress", "add", "+919812345601", "--campaign", c.f.campaign.string()}).exit_code == 0);
+        auto r = c.f.wacamp({"validate", c.f.campaign.string()});
+        CAPTURE(r.out);
+        CAPTURE(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(contains(r.out, "cost: about 5.50 USD for 5 UTILITY messages"));
+        CHECK(contains(r.out, "\n  IN 2 × 0.5 = 1.00\n"));
+    }
+
+    TEST_CASE("a bad card is a problem of the campaign file, naming the card's line; nothing is read or sent") {
+        CostFixture c;
+        c.f.dir.write("rates.csv", "country,marketing,utility,authentication\nIN,0.1,abc,0.1\n");
+        auto r = c.f.wacamp({"validate", c.f.campaign.string()});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, c.card.string() + ":2: utility: \"abc\" is not a price"));
+        CHECK(contains(r.err, c.card.string() + ":1: no `*` row"));
+    }
+
+    TEST_CASE("a card dated more than 180 days ago is warned of once, naming its date and the key") {
+        CostFixture c;
+        c.f.dir.write("rates.csv", "# effective: 2020-01-01\n" + k_card.substr(k_card.find('\n') + 1));
+        auto r = c.f.wacamp({"run", "--dry-run", c.f.campaign.string()});
+        CAPTURE(r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::string warning = "is dated 2020-01-01, more than 180 days ago";
+        CHECK(contains(r.err, warning));
+        CHECK(r.err.find(warning) == r.err.rfind(warning));
+        CHECK(contains(r.err, "set pricing.rate_card"));
+    }
+
+    TEST_CASE("a text campaign costs nothing, said plainly") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, k_csv);
+        auto r = f.wacamp({"run", "--dry-run", f.campaign.string(), "--log-format", "json"});
+        CAPTURE(r.out);
+        REQUIRE(r.exit_code == 0);
+        const auto lines = of_event(json_lines(r.out), "dry_run");
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0]["plan"]["cost"]["total"] == 0);
+        CHECK(lines[0]["plan"]["cost"]["category"].is_null());
+        CHECK(lines[0]["plan"]["cost"]["rate_card"].is_null());
+        auto text = f.wacamp({"validate", f.campaign.string()});
+        CHECK(contains(text.out, "cost: none: text messages are free inside the customer-service window"));
+    }
+}
