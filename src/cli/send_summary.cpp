@@ -1,11 +1,13 @@
 #include "cli/send_summary.hpp"
 
 #include <fmt/format.h>
+
 #include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli/send_causes.hpp"
 #include "results/retry_rule.hpp"
@@ -185,23 +187,29 @@ std::string passed_over_lines(const runner::SendReport& r, const util::TimeZone&
     return out;  // the wait not made for the send window or the day's room is the `why` line
 }
 
-// `text` with the wait a test send did not make (the dispatcher's message says it in UTC, as the
-// JSON keeps it) on `shown`'s clock beside UTC.
-std::string zoned_wait(std::string text, const runner::SendReport& r, const util::TimeZone& shown) {
-    if (r.not_waited_until) {
-        const auto utc = util::format_timestamp(*r.not_waited_until);
-        if (const auto at = text.find(utc); at != std::string::npos) {
-            text.replace(at, utc.size(), util::format_moment(*r.not_waited_until, shown));
-        }
+// `text` (the `why` line: a message of the dispatcher, the deadline or the ledger, which say a
+// moment in UTC as the JSON keeps it) with each UTC timestamp in it ("2026-12-06T14:00:00.000Z")
+// on `shown`'s clock beside UTC.
+std::string zoned_times(const std::string& text, const util::TimeZone& shown) {
+    static const std::regex k_stamp(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)");
+    std::string out;
+    auto last = text.cbegin();
+    for (std::sregex_iterator it(text.cbegin(), text.cend(), k_stamp), end; it != end; ++it) {
+        const auto& match = *it;
+        out.append(last, match[0].first);
+        const auto moment = util::parse_timestamp(match.str(), util::TimestampSyntax::rfc3339);
+        out += moment ? util::format_moment(*moment, shown) : match.str();
+        last = match[0].second;
     }
-    return text;
+    out.append(last, text.cend());
+    return out;
 }
 
 std::string summary_text(const campaign::Campaign& c, const runner::SendReport& r, const NextSteps& s,
                          const util::TimeZone& shown) {
     std::string out = headline(c, r) + "\n";
     if (auto because = why(r); !because.empty()) {
-        out += fmt::format("  why: {}\n", zoned_wait(because, r, shown));
+        out += fmt::format("  why: {}\n", zoned_times(because, shown));
     }
     const auto& n = r.counts;
     out += fmt::format("  sent {} · failed {} · unknown {} · invalid {} · skipped {}", n[Status::sent],

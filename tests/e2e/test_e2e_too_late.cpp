@@ -34,10 +34,15 @@ TEST_SUITE("e2e: too late") {
         const auto start_at = std::chrono::system_clock::now() - std::chrono::hours(3);
         CampaignFixture f(sandbox, numbers_csv(4),
                           "schedule:\n  start_at: \"" + utc_stamp(start_at) + "\"\n  max_delay: 1h\n");
+        f.env["TZ"] = "Asia/Kolkata";  // no window: times for people on the machine's clock
         auto r = f.wacamp({"run", f.campaign.string(), "--no-progress"});
         CAPTURE(r.out);
         CAPTURE(r.err);
         CHECK(r.exit_code == 3);
+        // The summary's why names the deadline on the machine's clock with UTC beside, not in ISO.
+        CHECK(contains(r.out, "schedule.max_delay ("));
+        CHECK(contains(r.out, " Asia/Kolkata ("));
+        CHECK_FALSE(contains(r.out, utc_stamp(start_at + std::chrono::hours(1)).substr(0, 16)));
         CHECK(contains(r.err, "too_late"));
         CHECK(contains(r.err, "schedule.max_delay"));
         CHECK(contains(r.err, "wacamp resume " + f.log.string() + " --late-ok"));
