@@ -15,6 +15,7 @@
 #include "sandbox/meta_errors.hpp"
 #include "sandbox/options.hpp"
 #include "sandbox/server.hpp"
+#include "sandbox/templates.hpp"
 #include "sandbox/validation.hpp"
 
 namespace cli {
@@ -29,7 +30,9 @@ struct SandboxCommand {
     long spam_limit_after = -1;
     std::string key_in = "either";
     std::string rate_limit_style = "http429";
-    std::vector<std::string> meta_errors;  // WA_ID=CODE[xN], read by read_meta_errors
+    std::vector<std::string> meta_errors;     // WA_ID=CODE[xN], read by read_meta_errors
+    std::vector<std::string> recategorize;    // NAME=CATEGORY@N, read by read_template_changes
+    std::vector<std::string> pause_template;  // NAME@N, read by read_template_changes
     bool tls = false;
     sandbox::TlsOptions tls_files;
     CLI::Option* seed = nullptr;
@@ -68,6 +71,22 @@ std::optional<std::string> read_meta_errors(SandboxCommand& cmd) {
             }
         }
         rules.push_back(std::move(*rule));
+    }
+    return std::nullopt;
+}
+
+// Reads every --recategorize and --pause-template into the options; returns what is wrong with
+// the first bad one, or nothing.
+std::optional<std::string> read_template_changes(SandboxCommand& cmd) {
+    for (const auto& [texts, kind] : {std::pair{&cmd.recategorize, sandbox::ChangeKind::recategorize},
+                                      std::pair{&cmd.pause_template, sandbox::ChangeKind::pause}}) {
+        for (const auto& text : *texts) {
+            auto change = sandbox::parse_template_change(text, kind);
+            if (!change) {
+                return change.error().message;
+            }
+            cmd.options.template_changes.push_back(std::move(*change));
+        }
     }
     return std::nullopt;
 }
@@ -224,6 +243,17 @@ void add_fault_options(CLI::App& sub, SandboxCommand& cmd) {
         ->option_text("NAME")
         ->allow_extra_args(false);
     group
+        ->add_option("--recategorize", cmd.recategorize,
+                     "Once N template sends were accepted, list this template with CATEGORY (Meta re-categorised "
+                     "it; repeatable)")
+        ->option_text("NAME=CATEGORY@N")
+        ->allow_extra_args(false);
+    group
+        ->add_option("--pause-template", cmd.pause_template,
+                     "Once N template sends were accepted, list this template as PAUSED (repeatable)")
+        ->option_text("NAME@N")
+        ->allow_extra_args(false);
+    group
         ->add_option("--auth-fail-after", cmd.auth_fail_after,
                      "After N accepted sends every request gets 401, code 190")
         ->check(CLI::NonNegativeNumber);
@@ -258,7 +288,8 @@ void apply_parsed(SandboxCommand& cmd) {
 int run_sandbox(SandboxCommand& cmd) {
     Output out(LogFormat::text);
     apply_parsed(cmd);
-    if (auto problem = check(cmd); problem || (problem = read_meta_errors(cmd))) {
+    if (auto problem = check(cmd);
+        problem || (problem = read_meta_errors(cmd)) || (problem = read_template_changes(cmd))) {
         out.error(*problem, k_exit_bad_input);
         return k_exit_bad_input;
     }

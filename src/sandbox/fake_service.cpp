@@ -81,6 +81,7 @@ std::string body_wa_id(const std::optional<Json>& body) {
 
 FakeService::FakeService(const SandboxOptions& options, const nlohmann::ordered_json& templates, Journal* journal)
     : m_options(options),
+      m_templates(templates),
       m_templates_body(templates_body(templates)),
       m_templates_user(templates_user(templates)),
       m_book(templates, options.paused_templates),
@@ -151,7 +152,10 @@ FakeService::Reply FakeService::templates(const Incoming& request) {
         return unauthorized(*problem);
     }
     Reply reply;
-    reply.answer.body = m_templates_body;
+    reply.answer.body =
+        m_options.template_changes.empty()
+            ? m_templates_body
+            : templates_body(changed_templates(m_templates, m_options.template_changes, m_template_sends.load()));
     reply.answer.headers.emplace_back("_user", m_templates_user);
     return reply;
 }
@@ -178,7 +182,11 @@ FakeService::Reply FakeService::send_template(const Incoming& request, const Jso
     if (auto refusal = m_book.check((*body)["templateId"].get<std::string>(), (*body)["params"])) {
         return meta_error(refusal->code, refusal->details);
     }
-    return deliver((*body)["wa_id"].get_ref<const std::string&>(), request, now);
+    Reply reply = deliver((*body)["wa_id"].get_ref<const std::string&>(), request, now);
+    if (!reply.message_id.empty()) {
+        ++m_template_sends;  // accepted (an answer lost on the way too): it counts for the list's changes
+    }
+    return reply;
 }
 
 std::optional<FakeService::Reply> FakeService::check_send_access(const Incoming& request, const Json* body,

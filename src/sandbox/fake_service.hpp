@@ -6,7 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,6 +80,8 @@ private:
     bool key_revoked();
 
     SandboxOptions m_options;
+    nlohmann::ordered_json m_templates;     // the records, for --recategorize and --pause-template
+    std::atomic<long> m_template_sends{0};  // template sends accepted
     std::string m_templates_body;
     std::string m_templates_user;
     TemplateBook m_book;

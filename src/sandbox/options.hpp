@@ -57,6 +57,15 @@ struct TlsOptions {
     std::string key_path;
 };
 
+// --recategorize NAME=CATEGORY@N and --pause-template NAME@N: once N template sends were
+// accepted, the template list shows every record named `name` with `category` (or, with an empty
+// category, status PAUSED): Meta re-categorising or pausing a template under a running campaign.
+struct TemplateChange {
+    std::string name;
+    std::string category;  // empty: paused
+    long after = 0;
+};
+
 struct SandboxOptions {
     int port = 0;                // 0: a free port
     std::string journal_path;    // empty: no journal
@@ -68,7 +77,8 @@ struct SandboxOptions {
     // Nothing: plain HTTP.
     std::optional<TlsOptions> tls;
     FaultOptions faults;
-    std::vector<std::string> paused_templates;  // names whose sends are answered 132015
+    std::vector<std::string> paused_templates;     // names whose sends are answered 132015
+    std::vector<TemplateChange> template_changes;  // the list changes under a campaign
 };
 
 }  // namespace sandbox

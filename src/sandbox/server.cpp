@@ -207,6 +207,10 @@ util::Result<std::unique_ptr<Server>> Server::bind(const SandboxOptions& options
         TRY_ASSIGN(templates, load_templates(options.templates_path));
     }
     TRY(check_template_names(templates, options.paused_templates));
+    for (const auto& change : options.template_changes) {
+        TRY(check_template_names(templates, {change.name},
+                                 change.category.empty() ? "--pause-template" : "--recategorize"));
+    }
     std::unique_ptr<Journal> journal;
     if (!options.journal_path.empty()) {
         TRY_ASSIGN(journal, Journal::open(options.journal_path));

@@ -209,7 +209,8 @@ std::optional<TemplateRefusal> TemplateBook::check(const std::string& template_i
     return check_text_component(components.body, "body", t.body_variables);
 }
 
-util::Result<void> check_template_names(const nlohmann::ordered_json& records, const std::vector<std::string>& names) {
+util::Result<void> check_template_names(const nlohmann::ordered_json& records, const std::vector<std::string>& names,
+                                        std::string_view option) {
     for (const auto& name : names) {
         const bool known = std::any_of(records.begin(), records.end(), [&](const auto& record) {
             const auto configuration = record.find("configuration");
@@ -217,7 +218,7 @@ util::Result<void> check_template_names(const nlohmann::ordered_json& records, c
                    string_at(*configuration, "name") == name;
         });
         if (!known) {
-            return util::fail("--paused-template " + name + ": the sandbox has no template of that name");
+            return util::fail(std::string(option) + " " + name + ": the sandbox has no template of that name");
         }
     }
     return {};

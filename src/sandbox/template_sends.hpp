@@ -56,6 +56,7 @@ private:
 
 // Returns `names` checked against `records`: fails naming the first that no record has as its
 // configuration.name (for `--paused-template`).
-util::Result<void> check_template_names(const nlohmann::ordered_json& records, const std::vector<std::string>& names);
+util::Result<void> check_template_names(const nlohmann::ordered_json& records, const std::vector<std::string>& names,
+                                        std::string_view option = "--paused-template");
 
 }  // namespace sandbox

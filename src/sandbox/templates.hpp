@@ -4,6 +4,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "util/result.hpp"
 
@@ -24,5 +26,17 @@ util::Result<nlohmann::ordered_json> load_templates(const std::string& path);
 
 // Returns the `_user` to send as a response header: the first record's, else the built-in.
 std::string templates_user(const nlohmann::ordered_json& records);
+
+struct TemplateChange;
+
+// Reads "NAME=CATEGORY@N" (`recategorize`) or "NAME@N" (a pause). Fails naming the option and
+// what is wrong: no name, no '@', N not a whole number of 0 or more, an empty category.
+enum class ChangeKind { recategorize, pause };
+util::Result<TemplateChange> parse_template_change(std::string_view text, ChangeKind kind);
+
+// `records` as the list shows them once `accepted` template sends went through: each change
+// due (after <= accepted) applied to the records named by it. Unchanged when none is due.
+nlohmann::ordered_json changed_templates(const nlohmann::ordered_json& records,
+                                         const std::vector<TemplateChange>& changes, long accepted);
 
 }  // namespace sandbox

@@ -83,4 +83,24 @@ TEST_SUITE("e2e: sandbox") {
         CHECK(sandbox.wait() == 0);
         CHECK(std::filesystem::is_symlink(link));
     }
+    TEST_CASE("--recategorize and --pause-template: a bad value or an unknown template exits 2 at once") {
+        for (const auto& args : std::vector<std::vector<std::string>>{{"--recategorize", "spring_sale=UTILITY"},
+                                                                      {"--recategorize", "nosuch=UTILITY@3"},
+                                                                      {"--pause-template", "spring_sale@x"},
+                                                                      {"--pause-template", "nosuch@1"}}) {
+            std::vector<std::string> command{"/usr/bin/timeout", "60", wacamp_path(), "sandbox", "--port", "0"};
+            command.insert(command.end(), args.begin(), args.end());
+            auto r = run_program(command);
+            CAPTURE(args[1]);
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, args[0] + " "));
+        }
+        // A good one serves.
+        Background sandbox(
+            {"sandbox", "--port", "0", "--recategorize", "spring_sale=UTILITY@5", "--pause-template", "thank_you@0"});
+        REQUIRE(listening_port(sandbox) > 0);
+        sandbox.signal(SIGTERM);
+        CHECK(sandbox.wait() == 0);
+    }
 }

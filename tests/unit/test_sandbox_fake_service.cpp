@@ -122,6 +122,50 @@ TEST_SUITE("sandbox::FakeService") {
         CHECK(body["data"][2]["status"] == "REJECTED");
         CHECK(f.lines().at(0)["outcome"] == "ok");
     }
+    TEST_CASE("--recategorize and --pause-template change the list once N template sends were accepted") {
+        SandboxOptions options;
+        options.template_changes = {{.name = "spring_sale", .category = "UTILITY", .after = 2},
+                                    {.name = "thank_you", .category = "", .after = 3}};
+        Fixture f(options);
+        const auto record = [&](const std::string& name) {
+            json body = json::parse(f.handle(list_templates()).body);
+            for (const auto& r : body["data"]) {
+                if (r["configuration"]["name"] == name) {
+                    return r;
+                }
+            }
+            return json();
+        };
+        CHECK(record("spring_sale")["configuration"]["category"] == "MARKETING");
+        REQUIRE(f.handle(send_template("919812300001")).status == 200);
+        CHECK(f.handle(send("919812300009")).status == 200);  // a text send does not count
+        CHECK(record("spring_sale")["configuration"]["category"] == "MARKETING");
+        REQUIRE(f.handle(send_template("919812300002")).status == 200);
+        CHECK(record("spring_sale")["configuration"]["category"] == "UTILITY");
+        CHECK(record("thank_you")["status"] == "APPROVED");
+        REQUIRE(f.handle(send_template("919812300003")).status == 200);
+        CHECK(record("thank_you")["status"] == "PAUSED");
+        CHECK(record("spring_sale")["status"] == "APPROVED");
+    }
+    TEST_CASE("the changes' option text: NAME=CATEGORY@N and NAME@N, every mistake named") {
+        auto re = sandbox::parse_template_change("spring_sale=UTILITY@10", sandbox::ChangeKind::recategorize);
+        REQUIRE(re.ok());
+        CHECK(re->name == "spring_sale");
+        CHECK(re->category == "UTILITY");
+        CHECK(re->after == 10);
+        auto pause = sandbox::parse_template_change("thank_you@0", sandbox::ChangeKind::pause);
+        REQUIRE(pause.ok());
+        CHECK(pause->name == "thank_you");
+        CHECK(pause->category.empty());
+        for (const char* bad : {"spring_sale=UTILITY", "spring_sale=@3", "=UTILITY@3", "spring_sale=UTILITY@-1",
+                                "spring_sale=UTILITY@x", "spring_sale=UTILITY@"}) {
+            CAPTURE(bad);
+            auto parsed = sandbox::parse_template_change(bad, sandbox::ChangeKind::recategorize);
+            REQUIRE_FALSE(parsed.ok());
+            CHECK(parsed.error().message.find("--recategorize") != std::string::npos);
+        }
+        CHECK_FALSE(sandbox::parse_template_change("@3", sandbox::ChangeKind::pause).ok());
+    }
     TEST_CASE("accepts a valid send with a message id and journals it once as ok") {
         Fixture f;
         Answer a = f.handle(send("919812345678"));
