@@ -140,11 +140,37 @@ std::string html_ms(std::int64_t ms) {
     return group_digits(ms) + " ms";
 }
 
+// The estimated cost the dry run kept (plan.cost): the total and each country's share.
+void add_html_cost(std::string& out, const results::CostSummary& cost) {
+    out += R"(<section id="cost"><h2>The estimated cost</h2>)";
+    if (cost.category.empty()) {
+        out += R"(<p class="note">Text and image messages cost nothing: they are free inside the )"
+               "customer-service window.</p></section>\n";
+        return;
+    }
+    out += fmt::format(R"(<p class="note">About {:.2f} {} for {} {} messages (rate card {}{}); an upper bound: )"
+                       "failed sends cost nothing, volume tiers and open service windows cost less.</p>",
+                       cost.total, html_escape(cost.currency), group_digits(cost.messages), html_escape(cost.category),
+                       html_escape(cost.rate_card),
+                       cost.effective ? ", effective " + html_escape(*cost.effective) : std::string());
+    out += table_head({"Country", "#Messages", "#Price", "#Amount"});
+    for (const auto& c : cost.by_country) {
+        out += table_row({{html_escape(c.country)},
+                          {group_digits(c.messages), "num"},
+                          {fmt::format("{:g}", c.price), "num"},
+                          {fmt::format("{:.2f}", c.amount), "num"}});
+    }
+    out += "</table></section>\n";
+}
+
 void add_html_charts(std::string& out, const Summary& s, const HtmlDetails& d) {
     const auto& t = d.timeline;
     const bool dry = s.header.mode == results::Mode::dry_run;
     if (dry && s.last_end && s.last_end->plan) {
         add_html_plan(out, *s.last_end->plan, s.zone);
+        if (s.last_end->plan->cost) {
+            add_html_cost(out, *s.last_end->plan->cost);
+        }
     }
     if (t.empty()) {
         out += fmt::format(R"(<section id="over-time"><h2>Over time</h2><p class="empty">No )"

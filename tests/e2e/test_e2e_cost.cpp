@@ -77,6 +77,16 @@ TEST_SUITE("e2e: the campaign's cost") {
         REQUIRE_FALSE(records.empty());
         CHECK(records.back()["event"] == "end");
         CHECK(records.back()["plan"]["cost"] == expected);
+        // The HTML report of the dry-run log shows the cost by country.
+        auto html =
+            c.f.wacamp({"report", (c.f.dir.path() / "results" / "e2e.dry-run.jsonl").string(), "--format", "html"});
+        CAPTURE(html.err);
+        REQUIRE(html.exit_code == 0);
+        CHECK(contains(html.out, "<h2>The estimated cost</h2>"));
+        CHECK(contains(html.out, "About 6.00 USD for 6 UTILITY messages"));
+        CHECK(contains(html.out, "<td>IN</td>"));
+        CHECK(contains(html.out, ">1.50<"));
+        CHECK(contains(html.out, ">2.00<"));
     }
 
     TEST_CASE("validate prints the cost after the plan; --offline prices the template as MARKETING, saying so") {
