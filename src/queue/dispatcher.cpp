@@ -162,6 +162,8 @@ private:
     // Whether a job set aside may be taken back at `now`, else when to look again (`wake`),
     // showing why the queue waits when nothing else can start.
     bool aside_due(Steady now, std::optional<Steady>& wake);
+    // Tells the steps before `k`, which admitted one job of the turn, that it ended unstarted.
+    void let_go(std::size_t k);
     // Records that step `k` refused `job` for good; the steps before it admitted it.
     void refuse(const Job& job, const Admission& answer, std::size_t k);
     // Whether a wait that step `step` asks for is not waited (WhenClosed::pass_over: the send
@@ -382,10 +384,7 @@ bool Dispatcher::start_batch(Steady now) {
         if (m_parts.clock->steady_now() > pending.use_by) {
             // What admitted it no longer holds (its recipient's window closed meanwhile): the
             // steps that admitted it let it go and are asked again.
-            const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
-            for (std::size_t j = 0; j < pending.step; ++j) {
-                m_steps[j].admitter->settle(1, 0, at);
-            }
+            let_go(pending.step);
             pending.step = 0;
             pending.use_by = SteadyTime::max();
         }
@@ -540,11 +539,15 @@ void Dispatcher::requeue() {
     }
 }
 
-bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t k) {
+void Dispatcher::let_go(std::size_t k) {
     const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
     for (std::size_t j = 0; j < k; ++j) {
-        m_steps[j].admitter->settle(1, 0, at);  // asked again from the first step when it comes back
+        m_steps[j].admitter->settle(1, 0, at);
     }
+}
+
+bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t k) {
+    let_go(k);  // asked again from the first step when it comes back
     if (auto kept = m_aside.put(job, answer); !kept) {
         // No request left and nothing was recorded: the row stays as it was, for a resume.
         stop(StopReason::temp_file_error,
@@ -560,10 +563,7 @@ bool Dispatcher::passes_over(const Admitter* step) const {
 }
 
 void Dispatcher::pass_over(const Admission& answer, std::size_t k) {
-    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
-    for (std::size_t j = 0; j < k; ++j) {
-        m_steps[j].admitter->settle(1, 0, at);
-    }
+    let_go(k);
     --m_taken;  // taken back: it does not count toward the limit
     ++m_result.passed_over;
     if (answer.until && (!m_result.passed_over_until || *answer.until < *m_result.passed_over_until)) {
@@ -633,10 +633,7 @@ bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
 }
 
 void Dispatcher::refuse(const Job& job, const Admission& answer, std::size_t k) {
-    const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
-    for (std::size_t j = 0; j < k; ++j) {
-        m_steps[j].admitter->settle(1, 0, at);
-    }
+    let_go(k);
     if (auto logged = m_parts.observer->on_refused(job, answer); !logged) {
         stop(StopReason::log_error, logged.error().message);
     }

@@ -18,27 +18,14 @@ namespace {
 
 using namespace account_fixture;
 
-// Runs `sql` on the database at `url`; returns the first value of its answer ("" when none).
-std::string sql_at(const std::string& url, const std::string& sql) {
+// Runs `sql` on the database at `url`; returns the first column of every row of its answer, one
+// line each (nothing for a command).
+std::string lines_at(const std::string& url, const std::string& sql) {
     PGconn* conn = PQconnectdb(url.c_str());
     REQUIRE_MESSAGE(PQstatus(conn) == CONNECTION_OK, PQerrorMessage(conn));
     PGresult* result = PQexec(conn, sql.c_str());
     const ExecStatusType status = PQresultStatus(result);
     const bool ok = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK;
-    std::string value = ok && PQntuples(result) > 0 ? PQgetvalue(result, 0, 0) : "";
-    std::string error = ok ? "" : PQresultErrorMessage(result);
-    PQclear(result);
-    PQfinish(conn);
-    REQUIRE_MESSAGE(ok, error);
-    return value;
-}
-
-// Runs `sql` on the database at `url`; returns the first column of every row of its answer.
-std::string lines_at(const std::string& url, const std::string& sql) {
-    PGconn* conn = PQconnectdb(url.c_str());
-    REQUIRE_MESSAGE(PQstatus(conn) == CONNECTION_OK, PQerrorMessage(conn));
-    PGresult* result = PQexec(conn, sql.c_str());
-    const bool ok = PQresultStatus(result) == PGRES_TUPLES_OK;
     std::string lines;
     for (int i = 0; ok && i < PQntuples(result); ++i) {
         lines.append(PQgetvalue(result, i, 0)).append("\n");
@@ -48,6 +35,12 @@ std::string lines_at(const std::string& url, const std::string& sql) {
     PQfinish(conn);
     REQUIRE_MESSAGE(ok, error);
     return lines;
+}
+
+// Runs `sql` on the database at `url`; returns the first value of its answer ("" when none).
+std::string sql_at(const std::string& url, const std::string& sql) {
+    const std::string lines = lines_at(url, sql);
+    return lines.substr(0, lines.find('\n'));
 }
 
 // Runs `sql` on one session at `url`; returns the notices it sent (auto_explain's plans).
