@@ -71,6 +71,9 @@ struct TemplateMessage {
     std::string body_text;                   // configuration.body
     std::string footer;                      // configuration.footer
     std::vector<std::string> button_labels;  // the buttons' texts
+    // message.paused_regions: regions (ISO 3166-1 alpha-2) whose numbers a MARKETING template is
+    // not sent to (Meta delivers none there); default the United States.
+    std::vector<std::string> paused_regions{"US"};
 };
 
 // Message fields are templates with {{column}} / {{column|default}} placeholders.

@@ -1,6 +1,7 @@
 // The `message`, `template`, `rate`, `retry`, `abort` and `cleanup` sections of a campaign file.
 
 #include "campaign/campaign_file_sections.hpp"
+#include "campaign/rate_card.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,11 +13,12 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type",     "text",   "source", "label",   "check_media", "template",
-                                               "language", "header", "body",   "buttons", "template_id"};
+constexpr std::string_view k_message_keys[] = {"type",        "text",     "source",      "label",
+                                               "check_media", "template", "language",    "header",
+                                               "body",        "buttons",  "template_id", "paused_regions"};
 constexpr std::string_view k_message_types[] = {"text", "image", "template"};
-constexpr std::string_view k_template_only_keys[] = {"template", "language", "header",
-                                                     "body",     "buttons",  "template_id"};
+constexpr std::string_view k_template_only_keys[] = {"template", "language",    "header",        "body",
+                                                     "buttons",  "template_id", "paused_regions"};
 constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
 constexpr std::string_view k_button_keys[] = {"index", "text"};
 constexpr long long k_max_button_index = 9;  // WhatsApp allows at most 10 buttons
@@ -225,12 +227,37 @@ void read_template_id(const Section& m, TemplateMessage& t) {
     t.template_id = std::move(*id);
 }
 
+// message.paused_regions: a list of ISO 3166-1 alpha-2 codes, possibly empty.
+void read_paused_regions(const Section& m, TemplateMessage& t) {
+    if (!m.has("paused_regions")) {
+        return;
+    }
+    auto items = m.list("paused_regions");
+    if (!items) {
+        return;  // not a list: reported
+    }
+    t.paused_regions.clear();
+    for (std::size_t i = 0; i < items->size(); ++i) {
+        std::string code = (*items)[i].text;
+        std::transform(code.begin(), code.end(), code.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        if (!known_country(code)) {
+            m.problem("paused_regions",
+                      fmt::format("item {}: expected an ISO 3166-1 alpha-2 region code like US, got {}", i + 1,
+                                  in_quotes((*items)[i].text)));
+        } else if (std::find(t.paused_regions.begin(), t.paused_regions.end(), code) == t.paused_regions.end()) {
+            t.paused_regions.push_back(std::move(code));
+        }
+    }
+}
+
 void read_template_message(const Section& root, const Section& m, Campaign& out) {
     out.message.type = MessageType::template_message;
     TemplateMessage& t = out.message.templated;
     t.name = m.text("template", Need::required).value_or("");
     t.language = m.text("language").value_or("");
     read_template_id(m, t);
+    read_paused_regions(m, t);
     read_template_header(m, t);
     read_template_body(m, t);
     read_template_buttons(m, t);

@@ -44,6 +44,8 @@ public:
     void set_dominant_country(std::string region) { m_dominant_country = std::move(region); }
 
     const std::string& default_country() const { return m_default_country; }
+    // The default country's calling code ("91"), or "" without one.
+    const std::string& country_code() const { return m_country_code; }
 
 private:
     PhoneNormalizer(std::string default_country, std::string country_code)

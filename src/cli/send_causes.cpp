@@ -24,6 +24,14 @@ void for_each_cause(const results::CauseCounts& causes, F&& f) {
     }
 }
 
+// `n` rows of message.paused_regions, said for people.
+std::string paused_text(std::int64_t n) {
+    return fmt::format(
+        "{} recipient(s) not sent: Meta delivers no MARKETING template to their region (message.paused_regions; "
+        "region_paused)",
+        n);
+}
+
 // What a person should know of `n` rows that ended with `cause`; "" when the counts say enough.
 std::string explanation(Cause cause, std::int64_t n) {
     switch (cause) {
@@ -44,6 +52,7 @@ std::string explanation(Cause cause, std::int64_t n) {
             n);
     case Cause::opted_out:
         return fmt::format("{} recipient(s) stopped marketing messages (opted_out): they are never sent again", n);
+    case Cause::region_paused: return paused_text(n) + ": a later run looks again";
     default: return {};
     }
 }
@@ -76,6 +85,16 @@ std::string marketing_hold_note(const runner::SendReport& r, util::TimePoint now
     }
     return fmt::format("{} recipient(s) held for WhatsApp's marketing limit until {}", r.held_marketing_limit,
                        util::format_zoned_time(*r.marketing_limit_until, now, shown));
+}
+
+std::string region_paused_line(const results::CauseCounts& causes) {
+    const std::int64_t n = causes[Cause::region_paused];
+    return n > 0 ? paused_text(n) + "\n" : std::string();
+}
+
+results::CauseCounts ledger_causes(results::CauseCounts causes) {
+    causes[Cause::region_paused] = 0;
+    return causes;
 }
 
 std::string failed_causes(const results::CauseCounts& causes) {

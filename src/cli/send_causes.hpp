@@ -36,4 +36,11 @@ std::int64_t total_of(const results::CauseCounts& causes);
 // Returns {"opted_out": 1, …}: the failed and skipped rows per cause, for causes with any.
 nlohmann::ordered_json cause_counts_json(const results::CauseCounts& causes);
 
+// Returns "N recipient(s) not sent: Meta delivers no MARKETING template to their region
+// (message.paused_regions; region_paused)\n" for the rows of `causes` held back so; "" for none.
+std::string region_paused_line(const results::CauseCounts& causes);
+
+// Returns `causes` without region_paused: what the account's ledger held back.
+results::CauseCounts ledger_causes(results::CauseCounts causes);
+
 }  // namespace cli

@@ -198,8 +198,12 @@ bool TerminalUi::confirm(const runner::Preview& p) {
         return false;  // json never asks; run refuses that case before it starts
     }
     std::string counts = fmt::format("{} to send now", p.to_send);
-    if (const auto held = total_of(p.held_back); held > 0) {
-        counts += fmt::format(", {} held back by the account's ledger ({})", held, cause_list(p.held_back));
+    if (const auto paused = p.held_back[results::Cause::region_paused]; paused > 0) {
+        counts += fmt::format(", {} not sent to message.paused_regions (region_paused)", paused);
+    }
+    const auto by_ledger = ledger_causes(p.held_back);
+    if (const auto held = total_of(by_ledger); held > 0) {
+        counts += fmt::format(", {} held back by the account's ledger ({})", held, cause_list(by_ledger));
     }
     if (p.recovered > 0) {
         counts += fmt::format(", {} recovered from the account's ledger (the result log had lost them; not sent)",

@@ -206,8 +206,9 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
         text += "no row can be sent\n";
         return finish(k_exit_bad_input);
     }
+    text += region_paused_line(counts.held);
     if (book != nullptr) {
-        text += ledger_line(counts.held, book->path());
+        text += ledger_line(ledger_causes(counts.held), book->path());
     }
     util::SystemClock clock;
     const std::int64_t to_send = counts.ok - total_of(counts.held);
@@ -246,7 +247,13 @@ int validate(const ValidateOptions& opts, Output& out) {
         return k_exit_bad_input;
     }
     util::SystemClock clock;
-    runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock);
+    auto paused = campaign::PausedRegions::of(*c);
+    if (!paused) {
+        out.error(paused.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock,
+                                  *paused ? &**paused : nullptr);
     RowCounts counts;
     std::optional<runner::ZoneSequence> zones;  // the plan's: each row to send's zone, in order
     if (c->schedule.window && c->schedule.window->per_recipient) {

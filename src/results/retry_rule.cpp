@@ -29,14 +29,16 @@ RetryRule retry_rule(Cause cause) {
     // A pause or a block that Meta lifts, or a template replaced (--force): the row goes then.
     case Cause::template_paused:
     case Cause::template_disabled:
-    case Cause::policy_block: return RetryRule::always;
+    case Cause::policy_block:
+    // Skipped, never sent: a run with other message.paused_regions (or Meta's) sends it.
+    case Cause::region_paused: return RetryRule::always;
     }
     return RetryRule::always;
 }
 
 bool of_skipped_rows(Cause cause) {
     return cause == Cause::duplicate || cause == Cause::suppressed || cause == Cause::frequency_cap ||
-           cause == Cause::invalid;
+           cause == Cause::invalid || cause == Cause::region_paused;
 }
 
 FailedRows failed_rows(const CauseCounts& causes) {

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, k_cause_count> k_cause_names = {
     "pair_rate",      "marketing_limit", "opted_out",       "undeliverable",
     "outside_window", "account",         "suppressed",      "frequency_cap",
     "template",       "template_params", "template_paused", "template_disabled",
-    "experiment",     "policy_block"};
+    "experiment",     "policy_block",    "region_paused"};
 constexpr std::array<std::string_view, 2> k_mode_names = {"send", "dry_run"};
 
 template <typename E, std::size_t N>

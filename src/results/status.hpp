@@ -39,8 +39,9 @@ enum class Cause : std::uint8_t {
     template_disabled,  // 132016: the campaign stopped; a new template is needed
     experiment,         // 130472: the user is in a Meta marketing experiment; never retried
     policy_block,       // 368: the account is temporarily blocked for a policy violation
+    region_paused,      // skipped: a MARKETING template to a region Meta delivers none to (message.paused_regions)
 };
-inline constexpr std::size_t k_cause_count = 22;
+inline constexpr std::size_t k_cause_count = 23;
 
 // Whether the log belongs to a real run or a dry run ("send" / "dry_run").
 enum class Mode : std::uint8_t { send, dry_run };

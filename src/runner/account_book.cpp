@@ -130,6 +130,13 @@ void RecentlyMessaged::add(const Screening& screening, util::TimePoint now) {
     week += ago < std::chrono::days(7) ? 1 : 0;
 }
 
+Screening region_paused(const campaign::PausedRegions& paused, std::string_view wa_id) {
+    Screening out;
+    out.cause = results::Cause::region_paused;
+    out.why = paused.why(wa_id);
+    return out;
+}
+
 util::Result<std::vector<Screening>> AccountBook::screen(const std::vector<account::Send>& sends, util::TimePoint now,
                                                          Recency recency) {
     auto screened = screen_in_ledger(sends, now, recency);

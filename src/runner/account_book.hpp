@@ -12,6 +12,7 @@
 
 #include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
+#include "campaign/paused_regions.hpp"
 #include "results/row_fold.hpp"
 #include "results/status.hpp"
 #include "util/clock.hpp"
@@ -21,8 +22,9 @@ namespace runner {
 
 // What the ledger says of a row before it is dispatched.
 struct Screening {
-    results::Cause cause = results::Cause::none;  // none, suppressed, frequency_cap or marketing_limit
-    std::string why;                              // for the log's `error`
+    // none, suppressed, frequency_cap or marketing_limit; region_paused (ScreenedRows, CampaignJobs)
+    results::Cause cause = results::Cause::none;
+    std::string why;  // for the log's `error`
     // The ledger holds the row's number as sent by this campaign (under this row when
     // recipients.dedupe is false, under any row otherwise).
     bool ledger_sent = false;
@@ -32,6 +34,10 @@ struct Screening {
     // it did not, or when not read.
     std::optional<util::TimePoint> last_messaged;
 };
+
+// The screening of a row of a region Meta delivers no MARKETING template to: held back, cause
+// region_paused, without asking the ledger.
+Screening region_paused(const campaign::PausedRegions& paused, std::string_view wa_id);
 
 // Whether screening also reads when the account last messaged each number (Screening::
 // last_messaged): the plan and the question count them; a run's send path does not need it.

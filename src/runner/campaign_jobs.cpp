@@ -30,7 +30,9 @@ util::Result<void> CampaignJobs::read_ahead() {
         TRY_ASSIGN(row.facts, facts_of(row.recipient, m_state));
         row.decision = decide(row.facts, m_options.retry_rejected, m_options.resend_unknown, m_clock.wall_now());
         row.screening = Screening{};
-        if (row.decision == Decision::send && m_book != nullptr) {
+        if (row.decision == Decision::send && m_paused != nullptr && m_paused->paused(row.recipient.message.wa_id)) {
+            row.screening = region_paused(*m_paused, row.recipient.message.wa_id);
+        } else if (row.decision == Decision::send && m_book != nullptr) {
             sends.push_back(
                 account::Send{row.recipient.message.wa_id, m_campaign_key, row.recipient.row, std::nullopt});
             screened.push_back(m_ahead_count);
@@ -73,6 +75,10 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         }
         if (row.screening.cause != results::Cause::none) {
             ++held_back[row.screening.cause];
+            if (row.screening.cause == results::Cause::region_paused && state.status == results::Status::skipped &&
+                state.cause == results::Cause::region_paused) {
+                return false;  // recorded so by an earlier run: the log says it already
+            }
             const auto status = row.screening.cause == results::Cause::marketing_limit ? results::Status::failed
                                                                                        : results::Status::skipped;
             TRY(record(r, status, row.screening.cause, row.screening.why, state));

@@ -53,6 +53,9 @@ public:
         m_campaign_key = std::move(campaign_key);
     }
 
+    // Holds back the rows of the regions in `paused` (region_paused), asking the ledger nothing.
+    void pause_regions(const campaign::PausedRegions& paused) { m_paused = &paused; }
+
     // Gives each job its recipient's zone in `zones` (a window per recipient).
     void zone_with(queue::ZoneWindows& zones) { m_zones = &zones; }
 
@@ -105,7 +108,8 @@ private:
     const SendOptions& m_options;
     const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
     TemplateNames m_names;
-    queue::ZoneWindows* m_zones = nullptr;  // a window per recipient: the zones jobs are given
+    queue::ZoneWindows* m_zones = nullptr;              // a window per recipient: the zones jobs are given
+    const campaign::PausedRegions* m_paused = nullptr;  // message.paused_regions, for a MARKETING template
 };
 
 }  // namespace runner

@@ -84,6 +84,10 @@ bool settled(const results::RowState& state) {
     if (state.ever_sent()) {
         return true;
     }
+    // A row skipped for its region was sent nothing: each run looks again (message.paused_regions).
+    if (state.status == Status::skipped && state.cause == Cause::region_paused) {
+        return false;
+    }
     return !state.in_flight() &&
            (state.status == Status::sent || state.status == Status::invalid || state.status == Status::skipped);
 }
@@ -105,10 +109,14 @@ Decision decide(const RowFacts& facts, RetryRejected retry_rejected, ResendUnkno
     }
     switch (state.status) {
     case Status::dry_run: return fresh(facts, resend_unknown);
+    case Status::skipped:
+        if (state.cause == Cause::region_paused) {
+            return fresh(facts, resend_unknown);
+        }
+        break;
     case Status::failed: return failed(facts, retry_rejected, resend_unknown, now);
     case Status::sent:
     case Status::invalid:
-    case Status::skipped:
     case Status::unknown: break;
     }
     return Decision::hold_unknown;

@@ -151,7 +151,8 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         return util::fail(std::move(*refused));
     }
     TRY_ASSIGN(const auto header, make_campaign_header(c, results::Mode::dry_run, clock.wall_now()));
-    ScreenedRows rows(stream, checks.book, campaign_key(c.name, header.started_at), clock);
+    TRY_ASSIGN(const auto paused, campaign::PausedRegions::of(c));
+    ScreenedRows rows(stream, checks.book, campaign_key(c.name, header.started_at), clock, paused ? &*paused : nullptr);
     TRY_ASSIGN(const auto lock, results::RunLock::acquire(report.results_path));
     // A dry run's log starts afresh, emptied in place: a symlink to it stays a symlink.
     TRY_ASSIGN(auto log, results::LogWriter::open(report.results_path, {.durability = results::Durability::none,

@@ -157,7 +157,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
     TRY_ASSIGN(auto stream, campaign::RecipientStream::open(c, {}, {.media = run.refused_media()}));
     // Keyed as the run will be: a campaign's own earlier sends count as they will.
     const std::string key = campaign_key(c.name, run.state ? run.state->header.started_at : run.header.started_at);
-    ScreenedRows rows(stream, run.book.get(), key, run.parts.clock);
+    ScreenedRows rows(stream, run.book.get(), key, run.parts.clock, run.paused_regions());
     Preview p;
     p.campaign_name = c.name;
     p.results_path = run.report.results_path;

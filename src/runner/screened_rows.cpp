@@ -26,7 +26,9 @@ util::Result<void> ScreenedRows::read_batch() {
             m_done = true;
             break;
         }
-        if (m_book != nullptr && row.verdict == campaign::Verdict::ok) {
+        if (row.verdict == campaign::Verdict::ok && m_paused != nullptr && m_paused->paused(row.message.wa_id)) {
+            m_screenings[m_count] = region_paused(*m_paused, row.message.wa_id);
+        } else if (m_book != nullptr && row.verdict == campaign::Verdict::ok) {
             sends.push_back(account::Send{row.message.wa_id, m_key, row.row, std::nullopt});
             screened.push_back(m_count);
         }

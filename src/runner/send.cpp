@@ -94,6 +94,9 @@ void send(SendRun& run) {
     observer.count_screened(jobs.held_back);
     observer.label_with(template_names_of(c));
     jobs.label_with(template_names_of(c));
+    if (run.paused) {
+        jobs.pause_regions(*run.paused);
+    }
     if (run.zone_windows) {
         jobs.zone_with(*run.zone_windows);
     }

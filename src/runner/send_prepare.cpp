@@ -237,6 +237,7 @@ util::Result<void> prepare(SendRun& run) {
         TRY_ASSIGN(run.window, queue::SendWindow::make(*c.schedule.window));
         run.parts.ui.time_zone(run.window->zone());
     }
+    TRY_ASSIGN(run.paused, campaign::PausedRegions::of(c));
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
     TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
     TRY(read_existing_log(run));

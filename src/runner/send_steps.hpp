@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "campaign/paused_regions.hpp"
 #include "campaign/recipients.hpp"
 #include "queue/send_window.hpp"
 #include "queue/zone_windows.hpp"
@@ -36,11 +37,12 @@ struct SendRun {
     std::optional<results::RunLock> lock;
     std::optional<results::LogState> state;  // the existing log's, when there is one
     std::optional<results::LogWriter> log;
-    std::unique_ptr<AccountBook> book;  // the account's ledger (SendParts::open_book); null: none
-    std::string campaign_key;           // the campaign's sends in the ledger
-    std::int64_t expected_jobs = 0;     // for progress: the ETA
-    std::int64_t list_rows = 0;         // the list's data rows, for progress: remaining (0: unknown)
-    bool wrote = false;                 // this run added to the log: it gets an end record
+    std::unique_ptr<AccountBook> book;              // the account's ledger (SendParts::open_book); null: none
+    std::optional<campaign::PausedRegions> paused;  // message.paused_regions, for a MARKETING template
+    std::string campaign_key;                       // the campaign's sends in the ledger
+    std::int64_t expected_jobs = 0;                 // for progress: the ETA
+    std::int64_t list_rows = 0;                     // the list's data rows, for progress: remaining (0: unknown)
+    bool wrote = false;                             // this run added to the log: it gets an end record
     // The existing log, of this very list, settles every row of it (every_row_settled): the
     // run sends and records nothing, and reads no row of the list.
     bool settled = false;
@@ -49,6 +51,8 @@ struct SendRun {
     const results::LogState* existing() const { return state ? &*state : nullptr; }
     // Returns the images refused by the check before sending, or null when there was none.
     const campaign::MediaVerdicts* refused_media() const { return media ? &*media : nullptr; }
+    // Returns the regions the campaign sends nothing to, or null.
+    const campaign::PausedRegions* paused_regions() const { return paused ? &*paused : nullptr; }
 };
 
 enum class Next { go_on, stop };

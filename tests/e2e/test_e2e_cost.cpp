@@ -152,3 +152,101 @@ TEST_SUITE("e2e: the campaign's cost") {
         CHECK(contains(text.out, "cost: none: text messages are free inside the customer-service window"));
     }
 }
+
+namespace {
+
+// Two numbers of India, two of the United States, one of Canada (which shares +1).
+const std::string k_us_csv =
+    "phone,name,user_id\n"
+    "+919812345601,Asha,u-1\n"
+    "+16502530000,Ann,u-2\n"
+    "+919812345602,Ravi,u-3\n"
+    "+12127365000,Bob,u-4\n"
+    "+14169671111,Chloe,u-5\n";
+const std::string k_us_number = "16502530000";
+const std::string k_us_number_2 = "12127365000";
+
+// The sandbox's MARKETING template spring_sale, with `extra` message keys.
+std::string spring_sale(const std::string& extra = "") {
+    return "message:\n  type: template\n  template: spring_sale\n"
+           "  header: {image: \"https://cdn.example.com/spring.jpg\"}\n  body: [\"{{name}}\", \"10%\"]\n" +
+           extra;
+}
+
+// The send-template requests the sandbox journaled for `wa_id`.
+int template_requests_for(const Sandbox& sandbox, const std::string& wa_id) {
+    int n = 0;
+    for (const auto& entry : sandbox.journal()) {
+        n += entry.value("path", "").find("send-template") != std::string::npos && entry.value("wa_id", "") == wa_id
+                 ? 1
+                 : 0;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e: the campaign's cost") {
+    TEST_CASE(
+        "a MARKETING template is sent nothing to the United States: region_paused, counted apart, looked at again") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, k_us_csv, "pricing:\n  rate_card: rates.csv\n", spring_sale());
+        f.dir.write("rates.csv", k_card);
+        auto plan = f.wacamp({"validate", f.campaign.string()});
+        CAPTURE(plan.out);
+        CAPTURE(plan.err);
+        REQUIRE(plan.exit_code == 0);
+        CHECK(contains(plan.out, "2 recipient(s) not sent: Meta delivers no MARKETING template to their region"));
+        CHECK(contains(plan.out, "holds none of them back"));                        // the ledger held nothing
+        CHECK(contains(plan.out, "cost: about 3.50 USD for 3 MARKETING messages"));  // 2 × 0.25 + 1 × 3
+
+        auto run = f.wacamp({"run", f.campaign.string(), "--yes"});
+        CAPTURE(run.out);
+        CAPTURE(run.err);
+        REQUIRE(run.exit_code == 0);
+        CHECK(template_requests_for(sandbox, k_us_number) == 0);
+        CHECK(template_requests_for(sandbox, k_us_number_2) == 0);
+        CHECK(template_requests_for(sandbox, "14169671111") == 1);  // Canada: not paused
+        CHECK(template_sends(sandbox) == 3);
+        auto us = result_of(f, 2);
+        CHECK(us["status"] == "skipped");
+        CHECK(us["cause"] == "region_paused");
+        CHECK(contains(us.value("error", ""), "numbers of US"));
+
+        // A rerun looks at them again, records nothing new while they stay paused.
+        const auto lines_before = f.records().size();
+        auto again = f.wacamp({"run", f.campaign.string(), "--yes"});
+        CAPTURE(again.err);
+        REQUIRE(again.exit_code == 0);
+        CHECK(template_sends(sandbox) == 3);
+        CHECK(f.records().size() <= lines_before + 2);  // its campaign and end records only
+
+        // paused_regions: [] sends them, once each.
+        std::string yaml = read_file(f.campaign);
+        yaml.replace(yaml.find("message:"), 8, "message:\n  paused_regions: []");
+        f.dir.write(f.campaign.filename().string(), yaml);
+        auto resumed = f.wacamp({"run", f.campaign.string(), "--yes", "--force"});
+        CAPTURE(resumed.err);
+        REQUIRE(resumed.exit_code == 0);
+        CHECK(template_requests_for(sandbox, k_us_number) == 1);
+        CHECK(template_requests_for(sandbox, k_us_number_2) == 1);
+        CHECK(template_sends(sandbox) == 5);
+        CHECK(result_of(f, 2)["status"] == "sent");
+    }
+
+    TEST_CASE("message.paused_regions must name regions, and only a template campaign has it") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, k_us_csv, "", spring_sale("  paused_regions: [US, XX]\n"));
+        auto r = f.wacamp({"validate", f.campaign.string(), "--offline"});
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "message.paused_regions"));
+        CHECK(contains(r.err, "\"XX\""));
+        CampaignFixture text(sandbox, k_us_csv, "", "message:\n  type: text\n  text: hi\n  paused_regions: [US]\n");
+        auto t = text.wacamp({"validate", text.campaign.string(), "--offline"});
+        CAPTURE(t.err);
+        CHECK(t.exit_code == 2);
+        CHECK(contains(t.err, "paused_regions"));
+        CHECK(contains(t.err, "only applies to type template"));
+    }
+}

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "campaign/paused_regions.hpp"
 #include "campaign/pricing.hpp"
 
 using campaign::CostTally;
@@ -168,5 +169,42 @@ TEST_SUITE("campaign::pricing") {
         CHECK(campaign::rounded_amount(194.74000000001) == 194.74);
         CHECK(campaign::rounded_amount(0.03210000000000001) == 0.0321);
         CHECK(campaign::rounded_amount(0.00005) == doctest::Approx(0.0001));
+    }
+}
+
+TEST_SUITE("campaign::PausedRegions") {
+    TEST_CASE("a MARKETING template (or one not checked) pauses the regions named; Canada shares +1 and goes") {
+        for (const std::string category : {"MARKETING", ""}) {
+            CAPTURE(category);
+            auto c = template_campaign(category);
+            auto paused = campaign::PausedRegions::of(c);
+            REQUIRE(paused);
+            REQUIRE(paused->has_value());
+            CHECK((*paused)->paused(k_us));
+            CHECK_FALSE((*paused)->paused("14169671111"));  // Toronto
+            CHECK_FALSE((*paused)->paused(k_in));
+            CHECK((*paused)->why(k_us) ==
+                  "Meta delivers no MARKETING template to numbers of US (message.paused_regions)");
+        }
+    }
+    TEST_CASE("other categories, text messages and an empty list pause nothing") {
+        CHECK_FALSE(campaign::PausedRegions::of(template_campaign("UTILITY"))->has_value());
+        CHECK_FALSE(campaign::PausedRegions::of(template_campaign("AUTHENTICATION"))->has_value());
+        auto none = template_campaign("MARKETING");
+        none.message.templated.paused_regions.clear();
+        CHECK_FALSE(campaign::PausedRegions::of(none)->has_value());
+        campaign::Campaign text;
+        CHECK_FALSE(campaign::PausedRegions::of(text)->has_value());
+    }
+    TEST_CASE("any region may be named: India's numbers are told by their region, not only their code") {
+        auto c = template_campaign("MARKETING");
+        c.message.templated.paused_regions = {"IN", "CA"};
+        auto paused = campaign::PausedRegions::of(c);
+        REQUIRE(paused);
+        REQUIRE(paused->has_value());
+        CHECK((*paused)->paused(k_in));
+        CHECK((*paused)->paused("14169671111"));
+        CHECK_FALSE((*paused)->paused(k_us));
+        CHECK_FALSE((*paused)->paused(k_br));
     }
 }

@@ -492,3 +492,26 @@ TEST_SUITE("campaign::load_campaign message.template_id") {
         CHECK(on_text.find("message.template_id: only applies to type template") != std::string::npos);
     }
 }
+
+TEST_SUITE("campaign::load_campaign message.paused_regions") {
+    TEST_CASE("default [US]; codes in any case, kept upper-case; [] pauses none; a code of no region is refused") {
+        Folder folder;
+        auto plain = folder.load(k_base + "message:\n  type: template\n  template: t\n");
+        REQUIRE(plain.ok());
+        CHECK(plain->message.templated.paused_regions == std::vector<std::string>{"US"});
+        auto given =
+            folder.load(k_base + "message:\n  type: template\n  template: t\n  paused_regions: [us, ca, US]\n");
+        REQUIRE(given.ok());
+        CHECK(given->message.templated.paused_regions == std::vector<std::string>{"US", "CA"});
+        auto none = folder.load(k_base + "message:\n  type: template\n  template: t\n  paused_regions: []\n");
+        REQUIRE(none.ok());
+        CHECK(none->message.templated.paused_regions.empty());
+        const auto problems =
+            folder.problems(k_base + "message:\n  type: template\n  template: t\n  paused_regions: [US, USA]\n");
+        CAPTURE(problems);
+        CHECK(problems.find(": message.paused_regions: item 2: expected an ISO 3166-1 alpha-2 region code like "
+                            "US, got \"USA\"") != std::string::npos);
+        const auto on_text = folder.problems(k_base + "message:\n  type: text\n  text: hi\n  paused_regions: [US]\n");
+        CHECK(on_text.find("message.paused_regions: only applies to type template") != std::string::npos);
+    }
+}

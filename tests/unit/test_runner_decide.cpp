@@ -65,6 +65,13 @@ TEST_SUITE("runner::decide") {
         CHECK(runner::decide(facts(row(Status::sent)), RetryRejected::yes, ResendUnknown::yes, k_now) ==
               Decision::done);
     }
+    TEST_CASE("a row skipped for its region (message.paused_regions) is looked at again by every run") {
+        const auto paused = row(Status::skipped, Cause::region_paused);
+        CHECK_FALSE(runner::settled(paused));
+        CHECK(plain(facts(paused)) == Decision::send);
+        CHECK(plain(facts(paused, campaign::Verdict::ok, true)) == Decision::record_already_sent);
+        CHECK(runner::settled(row(Status::skipped, Cause::frequency_cap)));
+    }
     TEST_CASE("a row once sent stays done even if a later record says otherwise") {
         auto s = row(Status::failed, Cause::transient, RowState::k_ever_sent);
         CHECK(runner::decide(facts(s), RetryRejected::yes, ResendUnknown::yes, k_now) == Decision::done);
