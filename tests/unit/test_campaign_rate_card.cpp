@@ -176,6 +176,10 @@ TEST_SUITE("campaign::RateCard") {
         CHECK(card->effective().has_value());
         CHECK(card->countries() > 100);
         CHECK(card->lists("KE"));
+        // The markets of one country each and North America are rows of their own, not the `*` row's.
+        for (const char* country : {"US", "CA", "IN", "BR", "GB", "DE", "ID", "MX", "AE", "SA", "NG", "ZW"}) {
+            CHECK_MESSAGE(card->lists(country), country);
+        }
     }
 }
 
