@@ -183,6 +183,8 @@ struct Pricing {
     bool default_card = true;  // pricing.rate_card was not given
     std::string currency = "USD";
     std::shared_ptr<const RateCard> card;  // read once, with the campaign file; null when none was read
+    // pricing.budget (or --budget for one run): the most the campaign may cost, in `currency`.
+    std::optional<double> budget;
 };
 
 struct Campaign {

@@ -10,7 +10,8 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_pricing_keys[] = {"rate_card", "currency"};
+constexpr std::string_view k_pricing_keys[] = {"rate_card", "currency", "budget"};
+constexpr double k_max_budget = 1e12;
 constexpr std::size_t k_max_currency = 16;
 
 // Reports each of the card's `problems` (one a line, "CARD:LINE: …") at `line` of the campaign file.
@@ -30,6 +31,9 @@ void read_pricing(const Section& root, Campaign& out) {
     std::optional<std::string> given;
     if (section) {
         given = section->text("rate_card");
+        if (section->has("budget")) {
+            pricing.budget = section->positive_number("budget", k_max_budget);
+        }
         if (auto currency = section->text("currency")) {
             if (currency->empty() || currency->size() > k_max_currency || util::printable(*currency) != *currency) {
                 section->problem("currency",

@@ -27,8 +27,8 @@ util::Result<std::optional<PausedRegions>> PausedRegions::of(const Campaign& c) 
 
 bool PausedRegions::paused(std::string_view wa_id) const {
     // Most numbers are told apart by their first digits, without libphonenumber.
-    const bool may_be = std::any_of(m_codes.begin(), m_codes.end(),
-                                    [&](const std::string& code) { return wa_id.starts_with(code); });
+    const bool may_be =
+        std::any_of(m_codes.begin(), m_codes.end(), [&](const std::string& code) { return wa_id.starts_with(code); });
     if (!may_be) {
         return false;
     }

@@ -15,11 +15,15 @@ constexpr std::string_view k_category_names[] = {"MARKETING", "UTILITY", "AUTHEN
 
 // `n` with thousands separators: "18,200".
 std::string grouped(std::int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
-        digits.insert(static_cast<std::size_t>(i), ",");
+    const std::string digits = std::to_string(n < 0 ? -n : n);
+    std::string out = n < 0 ? "-" : "";
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out.push_back(',');
+        }
+        out.push_back(digits[i]);
     }
-    return n < 0 ? "-" + digits : digits;
+    return out;
 }
 
 // An amount of money for people: two decimals, thousands grouped ("1,234.50").
@@ -81,23 +85,48 @@ double price_of(const RateCard& card, const PriceBasis& basis, std::string_view 
     return card.prices(region).of(basis.category);
 }
 
-util::Result<CostTally> CostTally::create(const Campaign& c) {
+util::Result<RowPrices> RowPrices::create(const Campaign& c) {
     TRY_ASSIGN(auto phones, PhoneNormalizer::create(""));
-    return CostTally(c, std::move(phones));
+    return RowPrices(c, std::move(phones));
 }
 
-CostTally::CostTally(const Campaign& c, PhoneNormalizer phones)
+RowPrices::RowPrices(const Campaign& c, PhoneNormalizer phones)
     : m_campaign(&c), m_phones(std::move(phones)), m_basis(price_basis(c)) {}
 
-void CostTally::add(std::string_view wa_id) {
-    ++m_messages;
+std::string RowPrices::country(std::string_view wa_id) const {
     if (m_basis.free) {
-        return;  // nothing to price: no country needed
+        return {};  // nothing to price: no country needed
     }
     std::string region = m_phones.region_of_number(wa_id);
     if (region.empty() || !known_country(region)) {
-        region = "*";  // a non-geographic code ("001"), or none
+        return "*";  // a non-geographic code ("001"), or none
     }
+    return region;
+}
+
+double RowPrices::price_in(std::string_view country) const {
+    const auto& card = m_campaign->pricing.card;
+    if (m_basis.free || !card) {
+        return 0;
+    }
+    return price_of(*card, m_basis, country == "*" ? "" : country);
+}
+
+double RowPrices::price(std::string_view wa_id) const {
+    return m_basis.free || !m_campaign->pricing.card ? 0 : price_in(country(wa_id));
+}
+
+util::Result<CostTally> CostTally::create(const Campaign& c) {
+    TRY_ASSIGN(auto prices, RowPrices::create(c));
+    return CostTally(std::move(prices));
+}
+
+void CostTally::add(std::string_view wa_id) {
+    ++m_messages;
+    if (m_prices.basis().free) {
+        return;  // nothing to price: no country needed
+    }
+    std::string region = m_prices.country(wa_id);
     if (auto found = m_counts.find(region); found != m_counts.end()) {
         ++found->second;
     } else {
@@ -106,23 +135,24 @@ void CostTally::add(std::string_view wa_id) {
 }
 
 CostEstimate CostTally::estimate() const {
-    const Pricing& pricing = m_campaign->pricing;
+    const Pricing& pricing = m_prices.campaign().pricing;
+    const PriceBasis& basis = m_prices.basis();
     CostEstimate out;
     out.currency = pricing.currency;
     out.messages = m_messages;
-    out.category = m_basis.category_name;
-    out.note = m_basis.note;
+    out.category = basis.category_name;
+    out.note = basis.note;
     if (pricing.card) {
         out.rate_card = pricing.card->path();
         if (pricing.card->effective()) {
             out.effective = day_text(*pricing.card->effective());
         }
     }
-    if (m_basis.free || !pricing.card) {
+    if (basis.free || !pricing.card) {
         return out;
     }
     for (const auto& [country, messages] : m_counts) {
-        const double price = price_of(*pricing.card, m_basis, country == "*" ? "" : country);
+        const double price = m_prices.price_in(country);
         const double amount = static_cast<double>(messages) * price;
         out.by_country.push_back({country, messages, price, amount, country == "*" || pricing.card->lists(country)});
         out.total += amount;

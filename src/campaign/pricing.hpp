@@ -33,6 +33,34 @@ PriceBasis price_basis(const Campaign& c);
 // "001" take the card's `*` row): 0 when `basis` is free.
 double price_of(const RateCard& card, const PriceBasis& basis, std::string_view region);
 
+// The price of each row of a campaign, by its number's country.
+class RowPrices {
+public:
+    // For campaign `c`, whose card (c.pricing.card) was read when it sends templates. Fails when
+    // libphonenumber's metadata cannot be read.
+    static util::Result<RowPrices> create(const Campaign& c);
+
+    // Returns the country a number is priced by: its region ("IN"), or "*" for numbers of no
+    // country (a non-geographic code); "" when the campaign's messages are free (not looked up).
+    std::string country(std::string_view wa_id) const;
+
+    // Returns the price of one message to `wa_id` (0 when free, or when no card was read).
+    double price(std::string_view wa_id) const;
+
+    // Returns the price of one message to a number of `country` (as country() names it).
+    double price_in(std::string_view country) const;
+
+    const PriceBasis& basis() const { return m_basis; }
+    const Campaign& campaign() const { return *m_campaign; }
+
+private:
+    RowPrices(const Campaign& c, PhoneNormalizer phones);
+
+    const Campaign* m_campaign;
+    PhoneNormalizer m_phones;
+    PriceBasis m_basis;
+};
+
 // One country's part of an estimate.
 struct CountryCost {
     std::string country;  // ISO 3166-1 alpha-2; "*" for numbers of no country
@@ -68,11 +96,9 @@ public:
     CostEstimate estimate() const;
 
 private:
-    CostTally(const Campaign& c, PhoneNormalizer phones);
+    explicit CostTally(RowPrices prices) : m_prices(std::move(prices)) {}
 
-    const Campaign* m_campaign;
-    PhoneNormalizer m_phones;
-    PriceBasis m_basis;
+    RowPrices m_prices;
     std::map<std::string, std::int64_t, std::less<>> m_counts;  // by country: at most ~250
     std::int64_t m_messages = 0;
 };

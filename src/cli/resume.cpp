@@ -28,6 +28,7 @@ struct ResumeOptions {
     bool resend_unknown = false;
     bool no_progress = false;
     bool late_ok = false;
+    std::optional<double> budget;  // --budget: pricing.budget for this run
     std::string sync = "interval";
     LogOptions log;
     MetricsOptions metrics;
@@ -124,6 +125,9 @@ int resume(const ResumeOptions& opts, Output& out) {
     if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
         return k_exit_bad_input;
     }
+    if (opts.budget) {
+        c->pricing.budget = *opts.budget;
+    }
     if (auto stopped = resolve_template_or_report(*c, false, out)) {
         return *stopped;
     }
@@ -149,6 +153,7 @@ Action add_resume(CLI::App& app) {
                   "Also resend recipients whose outcome is unknown (may deliver twice)");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_late_ok_flag(*sub, opts->late_ok);
+    add_budget_option(*sub, opts->budget);
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
     add_metrics_options(*sub, opts->metrics);

@@ -16,6 +16,7 @@
 #include "cli/send_causes.hpp"
 #include "cli/signals.hpp"
 #include "cli/terminal_ui.hpp"
+#include "runner/budget.hpp"
 #include "runner/dry_run.hpp"
 #include "runner/send.hpp"
 #include "runner/shown_zone.hpp"
@@ -40,6 +41,7 @@ struct RunOptions {
     bool yes = false;
     bool no_progress = false;
     bool late_ok = false;
+    std::optional<double> budget;  // --budget: pricing.budget for this run
     std::string sync = "interval";
     LogOptions log;
     MetricsOptions metrics;
@@ -171,7 +173,11 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
     text += fmt::format("  dry-run log: {}\n", report->results_path);
     auto plan_fields = plan_json(report->plan);
     plan_fields["cost"] = cost_json(runner::summary_of(report->cost));
-    out.result(Level::info, "dry_run", text,
+    // The dry run reads no result log of the campaign's: the whole plan's estimate is held to the
+    // budget, after the plan is shown.
+    const auto refused = runner::over_budget(c, {}, report->cost);
+    const ExitCode code = refused ? k_exit_bad_input : k_exit_done;
+    out.result(refused ? Level::error : Level::info, "dry_run", text,
                {{"message", headline},
                 {"campaign", c.name},
                 {"would_send", n[Status::dry_run]},
@@ -190,8 +196,11 @@ int run_dry(const campaign::Campaign& c, const RunOptions& opts, Output& out) {
                 {"zones", zones_json(*report)},
                 {"fallback_rows", report->fallback_rows},
                 {"results", report->results_path},
-                {"exit_code", static_cast<int>(k_exit_done)}});
-    return k_exit_done;
+                {"exit_code", static_cast<int>(code)}});
+    if (refused) {
+        out.error(*refused, k_exit_bad_input);
+    }
+    return code;
 }
 
 int run_campaign(const RunOptions& opts, Output& out) {
@@ -216,6 +225,9 @@ int run_campaign(const RunOptions& opts, Output& out) {
         return checked.exit_code;
     }
     auto& c = checked.campaign;
+    if (opts.budget) {
+        c->pricing.budget = *opts.budget;
+    }
     // --results names the result log in place of the campaign's: nothing may be written over it.
     if (log_file_clashes(*c, out, opts.results) || metrics_file_clashes(*c, *metrics, out, opts.results)) {
         return k_exit_bad_input;
@@ -268,6 +280,7 @@ Action add_run(CLI::App& app) {
     sub->add_flag("--yes", opts->yes, "Do not ask for confirmation on a terminal");
     sub->add_flag("--no-progress", opts->no_progress, "Do not show progress");
     add_late_ok_flag(*sub, opts->late_ok);
+    add_budget_option(*sub, opts->budget);
     add_sync_option(*sub, opts->sync);
     add_log_options(*sub, opts->log);
     add_metrics_options(*sub, opts->metrics, dry_run);

@@ -53,6 +53,13 @@ void add_late_ok_flag(CLI::App& sub, bool& late_ok) {
                  "schedule.start_at + schedule.max_delay), for this run only");
 }
 
+void add_budget_option(CLI::App& sub, std::optional<double>& budget) {
+    sub.add_option("--budget", budget,
+                   "The most the campaign may cost, in its rate card's currency, for this run only (in place of "
+                   "pricing.budget; not a change of the campaign file)")
+        ->check(CLI::PositiveNumber);
+}
+
 namespace {
 
 // Reports that the log file, or `name` it would be rotated to, is `what` (the campaign file, its

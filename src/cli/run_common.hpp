@@ -55,6 +55,9 @@ void add_sync_option(CLI::App& sub, std::string& sync);
 // stored in `late_ok`.
 void add_late_ok_flag(CLI::App& sub, bool& late_ok);
 
+// Adds --budget AMOUNT (pricing.budget for this run), stored in `budget`.
+void add_budget_option(CLI::App& sub, std::optional<double>& budget);
+
 // Runs `body` and returns its exit code; what it throws is reported through `out` as
 // "wacamp: error: …" (or an error object) with exit code 3.
 int reporting_fatal_errors(Output& out, const std::function<int()>& body);

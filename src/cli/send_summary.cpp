@@ -71,6 +71,9 @@ std::string_view what_to_fix(queue::StopReason reason) {
         return "a temporary file could not be made, written or read back (the cause above); the result log is "
                "fine and every row is as it was: give TMPDIR a folder wacamp can write, with space to spare, then "
                "continue";
+    case queue::StopReason::budget:
+        return "the next message would have passed the campaign's budget (pricing.budget, or --budget): the rows "
+               "not sent are left as they were; to send them, continue with a higher --budget";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";
@@ -89,9 +92,14 @@ struct NextSteps {
     std::string finish_deletion_command;
 };
 
-// The flag a run stopped as too late needs to continue: " --late-ok", else nothing.
-std::string late_ok_flag(const runner::SendReport& r) {
-    return r.reason == queue::StopReason::too_late ? " --late-ok" : "";
+// The flag a run stopped as too late needs to continue: " --late-ok"; over budget: " --budget
+// AMOUNT"; else nothing.
+std::string continue_flag(const runner::SendReport& r) {
+    switch (r.reason) {
+    case queue::StopReason::too_late: return " --late-ok";
+    case queue::StopReason::budget: return " --budget AMOUNT";
+    default: return "";
+    }
 }
 
 NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r) {
@@ -105,7 +113,7 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     }
     if (!s.log_started) {
         // Stopped before the log was started (e.g. the template check was refused).
-        s.continue_command = left ? "wacamp run " + c.file + late_ok_flag(r) : "";
+        s.continue_command = left ? "wacamp run " + c.file + continue_flag(r) : "";
         return s;
     }
     // Rows held from earlier runs and rows that became unknown in this one (retry.ambiguous: hold).
@@ -121,7 +129,7 @@ NextSteps next_steps_of(const campaign::Campaign& c, const runner::SendReport& r
     }
     // A run that found nothing to send would find nothing again: no advice that loops.
     if (!r.already_complete && (left || failed.retried > 0)) {
-        s.continue_command = "wacamp resume " + r.results_path + late_ok_flag(r);
+        s.continue_command = "wacamp resume " + r.results_path + continue_flag(r);
     }
     return s;
 }

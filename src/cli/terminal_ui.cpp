@@ -224,13 +224,18 @@ bool TerminalUi::confirm(const runner::Preview& p) {
     if (!p.takes.empty()) {
         timing += "; takes " + p.takes;
     }
+    std::string spent;
+    if (p.spent > 0) {
+        spent = fmt::format("spent so far: about {:.2f} {}\n", p.spent, p.cost.currency);
+    }
     const std::string text = fmt::format(
         "Campaign {}: {} in the CSV — {}\n"
         "{}.\n"
         "Rate: {}, {} in flight. Result log: {}\n"
+        "{}{}"
         "First message to be sent (to {}):\n  {}\n",
         p.campaign_name, util::counted(p.rows, "row"), counts, timing, p.per_second, p.concurrency, p.results_path,
-        p.first_wa_id, p.first_body);
+        campaign::describe(p.cost), spent, p.first_wa_id, p.first_body);
     if (!m_out.prompt(fmt::format("{}Send {}? [y/N] ", text, util::counted(p.to_send, "message")))) {
         m_out.warning(
             "cannot show the question: standard input is a terminal, but neither standard error nor "

@@ -19,6 +19,7 @@
 #include "cli/plan_json.hpp"
 #include "cli/run_common.hpp"
 #include "cli/send_causes.hpp"
+#include "runner/budget.hpp"
 #include "runner/dry_run.hpp"
 #include "runner/plan.hpp"
 #include "runner/screened_rows.hpp"
@@ -226,6 +227,12 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
     text += runner::describe(*plan, runner::shown_zone(c)) + campaign::describe(cost);
     fields["plan"] = plan_json(*plan);
     fields["plan"]["cost"] = cost_json(runner::summary_of(cost));
+    // validate reads no result log: the whole plan's estimate is held to the budget.
+    if (auto refused = runner::over_budget(c, {}, cost)) {
+        finish(k_exit_bad_input);
+        out.error(*refused, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
     return finish(k_exit_done);
 }
 

@@ -39,7 +39,9 @@ struct Admission {
     // Why a job was refused for good: its number is at rate.per_recipient, on the suppression
     // list, or held by a 131049 answer; or the campaign is too late (queue::Deadline), which
     // refuses every job alike: the dispatcher stops the run (too_late) and records none of them.
-    enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late };
+    // The budget (runner::BudgetGuard) refuses a job whose price would pass it: the dispatcher
+    // stops the run (budget), recording nothing, as for too_late.
+    enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late, budget };
 
     Verdict verdict = Verdict::now;
     SteadyTime retry_at{};  // later: when to ask again

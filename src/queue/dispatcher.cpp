@@ -101,9 +101,20 @@ std::optional<StopReason> stop_reason_of(service::Cause cause) {
     }
 }
 
-// Whether `answer` refuses every job, not one: the campaign is too late (queue::Deadline).
-bool stops_run(const Admission& answer) {
-    return answer.verdict == Admission::Verdict::never && answer.refusal == Admission::Refusal::too_late;
+// Why `answer` stops the run rather than refusing one job: the campaign is too late
+// (queue::Deadline), or the job's price would pass the budget; nothing when it does not.
+std::optional<StopReason> stops_run(const Admission& answer) {
+    if (answer.verdict != Admission::Verdict::never) {
+        return std::nullopt;
+    }
+    switch (answer.refusal) {
+    case Admission::Refusal::too_late: return StopReason::too_late;
+    case Admission::Refusal::budget: return StopReason::budget;
+    case Admission::Refusal::frequency_cap:
+    case Admission::Refusal::suppressed:
+    case Admission::Refusal::marketing_limit: break;
+    }
+    return std::nullopt;
 }
 
 // Why a flush of the observer failed: the ledger (ErrorKind::ledger) or else the log.
@@ -119,8 +130,8 @@ public:
           m_parts(parts),
           m_window(settings.max_concurrency, parts.limiter->burst()) {
         // The fixed order of admission: the deadline, the send window, the daily cap (the
-        // ledger), the pace.
-        for (Admitter* step : {static_cast<Admitter*>(parts.deadline), parts.window, parts.limits}) {
+        // ledger), the budget, the pace (always the last: its grant is the start).
+        for (Admitter* step : {static_cast<Admitter*>(parts.deadline), parts.window, parts.limits, parts.budget}) {
             if (step != nullptr) {
                 m_steps.push_back({step, std::nullopt});
             }
@@ -311,8 +322,8 @@ bool Dispatcher::held_back(Instant at, std::size_t& room, std::optional<Steady>&
         }
         Admission why;
         const std::size_t step_room = step.admitter->room(at, why);
-        if (step_room == 0 && stops_run(why)) {
-            stop(StopReason::too_late, why.reason);
+        if (const auto reason = step_room == 0 ? stops_run(why) : std::nullopt) {
+            stop(*reason, why.reason);
             return true;
         }
         if (step_room == 0 && passes_over(step.admitter)) {
@@ -470,8 +481,8 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
             break;
         case Admission::Verdict::never:
             pending.state = Pending::State::refused;
-            if (stops_run(answer)) {
-                stop(StopReason::too_late, answer.reason);  // the job is not recorded: it stays to resume
+            if (const auto reason = stops_run(answer)) {
+                stop(*reason, answer.reason);  // the job is not recorded: it stays to resume
             } else {
                 refuse(pending.job, answer, k);
             }
@@ -1047,6 +1058,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::template_disabled: return "template_disabled";
     case StopReason::policy_block: return "policy_block";
     case StopReason::too_late: return "too_late";
+    case StopReason::budget: return "budget";
     case StopReason::temp_file_error: return "temp_file_error";
     }
     return "completed";

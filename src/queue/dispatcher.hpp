@@ -49,6 +49,7 @@ enum class StopReason {
     too_late,           // schedule.not_after passed, or nothing sent by start_at + max_delay (queue::Deadline)
     temp_file_error,    // a temporary file (the rows set aside for their windows) could not be made,
                         // written or read back: the log is fine, the rows are as they were
+    budget,             // the next row's price would pass pricing.budget (or --budget)
 };
 
 // Template answers about one row's values (132005, 132012, 132018) with no success between them
@@ -97,6 +98,9 @@ struct DispatchParts {
     // told when this run sends its first request; null: none (or --late-ok). Its `never` stops
     // the run with too_late.
     Deadline* deadline = nullptr;
+    // The campaign's budget, asked after the daily cap, before the pace; its `never` stops the
+    // run with budget.
+    Admitter* budget = nullptr;
 };
 
 struct DispatchResult {

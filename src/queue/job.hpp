@@ -28,7 +28,8 @@ struct Job {
     // The source's own word about the row, kept with the job wherever it waits (set aside on
     // disk too): the runner's the row's state in the log before this run (results::RowState::pack)
     std::uint32_t note = 0;
-    int zone = -1;  // the recipient's zone (ZoneWindows::zone) for a window per recipient; -1: none
+    int zone = -1;     // the recipient's zone (ZoneWindows::zone) for a window per recipient; -1: none
+    double price = 0;  // what one delivered message costs (the campaign's rate card): the budget's
 };
 
 // Where fresh jobs come from, in order.

@@ -44,6 +44,7 @@ util::Result<void> push_job(util::ByteSpillQueue& queue, const Job& job) {
     put_int(record, static_cast<std::int32_t>(job.pair_rate_answers));
     put_int(record, static_cast<std::uint8_t>(job.template_send));
     put_int(record, static_cast<std::uint8_t>(job.marketing_hold));
+    put_int(record, job.price);
     put_text(record, job.wa_id);
     put_text(record, job.user_name);
     put_text(record, job.body);
@@ -65,6 +66,7 @@ util::Result<void> pop_job(util::ByteSpillQueue& queue, Job& out) {
     TRY(pop_int(queue, pair_rate));
     TRY(pop_int(queue, template_send));
     TRY(pop_int(queue, hold));
+    TRY(pop_int(queue, out.price));
     TRY(pop_text(queue, out.wa_id));
     TRY(pop_text(queue, out.user_name));
     TRY(pop_text(queue, out.body));

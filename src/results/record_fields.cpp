@@ -21,7 +21,7 @@ std::optional<Key> find_key(std::string_view name) {
     return std::nullopt;
 }
 
-enum class Kind : std::uint8_t { string, integer, strings, counts, message, preview, plan };
+enum class Kind : std::uint8_t { string, integer, real, strings, counts, message, preview, plan };
 
 Kind kind_of(Key key) {
     switch (key) {
@@ -39,6 +39,7 @@ Kind kind_of(Key key) {
     case Key::preview: return Kind::preview;
     case Key::counts: return Kind::counts;
     case Key::plan: return Kind::plan;
+    case Key::price: return Kind::real;
     default: return Kind::string;
     }
 }
@@ -217,6 +218,8 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
     case Kind::string: return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
     case Kind::integer:
         return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
+    case Kind::real:
+        return first == '-' || (first >= '0' && first <= '9') ? read_double(in, f.price) : wrong("a number");
     case Kind::strings: {
         auto& list = *key == Key::ids ? f.ids : *key == Key::defaults ? f.defaults : f.subscriber_ids;
         return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })

@@ -51,6 +51,7 @@ enum class Key : std::uint8_t {
     preview,
     plan,
     recovered,
+    price,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -87,7 +88,8 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "category",
                                                                           "preview",
                                                                           "plan",
-                                                                          "recovered"};
+                                                                          "recovered",
+                                                                          "price"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
@@ -102,6 +104,7 @@ struct Fields {
     std::optional<TemplatePreview> preview;
     std::optional<PlanSummary> plan;
     StatusCounts counts;
+    double price = 0;      // Key::price
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 
     bool has(Key k) const { return present[static_cast<std::size_t>(k)]; }

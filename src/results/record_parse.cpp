@@ -1,6 +1,7 @@
 // parse_record: one log line → Record, through util::JsonScanner (no DOM).
 #include <fmt/format.h>
 #include <array>
+#include <cmath>
 
 #include "results/record_fields.hpp"
 #include "results/records.hpp"
@@ -128,6 +129,10 @@ util::Result<Record> build_result(Fields& f) {
     }
     if (f.has(Key::recovered)) {
         r.recovered = f.str(Key::recovered);
+    }
+    // A price that is no price (negative, not finite) is not one: the row counts as unpriced.
+    if (f.has(Key::price) && std::isfinite(f.price) && f.price >= 0) {
+        r.price = f.price;
     }
     r.message = std::move(f.message);
     if (r.message && r.message->is_template() && f.preview) {

@@ -103,6 +103,30 @@ std::string readable_text(const MessageContent& m) {
     return text;
 }
 
+namespace {
+
+// `card` as a JSON object: {"path", "sha256", "currency", "effective"}.
+std::string rate_card_json(const RateCardUse& card) {
+    fmt::memory_buffer out;
+    const auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
+    put(R"({"path":)");
+    util::append_json_string(out, card.path);
+    put(R"(,"sha256":)");
+    util::append_json_string(out, card.sha256);
+    put(R"(,"currency":)");
+    util::append_json_string(out, card.currency);
+    put(R"(,"effective":)");
+    if (card.effective.empty()) {
+        put("null");
+    } else {
+        util::append_json_string(out, card.effective);
+    }
+    put("}");
+    return fmt::to_string(out);
+}
+
+}  // namespace
+
 std::string to_line(const CampaignHeader& record) {
     LineBuilder line("campaign");
     line.add_string("name", record.name);
@@ -113,6 +137,9 @@ std::string to_line(const CampaignHeader& record) {
     line.add_time("started_at", record.started_at);
     line.add_string("version", record.version);
     line.add_string("mode", to_string(record.mode));
+    if (!record.rate_card.path.empty()) {
+        line.add_raw("rate_card", rate_card_json(record.rate_card));
+    }
     return line.finish();
 }
 
@@ -141,6 +168,9 @@ std::string to_line(const ResultRecord& record) {
     add_present(line, "template", record.template_name);
     add_present(line, "category", record.category);
     add_present(line, "recovered", record.recovered);
+    if (record.price && record.status == Status::sent) {
+        line.add_raw("price", fmt::format("{}", *record.price));
+    }
     if (record.message) {
         add_message(line, *record.message);
     }

@@ -16,6 +16,15 @@
 namespace results {
 
 // `event: "campaign"`: the first line; which inputs the campaign ran on.
+// The rate card a run priced its sends with.
+struct RateCardUse {
+    std::string path;  // empty: none (a text or image campaign without a card)
+    std::string sha256;
+    std::string currency;
+    std::string effective;  // YYYY-MM-DD; empty: undated
+    bool operator==(const RateCardUse&) const = default;
+};
+
 struct CampaignHeader {
     std::string name;
     std::string campaign_file;
@@ -25,6 +34,9 @@ struct CampaignHeader {
     util::TimePoint started_at;
     std::string version;
     Mode mode = Mode::send;
+    // The rate card the run prices with (pricing.rate_card). Written, not read back: a card that
+    // changed between runs is not a changed campaign.
+    RateCardUse rate_card;
     bool operator==(const CampaignHeader&) const = default;
 };
 
@@ -79,6 +91,8 @@ struct ResultRecord {
     std::optional<std::int64_t> latency_ms;    // when a request was made
     std::optional<std::string> template_name;  // `template`: template campaigns: the template's name
     std::optional<std::string> category;       // template campaigns: its category, when known
+    // A sent template message: the row's price on the campaign's rate card at its send.
+    std::optional<double> price;
     // "ledger": the row's result was taken from the account's ledger, which held what the log had
     // lost (an older copy of the log, its last seconds lost in a power cut).
     std::optional<std::string> recovered;

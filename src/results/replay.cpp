@@ -118,6 +118,11 @@ struct Folder {
         }
         update(r.row, [&](RowRecord& rec) {
             rec.number = code;
+            if (r.status == Status::sent && r.price && !rec.state.ever_sent()) {
+                state.spent += *r.price;
+                ++state.priced;
+                rec.marks |= RowRecord::k_priced;
+            }
             rec.result(r.status, r.cause, r.attempts);
             rec.note = note;
             if (r.status == Status::failed && r.cause == Cause::marketing_limit) {

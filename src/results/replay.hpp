@@ -27,6 +27,7 @@ struct RowRecord : RowFold {
     static constexpr std::uint8_t k_number_unknown = 2;     // its number had an unknown outcome under an earlier list
     static constexpr std::uint8_t k_user_deleted = 4;       // a `deleted` batch names the row's user_id
     static constexpr std::uint8_t k_marketing_limited = 8;  // its latest result: refused for the marketing limit
+    static constexpr std::uint8_t k_priced = 16;            // its `sent` result carried a `price` (LogState::spent)
 
     std::uint8_t marks = 0;
     std::uint8_t unused = 0;
@@ -89,12 +90,15 @@ struct RecentSends {
 };
 
 struct LogState {
-    CampaignHeader header;                    // line 1
-    CampaignHeader latest_header;             // the last `campaign` record (a later run may add one)
-    int runs = 1;                             // `campaign` records in the log
-    StatusCounts counts;                      // rows per status; pending rows are not counted
-    std::int64_t named_rows = 0;              // rows an attempt, result or unsent names (pending ones too)
-    CauseCounts causes;                       // failed and skipped rows per cause
+    CampaignHeader header;         // line 1
+    CampaignHeader latest_header;  // the last `campaign` record (a later run may add one)
+    int runs = 1;                  // `campaign` records in the log
+    StatusCounts counts;           // rows per status; pending rows are not counted
+    std::int64_t named_rows = 0;   // rows an attempt, result or unsent names (pending ones too)
+    CauseCounts causes;            // failed and skipped rows per cause
+    // The sum of `price` over the rows' `sent` results (each row's first), and how many carried one.
+    double spent = 0;
+    std::int64_t priced = 0;
     std::optional<util::TimePoint> first_at;  // earliest time any record carries
     std::optional<util::TimePoint> last_at;   // latest time any record carries
     std::vector<RecentSends> recent_sent;     // see ReplayOptions::now; oldest first

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "campaign/rate_card.hpp"
 #include "util/sha256.hpp"
 
 namespace runner {
@@ -25,6 +26,14 @@ util::Result<results::CampaignHeader> make_campaign_header(const campaign::Campa
     h.started_at = now;
     h.version = WACAMP_VERSION;
     h.mode = mode;
+    if (c.pricing.card) {
+        h.rate_card.path = absolute_path(c.pricing.card->path());
+        TRY_ASSIGN(h.rate_card.sha256, util::sha256_file(c.pricing.card->path()));
+        h.rate_card.currency = c.pricing.currency;
+        if (c.pricing.card->effective()) {
+            h.rate_card.effective = campaign::day_text(*c.pricing.card->effective());
+        }
+    }
     return h;
 }
 

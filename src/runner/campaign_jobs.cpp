@@ -96,6 +96,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
         if (m_zones != nullptr && !r.zone.name.empty()) {
             TRY_ASSIGN(out.zone, m_zones->zone(r.zone.name));
         }
+        out.price = m_prices != nullptr && out.template_send ? m_prices->price(out.wa_id) : 0;
         out.note = state.pack();  // RowTally needs it at the row's first attempt, not before
         return true;
     case Decision::done: break;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/pricing.hpp"
 #include "campaign/recipients.hpp"
 #include "queue/job.hpp"
 #include "queue/zone_windows.hpp"
@@ -52,6 +53,9 @@ public:
         m_book = &book;
         m_campaign_key = std::move(campaign_key);
     }
+
+    // Gives each job its row's price in `prices`, for the budget and the log.
+    void price_with(const campaign::RowPrices& prices) { m_prices = &prices; }
 
     // Holds back the rows of the regions in `paused` (region_paused), asking the ledger nothing.
     void pause_regions(const campaign::PausedRegions& paused) { m_paused = &paused; }
@@ -108,8 +112,9 @@ private:
     const SendOptions& m_options;
     const util::Redactor& m_secrets;  // masked in what is recorded (a row may hold them)
     TemplateNames m_names;
-    queue::ZoneWindows* m_zones = nullptr;              // a window per recipient: the zones jobs are given
-    const campaign::PausedRegions* m_paused = nullptr;  // message.paused_regions, for a MARKETING template
+    queue::ZoneWindows* m_zones = nullptr;  // a window per recipient: the zones jobs are given
+    const campaign::PausedRegions* m_paused = nullptr;
+    const campaign::RowPrices* m_prices = nullptr;  // message.paused_regions, for a MARKETING template
 };
 
 }  // namespace runner

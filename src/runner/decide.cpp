@@ -73,6 +73,7 @@ util::Result<RowFacts> facts_of(const campaign::Recipient& r, const results::Log
         facts.number_unknown = rec.marked(results::RowRecord::k_number_unknown);
     }
     facts.marketing_limited_at = rec.marketing_limited_at();
+    facts.priced = rec.marked(results::RowRecord::k_priced);
     return facts;
 }
 

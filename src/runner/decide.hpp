@@ -31,6 +31,7 @@ struct RowFacts {
     bool number_sent = false;                             // the log has a `sent` result for its wa_id
     bool number_unknown = false;                          // its wa_id had an unknown outcome under an earlier CSV
     std::optional<util::TimePoint> marketing_limited_at;  // its latest result: refused for the marketing limit
+    bool priced = false;  // its `sent` result carried a price (LogState::spent counts it)
 };
 
 // Returns the facts about `recipient` in `state` (the existing log's, joined with the list the

@@ -91,6 +91,9 @@ util::Result<void> LogObserver::on_unsent(const queue::Job& job, const service::
 util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatus status,
                                           const service::Outcome& outcome, std::chrono::milliseconds latency) {
     if (status == queue::JobStatus::unsent) {
+        if (m_budget != nullptr) {
+            m_budget->ended(job, status);
+        }
         return on_unsent(job, outcome);
     }
     results::ResultRecord record = result_of(job);
@@ -121,6 +124,12 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
         record.error = outcome.error;
         record.cause = to_log_cause(outcome.cause);
     }
+    if (job.template_send && status == queue::JobStatus::sent) {
+        record.price = job.price;
+    }
+    if (m_budget != nullptr) {
+        m_budget->ended(job, status);
+    }
     return write_result(record, status != queue::JobStatus::retrying);
 }
 
@@ -135,7 +144,8 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
         record.status = results::Status::failed;
         record.cause = results::Cause::marketing_limit;
         break;
-    case queue::Admission::Refusal::too_late: break;  // never told: the dispatcher stops the run instead
+    case queue::Admission::Refusal::too_late:
+    case queue::Admission::Refusal::budget: break;  // never told: the dispatcher stops the run instead
     }
     record.error = answer.reason;
     auto written = write_result(record, true);

@@ -11,6 +11,7 @@
 #include "queue/job.hpp"
 #include "results/log_writer.hpp"
 #include "results/status.hpp"
+#include "runner/budget.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/ui.hpp"
 #include "runner/watch.hpp"
@@ -65,6 +66,8 @@ public:
     void count_screened(const results::CauseCounts& screened) { m_screened = &screened; }
     // Has every result record name the campaign's template and its category.
     void label_with(TemplateNames names) { m_names = std::move(names); }
+    // Has `budget` told of every job's end (null: no budget); it must outlive this.
+    void spend_with(BudgetGuard* budget) { m_budget = budget; }
     // Has `watch` told of every answer and of progress (null: nobody); it must outlive this.
     void report_to(RunWatch* watch) { m_watch = watch; }
     // Tells the watch, not the person, of the queue's last state once it has stopped as
@@ -92,6 +95,7 @@ private:
     results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave
     const results::CauseCounts* m_screened = nullptr;
     RunWatch* m_watch = nullptr;
+    BudgetGuard* m_budget = nullptr;
     TemplateNames m_names;
     // The result lines (but unknown ones, which an attempt without a result says already)
     // appended since the last write of the log that succeeded.

@@ -148,6 +148,25 @@ std::string duration_of(const campaign::Rate& rate, std::int64_t to_send, bool w
     return text;
 }
 
+// Adds to `p` what row `r` cost before this run when the log has no price of it: a row sent
+// without one (recovered from the ledger, or sent before pricing) and a row whose request may
+// have been delivered, at today's price.
+void count_spent(const RowFacts& facts, const campaign::Recipient& r, const campaign::RowPrices& prices, Preview& p) {
+    const results::RowState& state = facts.state;
+    if (r.verdict == campaign::Verdict::invalid || r.message.wa_id.empty()) {
+        return;
+    }
+    if (state.ever_sent()) {
+        if (!facts.priced) {
+            p.spent += prices.price(r.message.wa_id);
+            ++p.spent_unpriced;
+        }
+    } else if (state.in_flight() || (state.has_result() && state.status == results::Status::unknown)) {
+        p.spent += prices.price(r.message.wa_id);
+        ++p.spent_unknown;
+    }
+}
+
 }  // namespace
 
 util::Result<Preview> make_preview(const SendRun& run) {
@@ -167,6 +186,8 @@ util::Result<Preview> make_preview(const SendRun& run) {
     campaign::Recipient r;
     Screening screening;
     RecentlyMessaged recent;
+    TRY_ASSIGN(auto cost, campaign::CostTally::create(c));
+    p.spent = run.state ? run.state->spent : 0;
     for (;;) {
         TRY_ASSIGN(const bool found, rows.next(r, screening));
         if (!found) {
@@ -174,6 +195,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
         }
         ++p.rows;
         TRY_ASSIGN(const RowFacts facts, facts_of(r, run.existing()));
+        count_spent(facts, r, *run.prices, p);
         switch (decide(facts, options.retry_rejected, options.resend_unknown, now)) {
         case Decision::send:
             if (recovery_of(screening, facts.state) != Recovery::none) {
@@ -184,6 +206,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
                 ++p.beyond_limit;
             } else {
                 recent.add(screening, now);
+                cost.add(r.message.wa_id);
                 if (p.to_send++ == 0) {
                     p.first_wa_id = r.message.wa_id;
                     p.first_body = service::request_body(r.message);
@@ -203,6 +226,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
         p.messaged_day = recent.day;
         p.messaged_week = recent.week;
     }
+    p.cost = cost.estimate();
     p.starts = start_of(run, now);
     p.takes = duration_of(c.rate, p.to_send, run.window.has_value() || run.zone_windows.has_value());
     return p;

@@ -10,6 +10,7 @@
 #include "queue/retry_policy.hpp"
 #include "runner/account_keeper.hpp"
 #include "runner/admission_steps.hpp"
+#include "runner/budget.hpp"
 #include "runner/campaign_jobs.hpp"
 #include "runner/cleanup.hpp"
 #include "runner/log_observer.hpp"
@@ -97,6 +98,14 @@ void send(SendRun& run) {
     if (run.paused) {
         jobs.pause_regions(*run.paused);
     }
+    if (run.prices) {
+        jobs.price_with(*run.prices);
+    }
+    std::optional<BudgetGuard> budget;
+    if (c.pricing.budget) {
+        budget.emplace(to_micros(*c.pricing.budget), run.spent_micros, c.pricing.currency);
+        observer.spend_with(&*budget);
+    }
     if (run.zone_windows) {
         jobs.zone_with(*run.zone_windows);
     }
@@ -129,6 +138,7 @@ void send(SendRun& run) {
                                .stop_requests = &run.parts.stop_requests,
                                .pace = run.parts.pace};
     steps.attach(parts);
+    parts.budget = budget ? &*budget : nullptr;
     std::optional<WarmUp> warm;
     if (run.parts.warm == WarmConnections::yes) {
         warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);

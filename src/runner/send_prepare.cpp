@@ -6,6 +6,7 @@
 
 #include "queue/deadline.hpp"
 #include "runner/account_keeper.hpp"
+#include "runner/budget.hpp"
 #include "runner/campaign_header.hpp"
 #include "runner/decide.hpp"
 #include "runner/listed_rows.hpp"
@@ -189,14 +190,26 @@ util::Result<Next> check_images(SendRun& run) {
 }
 
 // Asks for confirmation with a preview, or only estimates the work; Next::stop when declined.
+// With a budget, the preview is made either way: a campaign whose spend so far and estimate
+// pass it is refused before the question (an Error: exit 2).
 util::Result<Next> confirm(SendRun& run) {
-    if (!run.parts.ui.wants_confirmation()) {
+    if (!run.parts.ui.wants_confirmation() && !run.campaign.pricing.budget) {
         const JobEstimate estimate = estimate_jobs(run.campaign, run.existing(), run.options);
         run.expected_jobs = estimate.jobs;
         run.list_rows = estimate.rows;
         return Next::go_on;
     }
     TRY_ASSIGN(const Preview preview, make_preview(run));
+    const SpentSoFar spent{preview.spent, preview.spent_unpriced, preview.spent_unknown};
+    if (auto refused = over_budget(run.campaign, spent, preview.cost)) {
+        return util::fail(std::move(*refused));
+    }
+    run.spent_micros = to_micros(preview.spent);
+    if (!run.parts.ui.wants_confirmation()) {
+        run.expected_jobs = preview.to_send;
+        run.list_rows = preview.rows;
+        return Next::go_on;
+    }
     if (preview.to_send > 0 && !run.parts.ui.confirm(preview)) {
         run.report.declined = true;
         return Next::stop;
@@ -238,6 +251,7 @@ util::Result<void> prepare(SendRun& run) {
         run.parts.ui.time_zone(run.window->zone());
     }
     TRY_ASSIGN(run.paused, campaign::PausedRegions::of(c));
+    TRY_ASSIGN(run.prices, campaign::RowPrices::create(c));
     TRY_ASSIGN(run.header, make_campaign_header(c, results::Mode::send, run.parts.clock.wall_now()));
     TRY_ASSIGN(run.lock, results::RunLock::acquire(run.report.results_path));
     TRY(read_existing_log(run));

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "campaign/paused_regions.hpp"
+#include "campaign/pricing.hpp"
 #include "campaign/recipients.hpp"
 #include "queue/send_window.hpp"
 #include "queue/zone_windows.hpp"
@@ -39,6 +40,8 @@ struct SendRun {
     std::optional<results::LogWriter> log;
     std::unique_ptr<AccountBook> book;              // the account's ledger (SendParts::open_book); null: none
     std::optional<campaign::PausedRegions> paused;  // message.paused_regions, for a MARKETING template
+    std::optional<campaign::RowPrices> prices;      // each row's price (the campaign's rate card)
+    std::int64_t spent_micros = 0;                  // with a budget: what the campaign spent before this run
     std::string campaign_key;                       // the campaign's sends in the ledger
     std::int64_t expected_jobs = 0;                 // for progress: the ETA
     std::int64_t list_rows = 0;                     // the list's data rows, for progress: remaining (0: unknown)

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "campaign/pricing.hpp"
 #include "queue/job.hpp"
 #include "results/replay.hpp"
 #include "results/status.hpp"
@@ -41,6 +42,13 @@ struct Preview {
     std::string takes;        // "about 5m 00s at 10/s", or empty when the pace is unlimited
     std::string first_wa_id;  // of the first row to be sent
     std::string first_body;   // its message, as JSON
+    // The estimate for the rows to send now, and what the campaign spent before: the price of its
+    // sent rows (LogState::spent), sent rows without one and rows of unknown outcome at their
+    // price on today's card.
+    campaign::CostEstimate cost;
+    double spent = 0;
+    std::int64_t spent_unpriced = 0;  // sent rows without a price, counted at today's card
+    std::int64_t spent_unknown = 0;   // rows whose request may have been delivered, counted
 };
 
 // What the runner adds to the queue's progress.

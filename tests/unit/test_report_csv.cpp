@@ -242,7 +242,7 @@ TEST_SUITE("report::csv: for a spreadsheet") {
     std::string header_of_list(const std::string& list) {
         auto hash = util::sha256_file(list);
         REQUIRE(hash.ok());
-        results::CampaignHeader h{"spring", "c.yaml", "aa", list, *hash, at(0ms), "0.1.0", results::Mode::send};
+        results::CampaignHeader h{"spring", "c.yaml", "aa", list, *hash, at(0ms), "0.1.0", results::Mode::send, {}};
         return results::to_line(h);
     }
 

@@ -90,7 +90,7 @@ TEST_SUITE("report::html") {
 
     TEST_CASE("escapes the campaign name and the log path") {
         LogFile log;
-        results::CampaignHeader h{"<b>x</b>", "c.yaml", "aa", "r.csv", "bb", at(0ms), "0.1.0", results::Mode::send};
+        results::CampaignHeader h{"<b>x</b>", "c.yaml", "aa", "r.csv", "bb", at(0ms), "0.1.0", results::Mode::send, {}};
         const auto page = page_of(log, results::to_line(h));
         CHECK(contains(page, "<title>&lt;b&gt;x&lt;/b&gt; — wacamp report</title>"));
         CHECK_FALSE(contains(page, "<b>"));

@@ -27,7 +27,7 @@ inline util::TimePoint at(std::chrono::milliseconds offset) {
 }
 
 inline std::string header(results::Mode mode = results::Mode::send) {
-    results::CampaignHeader h{"spring", "c.yaml", "aa", "r.csv", "bb", at(0ms), "0.1.0", mode};
+    results::CampaignHeader h{"spring", "c.yaml", "aa", "r.csv", "bb", at(0ms), "0.1.0", mode, {}};
     return results::to_line(h);
 }
 

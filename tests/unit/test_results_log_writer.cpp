@@ -175,7 +175,7 @@ TEST_SUITE("results::LogWriter") {
     TEST_CASE("a log torn by a crash and appended to again replays with one warning") {
         TempDir dir;
         const std::string path = dir.file("log.jsonl");
-        const results::CampaignHeader header{"c", "c.yaml", "aa", "r.csv", "bb", {}, "0.1.0", results::Mode::send};
+        const results::CampaignHeader header{"c", "c.yaml", "aa", "r.csv", "bb", {}, "0.1.0", results::Mode::send, {}};
         results::ResultRecord sent;
         sent.row = 1;
         sent.wa_id = "14155550123";

@@ -76,9 +76,46 @@ TEST_SUITE("results::Status") {
 }
 
 TEST_SUITE("results::records") {
+    TEST_CASE("a campaign header names its rate card and the card's SHA-256; a sent row its price") {
+        results::CampaignHeader h{"spring", "c.yaml", "ab12", "r.csv", "cd34", k_t0, "0.1.0", results::Mode::send, {}};
+        h.rate_card = {"/usr/share/wacamp/rate-card.csv", "ee99", "USD", "2026-10-01"};
+        const auto j = as_json(results::to_line(h));
+        CHECK(j["rate_card"] == nlohmann::json::parse(R"({"path": "/usr/share/wacamp/rate-card.csv", "sha256": "ee99",
+            "currency": "USD", "effective": "2026-10-01"})"));
+        // Read back without it: a card that changed between runs is not a changed campaign.
+        auto back = std::get<results::CampaignHeader>(round_trip(h));
+        CHECK(back.campaign_sha256 == "ab12");
+        CHECK(back.rate_card.path.empty());
+
+        results::ResultRecord r;
+        r.row = 3;
+        r.wa_id = "919812345678";
+        r.status = results::Status::sent;
+        r.attempts = 1;
+        r.price = 0.0118;
+        r.at = k_t0;
+        CHECK(as_json(results::to_line(r))["price"] == 0.0118);
+        CHECK(std::get<results::ResultRecord>(round_trip(r)).price == 0.0118);
+        r.status = results::Status::failed;  // only a sent row carries what it cost
+        CHECK_FALSE(as_json(results::to_line(r)).contains("price"));
+    }
+    TEST_CASE("a price that is no price is read as none; a price that is not a number makes the line unusable") {
+        auto parse = [](const std::string& price) {
+            return results::parse_record(R"({"event":"result","row":1,"wa_id":"91","status":"sent","attempts":1,)"
+                                         R"("price":)" +
+                                         price + R"(,"at":"2026-11-21T09:30:00.000Z"})");
+        };
+        auto negative = parse("-1");
+        REQUIRE(negative);
+        CHECK_FALSE(std::get<results::ResultRecord>(*negative).price);
+        auto fine = parse("1e-2");
+        REQUIRE(fine);
+        CHECK(std::get<results::ResultRecord>(*fine).price == 0.01);
+        CHECK_FALSE(parse(R"("0.5")"));
+    }
     TEST_CASE("a campaign header round-trips") {
         const results::CampaignHeader h{"spring-offer", "campaigns/spring.yaml", "ab12", "samples/r.csv", "cd34", k_t0,
-                                        "0.1.0",        results::Mode::dry_run};
+                                        "0.1.0",        results::Mode::dry_run,  {}};
         CHECK(std::get<results::CampaignHeader>(round_trip(h)) == h);
         const auto j = as_json(results::to_line(h));
         CHECK(j["event"] == "campaign");
