@@ -51,6 +51,8 @@ enum class Key : std::uint8_t {
     preview,
     plan,
     recovered,
+    price,
+    rate_card,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -87,7 +89,9 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "category",
                                                                           "preview",
                                                                           "plan",
-                                                                          "recovered"};
+                                                                          "recovered",
+                                                                          "price",
+                                                                          "rate_card"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
@@ -101,6 +105,8 @@ struct Fields {
     std::optional<MessageContent> message;
     std::optional<TemplatePreview> preview;
     std::optional<PlanSummary> plan;
+    std::optional<double> price;  // a JSON number; anything else there is left out, not an error
+    std::optional<RateCardRef> rate_card;
     StatusCounts counts;
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 

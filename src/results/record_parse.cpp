@@ -81,6 +81,7 @@ util::Result<Record> build_campaign(Fields& f) {
         }
         h.mode = *mode;
     }
+    h.rate_card = std::move(f.rate_card);
     return Record(std::move(h));
 }
 
@@ -129,6 +130,7 @@ util::Result<Record> build_result(Fields& f) {
     if (f.has(Key::recovered)) {
         r.recovered = f.str(Key::recovered);
     }
+    r.price = f.price;
     r.message = std::move(f.message);
     if (r.message && r.message->is_template() && f.preview) {
         r.message->preview = std::move(*f.preview);

@@ -15,6 +15,15 @@
 
 namespace results {
 
+// The rate card a run priced its rows with, as its `campaign` record names it (`rate_card`).
+struct RateCardRef {
+    std::string path;
+    std::string sha256;
+    std::string currency;   // "" when the record leaves it out: USD
+    std::string effective;  // YYYY-MM-DD; "" when undated
+    bool operator==(const RateCardRef&) const = default;
+};
+
 // `event: "campaign"`: the first line; which inputs the campaign ran on.
 struct CampaignHeader {
     std::string name;
@@ -25,6 +34,7 @@ struct CampaignHeader {
     util::TimePoint started_at;
     std::string version;
     Mode mode = Mode::send;
+    std::optional<RateCardRef> rate_card = {};  // none in a log from before prices
     bool operator==(const CampaignHeader&) const = default;
 };
 
@@ -79,6 +89,8 @@ struct ResultRecord {
     std::optional<std::int64_t> latency_ms;    // when a request was made
     std::optional<std::string> template_name;  // `template`: template campaigns: the template's name
     std::optional<std::string> category;       // template campaigns: its category, when known
+    // A sent template message: the row's price at its send (none when the log holds no number there).
+    std::optional<double> price = {};
     // "ledger": the row's result was taken from the account's ledger, which held what the log had
     // lost (an older copy of the log, its last seconds lost in a power cut).
     std::optional<std::string> recovered;

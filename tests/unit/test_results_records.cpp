@@ -380,3 +380,39 @@ TEST_SUITE("results::parse_record") {
         }
     }
 }
+
+TEST_SUITE("results::parse_record: a sent row's price and the run's rate card") {
+    constexpr std::string_view k_sent = R"({"event":"result","row":1,"wa_id":"919812345678","status":"sent",)"
+                                        R"("attempts":1,"at":"2026-11-21T09:30:00Z")";
+    std::optional<double> price_in(const std::string& tail) {
+        auto parsed = results::parse_record(std::string(k_sent) + tail + "}");
+        REQUIRE(parsed.ok());
+        return std::get<results::ResultRecord>(*parsed).price;
+    }
+    TEST_CASE("a number is the price; null, a string, an object or nothing is none, and the record still reads") {
+        CHECK(price_in(R"(,"price":0.0107)") == 0.0107);
+        CHECK(price_in(R"(,"price":0)") == 0.0);
+        CHECK_FALSE(price_in("").has_value());
+        CHECK_FALSE(price_in(R"(,"price":null)").has_value());
+        CHECK_FALSE(price_in(R"(,"price":"0.0107")").has_value());
+        CHECK_FALSE(price_in(R"(,"price":{"amount":1})").has_value());
+        CHECK_FALSE(price_in(R"(,"price":1e999)").has_value());
+    }
+    TEST_CASE("the campaign record's rate_card, when it is an object; members of another type are left out") {
+        const std::string head = R"({"event":"campaign","name":"s","campaign_file":"c","campaign_sha256":"a",)"
+                                 R"("recipients_file":"r","recipients_sha256":"b","started_at":"2026-11-21T09:00:00Z",)"
+                                 R"("version":"1")";
+        const auto card_of = [&](const std::string& tail) {
+            auto parsed = results::parse_record(head + tail + "}");
+            REQUIRE(parsed.ok());
+            return std::get<results::CampaignHeader>(*parsed).rate_card;
+        };
+        const auto card = card_of(R"(,"rate_card":{"path":"/r.csv","sha256":"ff","currency":"EUR",)"
+                                  R"("effective":"2025-07-01","later":[1]})");
+        REQUIRE(card.has_value());
+        CHECK(*card == results::RateCardRef{"/r.csv", "ff", "EUR", "2025-07-01"});
+        CHECK_FALSE(card_of("").has_value());
+        CHECK_FALSE(card_of(R"(,"rate_card":"/r.csv")").has_value());
+        CHECK(card_of(R"(,"rate_card":{"currency":7})")->currency.empty());
+    }
+}
