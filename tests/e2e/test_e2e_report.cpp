@@ -27,8 +27,9 @@ TEST_SUITE("e2e: report") {
         auto csv = run_wacamp({"report", f.log.string(), "--format", "csv", "--output", out_file.string()});
         CHECK(csv.exit_code == 0);
         auto content = read_file(out_file);
-        CHECK(content.rfind("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at\n",
-                            0) == 0);
+        CHECK(content.rfind(
+                  "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,price\n", 0) ==
+              0);
         CHECK(std::count(content.begin(), content.end(), '\n') == 8);  // header + 7 rows
         CHECK(content.find(",undeliverable,131026,") != std::string::npos);
     }
@@ -126,7 +127,7 @@ TEST_SUITE("e2e: report") {
         auto r = f.wacamp({"report", f.log.string(), "--format", "csv", "--bom", "--columns", "city,order_id"});
         REQUIRE(r.exit_code == 0);
         CHECK(r.out.rfind("\xEF\xBB\xBFrow,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,"
-                          "error,at,city,order_id\n",
+                          "error,at,price,city,order_id\n",
                           0) == 0);
         CHECK(r.out.find("1," + numbers_wa_id(0) + ",\xe0\xa4\xb0\xe0\xa4\xbe\xe0\xa4\x9c,sent,") != std::string::npos);
         CHECK(r.out.find(",Pune,\"'=HYPERLINK(\"\"http://x\"\")\"\n") != std::string::npos);
@@ -204,7 +205,7 @@ TEST_SUITE("e2e: report") {
         const auto rows = part("xl/worksheets/sheet1.xml");
         CHECK(rows.find("state=\"frozen\"") != std::string::npos);
         CHECK(rows.find("ySplit=\"1\"") != std::string::npos);
-        CHECK(rows.find("<autoFilter ref=\"A1:L4\"/>") != std::string::npos);  // 12 columns, 3 rows
+        CHECK(rows.find("<autoFilter ref=\"A1:M4\"/>") != std::string::npos);  // 13 columns, 3 rows
         // The wa_id a text cell (never 9.19812E+11), the row and attempts numbers.
         CHECK(rows.find("<t>" + numbers_wa_id(0) + "</t>") != std::string::npos);
         CHECK(rows.find("<v>" + numbers_wa_id(0) + "</v>") == std::string::npos);
