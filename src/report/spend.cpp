@@ -1,7 +1,6 @@
 #include "report/spend.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "campaign/phone.hpp"
@@ -103,8 +102,7 @@ std::string SpendTally::country_of(const std::string& wa_id) {
     }
     // No number is this long (a hand-edited log): not worth libphonenumber's time.
     constexpr std::size_t k_longest_number = 32;
-    return m_phones && wa_id.size() <= k_longest_number ? campaign::price_country(*m_phones, wa_id)
-                                                        : std::string("*");
+    return m_phones && wa_id.size() <= k_longest_number ? campaign::price_country(*m_phones, wa_id) : std::string("*");
 }
 
 Spend SpendTally::finish(const results::CampaignHeader& first) {

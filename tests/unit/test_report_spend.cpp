@@ -15,8 +15,8 @@ using namespace report_test;
 
 namespace {
 
-constexpr std::string_view k_in = "919812345678";   // India
-constexpr std::string_view k_br = "5511987654321";  // Brazil
+constexpr std::string_view k_in = "919812345678";      // India
+constexpr std::string_view k_br = "5511987654321";     // Brazil
 constexpr std::string_view k_nowhere = "80012345678";  // +800: a number of no country
 
 // A `campaign` record naming a card of `currency` ("": a record without a rate_card, as before prices).
@@ -82,8 +82,8 @@ std::string dry_run_log() {
     plan.first = at(1s);
     plan.last = at(2s);
     plan.per_hour = {3};
-    plan.cost = results::CostSummary{"USD", 1.25, 3, "UTILITY", "/etc/rates\x1b[2J.csv", "2025-07-01",
-                                     {{"IN", 2, 0.5, 1.0}, {"BR", 1, 0.25, 0.25}}};
+    plan.cost = results::CostSummary{
+        "USD", 1.25, 3, "UTILITY", "/etc/rates\x1b[2J.csv", "2025-07-01", {{"IN", 2, 0.5, 1.0}, {"BR", 1, 0.25, 0.25}}};
     end.plan = plan;
     return header(results::Mode::dry_run) + result(1, Status::dry_run, Cause::none, 0, "", -1, 1s) +
            results::to_line(end);
@@ -92,8 +92,9 @@ std::string dry_run_log() {
 }  // namespace
 
 TEST_SUITE("report: the spend of the sent rows") {
-    TEST_CASE("sums the price of sent rows by category and by country; rows without one, failed rows and prices "
-              "that are not non-negative numbers do not count") {
+    TEST_CASE(
+        "sums the price of sent rows by category and by country; rows without one, failed rows and prices "
+        "that are not non-negative numbers do not count") {
         LogFile log;
         const auto s = summary_of(log, spend_log());
         CHECK(s.counts[Status::sent] == 6);  // the hostile price did not cost the row its outcome
@@ -156,13 +157,15 @@ TEST_SUITE("report: the spend of the sent rows") {
         const auto text =
             report::format_text(summary_of(log, spend_log() + priced(8, k_in, "sent", "UTIL\\u001b[2J", "0")));
         CAPTURE(text);
-        CHECK(contains(text, "\nSpend\n  total       about 0.07 USD for 4 sent messages, each at its price when it "
-                             "was sent\n"));
-        CHECK(contains(text, "  by category MARKETING    2  0.07\n"
-                             "              UTILITY      1  0.00\n"
-                             "              UTIL\\x1b[2J  1  0.00\n"
-                             "  by country  BR           1  0.06\n"
-                             "              IN           3  0.01\n"));
+        CHECK(contains(text,
+                       "\nSpend\n  total       about 0.07 USD for 4 sent messages, each at its price when it "
+                       "was sent\n"));
+        CHECK(contains(text,
+                       "  by category MARKETING    2  0.07\n"
+                       "              UTILITY      1  0.00\n"
+                       "              UTIL\\x1b[2J  1  0.00\n"
+                       "  by country  BR           1  0.06\n"
+                       "              IN           3  0.01\n"));
         CHECK(contains(text, "  no price    3 sent template messages without a price"));
         CHECK_FALSE(contains(text, "\x1b"));
     }
@@ -188,8 +191,9 @@ TEST_SUITE("report: the spend of the sent rows") {
         LogFile log;
         const auto csv = csv_of(log.write(spend_log()));
         CAPTURE(csv);
-        CHECK(csv.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
-                              "price\n"));
+        CHECK(
+            csv.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
+                            "price\n"));
         CHECK(contains(csv, "\n1,919812345678,,sent,1,,,,,,2026-11-21T09:00:01.000Z,0.0107\n"));
         CHECK(contains(csv, "\n3,919812345678,,sent,1,,,,,,2026-11-21T09:00:03.000Z,0.0014\n"));
         CHECK(contains(csv, "\n4,919812345678,,sent,1,,,,,,2026-11-21T09:00:04.000Z,\n"));
@@ -238,11 +242,12 @@ TEST_SUITE("report: a dry run's log shows the plan's cost") {
         LogFile log;
         const auto text = report::format_text(summary_of(log, dry_run_log()));
         CAPTURE(text);
-        CHECK(contains(text, "\nEstimated cost (the dry run's plan)\n"
-                             "  cost: about 1.25 USD for 3 UTILITY messages (rate card /etc/rates\\x1b[2J.csv, "
-                             "effective 2025-07-01)\n"
-                             "    IN 2 × 0.5 = 1.00\n"
-                             "    BR 1 × 0.25 = 0.25\n"));
+        CHECK(contains(text,
+                       "\nEstimated cost (the dry run's plan)\n"
+                       "  cost: about 1.25 USD for 3 UTILITY messages (rate card /etc/rates\\x1b[2J.csv, "
+                       "effective 2025-07-01)\n"
+                       "    IN 2 × 0.5 = 1.00\n"
+                       "    BR 1 × 0.25 = 0.25\n"));
         CHECK_FALSE(contains(text, "\x1b"));
     }
 
