@@ -8,6 +8,7 @@
 #include "report/csv.hpp"
 #include "report/format.hpp"
 #include "report/html.hpp"
+#include "report/html_chart.hpp"
 #include "report/xlsx.hpp"
 #include "test_report_log.hpp"
 
@@ -261,5 +262,28 @@ TEST_SUITE("report: a dry run's log shows the plan's cost") {
             "by_country": {"IN": {"messages": 2, "price": 0.5, "amount": 1.0},
                            "BR": {"messages": 1, "price": 0.25, "amount": 0.25}}})"));
         CHECK(j["spend"]["messages"] == 0);
+    }
+}
+
+TEST_SUITE("report::svg_bar_list") {
+    TEST_CASE("one bar a line, as long as its value against the largest; labels escaped and clipped") {
+        const auto svg = report::svg_bar_list(
+            "b", "Spend by country",
+            {{"IN", 2.0, "2.00"}, {"BR", 1.0, "1.00"}, {"<b>" + std::string(40, 'x'), 0.0, "0.00"}});
+        CAPTURE(svg);
+        CHECK(svg.starts_with(R"(<svg id="b" class="bars")"));
+        CHECK(svg.ends_with("</svg>"));
+        CHECK(contains(svg, R"(<rect class="bar" x="160" y="4.0" width="690.0")"));   // the largest: all the room
+        CHECK(contains(svg, R"(<rect class="bar" x="160" y="28.0" width="345.0")"));  // half of it
+        CHECK(contains(svg, "<title>BR: 1.00</title>"));
+        CHECK(contains(svg, "&lt;b&gt;xxx"));
+        CHECK_FALSE(contains(svg, "<b>"));
+        CHECK_FALSE(contains(svg, std::string(30, 'x')));  // clipped
+    }
+
+    TEST_CASE("no bars: an empty drawing, still a picture") {
+        const auto svg = report::svg_bar_list("e", "nothing", {});
+        CHECK(contains(svg, R"(viewBox="0 0 960 28")"));
+        CHECK_FALSE(contains(svg, "<rect"));
     }
 }
