@@ -13,37 +13,6 @@ namespace {
 
 constexpr std::string_view k_category_names[] = {"MARKETING", "UTILITY", "AUTHENTICATION"};
 
-// `n` with thousands separators: "18,200".
-std::string grouped(std::int64_t n) {
-    const std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string out = n < 0 ? "-" : "";
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out.push_back(',');
-        }
-        out.push_back(digits[i]);
-    }
-    return out;
-}
-
-// An amount of money for people: two decimals, thousands grouped ("1,234.50").
-std::string money(double amount) {
-    const auto cents = static_cast<std::int64_t>(std::llround(amount * 100));
-    return fmt::format("{}.{:02}", grouped(cents / 100), cents % 100);
-}
-
-// A price as the card writes it, at most 6 decimals, trailing zeros dropped ("0.0107").
-std::string price_text(double price) {
-    std::string text = fmt::format("{:.6f}", price);
-    while (text.back() == '0') {
-        text.pop_back();
-    }
-    if (text.back() == '.') {
-        text.pop_back();
-    }
-    return text;
-}
-
 }  // namespace
 
 PriceBasis price_basis(const Campaign& c) {
@@ -97,11 +66,7 @@ std::string RowPrices::country(std::string_view wa_id) const {
     if (m_basis.free) {
         return {};  // nothing to price: no country needed
     }
-    std::string region = m_phones.region_of_number(wa_id);
-    if (region.empty() || !known_country(region)) {
-        return "*";  // a non-geographic code ("001"), or none
-    }
-    return region;
+    return price_country(m_phones, wa_id);
 }
 
 double RowPrices::price_in(std::string_view country) const {
@@ -166,19 +131,46 @@ double rounded_amount(double amount) {
     return std::round(amount * 1e4) / 1e4;
 }
 
+std::string money_text(double amount) {
+    const auto cents = static_cast<std::int64_t>(std::llround(amount * 100));
+    const std::int64_t units = cents / 100;
+    // -0.50: no whole units to carry the sign.
+    return fmt::format("{}{}.{:02}", cents < 0 && units == 0 ? "-" : "", util::group_digits(units),
+                       cents < 0 ? -(cents % 100) : cents % 100);
+}
+
+std::string price_text(double price) {
+    std::string text = fmt::format("{:.6f}", price);
+    while (text.back() == '0') {
+        text.pop_back();
+    }
+    if (text.back() == '.') {
+        text.pop_back();
+    }
+    return text;
+}
+
+std::string price_country(const PhoneNormalizer& phones, std::string_view wa_id) {
+    std::string region = phones.region_of_number(wa_id);
+    if (region.empty() || !known_country(region)) {
+        return "*";  // a non-geographic code ("001"), or none
+    }
+    return region;
+}
+
 std::string describe(const CostEstimate& cost) {
     if (cost.category.empty()) {
         return fmt::format("cost: none: {}\n", cost.note);
     }
-    const std::string n = grouped(cost.messages);
-    std::string text = fmt::format("cost: about {} {} for {} {} message{} (rate card {}{})\n", money(cost.total),
+    const std::string n = util::group_digits(cost.messages);
+    std::string text = fmt::format("cost: about {} {} for {} {} message{} (rate card {}{})\n", money_text(cost.total),
                                    cost.currency, n, cost.category, cost.messages == 1 ? "" : "s", cost.rate_card,
                                    cost.effective ? ", effective " + *cost.effective : std::string(", undated"));
     const std::size_t shown = std::min(cost.by_country.size(), k_cost_countries_shown);
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& c = cost.by_country[i];
-        text += fmt::format("  {} {} × {} = {}{}\n", c.country, grouped(c.messages), price_text(c.price),
-                            money(c.amount), c.listed ? "" : " (the * price)");
+        text += fmt::format("  {} {} × {} = {}{}\n", c.country, util::group_digits(c.messages), price_text(c.price),
+                            money_text(c.amount), c.listed ? "" : " (the * price)");
     }
     if (cost.by_country.size() > shown) {
         std::int64_t messages = 0;
@@ -187,8 +179,8 @@ std::string describe(const CostEstimate& cost) {
             messages += cost.by_country[i].messages;
             amount += cost.by_country[i].amount;
         }
-        text += fmt::format("  {} others: {} message{} = {}\n", cost.by_country.size() - shown, grouped(messages),
-                            messages == 1 ? "" : "s", money(amount));
+        text += fmt::format("  {} others: {} message{} = {}\n", cost.by_country.size() - shown,
+                            util::group_digits(messages), messages == 1 ? "" : "s", money_text(amount));
     }
     if (!cost.note.empty()) {
         text += fmt::format("  {}\n", cost.note);

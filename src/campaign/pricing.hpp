@@ -33,6 +33,11 @@ PriceBasis price_basis(const Campaign& c);
 // "001" take the card's `*` row): 0 when `basis` is free.
 double price_of(const RateCard& card, const PriceBasis& basis, std::string_view region);
 
+// Returns the country a message to `wa_id` (a number normalize() returned) is priced by: its
+// region as `phones` tells it ("IN"), or "*" for a number of no country (a non-geographic code
+// such as +800, or a number libphonenumber cannot place).
+std::string price_country(const PhoneNormalizer& phones, std::string_view wa_id);
+
 // The price of each row of a campaign, by its number's country.
 class RowPrices {
 public:
@@ -105,6 +110,12 @@ private:
 
 // Returns `amount` rounded to 4 decimals, as plan.cost keeps amounts.
 double rounded_amount(double amount);
+
+// Returns an amount of money for people: two decimals, thousands grouped ("1,234.50").
+std::string money_text(double amount);
+
+// Returns a price as a card writes it: at most 6 decimals, trailing zeros dropped ("0.0107").
+std::string price_text(double price);
 
 // The most countries describe() names before "N others".
 inline constexpr std::size_t k_cost_countries_shown = 5;

@@ -35,21 +35,4 @@ nlohmann::ordered_json plan_json(const runner::Plan& plan) {
         {"per_hour", plan.per_hour}};
 }
 
-nlohmann::ordered_json cost_json(const results::CostSummary& cost) {
-    const auto or_null = [](const std::string& text) {
-        return text.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(text);
-    };
-    auto by_country = nlohmann::ordered_json::object();
-    for (const auto& c : cost.by_country) {
-        by_country[c.country] = {{"messages", c.messages}, {"price", c.price}, {"amount", c.amount}};
-    }
-    return {{"currency", cost.currency},
-            {"total", cost.total},
-            {"messages", cost.messages},
-            {"category", or_null(cost.category)},
-            {"rate_card", or_null(cost.rate_card)},
-            {"effective", or_null(cost.effective.value_or(""))},
-            {"by_country", std::move(by_country)}};
-}
-
 }  // namespace cli

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "report/spend.hpp"
 #include "results/records.hpp"
 #include "runner/plan.hpp"
 
@@ -12,8 +13,7 @@ namespace cli {
 // "unlimited" when there is no rate.
 nlohmann::ordered_json plan_json(const runner::Plan& plan);
 
-// Returns the plan's `cost` as an object: currency, total, messages, category, rate_card,
-// effective (null when none), and by_country keyed by country, most messages first.
-nlohmann::ordered_json cost_json(const results::CostSummary& cost);
+// The plan's `cost` as an object, as the report of a dry-run log shows it too.
+using report::cost_json;
 
 }  // namespace cli

@@ -8,8 +8,10 @@
 #include <ostream>
 #include <variant>
 
+#include "campaign/pricing.hpp"
 #include "report/carried_columns.hpp"
 #include "report/open_log.hpp"
+#include "report/spend.hpp"
 #include "results/replay.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
@@ -105,7 +107,8 @@ std::size_t fill(RowCells& cells, const results::AttemptRecord& a, CsvContent co
     }
     cells.set(9, CellKind::text, k_in_flight_error);
     cells.set(10, CellKind::plain, util::format_timestamp(a.at));
-    return fill_content(cells, 11, content, nullptr);
+    cells.set(11, CellKind::decimal, "");
+    return fill_content(cells, 12, content, nullptr);
 }
 
 std::size_t fill(RowCells& cells, const results::ResultRecord& r, CsvContent content) {
@@ -120,7 +123,9 @@ std::size_t fill(RowCells& cells, const results::ResultRecord& r, CsvContent con
     cells.set(8, CellKind::number, number_text(r.error_code));
     cells.set(9, CellKind::text, r.error);
     cells.set(10, CellKind::plain, util::format_timestamp(r.at));
-    return fill_content(cells, 11, content, &r);
+    const auto price = spent_price(r);
+    cells.set(11, CellKind::decimal, price ? campaign::price_text(*price) : std::string());
+    return fill_content(cells, 12, content, &r);
 }
 
 // A row whose latest request was answered without being acted on: a later run sends it.
@@ -136,7 +141,8 @@ std::size_t fill(RowCells& cells, const results::UnsentRecord& u, CsvContent con
     cells.set(8, CellKind::number, "");
     cells.set(9, CellKind::text, u.error);
     cells.set(10, CellKind::plain, util::format_timestamp(u.at));
-    return fill_content(cells, 11, content, nullptr);
+    cells.set(11, CellKind::decimal, "");
+    return fill_content(cells, 12, content, nullptr);
 }
 
 void append_line(fmt::memory_buffer& out, const RowCells& cells) {

@@ -21,7 +21,7 @@ namespace report {
 
 // The CSV's header line (without its '\n').
 inline constexpr std::string_view k_csv_header =
-    "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at";
+    "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,price";
 
 // The rendered content a dry run's log adds to each line: `text`, or `caption` and `source`,
 // then `defaults` (the placeholders that took their default, separated by spaces).
@@ -45,10 +45,10 @@ util::Result<CsvIndex> index_log(const std::string& path, const util::DiskArrayO
 
 class CarriedColumns;
 
-// How a cell's text is to be held: a whole number (or empty), one of wacamp's own words (a status,
-// a cause, a timestamp; the wa_id), or a text from the CSV or the service (made printable, and a
-// string even when it reads as a number).
-enum class CellKind { number, plain, text };
+// How a cell's text is to be held: a whole number (or empty), a decimal number (or empty: a
+// price), one of wacamp's own words (a status, a cause, a timestamp; the wa_id), or a text from
+// the CSV or the service (made printable, and a string even when it reads as a number).
+enum class CellKind { number, decimal, plain, text };
 
 // One row of the per-recipient report, its buffers reused from row to row.
 class RowCells {

@@ -48,7 +48,7 @@ svg{display:block;width:100%;height:auto}svg.share{height:24px}
 .s-unknown{fill:var(--unknown)}.s-invalid{fill:var(--invalid)}.s-skipped{fill:var(--skipped)}
 .s-dry_run{fill:var(--dry)}.share-empty{fill:#eaeef2}
 .c-p50{fill:var(--p50);stroke:var(--p50)}.c-p95{fill:var(--p95);stroke:var(--p95)}
-.line{fill:none;stroke-width:2}.grid{stroke:#eaeef2}.tick,.axis-line{stroke:#8c959f}
+.bar{fill:var(--dry)}.line{fill:none;stroke-width:2}.grid{stroke:#eaeef2}.tick,.axis-line{stroke:#8c959f}
 .axis{fill:var(--muted);font-size:12px}.legend{fill:var(--ink);font-size:13px}
 .keys{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0 0;padding:0;list-style:none;font-size:13px}
 .key{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
@@ -210,6 +210,7 @@ std::string render_html(const Summary& summary, const HtmlDetails& details) {
     add_html_charts(out, summary, details);
     add_html_errors(out, summary);
     add_html_templates(out, summary);
+    add_html_spend(out, summary);
     add_html_review(out, summary);
     add_html_slowest(out, summary, details);
     add_html_not_sent(out, summary, details);

@@ -8,6 +8,7 @@
 #include "report/html.hpp"
 #include "report/text_cells.hpp"
 #include "util/time.hpp"
+#include "util/utf8.hpp"
 
 namespace report {
 
@@ -199,6 +200,38 @@ std::string svg_share_bar(const std::string& id, const std::vector<Share>& share
             R"(<rect class="{}" x="{:.2f}" width="{:.2f}" height="24"><title>{}: {} ({:.1f}%)</title></rect>)",
             html_escape(s.css_class), x, share * k_width, html_escape(s.label), group_digits(s.count), share * 100);
         x += share * k_width;
+    }
+    out += "</svg>";
+    return out;
+}
+
+std::string svg_bar_list(const std::string& id, const std::string& title, const std::vector<Bar>& bars) {
+    constexpr double k_line = 24;
+    constexpr double k_bar_height = 16;
+    constexpr double k_label_right = 150;  // labels end here, right-aligned
+    constexpr double k_bar_left = 160;
+    constexpr double k_bar_room = k_width - k_bar_left - 110;  // room for the value after the longest bar
+    constexpr std::size_t k_label_bytes = 24;
+    double top = 0;
+    for (const auto& b : bars) {
+        top = std::max(top, b.value);
+    }
+    const double height = k_line * static_cast<double>(std::max<std::size_t>(bars.size(), 1)) + 4;
+    std::string out = fmt::format(R"(<svg id="{}" class="bars" viewBox="0 0 {} {}" role="img" aria-label="{}">)",
+                                  html_escape(id), k_width, height, html_escape(title));
+    out += fmt::format("<title>{}</title>", html_escape(title));
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const auto& b = bars[i];
+        const double y = k_line * static_cast<double>(i) + 4;
+        const double length = top > 0 && b.value > 0 ? b.value / top * k_bar_room : 0;
+        const std::string label = html_escape(util::clip_utf8(b.label, k_label_bytes));
+        out += fmt::format(R"(<text class="legend" x="{}" y="{:.1f}" text-anchor="end">{}</text>)", k_label_right,
+                           y + 12.5, label);
+        out += fmt::format(R"(<rect class="bar" x="{}" y="{:.1f}" width="{:.1f}" height="{}" rx="2">)"
+                           "<title>{}: {}</title></rect>",
+                           k_bar_left, y, std::max(length, 1.0), k_bar_height, label, html_escape(b.value_text));
+        out += fmt::format(R"(<text class="axis" x="{:.1f}" y="{:.1f}">{}</text>)", k_bar_left + length + 6, y + 12.5,
+                           html_escape(b.value_text));
     }
     out += "</svg>";
     return out;

@@ -42,4 +42,16 @@ struct Share {
 // part with a tooltip "label: count (percent)"; an empty bar when all are zero.
 std::string svg_share_bar(const std::string& id, const std::vector<Share>& shares);
 
+// One bar of a bar list: its label, its length, and the value written beside it.
+struct Bar {
+    std::string label;  // as the log has it: escaped here
+    double value = 0;   // negative counts as 0
+    std::string value_text;
+};
+
+// Returns `bars` as an <svg> element of horizontal bars, one a line in the order given, each as
+// long as its value against the largest, with its label before it and its value_text after, and
+// a tooltip "label: value_text"; `title` says what they show.
+std::string svg_bar_list(const std::string& id, const std::string& title, const std::vector<Bar>& bars);
+
 }  // namespace report

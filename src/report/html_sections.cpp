@@ -1,10 +1,12 @@
 // The HTML report's sections below the figures: charts over time and the tables.
 #include <fmt/format.h>
 
+#include "campaign/pricing.hpp"
 #include "report/html.hpp"
 #include "report/html_chart.hpp"
 #include "report/html_sections.hpp"
 #include "report/text_cells.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace report {
@@ -223,6 +225,74 @@ void add_html_templates(std::string& out, const Summary& s) {
         out += table_row({{html_escape(t.name)}, {group_digits(t.sent), "num"}, {group_digits(t.failed), "num"}});
     }
     out += "</tbody></table></section>\n";
+}
+
+namespace {
+
+// The countries drawn as bars; the table lists them all.
+constexpr std::size_t k_spend_bars = 10;
+
+// An amount for the page as the plan's cost lines write it: two decimals, thousands grouped.
+using campaign::money_text;
+
+// `parts` as bars (the first `most`, then the rest as one "N others" bar) and as a table of
+// every one, its first column headed `key` ("Country").
+void add_spend_parts(std::string& out, std::string_view id, std::string_view key, const std::vector<SpendPart>& parts,
+                     std::size_t most) {
+    std::vector<Bar> bars;
+    for (std::size_t i = 0; i < parts.size() && i < most; ++i) {
+        bars.push_back({parts[i].key, parts[i].amount, money_text(parts[i].amount)});
+    }
+    if (parts.size() > most) {
+        double rest = 0;
+        for (std::size_t i = most; i < parts.size(); ++i) {
+            rest += parts[i].amount;
+        }
+        bars.push_back({fmt::format("{} others", parts.size() - most), rest, money_text(rest)});
+    }
+    out += svg_bar_list(std::string(id), fmt::format("Spend by {}", util::ascii_lower(key)), bars);
+    out += table_head({key, "#Messages", "#Amount"});
+    for (const auto& p : parts) {
+        out += table_row({{html_escape(p.key)}, {group_digits(p.messages), "num"}, {money_text(p.amount), "num"}});
+    }
+    out += "</tbody></table>";
+}
+
+}  // namespace
+
+void add_html_spend(std::string& out, const Summary& s) {
+    const Spend& spend = s.spend;
+    if (spend.messages == 0 && spend.without_price == 0) {
+        return;
+    }
+    out += R"(<section id="spend"><h2>Spend</h2>)";
+    out += fmt::format(R"(<p class="note">About {} {} for {} sent messages, each at its price when it was sent; )"
+                       "an estimate from the rate card: volume tiers and open service windows cost less.",
+                       money_text(spend.total), html_escape(spend.currency), group_digits(spend.messages));
+    if (spend.without_price > 0) {
+        out += fmt::format(
+            " {} sent template message{} without a price (sent before wacamp priced sends, or "
+            "recovered from the ledger) {} not counted.",
+            group_digits(spend.without_price), spend.without_price == 1 ? "" : "s",
+            spend.without_price == 1 ? "is" : "are");
+    }
+    if (spend.mixed_currencies) {
+        out += fmt::format(
+            " Runs used cards of different currencies: the total adds them as they are ({} is the "
+            "latest).",
+            html_escape(spend.currency));
+    }
+    if (!spend.note.empty()) {
+        out += " " + html_escape(spend.note) + ".";
+    }
+    out += "</p>";
+    if (spend.messages > 0) {
+        out += "<h3>By category</h3>";
+        add_spend_parts(out, "spend-category", "Category", spend.by_category, Spend::k_max_categories + 1);
+        out += "<h3>By country</h3>";
+        add_spend_parts(out, "spend-country", "Country", spend.by_country, k_spend_bars);
+    }
+    out += "</section>\n";
 }
 
 void add_html_slowest(std::string& out, const Summary& s, const HtmlDetails& d) {

@@ -50,6 +50,9 @@ void add_html_review(std::string& out, const Summary& summary);
 void add_html_errors(std::string& out, const Summary& summary);
 // Sent and failed rows per template, when the log names more than one; nothing otherwise.
 void add_html_templates(std::string& out, const Summary& summary);
+// The sent rows' spend: the total, and by category and by country as bars and tables; nothing
+// when no sent template row was logged.
+void add_html_spend(std::string& out, const Summary& summary);
 
 // The slowest recipients, slowest first; nothing when no request was made.
 void add_html_slowest(std::string& out, const Summary& summary, const HtmlDetails& details);

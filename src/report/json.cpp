@@ -32,6 +32,14 @@
 //                       (a timeout, a lost connection), "HTTP N" or the answer's cause
 //   latency_ms          {count, p50, p95, p99, max}: over result lines with latency_ms;
 //                       percentiles null when count is 0
+//   spend               {currency, total, messages, without_price, mixed_currencies,
+//                        by_category: {NAME: {messages, amount}}, by_country: {CC: {messages,
+//                        amount}}}: the sent rows' prices summed (amounts rounded to 4 decimals),
+//                        most spent first; currency the latest run's card's, else "USD";
+//                        without_price: sent template rows that carry none
+//   plan                a dry run's log: its `end` record's plan ({kind, messages, first, last,
+//                        days, per_hour, cost}; cost as the dry run's JSON has it, or null);
+//                        null for other logs
 //   cleanup             {batches, deleted, failed, ids_deleted, last_failed}, or null when
 //                       the log has no `delete` record
 //   without_user_id     {count, rows (the first 5)}: rows the deletion step deletes whose
@@ -46,8 +54,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "campaign/pricing.hpp"
 #include "report/format.hpp"
 #include "report/next_steps.hpp"
+#include "report/spend.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
 
@@ -141,6 +151,42 @@ json templates_json(const std::vector<TemplateCount>& templates) {
     return out;
 }
 
+json spend_parts_json(const std::vector<SpendPart>& parts) {
+    json out = json::object();
+    for (const auto& p : parts) {
+        out[p.key] = {{"messages", p.messages}, {"amount", campaign::rounded_amount(p.amount)}};
+    }
+    return out;
+}
+
+json spend_json(const Spend& s) {
+    return {{"currency", s.currency},
+            {"total", campaign::rounded_amount(s.total)},
+            {"messages", s.messages},
+            {"without_price", s.without_price},
+            {"mixed_currencies", s.mixed_currencies},
+            {"by_category", spend_parts_json(s.by_category)},
+            {"by_country", spend_parts_json(s.by_country)}};
+}
+
+// A dry run's plan as its `end` record keeps it; null for other logs.
+json plan_json(const Summary& s) {
+    if (s.header.mode != results::Mode::dry_run || !s.last_end || !s.last_end->plan) {
+        return nullptr;
+    }
+    const results::PlanSummary& plan = *s.last_end->plan;
+    const auto time = [](const std::optional<util::TimePoint>& t) {
+        return t ? json(util::format_timestamp(*t)) : json(nullptr);
+    };
+    return {{"kind", plan.kind},
+            {"messages", plan.messages},
+            {"first", time(plan.first)},
+            {"last", time(plan.last)},
+            {"days", plan.days},
+            {"per_hour", plan.per_hour},
+            {"cost", plan.cost ? cost_json(*plan.cost) : json(nullptr)}};
+}
+
 json next_steps_json(const std::vector<NextStep>& steps) {
     json out = json::array();
     for (const auto& step : steps) {
@@ -193,6 +239,8 @@ std::string format_json(const Summary& s) {
         {"retried", s.retried},
         {"retried_by_kind", retried_json(s.retried_by_kind)},
         {"latency_ms", latency_json(s.latency)},
+        {"spend", spend_json(s.spend)},
+        {"plan", plan_json(s)},
         {"cleanup", cleanup},
         {"without_user_id", without_user_id},
         {"messages", review_json(s.review)},

@@ -92,8 +92,9 @@ public:
     util::Result<void> finish(const results::LogState& state);
 
 private:
-    std::uint32_t see(const results::CampaignHeader&) {
+    std::uint32_t see(const results::CampaignHeader& h) {
         close_run();
+        m_spend.see(h);
         return 0;
     }
 
@@ -118,6 +119,7 @@ private:
             m_run_end = m_run_end ? std::max(*m_run_end, r.at) : r.at;
         }
         m_summary.review.add(r);
+        m_spend.see(r);
         const std::uint8_t kind = retry_kind_of(r);
         if (kind != 0) {
             ++m_retry_lines[kind];
@@ -263,6 +265,7 @@ private:
     std::vector<ErrorGroup> m_groups;
     std::vector<TemplateCount> m_templates;
     LatencyHistogram m_latency;
+    SpendTally m_spend;
     std::optional<util::TimePoint> m_run_start;
     std::optional<util::TimePoint> m_run_end;
 };
@@ -321,6 +324,7 @@ util::Result<void> Figures::finish(const results::LogState& state) {
     }
     m_summary.latency = {m_latency.count(), m_latency.percentile(50), m_latency.percentile(95),
                          m_latency.percentile(99), m_latency.max()};
+    m_summary.spend = m_spend.finish(state.header);
     return {};
 }
 

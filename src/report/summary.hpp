@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/review.hpp"
+#include "report/spend.hpp"
 #include "results/records.hpp"
 #include "util/clock.hpp"
 #include "util/disk_array.hpp"
@@ -123,6 +124,7 @@ struct Summary {
     std::int64_t retried = 0;                   // result lines a later request of their row superseded
     std::vector<RetriedCount> retried_by_kind;  // of `retried`, most first
     LatencySummary latency;
+    Spend spend;  // the sum of the sent rows' prices, by category and by country
 
     std::optional<CleanupSummary> cleanup;
     // Rows the deletion step (cleanup.delete_contacts) deletes whose user_id cell is empty: their

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign/pricing.hpp"
 #include "report/format.hpp"
 #include "report/next_steps.hpp"
 #include "report/text_cells.hpp"
@@ -156,6 +157,105 @@ void add_templates(std::string& out, const Summary& s) {
     }
 }
 
+// Amounts for people as the plan's cost lines write them ("1,234.50").
+using campaign::money_text;
+
+// The spend of the sent rows: the total, then by category and the countries that cost most, in
+// aligned columns (key, messages, amount).
+void add_spend(std::string& out, const Summary& s) {
+    const Spend& spend = s.spend;
+    if (spend.messages == 0 && spend.without_price == 0) {
+        return;
+    }
+    const std::string currency = one_line(spend.currency);
+    out += "\nSpend\n";
+    line(out, "total",
+         fmt::format("about {} {} for {} sent message{}, each at its price when it was sent", money_text(spend.total),
+                     currency, group_digits(spend.messages), spend.messages == 1 ? "" : "s"));
+    std::vector<std::array<std::string, 3>> rows;  // key, messages, amount; each row's label in `labels`
+    std::vector<std::string> labels;
+    const auto add = [&](std::string_view label, std::string key, std::int64_t messages, double amount) {
+        labels.emplace_back(label);
+        rows.push_back({std::move(key), group_digits(messages), money_text(amount)});
+    };
+    for (std::size_t i = 0; i < spend.by_category.size(); ++i) {
+        const auto& c = spend.by_category[i];
+        add(i == 0 ? "by category" : "", util::clip_utf8(one_line(c.key), k_sample_width), c.messages, c.amount);
+    }
+    const std::size_t shown = std::min(spend.by_country.size(), campaign::k_cost_countries_shown);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto& c = spend.by_country[i];
+        add(i == 0 ? "by country" : "", one_line(c.key), c.messages, c.amount);
+    }
+    if (spend.by_country.size() > shown) {
+        std::int64_t messages = 0;
+        double amount = 0;
+        for (std::size_t i = shown; i < spend.by_country.size(); ++i) {
+            messages += spend.by_country[i].messages;
+            amount += spend.by_country[i].amount;
+        }
+        add("", fmt::format("{} others", spend.by_country.size() - shown), messages, amount);
+    }
+    std::array<std::size_t, 3> width{};
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            width[i] = std::max(width[i], util::display_width(row[i]));
+        }
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const auto& row = rows[r];
+        line(out, labels[r],
+             fmt::format("{}{}  {:>{}}  {:>{}}", row[0], std::string(width[0] - util::display_width(row[0]), ' '),
+                         row[1], width[1], row[2], width[2]));
+    }
+    if (spend.without_price > 0) {
+        line(out, "no price",
+             fmt::format("{} sent template message{} without a price (sent before wacamp priced sends, or "
+                         "recovered from the ledger): not counted",
+                         group_digits(spend.without_price), spend.without_price == 1 ? "" : "s"));
+    }
+    if (spend.mixed_currencies) {
+        line(out, "currency",
+             fmt::format("runs used cards of different currencies: the total adds them as they are "
+                         "({} is the latest)",
+                         currency));
+    }
+    if (!spend.note.empty()) {
+        line(out, "country", one_line(spend.note));
+    }
+    line(out, "", "an estimate from the rate card: volume tiers and open service windows cost less");
+}
+
+// A dry run's estimated cost (its `end` record's plan.cost), as the dry run printed it.
+void add_plan_cost(std::string& out, const Summary& s) {
+    if (s.header.mode != results::Mode::dry_run || !s.last_end || !s.last_end->plan || !s.last_end->plan->cost) {
+        return;
+    }
+    const results::CostSummary& cost = *s.last_end->plan->cost;
+    campaign::CostEstimate estimate;
+    estimate.currency = one_line(cost.currency);
+    estimate.total = cost.total;
+    estimate.messages = cost.messages;
+    estimate.category = one_line(cost.category);
+    estimate.rate_card = one_line(cost.rate_card);
+    if (cost.effective) {
+        estimate.effective = one_line(*cost.effective);
+    }
+    for (const auto& c : cost.by_country) {
+        estimate.by_country.push_back({one_line(c.country), c.messages, c.price, c.amount});
+    }
+    if (estimate.category.empty()) {
+        estimate.note = "text and image messages are free inside the customer-service window";
+    }
+    out += "\nEstimated cost (the dry run's plan)\n";
+    const std::string lines = campaign::describe(estimate);
+    for (std::size_t at = 0; at < lines.size();) {
+        const std::size_t end = lines.find('\n', at);
+        out += "  " + lines.substr(at, end - at) + "\n";
+        at = end == std::string::npos ? lines.size() : end + 1;
+    }
+}
+
 void add_timing(std::string& out, const Summary& s) {
     out += "\nTiming\n";
     const auto span = std::chrono::duration_cast<util::Millis>(s.last_at - s.first_at);
@@ -279,6 +379,8 @@ std::string format_text(const Summary& summary) {
     add_errors(out, summary);
     add_unknown(out, summary);
     add_templates(out, summary);
+    add_spend(out, summary);
+    add_plan_cost(out, summary);
     add_review(out, summary);
     add_timing(out, summary);
     add_cleanup(out, summary);

@@ -9,18 +9,6 @@
 
 namespace report {
 
-std::string group_digits(std::int64_t n) {
-    const std::string digits = fmt::format("{}", n < 0 ? -(n + 1) + std::uint64_t{1} : n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return n < 0 ? "-" + out : out;
-}
-
 std::string table(const std::vector<std::array<std::string, 5>>& rows, std::initializer_list<Align> align) {
     std::array<std::size_t, 5> width{};
     for (const auto& row : rows) {

@@ -9,12 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "util/text.hpp"
+
 namespace report {
 
 struct Summary;
 
-// Returns `n` with thousands separators: 1234567 → "1,234,567".
-std::string group_digits(std::int64_t n);
+// The one grouping of digits by thousands, wacamp's (util/text.hpp): 1234567 → "1,234,567".
+using util::group_digits;
 
 enum class Align { left, right };
 

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 
+#include "campaign/pricing.hpp"
 #include "report/next_steps.hpp"
 #include "util/text.hpp"
 #include "util/time.hpp"
@@ -63,6 +64,17 @@ void write_number(Sheets& s, lxw_worksheet* sheet, lxw_row_t row, lxw_col_t col,
     s.string(sheet, row, col, text, s.text);
 }
 
+// A decimal cell of for_each_row() (a price) as a number; an empty one blank.
+void write_decimal(Sheets& s, lxw_worksheet* sheet, lxw_row_t row, lxw_col_t col, const std::string& text) {
+    double value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || stop != end) {
+        return;  // for_each_row() writes only numbers here
+    }
+    s.keep(worksheet_write_number(sheet, row, col, value, nullptr));
+}
+
 util::Result<void> add_recipients(Sheets& s, CsvIndex& index, const CarriedColumns* carried) {
     lxw_worksheet* sheet = workbook_add_worksheet(s.book, "Recipients");
     const auto columns = report_columns(index, carried);
@@ -76,6 +88,8 @@ util::Result<void> add_recipients(Sheets& s, CsvIndex& index, const CarriedColum
             const auto col = static_cast<lxw_col_t>(c);
             if (cells.kind(c) == CellKind::number) {
                 write_number(s, sheet, row, col, cells.text(c));
+            } else if (cells.kind(c) == CellKind::decimal) {
+                write_decimal(s, sheet, row, col, cells.text(c));
             } else {
                 s.string(sheet, row, col, cells.text(c), s.text);
             }
@@ -110,6 +124,12 @@ public:
         m_s.string(m_sheet, m_row, 0, label, nullptr);
         m_s.number(m_sheet, m_row++, 1, value);
     }
+    // One part of the spend: its key (a category, a country), messages and amount.
+    void spend_part(const SpendPart& part) {
+        m_s.string(m_sheet, m_row, 0, part.key, m_s.text);
+        m_s.number(m_sheet, m_row, 1, part.messages);
+        m_s.keep(worksheet_write_number(m_sheet, m_row++, 2, campaign::rounded_amount(part.amount), nullptr));
+    }
     void heading(std::initializer_list<std::string_view> cells) {
         lxw_col_t col = 0;
         for (const auto cell : cells) {
@@ -137,6 +157,27 @@ private:
     lxw_worksheet* m_sheet;
     lxw_row_t m_row = 0;
 };
+
+// The sent rows' spend, when any sent template row was logged.
+void add_spend(SummarySheet& sheet, const Spend& spend) {
+    if (spend.messages == 0 && spend.without_price == 0) {
+        return;
+    }
+    sheet.title("Spend (each sent message at its price when it was sent)");
+    sheet.pair("currency", spend.currency);
+    sheet.spend_part({"total", spend.messages, spend.total});
+    if (spend.without_price > 0) {
+        sheet.count("sent without a price", spend.without_price);
+    }
+    sheet.heading({"category", "messages", "amount"});
+    for (const auto& part : spend.by_category) {
+        sheet.spend_part(part);
+    }
+    sheet.heading({"country", "messages", "amount"});
+    for (const auto& part : spend.by_country) {
+        sheet.spend_part(part);
+    }
+}
 
 void add_summary(Sheets& s, const Summary& summary) {
     SummarySheet sheet(s);
@@ -172,8 +213,7 @@ void add_summary(Sheets& s, const Summary& summary) {
     for (const auto& k : summary.retried_by_kind) {
         sheet.count(fmt::format("retried: {}", k.kind), k.count);
     }
-    // Spend by country belongs here, as its own section, once the log records each send's price
-    // (SPEC "The campaign's cost"): this log has no prices, and a report does not make them up.
+    add_spend(sheet, summary.spend);
     if (!summary.next_steps.empty()) {
         sheet.title("Next step");
         for (const auto& step : summary.next_steps) {

@@ -18,10 +18,10 @@ inline constexpr std::int64_t k_xlsx_max_rows = 1'048'576;
 
 // Writes the workbook at `path` (a new file; what was there is replaced): the sheet "Recipients"
 // with the header and one row per row of `index` (for_each_row(), with the columns `carried`
-// adds; may be null): the row, attempts, HTTP status and Meta's code as numbers, every other cell
-// as text (a wa_id or a message id is never turned into a number), texts made printable and
-// clipped to Excel's 32,767 characters; and the sheet "Summary" with `summary`'s figures (the
-// campaign, the counts by status, the rows not sent by cause, the retried requests). Its
+// adds; may be null): the row, attempts, HTTP status, Meta's code and the price as numbers, every
+// other cell as text (a wa_id or a message id is never turned into a number), texts made printable
+// and clipped to Excel's 32,767 characters; and the sheet "Summary" with `summary`'s figures (the
+// campaign, the counts by status, the rows not sent by cause, the retried requests, the spend). Its
 // temporary files go to `temp_dir` (empty: the system's). Fails when the log has more rows than a
 // sheet holds (naming --format csv), as for_each_row() does, or when the workbook cannot be
 // written (libxlsxwriter's reason).

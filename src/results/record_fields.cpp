@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 
 #include "util/time.hpp"
 
@@ -21,7 +22,7 @@ std::optional<Key> find_key(std::string_view name) {
     return std::nullopt;
 }
 
-enum class Kind : std::uint8_t { string, integer, real, strings, counts, message, preview, plan };
+enum class Kind : std::uint8_t { string, integer, strings, counts, message, preview, plan, price, rate_card };
 
 Kind kind_of(Key key) {
     switch (key) {
@@ -39,7 +40,8 @@ Kind kind_of(Key key) {
     case Key::preview: return Kind::preview;
     case Key::counts: return Kind::counts;
     case Key::plan: return Kind::plan;
-    case Key::price: return Kind::real;
+    case Key::price: return Kind::price;
+    case Key::rate_card: return Kind::rate_card;
     default: return Kind::string;
     }
 }
@@ -138,6 +140,41 @@ bool read_plan(JsonScanner& in, std::optional<PlanSummary>& out) {
     });
 }
 
+// Reads a result's `price`: a finite JSON number; any other value is skipped and leaves none (a
+// price that cannot be read is not worth losing the row's outcome over).
+bool read_price(JsonScanner& in, std::optional<double>& out) {
+    std::string_view raw;
+    if (!in.read_raw(raw)) {
+        return false;
+    }
+    double price = 0;
+    const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), price);
+    if (ec == std::errc() && end == raw.data() + raw.size() && std::isfinite(price)) {
+        out = price;
+    }
+    return true;
+}
+
+// Reads a `campaign` record's `rate_card`; members it does not know, or of another type, are
+// skipped; a `rate_card` that is not an object is none.
+bool read_rate_card(JsonScanner& in, std::optional<RateCardRef>& out) {
+    if (in.peek() != '{') {
+        return in.skip_value();
+    }
+    RateCardRef& card = out.emplace();
+    return in.read_object([&](std::string_view key) {
+        std::string* target = key == "path"        ? &card.path
+                              : key == "sha256"    ? &card.sha256
+                              : key == "currency"  ? &card.currency
+                              : key == "effective" ? &card.effective
+                                                   : nullptr;
+        if (target == nullptr || in.peek() != '"') {
+            return in.skip_value();
+        }
+        return in.read_string(*target);
+    });
+}
+
 bool read_counts(JsonScanner& in, StatusCounts& counts) {
     std::int64_t n = 0;
     return in.read_object([&](std::string_view key) {
@@ -218,8 +255,6 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
     case Kind::string: return first == '"' ? in.read_string(f.text[i], f.decoded[i]) : wrong("a string");
     case Kind::integer:
         return first == '-' || (first >= '0' && first <= '9') ? in.read_int(f.number[i]) : wrong("an integer");
-    case Kind::real:
-        return first == '-' || (first >= '0' && first <= '9') ? read_double(in, f.price) : wrong("a number");
     case Kind::strings: {
         auto& list = *key == Key::ids ? f.ids : *key == Key::defaults ? f.defaults : f.subscriber_ids;
         return first == '[' ? in.read_array([&] { return in.read_string(list.emplace_back()); })
@@ -232,6 +267,8 @@ bool read_member(JsonScanner& in, Fields& f, std::string_view name) {
                               : wrong("an object or an array");
     case Kind::preview: return first == '{' ? read_preview(in, f.preview) : wrong("an object");
     case Kind::plan: return first == '{' ? read_plan(in, f.plan) : wrong("an object");
+    case Kind::price: return read_price(in, f.price);
+    case Kind::rate_card: return read_rate_card(in, f.rate_card);
     }
     return false;
 }

@@ -52,6 +52,7 @@ enum class Key : std::uint8_t {
     plan,
     recovered,
     price,
+    rate_card,
     count_
 };
 inline constexpr auto k_key_count = static_cast<std::size_t>(Key::count_);
@@ -89,7 +90,8 @@ inline constexpr std::array<std::string_view, k_key_count> k_key_names = {"event
                                                                           "preview",
                                                                           "plan",
                                                                           "recovered",
-                                                                          "price"};
+                                                                          "price",
+                                                                          "rate_card"};
 
 // The members of one line, by key; `null` counts as absent.
 struct Fields {
@@ -103,8 +105,9 @@ struct Fields {
     std::optional<MessageContent> message;
     std::optional<TemplatePreview> preview;
     std::optional<PlanSummary> plan;
+    std::optional<double> price;  // a JSON number; anything else there is left out, not an error
+    std::optional<RateCardRef> rate_card;
     StatusCounts counts;
-    double price = 0;      // Key::price
     std::string mistyped;  // a known field of the wrong type: valid JSON, unusable record
 
     bool has(Key k) const { return present[static_cast<std::size_t>(k)]; }

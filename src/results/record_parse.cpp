@@ -82,6 +82,7 @@ util::Result<Record> build_campaign(Fields& f) {
         }
         h.mode = *mode;
     }
+    h.rate_card = std::move(f.rate_card);
     return Record(std::move(h));
 }
 
@@ -130,8 +131,8 @@ util::Result<Record> build_result(Fields& f) {
     if (f.has(Key::recovered)) {
         r.recovered = f.str(Key::recovered);
     }
-    // A price that is no price (negative, not finite) is not one: the row counts as unpriced.
-    if (f.has(Key::price) && std::isfinite(f.price) && f.price >= 0) {
+    // A price that is no price (negative; not finite: not read) is none: the row counts as unpriced.
+    if (f.price && *f.price >= 0) {
         r.price = f.price;
     }
     r.message = std::move(f.message);

@@ -106,7 +106,7 @@ std::string readable_text(const MessageContent& m) {
 namespace {
 
 // `card` as a JSON object: {"path", "sha256", "currency", "effective"}.
-std::string rate_card_json(const RateCardUse& card) {
+std::string rate_card_json(const RateCardRef& card) {
     fmt::memory_buffer out;
     const auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
     put(R"({"path":)");
@@ -137,8 +137,8 @@ std::string to_line(const CampaignHeader& record) {
     line.add_time("started_at", record.started_at);
     line.add_string("version", record.version);
     line.add_string("mode", to_string(record.mode));
-    if (!record.rate_card.path.empty()) {
-        line.add_raw("rate_card", rate_card_json(record.rate_card));
+    if (record.rate_card) {
+        line.add_raw("rate_card", rate_card_json(*record.rate_card));
     }
     return line.finish();
 }

@@ -15,16 +15,16 @@
 
 namespace results {
 
-// `event: "campaign"`: the first line; which inputs the campaign ran on.
-// The rate card a run priced its sends with.
-struct RateCardUse {
-    std::string path;  // empty: none (a text or image campaign without a card)
+// The rate card a run priced its rows with, as its `campaign` record names it (`rate_card`).
+struct RateCardRef {
+    std::string path;
     std::string sha256;
-    std::string currency;
-    std::string effective;  // YYYY-MM-DD; empty: undated
-    bool operator==(const RateCardUse&) const = default;
+    std::string currency;   // "" when the record leaves it out: USD
+    std::string effective;  // YYYY-MM-DD; "" when undated
+    bool operator==(const RateCardRef&) const = default;
 };
 
+// `event: "campaign"`: the first line; which inputs the campaign ran on.
 struct CampaignHeader {
     std::string name;
     std::string campaign_file;
@@ -34,9 +34,7 @@ struct CampaignHeader {
     util::TimePoint started_at;
     std::string version;
     Mode mode = Mode::send;
-    // The rate card the run prices with (pricing.rate_card). Written, not read back: a card that
-    // changed between runs is not a changed campaign.
-    RateCardUse rate_card;
+    std::optional<RateCardRef> rate_card = {};  // none in a log from before prices
     bool operator==(const CampaignHeader&) const = default;
 };
 
@@ -91,8 +89,8 @@ struct ResultRecord {
     std::optional<std::int64_t> latency_ms;    // when a request was made
     std::optional<std::string> template_name;  // `template`: template campaigns: the template's name
     std::optional<std::string> category;       // template campaigns: its category, when known
-    // A sent template message: the row's price on the campaign's rate card at its send.
-    std::optional<double> price;
+    // A sent template message: the row's price at its send (none when the log holds no number there).
+    std::optional<double> price = {};
     // "ledger": the row's result was taken from the account's ledger, which held what the log had
     // lost (an older copy of the log, its last seconds lost in a power cut).
     std::optional<std::string> recovered;

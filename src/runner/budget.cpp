@@ -36,7 +36,8 @@ std::optional<std::string> over_budget(const campaign::Campaign& c, const SpentS
                               spent.unpriced, spent.unknown);
     }
     std::string text = fmt::format(
-        "{}: over budget: {:.2f} {} already spent{} + about {:.2f} {} for the {} message(s) left = {:.2f} {}, more than "
+        "{}: over budget: {:.2f} {} already spent{} + about {:.2f} {} for the {} message(s) left = {:.2f} {}, more "
+        "than "
         "the budget of {:.2f} {} (pricing.budget, or --budget); nothing was sent. Raise the budget, or send fewer rows "
         "(--limit)\n",
         c.file, spent.amount, left.currency, counted, left.total, left.currency, left.messages,

@@ -27,11 +27,12 @@ util::Result<results::CampaignHeader> make_campaign_header(const campaign::Campa
     h.version = WACAMP_VERSION;
     h.mode = mode;
     if (c.pricing.card) {
-        h.rate_card.path = absolute_path(c.pricing.card->path());
-        TRY_ASSIGN(h.rate_card.sha256, util::sha256_file(c.pricing.card->path()));
-        h.rate_card.currency = c.pricing.currency;
+        results::RateCardRef& card = h.rate_card.emplace();
+        card.path = absolute_path(c.pricing.card->path());
+        TRY_ASSIGN(card.sha256, util::sha256_file(c.pricing.card->path()));
+        card.currency = c.pricing.currency;
         if (c.pricing.card->effective()) {
-            h.rate_card.effective = campaign::day_text(*c.pricing.card->effective());
+            card.effective = campaign::day_text(*c.pricing.card->effective());
         }
     }
     return h;

@@ -42,6 +42,20 @@ std::string json_safe(std::string json) {
     return out;
 }
 
+std::string group_digits(std::int64_t n) {
+    // -(n + 1) + 1 as unsigned: the most negative n has no positive counterpart.
+    const std::string digits =
+        fmt::format("{}", n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out += ',';
+        }
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
 std::string counted(long long n, std::string_view noun, std::string_view plural) {
     if (n == 1) {
         return "1 " + std::string(noun);

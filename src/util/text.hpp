@@ -2,6 +2,7 @@
 // Text from outside (the service, a CSV, a result log) made safe to show on a terminal.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ bool hidden_on_terminal(char32_t cp);
 // "\u007f", "\u009b", "\u202e". They can only be inside strings, so the document means the
 // same. (JSON serialisers escape C0 controls themselves.)
 std::string json_safe(std::string json);
+
+// Returns `n` with thousands separators: 1234567 → "1,234,567", -18200 → "-18,200".
+std::string group_digits(std::int64_t n);
 
 // Returns `n` and `noun`, in the plural unless `n` is 1: "1 duplicate", "3 duplicates". The
 // plural is the noun with an "s" unless `plural` gives it.

@@ -87,6 +87,17 @@ TEST_SUITE("e2e: the campaign's cost") {
         CHECK(contains(html.out, "<td>IN</td>"));
         CHECK(contains(html.out, ">1.50<"));
         CHECK(contains(html.out, ">2.00<"));
+        // The text and JSON reports too.
+        const auto dry_log = (c.f.dir.path() / "results" / "e2e.dry-run.jsonl").string();
+        auto report_text = c.f.wacamp({"report", dry_log});
+        REQUIRE(report_text.exit_code == 0);
+        CHECK(contains(report_text.out,
+                       "\nEstimated cost (the dry run's plan)\n  cost: about 6.00 USD for 6 UTILITY "
+                       "messages (rate card " +
+                           c.card.string() + ", effective 2026-10-01)\n    IN 3 × 0.5 = 1.50\n"));
+        auto report_json = c.f.wacamp({"report", dry_log, "--format", "json"});
+        REQUIRE(report_json.exit_code == 0);
+        CHECK(json::parse(report_json.out)["plan"]["cost"] == expected);
     }
 
     TEST_CASE("validate prints the cost after the plan; --offline prices the template as MARKETING, saying so") {

@@ -27,8 +27,9 @@ TEST_SUITE("e2e: report") {
         auto csv = run_wacamp({"report", f.log.string(), "--format", "csv", "--output", out_file.string()});
         CHECK(csv.exit_code == 0);
         auto content = read_file(out_file);
-        CHECK(content.rfind("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at\n",
-                            0) == 0);
+        CHECK(content.rfind(
+                  "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,price\n", 0) ==
+              0);
         CHECK(std::count(content.begin(), content.end(), '\n') == 8);  // header + 7 rows
         CHECK(content.find(",undeliverable,131026,") != std::string::npos);
     }
@@ -126,7 +127,7 @@ TEST_SUITE("e2e: report") {
         auto r = f.wacamp({"report", f.log.string(), "--format", "csv", "--bom", "--columns", "city,order_id"});
         REQUIRE(r.exit_code == 0);
         CHECK(r.out.rfind("\xEF\xBB\xBFrow,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,"
-                          "error,at,city,order_id\n",
+                          "error,at,price,city,order_id\n",
                           0) == 0);
         CHECK(r.out.find("1," + numbers_wa_id(0) + ",\xe0\xa4\xb0\xe0\xa4\xbe\xe0\xa4\x9c,sent,") != std::string::npos);
         CHECK(r.out.find(",Pune,\"'=HYPERLINK(\"\"http://x\"\")\"\n") != std::string::npos);
@@ -204,7 +205,7 @@ TEST_SUITE("e2e: report") {
         const auto rows = part("xl/worksheets/sheet1.xml");
         CHECK(rows.find("state=\"frozen\"") != std::string::npos);
         CHECK(rows.find("ySplit=\"1\"") != std::string::npos);
-        CHECK(rows.find("<autoFilter ref=\"A1:L4\"/>") != std::string::npos);  // 12 columns, 3 rows
+        CHECK(rows.find("<autoFilter ref=\"A1:M4\"/>") != std::string::npos);  // 13 columns, 3 rows
         // The wa_id a text cell (never 9.19812E+11), the row and attempts numbers.
         CHECK(rows.find("<t>" + numbers_wa_id(0) + "</t>") != std::string::npos);
         CHECK(rows.find("<v>" + numbers_wa_id(0) + "</v>") == std::string::npos);
@@ -235,5 +236,68 @@ TEST_SUITE("e2e: report") {
         auto json = f.wacamp({"report", f.log.string(), "--format", "json"});
         REQUIRE(json.exit_code == 0);
         CHECK(nlohmann::json::parse(json.out)["without_user_id"] == nlohmann::json::parse(R"({"count":1,"rows":[2]})"));
+    }
+
+    TEST_CASE("a log whose sends carry prices: the spend in every format; what must not count does not") {
+        TempDir dir;
+        const auto result = [](int row, const std::string& wa_id, const std::string& status, const std::string& tail) {
+            return R"({"event":"result","row":)" + std::to_string(row) + R"(,"wa_id":")" + wa_id + R"(","status":")" +
+                   status + R"(","attempts":1,"template":"spring_sale","category":"MARKETING")" + tail +
+                   R"(,"at":"2026-11-21T09:00:0)" + std::to_string(row) + ".000Z\"}\n";
+        };
+        auto log = dir.write(
+            "log.jsonl",
+            R"({"event":"campaign","name":"e2e","campaign_file":"/c.yaml","campaign_sha256":"aa","recipients_file":)"
+            R"("/r.csv","recipients_sha256":"bb","started_at":"2026-11-21T09:00:00.000Z","version":"0.1.0",)"
+            R"("mode":"send","rate_card":{"path":"/rates.csv","sha256":"cc","currency":"USD","effective":"2025-07-01"}})"
+            "\n" +
+                result(1, "919812345611", "sent", R"(,"price":0.25)") +
+                result(2, "919812345612", "sent", R"(,"price":0.25)") +
+                result(3, "5511912345678", "sent", R"(,"price":1.5)") +
+                result(4, "5511912345679", "failed", R"(,"price":1.5,"cause":"rejected","error":"no")") +
+                result(5, "919812345615", "sent", R"(,"price":"\u001b]0;free\u0007")") +
+                result(6, "919812345616", "sent", ""));
+        auto text = run_wacamp({"report", log.string()});
+        CAPTURE(text.out);
+        REQUIRE(text.exit_code == 0);
+        CHECK(contains(text.out, "\nSpend\n  total       about 2.00 USD for 3 sent messages"));
+        CHECK(contains(text.out, "  by category MARKETING  3  2.00\n"));
+        CHECK(contains(text.out, "  by country  BR         1  1.50\n              IN         2  0.50\n"));
+        CHECK(contains(text.out, "  no price    2 sent template messages without a price"));
+        CHECK_FALSE(contains(text.out, "\x1b"));
+
+        auto json = run_wacamp({"report", log.string(), "--format", "json"});
+        REQUIRE(json.exit_code == 0);
+        const auto spend = nlohmann::json::parse(json.out)["spend"];
+        CHECK(spend["total"] == 2.0);
+        CHECK(spend["messages"] == 3);
+        CHECK(spend["by_country"]["IN"] == nlohmann::json::parse(R"({"messages": 2, "amount": 0.5})"));
+        CHECK(spend["by_category"]["MARKETING"]["amount"] == 2.0);
+
+        auto csv = run_wacamp({"report", log.string(), "--format", "csv"});
+        REQUIRE(csv.exit_code == 0);
+        CHECK(contains(csv.out, ",error,at,price\n"));
+        CHECK(contains(csv.out, ",2026-11-21T09:00:03.000Z,1.5\n"));
+        CHECK(contains(csv.out, ",2026-11-21T09:00:04.000Z,\n"));  // failed: nothing spent
+        CHECK(contains(csv.out, ",2026-11-21T09:00:05.000Z,\n"));
+
+        auto html = run_wacamp({"report", log.string(), "--format", "html"});
+        REQUIRE(html.exit_code == 0);
+        CHECK(contains(html.out, R"(<section id="spend">)"));
+        CHECK(contains(html.out, R"(<svg id="spend-country" class="bars")"));
+        CHECK_FALSE(contains(html.out, "<script"));
+
+        if (!std::filesystem::exists("/usr/bin/unzip")) {
+            MESSAGE("wacamp-test-skipped: unzip is not installed (scripts/setup.sh installs it)");
+            return;
+        }
+        const auto book = dir.path() / "spend.xlsx";
+        auto xlsx = run_wacamp({"report", log.string(), "--format", "xlsx", "--output", book.string()});
+        REQUIRE_MESSAGE(xlsx.exit_code == 0, xlsx.err);
+        auto rows = run_program({"/usr/bin/unzip", "-p", book.string(), "xl/worksheets/sheet1.xml"});
+        CHECK(contains(rows.out, "<t>price</t>"));
+        CHECK(contains(rows.out, "<v>1.5</v>"));  // a number, not text
+        auto summary = run_program({"/usr/bin/unzip", "-p", book.string(), "xl/worksheets/sheet2.xml"});
+        CHECK(contains(summary.out, "<t>Spend (each sent message at its price when it was sent)</t>"));
     }
 }

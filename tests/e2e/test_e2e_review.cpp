@@ -110,9 +110,9 @@ TEST_SUITE("e2e: review") {
 
         auto csv = run_wacamp({"report", dry_log, "--format", "csv"});
         REQUIRE(csv.exit_code == 0);
-        CHECK(
-            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
-                                "caption,source,defaults\n"));
+        CHECK(csv.out.starts_with(
+            "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,price,"
+            "caption,source,defaults\n"));
         CHECK(contains(csv.out, ",short,https://cdn.example.com/a.png,\n"));
         CHECK(contains(csv.out, "\"'=HYPERLINK(\"\"http://evil\"\")\",https://cdn.example.com/c.png"));
 
@@ -137,9 +137,9 @@ TEST_SUITE("e2e: review") {
         auto text = run_wacamp({"report", dry_log});
         CHECK(contains(text.out, "{{when}} 2"));  // rows 4 (invalid: empty) and 5
         auto csv = run_wacamp({"report", dry_log, "--format", "csv"});
-        CHECK(
-            csv.out.starts_with("row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,"
-                                "text,defaults\n"));
+        CHECK(csv.out.starts_with(
+            "row,wa_id,user_name,status,attempts,http_status,message_id,cause,error_code,error,at,price,"
+            "text,defaults\n"));
         CHECK(contains(csv.out, ",hi,when\n"));
         auto json = run_wacamp({"report", dry_log, "--format", "json"});
         const auto summary = nlohmann::json::parse(json.out);

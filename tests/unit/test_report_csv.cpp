@@ -52,7 +52,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "4,919812345614,\"'=cmd|' /C calc'!A0\",failed,0,,,rejected,,"
-                         "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z\n");
+                         "\"'@SUM(1+1)*cmd\",2026-11-21T09:00:01.000Z,\n");
     }
 
     TEST_CASE("names from the CSV and errors from the service reach the cell with their control characters escaped") {
@@ -63,7 +63,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "4,919812345614,Asha\\x1b[2J\\rX\\u202e,failed,0,,,rejected,,"
-                         "\"bad\\x07\\x1b]0;title\\x07 two\nlines\",2026-11-21T09:00:01.000Z\n");
+                         "\"bad\\x07\\x1b]0;title\\x07 two\nlines\",2026-11-21T09:00:01.000Z,\n");
     }
 
     TEST_CASE("writes Meta's error code in its own column") {
@@ -75,7 +75,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "5,919812345615,,failed,0,400,,opted_out,131050,"
-                         "HTTP 400: (#131050) opted out,2026-11-21T09:00:01.000Z\n");
+                         "HTTP 400: (#131050) opted out,2026-11-21T09:00:01.000Z,\n");
     }
 
     TEST_CASE("writes each row's final result, once") {
@@ -83,7 +83,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + attempt(1, 1, 1s) +
                                           result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
                                           attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2)));
-        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z,\n");
     }
 
     TEST_CASE("an unsent after the row's result (a hand-edited log) leaves the row as its result says") {
@@ -93,7 +93,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + attempt(1, 1, 1s) +
                                           result(1, Status::failed, Cause::transient, 503, "HTTP 503", 20, 1020ms) +
                                           attempt(1, 2, 2s) + sent(1, 30, 2030ms, 2) + unsent));
-        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z\n");
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:02.030Z,\n");
     }
 
     TEST_CASE("writes a row whose last record is an attempt as unknown") {
@@ -101,7 +101,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + attempt(2, 3, 5s)));
         CHECK(csv == k_header +
                          "2,919812345612,,unknown,3,,,,,request in flight when the run stopped: "
-                         "it may or may not have been delivered,2026-11-21T09:00:05.000Z\n");
+                         "it may or may not have been delivered,2026-11-21T09:00:05.000Z,\n");
     }
 
     TEST_CASE("quotes names and errors with commas, quotes and line breaks") {
@@ -116,7 +116,7 @@ TEST_SUITE("report::csv") {
         const auto csv = csv_of(log.write(header() + results::to_line(r)));
         CHECK(csv == k_header +
                          "3,,\"Rao, \"\"Asha\"\"\",invalid,0,,,invalid,,"
-                         "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z\n");
+                         "\"column \"\"phone\"\":\nempty\",2026-11-21T09:00:01.000Z,\n");
     }
 
     TEST_CASE("writes rows in the order of their final records") {
@@ -141,7 +141,7 @@ TEST_SUITE("report::csv") {
         CHECK(index->warnings[0].find("torn last line") != std::string::npos);
         std::ostringstream out;
         REQUIRE(report::write_csv(*index, out).ok());
-        CHECK(out.str() == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z\n");
+        CHECK(out.str() == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z,\n");
     }
 
     TEST_CASE("does not read records appended after the first pass") {
@@ -171,7 +171,7 @@ TEST_SUITE("report::csv") {
         std::string changed = header();
         changed.replace(changed.find("\"bb\""), 4, "\"cc\"");
         const auto csv = csv_of(log.write(header() + sent(1, 10, 1s) + sent(2, 10, 2s) + changed + sent(1, 10, 3s)));
-        CHECK(csv == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:03.000Z\n");
+        CHECK(csv == k_header + "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:03.000Z,\n");
     }
 
     TEST_CASE("fails when the first line is not a campaign record") {
@@ -198,10 +198,10 @@ TEST_SUITE("report::csv: the per-row index in a temporary file") {
         REQUIRE(report::write_csv(*index, out).ok());
         CHECK(out.str() == csv_of(log.path));
         CHECK(out.str() ==
-              k_header + "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:02.010Z\n" +
+              k_header + "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:02.010Z,\n" +
                   "3,919812345613,,unknown,1,,,,,request in flight when the run stopped: it may or may not have "
-                  "been delivered,2026-11-21T09:00:03.000Z\n" +
-                  "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:04.010Z\n");
+                  "been delivered,2026-11-21T09:00:03.000Z,\n" +
+                  "1,919812345611,User 1,sent,2,200,wamid.1,,,,2026-11-21T09:00:04.010Z,\n");
     }
 
     TEST_CASE("fails, naming the log, when the temporary file cannot be made") {
@@ -283,9 +283,9 @@ TEST_SUITE("report::csv: for a spreadsheet") {
         const auto csv = csv_with(*index, {report::Bom::no, &*carried});
         CHECK(csv ==
               std::string(report::k_csv_header) + ",order_id,city\n" +
-                  "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:01.000Z,***,\"Delhi, \\u202ex\"\n" +
-                  "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z,\"'=1+2\",Pune\n" +
-                  "7,919812345617,User 7,sent,1,200,wamid.7,,,,2026-11-21T09:00:03.000Z,,\n");
+                  "2,919812345612,User 2,sent,1,200,wamid.2,,,,2026-11-21T09:00:01.000Z,,***,\"Delhi, \\u202ex\"\n" +
+                  "1,919812345611,User 1,sent,1,200,wamid.1,,,,2026-11-21T09:00:02.000Z,,\"'=1+2\",Pune\n" +
+                  "7,919812345617,User 7,sent,1,200,wamid.7,,,,2026-11-21T09:00:03.000Z,,,\n");
     }
 
     TEST_CASE("refuses a list that is not the one the log's rows are of") {
