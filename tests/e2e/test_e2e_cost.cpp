@@ -3,6 +3,8 @@
 // summary and the dry-run log's end record.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "fixtures.hpp"
 
 using namespace e2e;
@@ -259,5 +261,85 @@ TEST_SUITE("e2e: the campaign's cost") {
         CHECK(t.exit_code == 2);
         CHECK(contains(t.err, "paused_regions"));
         CHECK(contains(t.err, "only applies to type template"));
+    }
+}
+
+TEST_SUITE("e2e: the campaign's budget") {
+    TEST_CASE("a budget the estimate passes is refused before any send, by run, validate and the dry run") {
+        CostFixture c;
+        auto run = c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--budget", "5"});
+        CAPTURE(run.err);
+        CHECK(run.exit_code == 2);
+        CHECK(contains(run.err, "over budget: 0.00 USD already spent + about 6.00 USD for the 6 message(s) left = "
+                                "6.00 USD, more than the budget of 5.00 USD"));
+        CHECK(contains(run.err, "BR 2 × 1.25 = 2.50"));
+        CHECK(template_sends(c.sandbox) == 0);
+
+        std::string yaml = read_file(c.f.campaign);
+        yaml.replace(yaml.find("pricing:\n"), 9, "pricing:\n  budget: 5.50\n");
+        c.f.dir.write(c.f.campaign.filename().string(), yaml);
+        auto validate = c.f.wacamp({"validate", c.f.campaign.string()});
+        CAPTURE(validate.err);
+        CHECK(validate.exit_code == 2);
+        CHECK(contains(validate.err, "more than the budget of 5.50 USD"));
+        auto dry = c.f.wacamp({"run", "--dry-run", c.f.campaign.string()});
+        CHECK(dry.exit_code == 2);
+        CHECK(contains(dry.out, "cost: about 6.00 USD"));  // the plan is shown, then refused
+        CHECK(contains(dry.err, "more than the budget of 5.50 USD"));
+        // --budget overrides pricing.budget for one run.
+        auto sent = c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--budget", "6"});
+        CAPTURE(sent.err);
+        CHECK(sent.exit_code == 0);
+        CHECK(template_sends(c.sandbox) == 6);
+    }
+
+    TEST_CASE("each sent row carries its price, the campaign record its card; a resume counts what was spent") {
+        CostFixture c;
+        // The first three rows: IN 0.5, IN 0.5, BR 1.25.
+        auto first = c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--limit", "3"});
+        CAPTURE(first.err);
+        REQUIRE(first.exit_code == 0);
+        const auto records = c.f.records();
+        REQUIRE_FALSE(records.empty());
+        CHECK(records[0]["rate_card"]["path"] == std::filesystem::absolute(c.card).lexically_normal().string());
+        CHECK(records[0]["rate_card"]["sha256"].get<std::string>().size() == 64);
+        CHECK(records[0]["rate_card"]["effective"] == "2026-10-01");
+        CHECK(result_of(c.f, 1)["price"] == 0.5);
+        CHECK(result_of(c.f, 3)["price"] == 1.25);
+
+        // 2.25 spent + 3.75 left (IN 0.5, KE 2, BR 1.25) = 6.00: a budget of 5 is refused up front.
+        const std::string log = c.f.log.string();
+        auto refused = c.f.wacamp({"resume", log, "--budget", "5"});
+        CAPTURE(refused.err);
+        CHECK(refused.exit_code == 2);
+        CHECK(contains(refused.err, "2.25 USD already spent + about 3.75 USD for the 3 message(s) left"));
+        CHECK(template_sends(c.sandbox) == 3);
+
+        // A card changed since is not a changed campaign: no --force; its new SHA-256 is recorded.
+        c.f.dir.write("rates.csv", k_card + "# a comment\n");
+        auto resumed = c.f.wacamp({"resume", log, "--budget", "6"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(template_sends(c.sandbox) == 6);
+        for (const std::string wa_id :
+             {"919812345601", "919812345602", "5511912345678", "919812345603", "254712345678", "5511912345679"}) {
+            CAPTURE(wa_id);
+            CHECK(template_requests_for(c.sandbox, wa_id) == 1);
+        }
+        std::set<std::string> shas;
+        for (const auto& r : c.f.records()) {
+            if (r.value("event", "") == "campaign") {
+                shas.insert(r["rate_card"]["sha256"].get<std::string>());
+            }
+        }
+        CHECK(shas.size() == 2);
+
+        // The report adds the prices of the sent rows up.
+        auto report = c.f.wacamp({"report", log, "--format", "json"});
+        CAPTURE(report.out);
+        REQUIRE(report.exit_code == 0);
+        const auto j = nlohmann::json::parse(report.out);
+        CHECK(j["spend"]["total"] == 6.0);
+        CHECK(j["spend"]["messages"] == 6);
     }
 }
