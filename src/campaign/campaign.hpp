@@ -74,6 +74,9 @@ struct TemplateMessage {
     // message.paused_regions: regions (ISO 3166-1 alpha-2) whose numbers a MARKETING template is
     // not sent to (Meta delivers none there); default the United States.
     std::vector<std::string> paused_regions{"US"};
+    // message.category: the category the template must have in the template list (MARKETING,
+    // UTILITY or AUTHENTICATION); empty: any. A pin: run and resume refuse another (exit 2).
+    std::string pinned_category;
 };
 
 // Message fields are templates with {{column}} / {{column|default}} placeholders.

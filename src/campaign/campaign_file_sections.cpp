@@ -13,12 +13,13 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type",        "text",     "source",      "label",
-                                               "check_media", "template", "language",    "header",
-                                               "body",        "buttons",  "template_id", "paused_regions"};
+constexpr std::string_view k_message_keys[] = {"type",        "text",           "source",  "label", "check_media",
+                                               "template",    "language",       "header",  "body",  "buttons",
+                                               "template_id", "paused_regions", "category"};
 constexpr std::string_view k_message_types[] = {"text", "image", "template"};
-constexpr std::string_view k_template_only_keys[] = {"template", "language",    "header",        "body",
-                                                     "buttons",  "template_id", "paused_regions"};
+constexpr std::string_view k_template_only_keys[] = {"template", "language",    "header",         "body",
+                                                     "buttons",  "template_id", "paused_regions", "category"};
+constexpr std::string_view k_categories[] = {"MARKETING", "UTILITY", "AUTHENTICATION"};
 constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
 constexpr std::string_view k_button_keys[] = {"index", "text"};
 constexpr long long k_max_button_index = 9;  // WhatsApp allows at most 10 buttons
@@ -258,6 +259,17 @@ void read_template_message(const Section& root, const Section& m, Campaign& out)
     t.language = m.text("language").value_or("");
     read_template_id(m, t);
     read_paused_regions(m, t);
+    if (auto category = m.text("category")) {
+        std::string upper = *category;
+        std::transform(upper.begin(), upper.end(), upper.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        if (std::find(std::begin(k_categories), std::end(k_categories), upper) == std::end(k_categories)) {
+            m.problem("category",
+                      fmt::format("expected MARKETING, UTILITY or AUTHENTICATION, got {}", in_quotes(*category)));
+        } else {
+            t.pinned_category = std::move(upper);
+        }
+    }
     read_template_header(m, t);
     read_template_body(m, t);
     read_template_buttons(m, t);

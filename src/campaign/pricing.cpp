@@ -22,7 +22,9 @@ PriceBasis price_basis(const Campaign& c) {
                 .category_name = {},
                 .note = "text messages are free inside the customer-service window, the only time they can be sent"};
     }
-    const std::string& given = c.message.templated.category;
+    // Not checked (--offline): the pinned category is the one the run will insist on.
+    const std::string& given =
+        c.message.templated.category.empty() ? c.message.templated.pinned_category : c.message.templated.category;
     if (given.empty()) {
         return {.free = false,
                 .category = PriceCategory::marketing,

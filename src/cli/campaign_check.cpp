@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "campaign/rate_card.hpp"
 #include "campaign/recipients.hpp"
 #include "cli/run_common.hpp"
@@ -11,6 +13,7 @@
 #include "service/curl_transport.hpp"
 #include "util/clock.hpp"
 #include "util/env.hpp"
+#include "util/text.hpp"
 
 namespace cli {
 
@@ -92,6 +95,18 @@ std::optional<TemplateRefusal> check_template(campaign::Campaign& c, TemplateLis
     }
     if (!resolved->note.empty()) {
         out.warning(resolved->note);
+    }
+    const std::string listed = util::printable(c.message.templated.category);
+    std::string listed_upper = listed;
+    std::transform(listed_upper.begin(), listed_upper.end(), listed_upper.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    if (const auto& pin = c.message.templated.pinned_category; !pin.empty() && listed_upper != pin) {
+        return TemplateRefusal{
+            k_exit_bad_input,
+            fmt::format("{}: template \"{}\" is {} in the template list, not {} (message.category): Meta may have "
+                        "re-categorised it, and its price with it; nothing was sent. To send it at the new category's "
+                        "price, set message.category: {}",
+                        campaign::where(c, "message.category"), c.message.templated.name, listed, pin, listed_upper)};
     }
     out.notice(fmt::format("template \"{}\" ({}, {}): APPROVED, its variables match the campaign's",
                            c.message.templated.name, c.message.templated.category,

@@ -270,8 +270,9 @@ TEST_SUITE("e2e: the campaign's budget") {
         auto run = c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--budget", "5"});
         CAPTURE(run.err);
         CHECK(run.exit_code == 2);
-        CHECK(contains(run.err, "over budget: 0.00 USD already spent + about 6.00 USD for the 6 message(s) left = "
-                                "6.00 USD, more than the budget of 5.00 USD"));
+        CHECK(contains(run.err,
+                       "over budget: 0.00 USD already spent + about 6.00 USD for the 6 message(s) left = "
+                       "6.00 USD, more than the budget of 5.00 USD"));
         CHECK(contains(run.err, "BR 2 × 1.25 = 2.50"));
         CHECK(template_sends(c.sandbox) == 0);
 
@@ -341,5 +342,49 @@ TEST_SUITE("e2e: the campaign's budget") {
         const auto j = nlohmann::json::parse(report.out);
         CHECK(j["spend"]["total"] == 6.0);
         CHECK(j["spend"]["messages"] == 6);
+    }
+}
+
+TEST_SUITE("e2e: a template that changes under a campaign") {
+    TEST_CASE("message.category pins the template's category: re-categorised under a campaign, resume refuses") {
+        // thank_you (UTILITY) turns MARKETING in the template list once 2 template sends were accepted.
+        Sandbox sandbox({"--recategorize", "thank_you=MARKETING@2"});
+        CampaignFixture f(sandbox, k_csv, "pricing:\n  rate_card: rates.csv\n", k_thank_you + "  category: utility\n");
+        f.dir.write("rates.csv", k_card);
+        auto first = f.wacamp({"run", f.campaign.string(), "--yes", "--limit", "2"});
+        CAPTURE(first.err);
+        REQUIRE(first.exit_code == 0);
+        CHECK(template_sends(sandbox) == 2);
+        auto resumed = f.wacamp({"resume", f.log.string()});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 2);
+        CHECK(contains(resumed.err,
+                       "template \"thank_you\" is MARKETING in the template list, not UTILITY "
+                       "(message.category)"));
+        CHECK(contains(resumed.err, "set message.category: MARKETING"));
+        CHECK(template_sends(sandbox) == 2);
+        auto run = f.wacamp({"run", f.campaign.string(), "--yes"});
+        CHECK(run.exit_code == 2);
+        CHECK(template_sends(sandbox) == 2);
+    }
+
+    TEST_CASE("message.category is a template campaign's, one of Meta's three categories") {
+        Sandbox sandbox;
+        CampaignFixture text(sandbox, k_csv, "", "message:\n  type: text\n  text: hi\n  category: MARKETING\n");
+        auto t = text.wacamp({"validate", text.campaign.string(), "--offline"});
+        CHECK(t.exit_code == 2);
+        CHECK(contains(t.err, "message.category: only applies to type template"));
+        CampaignFixture bad(sandbox, k_csv, "", k_thank_you + "  category: PROMO\n");
+        auto b = bad.wacamp({"validate", bad.campaign.string(), "--offline"});
+        CHECK(b.exit_code == 2);
+        CHECK(contains(b.err, "message.category: expected MARKETING, UTILITY or AUTHENTICATION, got \"PROMO\""));
+        // Offline, the pinned category prices the plan.
+        CampaignFixture pinned(sandbox, k_csv, "pricing:\n  rate_card: rates.csv\n",
+                               k_thank_you + "  category: UTILITY\n");
+        pinned.dir.write("rates.csv", k_card);
+        auto p = pinned.wacamp({"validate", pinned.campaign.string(), "--offline"});
+        CAPTURE(p.out);
+        CHECK(p.exit_code == 0);
+        CHECK(contains(p.out, "cost: about 6.00 USD for 6 UTILITY messages"));
     }
 }
