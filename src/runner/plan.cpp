@@ -14,6 +14,7 @@
 #include "runner/account_book.hpp"
 #include "runner/admission_steps.hpp"
 #include "util/spill_queue.hpp"
+#include "util/text.hpp"
 #include "util/zone.hpp"
 
 namespace runner {
@@ -246,15 +247,6 @@ void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, St
     }
 }
 
-// `n` with thousands separators: "60,000".
-std::string count_text(std::int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
-        digits.insert(static_cast<std::size_t>(i), ",");
-    }
-    return n < 0 ? "-" + digits : digits;
-}
-
 // `t` to the minute (a plan's precision) on `zone`'s clock beside UTC.
 std::string plan_time(util::TimePoint t, const util::TimeZone& zone) {
     return util::format_moment(floor<minutes>(t), zone);
@@ -264,7 +256,7 @@ std::string plan_time(util::TimePoint t, const util::TimeZone& zone) {
 std::string limits_text(const Plan& plan) {
     std::string text = std::isinf(plan.per_second) ? "at an unlimited rate" : fmt::format("at {:g}/s", plan.per_second);
     if (plan.per_day) {
-        text += fmt::format(", {} a day ({})", count_text(*plan.per_day), plan.per_day_source);
+        text += fmt::format(", {} a day ({})", util::group_digits(*plan.per_day), plan.per_day_source);
     }
     if (!plan.window.empty()) {
         text += fmt::format(", in {}", plan.window);
@@ -413,12 +405,12 @@ std::string recent_text(const Plan& plan) {
     }
     return fmt::format(
         "  the account already messaged {} of these numbers in the last 24 h, {} in the last 7 days (its ledger){}\n",
-        count_text(*plan.messaged_day), count_text(*plan.messaged_week),
+        util::group_digits(*plan.messaged_day), util::group_digits(*plan.messaged_week),
         plan.per_day && *plan.messaged_day > 0 ? "; those of the last 24 h cost no new room of per_day" : "");
 }
 
 std::string describe(const Plan& plan, const util::TimeZone& shown) {
-    const std::string n = count_text(plan.messages);
+    const std::string n = util::group_digits(plan.messages);
     const char* s = plan.messages == 1 ? "" : "s";
     if (plan.kind == Plan::Kind::unbounded) {
         return fmt::format("plan: {} message{} as fast as the service answers; no finish time\n", n, s) +
@@ -436,21 +428,21 @@ std::string describe(const Plan& plan, const util::TimeZone& shown) {
     if (plan.room_today && plan.room_for_all) {
         text +=
             fmt::format("  the account's room now: enough for all of them, of {} in the trailing 24 h (its ledger)\n",
-                        count_text(*plan.per_day));
+                        util::group_digits(*plan.per_day));
     } else if (plan.room_today) {
         text += fmt::format("  the account's room now: {} of {} in the trailing 24 h (its ledger)\n",
-                            count_text(*plan.room_today), count_text(*plan.per_day));
+                            util::group_digits(*plan.room_today), util::group_digits(*plan.per_day));
     }
     text += recent_text(plan);
     if (plan.larger_than_a_day()) {
-        text += fmt::format("  larger than a day of per_day ({}): it spans {} days\n", count_text(*plan.per_day),
-                            plan.days);
+        text += fmt::format("  larger than a day of per_day ({}): it spans {} days\n",
+                            util::group_digits(*plan.per_day), plan.days);
     }
     if (!plan.note.empty()) {
         text += fmt::format("  {}\n", plan.note);
     }
     if (plan.planned < plan.messages) {
-        text += fmt::format("  only {} of them would go out: {}\n", count_text(plan.planned), plan.why);
+        text += fmt::format("  only {} of them would go out: {}\n", util::group_digits(plan.planned), plan.why);
     }
     return text;
 }
