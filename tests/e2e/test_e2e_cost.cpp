@@ -388,3 +388,21 @@ TEST_SUITE("e2e: a template that changes under a campaign") {
         CHECK(contains(p.out, "cost: about 6.00 USD for 6 UTILITY messages"));
     }
 }
+
+TEST_SUITE("e2e: the campaign's budget") {
+    TEST_CASE("on a terminal, the question shows the estimate for what is left and what was spent so far") {
+        CostFixture c;
+        auto asked = on_terminal(c.f, {"run", c.f.campaign.string()}, "n\n");
+        CAPTURE(asked.out);
+        CHECK(asked.exit_code == 3);  // declined
+        CHECK(contains(asked.out, "cost: about 6.00 USD for 6 UTILITY messages"));
+        CHECK(contains(asked.out, "Send 6 messages? [y/N]"));
+        CHECK(template_sends(c.sandbox) == 0);
+        REQUIRE(c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--limit", "3"}).exit_code == 0);
+        auto again = on_terminal(c.f, {"run", c.f.campaign.string()}, "n\n");
+        CAPTURE(again.out);
+        CHECK(contains(again.out, "cost: about 3.75 USD for 3 UTILITY messages"));
+        CHECK(contains(again.out, "spent so far: about 2.25 USD"));
+        CHECK(template_sends(c.sandbox) == 3);
+    }
+}
