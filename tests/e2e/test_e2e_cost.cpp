@@ -3,6 +3,7 @@
 // summary and the dry-run log's end record.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <set>
 
 #include "fixtures.hpp"
@@ -404,5 +405,51 @@ TEST_SUITE("e2e: the campaign's budget") {
         CHECK(contains(again.out, "cost: about 3.75 USD for 3 UTILITY messages"));
         CHECK(contains(again.out, "spent so far: about 2.25 USD"));
         CHECK(template_sends(c.sandbox) == 3);
+    }
+}
+
+TEST_SUITE("e2e: the campaign's budget") {
+    TEST_CASE("a request in flight when the process died, and a row sent without a price, count as spent") {
+        CostFixture c;
+        // The first three rows: IN 0.5, IN 0.5, BR 1.25.
+        REQUIRE(c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--limit", "3"}).exit_code == 0);
+        // As a kill -9 between row 1's attempt and its result, and a row 2 sent before prices, leave it.
+        std::string kept;
+        for (const auto& r : c.f.records()) {
+            if (r.value("event", "") == "result" && r["row"] == 1) {
+                continue;
+            }
+            auto line = r;
+            if (line.value("event", "") == "result" && line["row"] == 2) {
+                line.erase("price");
+            }
+            kept += line.dump() + "\n";
+        }
+        std::ofstream(c.f.log, std::ios::trunc) << kept;
+        auto refused = c.f.wacamp({"resume", c.f.log.string(), "--budget", "5"});
+        CAPTURE(refused.err);
+        CHECK(refused.exit_code == 2);
+        CHECK(contains(refused.err,
+                       "2.25 USD already spent (of which 1 sent row(s) without a price and 1 of unknown "
+                       "outcome, at today's card)"));
+        CHECK(template_sends(c.sandbox) == 3);
+    }
+
+    TEST_CASE("a budget that is not a positive amount is a problem of the campaign file; nothing is sent") {
+        for (const std::string bad : {"-1", "0", "abc"}) {
+            CAPTURE(bad);
+            Sandbox sandbox;
+            CampaignFixture f(sandbox, k_csv, "pricing:\n  rate_card: rates.csv\n  budget: " + bad + "\n", k_thank_you);
+            f.dir.write("rates.csv", k_card);
+            auto r = f.wacamp({"run", f.campaign.string(), "--yes"});
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, "pricing.budget"));
+            CHECK(template_sends(sandbox) == 0);
+        }
+        CostFixture c;
+        auto flag = c.f.wacamp({"run", c.f.campaign.string(), "--yes", "--budget", "-3"});
+        CHECK(flag.exit_code == 2);
+        CHECK(template_sends(c.sandbox) == 0);
     }
 }
