@@ -175,12 +175,7 @@ std::string describe(const CostEstimate& cost) {
                             money_text(c.amount), c.listed ? "" : " (the * price)");
     }
     if (cost.by_country.size() > shown) {
-        std::int64_t messages = 0;
-        double amount = 0;
-        for (std::size_t i = shown; i < cost.by_country.size(); ++i) {
-            messages += cost.by_country[i].messages;
-            amount += cost.by_country[i].amount;
-        }
+        const auto [messages, amount] = total_from(cost.by_country, shown);
         text += fmt::format("  {} others: {} message{} = {}\n", cost.by_country.size() - shown,
                             util::group_digits(messages), messages == 1 ? "" : "s", money_text(amount));
     }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "campaign/campaign.hpp"
@@ -119,6 +120,18 @@ std::string price_text(double price);
 
 // The most countries describe() names before "N others".
 inline constexpr std::size_t k_cost_countries_shown = 5;
+
+// The messages and the amount of `parts[from…]` together: the "N others" line after the parts
+// shown. `Part` has `messages` and `amount` (CountryCost, a report's spend by country).
+template <typename Part>
+std::pair<std::int64_t, double> total_from(const std::vector<Part>& parts, std::size_t from) {
+    std::pair<std::int64_t, double> total{0, 0.0};
+    for (std::size_t i = from; i < parts.size(); ++i) {
+        total.first += parts[i].messages;
+        total.second += parts[i].amount;
+    }
+    return total;
+}
 
 // Returns the estimate for people, lines starting with "cost: " or two spaces:
 // "cost: about 194.74 USD for 18,200 MARKETING messages (rate card …, effective 2026-10-01)", then

@@ -244,10 +244,7 @@ void add_spend_parts(std::string& out, std::string_view id, std::string_view key
         bars.push_back({parts[i].key, parts[i].amount, money_text(parts[i].amount)});
     }
     if (parts.size() > most) {
-        double rest = 0;
-        for (std::size_t i = most; i < parts.size(); ++i) {
-            rest += parts[i].amount;
-        }
+        const double rest = campaign::total_from(parts, most).second;
         bars.push_back({fmt::format("{} others", parts.size() - most), rest, money_text(rest)});
     }
     out += svg_bar_list(std::string(id), fmt::format("Spend by {}", util::ascii_lower(key)), bars);

@@ -188,12 +188,7 @@ void add_spend(std::string& out, const Summary& s) {
         add(i == 0 ? "by country" : "", one_line(c.key), c.messages, c.amount);
     }
     if (spend.by_country.size() > shown) {
-        std::int64_t messages = 0;
-        double amount = 0;
-        for (std::size_t i = shown; i < spend.by_country.size(); ++i) {
-            messages += spend.by_country[i].messages;
-            amount += spend.by_country[i].amount;
-        }
+        const auto [messages, amount] = campaign::total_from(spend.by_country, shown);
         add("", fmt::format("{} others", spend.by_country.size() - shown), messages, amount);
     }
     std::array<std::size_t, 3> width{};
