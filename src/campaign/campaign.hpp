@@ -77,6 +77,9 @@ struct TemplateMessage {
     // message.category: the category the template must have in the template list (MARKETING,
     // UTILITY or AUTHENTICATION); empty: any. A pin: run and resume refuse another (exit 2).
     std::string pinned_category;
+    // message.recheck: how often the template list is read again while sending, to stop when the
+    // template changes under the campaign (runner::TemplateRecheck); nullopt: off.
+    std::optional<std::chrono::milliseconds> recheck = std::chrono::minutes(10);
 };
 
 // Message fields are templates with {{column}} / {{column|default}} placeholders.

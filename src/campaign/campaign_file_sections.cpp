@@ -15,10 +15,11 @@ namespace {
 
 constexpr std::string_view k_message_keys[] = {"type",        "text",           "source",  "label", "check_media",
                                                "template",    "language",       "header",  "body",  "buttons",
-                                               "template_id", "paused_regions", "category"};
+                                               "template_id", "paused_regions", "category",       "recheck"};
 constexpr std::string_view k_message_types[] = {"text", "image", "template"};
 constexpr std::string_view k_template_only_keys[] = {"template", "language",    "header",         "body",
-                                                     "buttons",  "template_id", "paused_regions", "category"};
+                                                     "buttons",  "template_id", "paused_regions", "category",
+                                                     "recheck"};
 constexpr std::string_view k_categories[] = {"MARKETING", "UTILITY", "AUTHENTICATION"};
 constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
 constexpr std::string_view k_button_keys[] = {"index", "text"};
@@ -252,6 +253,22 @@ void read_paused_regions(const Section& m, TemplateMessage& t) {
     }
 }
 
+// message.recheck: how often the template list is read again while sending; `off`: never.
+void read_recheck(const Section& m, TemplateMessage& t) {
+    const auto text = m.text("recheck");
+    if (!text) {
+        return;  // absent: the default; not a scalar: reported
+    }
+    if (*text == "off") {
+        t.recheck.reset();
+        return;
+    }
+    if (auto every = m.duration("recheck", {std::chrono::seconds(10), std::chrono::hours(24),
+                                            "between 10s and 24h, or off"})) {
+        t.recheck = *every;
+    }
+}
+
 void read_template_message(const Section& root, const Section& m, Campaign& out) {
     out.message.type = MessageType::template_message;
     TemplateMessage& t = out.message.templated;
@@ -259,6 +276,7 @@ void read_template_message(const Section& root, const Section& m, Campaign& out)
     t.language = m.text("language").value_or("");
     read_template_id(m, t);
     read_paused_regions(m, t);
+    read_recheck(m, t);
     if (auto category = m.text("category")) {
         std::string upper = *category;
         std::transform(upper.begin(), upper.end(), upper.begin(),

@@ -102,6 +102,8 @@ util::Result<std::string> describe_log(const results::LogState& state, util::Tim
 class ResumeUi final : public TerminalUi {
 public:
     using TerminalUi::TerminalUi;
+    // No question before the sends; one only when the template's category changed (can_ask).
+    bool wants_confirmation() const override { return false; }
     void log_read(const results::LogState& state) override {
         auto described = describe_log(state, std::chrono::system_clock::now(), *shown_zone());
         if (described) {
@@ -132,7 +134,7 @@ int resume(const ResumeOptions& opts, Output& out) {
         return *stopped;
     }
     const auto& stops = install_stop_handlers();
-    ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::yes);
+    ResumeUi ui(out, opts.no_progress ? ProgressMode::off : ProgressMode::automatic, AssumeYes::no);
     runner::SendOptions send{
         .results_path = opts.results,
         .retry_rejected = opts.retry_failed ? runner::RetryRejected::yes : runner::RetryRejected::no,

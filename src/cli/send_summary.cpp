@@ -74,6 +74,11 @@ std::string_view what_to_fix(queue::StopReason reason) {
     case queue::StopReason::budget:
         return "the next message would have passed the campaign's budget (pricing.budget, or --budget): the rows "
                "not sent are left as they were; to send them, continue with a higher --budget";
+    case queue::StopReason::template_changed:
+        return "Meta re-categorised the template while the campaign sent, and its price changed with it (the new "
+               "estimate is above): the rows not sent are left as they were; to send them at the new price, continue "
+               "with a budget (--budget AMOUNT, or pricing.budget), or pin the new category (message.category) and "
+               "run again with --force";
     case queue::StopReason::input_error:
         return "the recipient list could not be read to its end: fix the cause shown above (the disk, TMPDIR), "
                "then continue";
@@ -92,12 +97,13 @@ struct NextSteps {
     std::string finish_deletion_command;
 };
 
-// The flag a run stopped as too late needs to continue: " --late-ok"; over budget: " --budget
-// AMOUNT"; else nothing.
+// The flag a run stopped as too late needs to continue: " --late-ok"; over budget, or after the
+// template's category changed: " --budget AMOUNT"; else nothing.
 std::string continue_flag(const runner::SendReport& r) {
     switch (r.reason) {
     case queue::StopReason::too_late: return " --late-ok";
-    case queue::StopReason::budget: return " --budget AMOUNT";
+    case queue::StopReason::budget:
+    case queue::StopReason::template_changed: return " --budget AMOUNT";
     default: return "";
     }
 }

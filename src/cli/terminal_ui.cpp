@@ -193,6 +193,10 @@ bool TerminalUi::wants_confirmation() const {
     return m_ask;
 }
 
+bool TerminalUi::can_ask() const {
+    return m_ask;
+}
+
 bool TerminalUi::confirm(const runner::Preview& p) {
     if (!m_ask) {
         return false;  // json never asks; run refuses that case before it starts
@@ -225,8 +229,12 @@ bool TerminalUi::confirm(const runner::Preview& p) {
         timing += "; takes " + p.takes;
     }
     std::string spent;
+    if (!p.category_was.empty()) {
+        spent = fmt::format("the template was {} when this campaign last sent and is {} now: the estimate is at {} prices\n",
+                            util::printable(p.category_was), p.cost.category, p.cost.category);
+    }
     if (p.spent > 0) {
-        spent = fmt::format("spent so far: about {:.2f} {}\n", p.spent, p.cost.currency);
+        spent += fmt::format("spent so far: about {:.2f} {}\n", p.spent, p.cost.currency);
     }
     const std::string text = fmt::format(
         "Campaign {}: {} in the CSV — {}\n"

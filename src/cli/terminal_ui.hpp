@@ -45,6 +45,7 @@ public:
     ~TerminalUi() override;
 
     bool wants_confirmation() const override;
+    bool can_ask() const override;
     bool confirm(const runner::Preview& preview) override;
     void notice(std::string_view text) override;
     void warning(std::string_view text) override;

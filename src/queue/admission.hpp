@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "queue/stop_reason.hpp"
 #include "util/result.hpp"
 
 namespace queue {
@@ -40,8 +41,10 @@ struct Admission {
     // list, or held by a 131049 answer; or the campaign is too late (queue::Deadline), which
     // refuses every job alike: the dispatcher stops the run (too_late) and records none of them.
     // The budget (runner::BudgetGuard) refuses a job whose price would pass it: the dispatcher
-    // stops the run (budget), recording nothing, as for too_late.
-    enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late, budget };
+    // stops the run (budget), recording nothing, as for too_late. A step that found the run
+    // must end (the template changed under it: runner::TemplateRecheck) refuses every job with
+    // `stop`: the dispatcher stops the run with `stop_reason`, recording nothing.
+    enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late, budget, stop };
 
     Verdict verdict = Verdict::now;
     SteadyTime retry_at{};  // later: when to ask again
@@ -55,6 +58,7 @@ struct Admission {
     // instead of holding every job back until retry_at
     bool set_aside = false;
     Refusal refusal = Refusal::frequency_cap;  // never: the cause
+    StopReason stop_reason = StopReason::completed;  // never, Refusal::stop: why the run ends
     // now: the latest time the job may start; a slot unused by then is dropped, never used late
     SteadyTime use_by = SteadyTime::max();
 };

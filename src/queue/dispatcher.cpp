@@ -16,6 +16,7 @@
 
 #include "queue/admission.hpp"
 #include "queue/deadline.hpp"
+#include "queue/side_request.hpp"
 #include "queue/in_flight_window.hpp"
 #include "queue/pace.hpp"
 #include "queue/rate_limiter.hpp"
@@ -102,7 +103,8 @@ std::optional<StopReason> stop_reason_of(service::Cause cause) {
 }
 
 // Why `answer` stops the run rather than refusing one job: the campaign is too late
-// (queue::Deadline), or the job's price would pass the budget; nothing when it does not.
+// (queue::Deadline), the job's price would pass the budget, or a step found the run must end
+// (Refusal::stop); nothing when it does not.
 std::optional<StopReason> stops_run(const Admission& answer) {
     if (answer.verdict != Admission::Verdict::never) {
         return std::nullopt;
@@ -110,6 +112,7 @@ std::optional<StopReason> stops_run(const Admission& answer) {
     switch (answer.refusal) {
     case Admission::Refusal::too_late: return StopReason::too_late;
     case Admission::Refusal::budget: return StopReason::budget;
+    case Admission::Refusal::stop: return answer.stop_reason;
     case Admission::Refusal::frequency_cap:
     case Admission::Refusal::suppressed:
     case Admission::Refusal::marketing_limit: break;
@@ -129,9 +132,10 @@ public:
           m_settings(settings),
           m_parts(parts),
           m_window(settings.max_concurrency, parts.limiter->burst()) {
-        // The fixed order of admission: the deadline, the send window, the daily cap (the
-        // ledger), the budget, the pace (always the last: its grant is the start).
-        for (Admitter* step : {static_cast<Admitter*>(parts.deadline), parts.window, parts.limits, parts.budget}) {
+        // The fixed order of admission: the deadline, the watch, the send window, the daily cap
+        // (the ledger), the budget, the pace (always the last: its grant is the start).
+        for (Admitter* step :
+             {static_cast<Admitter*>(parts.deadline), parts.watch, parts.window, parts.limits, parts.budget}) {
             if (step != nullptr) {
                 m_steps.push_back({step, std::nullopt});
             }
@@ -191,6 +195,9 @@ private:
     void settle_steps();
     // Writes the job's attempt line and hands its request to the transport.
     bool launch(Job job, Steady now);
+    // Starts the request off the send path (DispatchParts::side) when it is due and none is in
+    // flight; narrows `until` to when the next one falls due.
+    void start_side(Steady now, Steady& until);
     std::size_t busy() const { return m_in_flight.size(); }
     // Shows `why` as the queue's pause (when it has a reason), told once when it is news.
     void show(const Admission& why);
@@ -237,6 +244,7 @@ private:
     std::optional<util::Error> m_source_error;  // why the source ended early
     long long m_taken = 0;
     std::uint64_t m_next_id = 1;
+    std::uint64_t m_side_id = 0;  // the request off the send path in flight; 0: none
     std::uint64_t m_seq = 0;
     int m_consecutive_failures = 0;
     int m_template_params_in_a_row = 0;       // since the last success
@@ -852,6 +860,7 @@ DispatchResult Dispatcher::run() {
         }
         std::optional<Steady> wake;
         Steady until = std::min(m_next_progress, now + k_max_wait);
+        start_side(now, until);
         bool start_due = false;  // a start is scheduled at `until`
         if (!m_stopping && room_now(now, wake) == 0 && wake && *wake <= until) {
             until = *wake;
@@ -916,7 +925,26 @@ void Dispatcher::note_throttle(const service::Outcome& outcome, Steady now) {
     }
 }
 
+void Dispatcher::start_side(Steady now, Steady& until) {
+    if (m_parts.side == nullptr || m_stopping || m_side_id != 0) {
+        return;
+    }
+    if (auto request = m_parts.side->due(Instant{now, m_parts.clock->wall_now()})) {
+        m_side_id = m_next_id++;
+        m_parts.transport->start(m_side_id, std::move(*request));
+        return;
+    }
+    if (const auto next = m_parts.side->next_due(); next && *next < until) {
+        until = std::max(now, *next);
+    }
+}
+
 void Dispatcher::handle(service::Completion completion, Steady now) {
+    if (completion.id == m_side_id) {
+        m_side_id = 0;
+        m_parts.side->answered(completion, Instant{now, m_parts.clock->wall_now()});
+        return;
+    }
     auto it = m_in_flight.find(completion.id);
     if (it == m_in_flight.end()) {
         return;
@@ -1059,6 +1087,7 @@ std::string_view to_string(StopReason reason) {
     case StopReason::policy_block: return "policy_block";
     case StopReason::too_late: return "too_late";
     case StopReason::budget: return "budget";
+    case StopReason::template_changed: return "template_changed";
     case StopReason::temp_file_error: return "temp_file_error";
     }
     return "completed";

@@ -15,6 +15,7 @@
 #include "campaign/campaign.hpp"
 #include "queue/job.hpp"
 #include "queue/set_aside.hpp"
+#include "queue/stop_reason.hpp"
 #include "service/config.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
@@ -26,38 +27,11 @@ class Deadline;
 class Pace;
 class RateLimiter;
 class RetryPolicy;
-
-enum class StopReason {
-    completed,
-    limit,
-    auth,
-    spam_limit,
-    account,  // Meta said the account cannot send (locked, payment, not registered, …)
-    failure_threshold,
-    interrupted,
-    log_error,
-    input_error,
-    throttled,
-    tls,
-    ledger_error,       // the account's ledger could not be read or written
-    endpoint,           // the service has no such URL (404, 405): service.base_url is wrong
-    template_refused,   // "template": Meta refused the template itself (132000, 132001, 132007), or
-                        // 10 rows' values in a row (132005, 132012, 132018)
-    template_paused,    // 132015: Meta paused the template for low quality
-    template_disabled,  // 132016: Meta disabled the template
-    policy_block,       // 368: the account is temporarily blocked for a policy violation
-    too_late,           // schedule.not_after passed, or nothing sent by start_at + max_delay (queue::Deadline)
-    temp_file_error,    // a temporary file (the rows set aside for their windows) could not be made,
-                        // written or read back: the log is fine, the rows are as they were
-    budget,             // the next row's price would pass pricing.budget (or --budget)
-};
+class SideRequest;
 
 // Template answers about one row's values (132005, 132012, 132018) with no success between them
 // that stop the campaign (reason template_refused): every row would fail alike.
 inline constexpr int k_template_params_stop = 10;
-
-// The log's name of `reason`: "completed", "limit", "auth", …
-std::string_view to_string(StopReason reason);
 
 // What a job does when its recipient's window is closed or the account's day has no room left:
 // waits (a run), or is passed over, unrecorded, for a later run (--limit: a test send ends).
@@ -101,6 +75,11 @@ struct DispatchParts {
     // The campaign's budget, asked after the daily cap, before the pace; its `never` stops the
     // run with budget.
     Admitter* budget = nullptr;
+    // A step that may end the run whatever the job (the template changed under the campaign),
+    // asked after the deadline; and the request it makes off the send path, carried on the same
+    // transport between the sends (the template list read again). Either may be null.
+    Admitter* watch = nullptr;
+    SideRequest* side = nullptr;
 };
 
 struct DispatchResult {

@@ -81,6 +81,11 @@ std::vector<NextStep> next_steps_for(const Summary& s) {
         // A plain resume would stop as late again (schedule.not_after, max_delay).
         steps.push_back(
             {"to send the rest anyway, though the campaign is too late", "wacamp resume " + log + " --late-ok"});
+    } else if (s.ended && s.last_end && (s.last_end->reason == "budget" || s.last_end->reason == "template_changed")) {
+        // A plain resume would stop again: before the next send, or for want of a budget.
+        steps.push_back({s.last_end->reason == "budget" ? "to continue with a higher budget"
+                                                        : "to continue at the template's new category's price",
+                         "wacamp resume " + log + " --budget AMOUNT"});
     } else if (unfinished(s) || failed.retried > 0) {
         steps.push_back({"to continue", "wacamp resume " + log});
     }

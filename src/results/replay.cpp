@@ -112,6 +112,9 @@ struct Folder {
         const auto code = number_of(r.wa_id);
         if (r.status == Status::sent) {
             keep(keys.add_number(r.wa_id, RowRecord::k_number_sent));
+            if (r.category && *r.category != state.sent_category) {
+                state.sent_category = *r.category;
+            }
             if (sent_after && r.at > *sent_after) {
                 count_recent(r.at);
             }

@@ -99,6 +99,9 @@ struct LogState {
     // The sum of `price` over the rows' `sent` results (each row's first), and how many carried one.
     double spent = 0;
     std::int64_t priced = 0;
+    // The category of the template the last `sent` result that names one was sent at, as the
+    // log has it: what the campaign last sent at ("" when none says).
+    std::string sent_category;
     std::optional<util::TimePoint> first_at;  // earliest time any record carries
     std::optional<util::TimePoint> last_at;   // latest time any record carries
     std::vector<RecentSends> recent_sent;     // see ReplayOptions::now; oldest first

@@ -145,7 +145,8 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
         record.cause = results::Cause::marketing_limit;
         break;
     case queue::Admission::Refusal::too_late:
-    case queue::Admission::Refusal::budget: break;  // never told: the dispatcher stops the run instead
+    case queue::Admission::Refusal::budget:
+    case queue::Admission::Refusal::stop: break;  // never told: the dispatcher stops the run instead
     }
     record.error = answer.reason;
     auto written = write_result(record, true);

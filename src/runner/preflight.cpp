@@ -169,7 +169,7 @@ void count_spent(const RowFacts& facts, const campaign::Recipient& r, const camp
 
 }  // namespace
 
-util::Result<Preview> make_preview(const SendRun& run) {
+util::Result<Preview> make_preview(const SendRun& run, const campaign::Campaign* priced_as) {
     const campaign::Campaign& c = run.campaign;
     const SendOptions& options = run.options;
     const util::TimePoint now = run.parts.clock.wall_now();
@@ -186,7 +186,7 @@ util::Result<Preview> make_preview(const SendRun& run) {
     campaign::Recipient r;
     Screening screening;
     RecentlyMessaged recent;
-    TRY_ASSIGN(auto cost, campaign::CostTally::create(c));
+    TRY_ASSIGN(auto cost, campaign::CostTally::create(priced_as != nullptr ? *priced_as : c));
     p.spent = run.state ? run.state->spent : 0;
     for (;;) {
         TRY_ASSIGN(const bool found, rows.next(r, screening));

@@ -41,8 +41,10 @@ util::Result<TemplateCheckResult> resolve_template(campaign::Campaign& campaign,
 
 // Counts what `run` would do with every row now (one pass over the CSV, each row that could be
 // sent screened against the account's ledger as the run will screen it), says when it starts
-// and about how long it takes, and renders the first message that will be sent.
-util::Result<Preview> make_preview(const SendRun& run);
+// and about how long it takes, and renders the first message that will be sent. The cost is
+// estimated at the template's category in `priced_as` when given (a category that changed under
+// the campaign), else in the run's campaign.
+util::Result<Preview> make_preview(const SendRun& run, const campaign::Campaign* priced_as = nullptr);
 
 // The CSV's data rows, and the jobs a run will start: the rows less those the log has settled,
 // capped by the limit.

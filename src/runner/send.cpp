@@ -16,6 +16,7 @@
 #include "runner/log_observer.hpp"
 #include "runner/row_tally.hpp"
 #include "runner/send_steps.hpp"
+#include "runner/template_recheck.hpp"
 #include "runner/warm_up.hpp"
 
 namespace runner {
@@ -139,6 +140,14 @@ void send(SendRun& run) {
                                .pace = run.parts.pace};
     steps.attach(parts);
     parts.budget = budget ? &*budget : nullptr;
+    // message.recheck: the template list read again while sending (never for a simulation).
+    std::optional<TemplateRecheck> recheck;
+    if (c.message.type == campaign::MessageType::template_message && c.message.templated.recheck &&
+        !c.message.templated.id.empty()) {
+        recheck.emplace(c, *c.message.templated.recheck, clock.steady_now());
+        parts.watch = &*recheck;
+        parts.side = &*recheck;
+    }
     std::optional<WarmUp> warm;
     if (run.parts.warm == WarmConnections::yes) {
         warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
@@ -163,6 +172,9 @@ void send(SendRun& run) {
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     observer.report_end(result);
     report_dispatch(run, result, jobs, observer);
+    if (recheck && result.reason == queue::StopReason::template_changed) {
+        run.changed_category = recheck->category();
+    }
     run.report.counts = tally.counts();
     run.report.causes = tally.causes();
     run.report.not_yet_attempted = std::max<std::int64_t>(0, run.stream->survey().rows - run.report.counts.total());
@@ -204,6 +216,9 @@ util::Result<Next> run_campaign(SendRun& run) {
     TRY(open_log(run));
     send(run);
     finish(run);
+    if (!run.changed_category.empty()) {
+        estimate_after_change(run, run.changed_category);
+    }
     return Next::go_on;
 }
 

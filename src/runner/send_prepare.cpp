@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "queue/deadline.hpp"
@@ -14,6 +15,7 @@
 #include "runner/media_preflight.hpp"
 #include "runner/preflight.hpp"
 #include "runner/send_steps.hpp"
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace runner {
@@ -189,33 +191,84 @@ util::Result<Next> check_images(SendRun& run) {
     return Next::go_on;
 }
 
+std::string upper(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    return text;
+}
+
+// The category the campaign's earlier sends were made at (the log's), when the template list
+// gives the template another now: Meta re-categorised it, during the last run or since. Empty
+// otherwise.
+std::string category_changed(const SendRun& run) {
+    if (!run.state || run.campaign.message.type != campaign::MessageType::template_message) {
+        return {};
+    }
+    std::string before = upper(run.state->sent_category);
+    const std::string now = upper(run.campaign.message.templated.category);
+    return !before.empty() && !now.empty() && before != now ? before : std::string();
+}
+
+// Whether a run whose template changed category since its earlier sends goes on at the new
+// price (SPEC "A template that changes under a campaign"): a person says so when one can answer;
+// else when message.category names the new one (another is refused before this) or a budget
+// holds the spend; else the run stops (template_changed) before anything is sent, saying what
+// to set.
+Next go_on_after_change(SendRun& run, const Preview& preview) {
+    const auto& t = run.campaign.message.templated;
+    const std::string now = upper(t.category);
+    run.parts.ui.notice(fmt::format(
+        "template \"{}\" was {} when this campaign last sent and is {} in the template list now: Meta "
+        "re-categorised it, and its price with it. {}",
+        util::printable(t.name), util::printable(preview.category_was), util::printable(now),
+        campaign::describe(preview.cost)));
+    if (run.parts.ui.can_ask()) {
+        if (run.parts.ui.confirm(preview)) {
+            return Next::go_on;
+        }
+        run.report.declined = true;
+        return Next::stop;
+    }
+    if (t.pinned_category == now || run.campaign.pricing.budget) {
+        return Next::go_on;
+    }
+    run.report.reason = queue::StopReason::template_changed;
+    run.report.message = fmt::format(
+        "template \"{}\" is {} now, not {} as when this campaign last sent; nothing was sent. To send the rest at "
+        "{} prices (about {} {}), set message.category: {} or a budget (pricing.budget, or --budget)",
+        util::printable(t.name), util::printable(now), util::printable(preview.category_was), util::printable(now),
+        campaign::money_text(preview.cost.total), preview.cost.currency, util::printable(now));
+    return Next::stop;
+}
+
 // Asks for confirmation with a preview, or only estimates the work; Next::stop when declined.
 // With a budget, the preview is made either way: a campaign whose spend so far and estimate
-// pass it is refused before the question (an Error: exit 2).
+// pass it is refused before the question (an Error: exit 2). So is it when the template's
+// category changed since the campaign's earlier sends (go_on_after_change).
 util::Result<Next> confirm(SendRun& run) {
-    if (!run.parts.ui.wants_confirmation() && !run.campaign.pricing.budget) {
+    std::string category_was = category_changed(run);
+    if (!run.parts.ui.wants_confirmation() && !run.campaign.pricing.budget && category_was.empty()) {
         const JobEstimate estimate = estimate_jobs(run.campaign, run.existing(), run.options);
         run.expected_jobs = estimate.jobs;
         run.list_rows = estimate.rows;
         return Next::go_on;
     }
-    TRY_ASSIGN(const Preview preview, make_preview(run));
+    TRY_ASSIGN(Preview preview, make_preview(run));
+    preview.category_was = std::move(category_was);
     const SpentSoFar spent{preview.spent, preview.spent_unpriced, preview.spent_unknown};
     if (auto refused = over_budget(run.campaign, spent, preview.cost)) {
         return util::fail(std::move(*refused));
     }
     run.spent_micros = to_micros(preview.spent);
-    if (!run.parts.ui.wants_confirmation()) {
-        run.expected_jobs = preview.to_send;
-        run.list_rows = preview.rows;
-        return Next::go_on;
+    run.expected_jobs = preview.to_send;
+    run.list_rows = preview.rows;
+    if (!preview.category_was.empty() && preview.to_send > 0) {
+        return go_on_after_change(run, preview);
     }
-    if (preview.to_send > 0 && !run.parts.ui.confirm(preview)) {
+    if (preview.to_send > 0 && run.parts.ui.wants_confirmation() && !run.parts.ui.confirm(preview)) {
         run.report.declined = true;
         return Next::stop;
     }
-    run.expected_jobs = preview.to_send;
-    run.list_rows = preview.rows;
     return Next::go_on;
 }
 
@@ -329,6 +382,26 @@ util::Result<void> open_log(SendRun& run) {
         run.parts.ui.notice(fmt::format("continuing from {} ({} recorded)", path, run.state->counts.total()));
     }
     return fold_into_ledger(run);
+}
+
+void estimate_after_change(SendRun& run, const std::string& category) {
+    campaign::Campaign changed = run.campaign;
+    changed.message.templated.category = category;
+    auto state = replay_existing(run, run.report.results_path);
+    if (!state) {
+        run.report.message += "; the estimate for what is left could not be made: " + state.error().message;
+        return;
+    }
+    run.state = std::move(*state);
+    auto preview = make_preview(run, &changed);
+    if (!preview) {
+        run.report.message += "; the estimate for what is left could not be made: " + preview.error().message;
+        return;
+    }
+    const auto& cost = preview->cost;
+    run.report.message += fmt::format("; what is left is now about {} {} for {} {} message(s)",
+                                      campaign::money_text(cost.total), cost.currency, cost.messages, cost.category);
+    run.parts.ui.notice(campaign::describe(cost));
 }
 
 }  // namespace runner

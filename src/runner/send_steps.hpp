@@ -46,6 +46,7 @@ struct SendRun {
     std::int64_t expected_jobs = 0;                 // for progress: the ETA
     std::int64_t list_rows = 0;                     // the list's data rows, for progress: remaining (0: unknown)
     bool wrote = false;                             // this run added to the log: it gets an end record
+    std::string changed_category;                   // template_changed: the category the template has now
     // The existing log, of this very list, settles every row of it (every_row_settled): the
     // run sends and records nothing, and reads no row of the list.
     bool settled = false;
@@ -79,5 +80,10 @@ void send(SendRun& run);
 
 // Writes the end record, runs the deletion step when the run completed, and closes the log.
 void finish(SendRun& run);
+
+// After a stop because the template's category changed to `category` (template_changed): reads
+// the list and the log again and adds to the report's message, and shows, the estimate for what
+// is left at the new category's prices.
+void estimate_after_change(SendRun& run, const std::string& category);
 
 }  // namespace runner

@@ -49,6 +49,9 @@ struct Preview {
     double spent = 0;
     std::int64_t spent_unpriced = 0;  // sent rows without a price, counted at today's card
     std::int64_t spent_unknown = 0;   // rows whose request may have been delivered, counted
+    // The category the campaign's earlier sends were made at, when the template list gives the
+    // template another now (Meta re-categorised it); empty otherwise. `cost` is at the new one.
+    std::string category_was;
 };
 
 // What the runner adds to the queue's progress.
@@ -99,6 +102,9 @@ public:
     virtual bool wants_confirmation() const = 0;
     // Shows `preview` and returns whether to go on.
     virtual bool confirm(const Preview& preview) = 0;
+    // Whether a person can answer confirm() when asked, though no question comes before every
+    // send (`resume` asks only when the template's category changed under the campaign).
+    virtual bool can_ask() const { return wants_confirmation(); }
     // An informational line ("continuing from …", "waiting until …").
     virtual void notice(std::string_view text) = 0;
     // The existing log, as the run read it under its lock, before "continuing from …".
