@@ -2,7 +2,7 @@
 // The `rate.per_day` cap of a campaign without a ledger (`account.ledger: off`): at most
 // `per_day` sends in any trailing 24 hours. Fed from the result log's `sent` results at startup,
 // it holds across restarts. With a ledger the ledger counts per_day, for the whole account; the
-// runner gives the dispatcher one or the other (docs/decisions.md). Pure: it takes `now`.
+// runner gives the dispatcher one or the other (docs/decisions/sending.md). Pure: it takes `now`.
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +19,7 @@ namespace queue {
 // the log's minutes, the plan's account count) and times a second or more apart stay exact, and
 // sends within one second lift the cap at most a second late, never sooner. At most the newest
 // `per_day` sends are kept, and none a day older than the newest: memory is bounded by the
-// seconds of a day (86,400 runs), whatever `per_day` (docs/decisions.md). record() accepts
+// seconds of a day (86,400 runs), whatever `per_day` (docs/decisions/cli.md). record() accepts
 // times in any order. As an admission step, the jobs it admitted and that have not ended count
 // as sends (they may be), until settle() says how they ended. Not thread-safe.
 class DailyCap final : public Admitter {

@@ -303,7 +303,7 @@ util::Result<void> join(util::SortedPairs& log, util::SortedPairs& list, util::E
 // and whose user_id a `deleted` batch names. Both sides go through external sorts and meet in
 // a merge join; the marks come back in row order into the records. A user_id is joined by a
 // 64-bit hash of it: two different ids with the same hash would leave the second one
-// undeleted (about one chance in 200,000 for ten million ids; docs/decisions.md).
+// undeleted (about one chance in 200,000 for ten million ids; docs/decisions/cli.md).
 // `list_failed` tells a list that could not be read from a temporary file that failed.
 util::Result<void> join_list(LogState& state, LogKeys& keys, const ReplayOptions& options, bool& list_failed) {
     keys.other_sent.compact();

@@ -363,7 +363,7 @@ util::Result<Plan> make_plan(const campaign::Campaign& c, const PlanInputs& in) 
             // With room for all, how much more is not known.
             plan.room_for_all = *plan.room_today == in.messages && paid < *plan.per_day;
             // The account's sends in the trailing 24 h count from now: the plan never finishes
-            // sooner than the run could (docs/decisions.md).
+            // sooner than the run could (docs/decisions/sending.md).
             cap->record(in.now, plan.room_for_all ? 0 : *plan.per_day - paid_room);
             cap->admit_free(free);
         }

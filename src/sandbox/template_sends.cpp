@@ -137,7 +137,7 @@ Refusal split(const Json& params, Components& out) {
         const Json type = component.is_object() ? component.value("type", Json()) : Json();
         const Json** slot = type == "header" ? &out.header : type == "body" ? &out.body : nullptr;
         if (type == "button") {
-            continue;  // what a button takes is not in the template list (docs/decisions.md)
+            continue;  // what a button takes is not in the template list (docs/decisions/service.md)
         }
         if (slot == nullptr) {
             return refuse(k_params_problem,

@@ -257,7 +257,7 @@ TEST_SUITE("e2e: http2 faults") {
 
     TEST_CASE("streams refused on a multiplexed connection: none processed twice, none lost") {
         // libcurl 7.88 tells such a refusal apart from a connection torn down after a request
-        // was processed only on a connection's first request (docs/decisions.md): the others
+        // was processed only on a connection's first request (docs/decisions/service.md): the others
         // are held unknown, the safe side. Either way nothing goes twice and every row ends.
         FaultServer server(tls_sandbox(), {"--refuse-every", "7"});
         const int count = 60;

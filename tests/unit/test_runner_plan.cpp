@@ -214,7 +214,7 @@ TEST_SUITE("runner::plan") {
     }
 }
 
-// Not run by default (--no-skip): the plan's CPU time for 100k and 1M rows (docs/decisions.md).
+// Not run by default (--no-skip): the plan's CPU time for 100k and 1M rows (docs/decisions/sending.md).
 TEST_SUITE("runner::plan speed" * doctest::skip()) {
     TEST_CASE("plan of many rows") {
         for (const std::int64_t rows : {100'000, 1'000'000}) {
