@@ -140,17 +140,18 @@ void send(SendRun& run) {
                                .pace = run.parts.pace};
     steps.attach(parts);
     parts.budget = budget ? &*budget : nullptr;
-    // message.recheck: the template list read again while sending (never for a simulation).
+    std::optional<WarmUp> warm;
+    if (run.parts.warm == WarmConnections::yes) {
+        warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
+    }
+    // message.recheck: the template list read again while sending, every `recheck` from the first
+    // send (it was read before the question).
     std::optional<TemplateRecheck> recheck;
     if (c.message.type == campaign::MessageType::template_message && c.message.templated.recheck &&
         !c.message.templated.id.empty()) {
         recheck.emplace(c, *c.message.templated.recheck, clock.steady_now());
         parts.watch = &*recheck;
         parts.side = &*recheck;
-    }
-    std::optional<WarmUp> warm;
-    if (run.parts.warm == WarmConnections::yes) {
-        warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
     }
     const auto started = clock.steady_now();
     // A warm-up answer that refused the key or the account stops the run before its first send.

@@ -369,6 +369,119 @@ TEST_SUITE("e2e: a template that changes under a campaign") {
         CHECK(template_sends(sandbox) == 2);
     }
 
+    TEST_CASE("re-categorised since the campaign last sent: resume stops unless a budget or the pin says go on") {
+        // thank_you (UTILITY) turns MARKETING in the template list once 2 template sends were accepted.
+        Sandbox sandbox({"--recategorize", "thank_you=MARKETING@2"});
+        CampaignFixture f(sandbox, k_csv, "pricing:\n  rate_card: rates.csv\n", k_thank_you);
+        f.dir.write("rates.csv", k_card);
+        REQUIRE(f.wacamp({"run", f.campaign.string(), "--yes", "--limit", "2"}).exit_code == 0);
+        REQUIRE(template_sends(sandbox) == 2);
+        // No terminal, no budget, no pin: stopped before any send, saying what to set.
+        auto stopped = f.wacamp({"resume", f.log.string()});
+        CAPTURE(stopped.err);
+        CHECK(stopped.exit_code == 3);
+        CHECK(contains(stopped.err, "template \"thank_you\" was UTILITY when this campaign last sent and is "
+                                    "MARKETING in the template list now"));
+        // The 4 rows left at MARKETING prices: BR 1 + IN 0.25 + KE 3 + BR 1.
+        CHECK(contains(stopped.err, "cost: about 5.25 USD for 4 MARKETING messages"));
+        CHECK(contains(stopped.err, "set message.category: MARKETING or a budget (pricing.budget, or --budget)"));
+        CHECK(contains(stopped.err, "template_changed"));
+        CHECK(template_sends(sandbox) == 2);
+        // On a terminal it asks again, with the new estimate.
+        auto asked = on_terminal(f, {"resume", f.log.string()}, "n\n");
+        CAPTURE(asked.out);
+        CHECK(asked.exit_code == 3);
+        CHECK(contains(asked.out, "the template was UTILITY when this campaign last sent and is MARKETING now"));
+        CHECK(contains(asked.out, "Send 4 messages? [y/N]"));
+        CHECK(template_sends(sandbox) == 2);
+        // A budget lets it go on: each row sent once in all, the rest at the new category's price.
+        auto resumed = f.wacamp({"resume", f.log.string(), "--budget", "100"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(template_sends(sandbox) == 6);
+        for (const std::string wa_id :
+             {"919812345601", "919812345602", "5511912345678", "919812345603", "254712345678", "5511912345679"}) {
+            CAPTURE(wa_id);
+            CHECK(template_requests_for(sandbox, wa_id) == 1);
+        }
+        CHECK(result_of(f, 1)["price"] == 0.5);
+        CHECK(result_of(f, 4)["price"] == 0.25);
+        CHECK(result_of(f, 4)["category"] == "MARKETING");
+    }
+
+    TEST_CASE("re-categorised while sending: the recheck stops the run, then a raised budget sends each row once") {
+        // MARKETING costs more than UTILITY on this card; thank_you turns MARKETING after the first send.
+        const std::string card =
+            "# effective: 2026-10-01\n"
+            "country,marketing,utility,authentication\n"
+            "IN,1,0.5,0.5\n"
+            "BR,2,1.25,1.25\n"
+            "*,4,2,2\n";
+        Sandbox sandbox({"--recategorize", "thank_you=MARKETING@1"});
+        // Two sends at once, then one every 4 s, and the list read again after 10 s: 1 to 5 of the 6
+        // rows are sent before the read that sees the change (the 6th could not leave before 16 s).
+        CampaignFixture f(sandbox, k_csv,
+                          "pricing:\n  rate_card: rates.csv\n  budget: 6.5\n"
+                          "rate:\n  per_second: 0.25\n  burst: 1\n  concurrency: 1\n",
+                          k_thank_you + "  recheck: 10s\n");
+        f.dir.write("rates.csv", card);
+        auto first = f.wacamp({"run", f.campaign.string(), "--yes"});
+        CAPTURE(first.err);
+        CHECK(first.exit_code == 3);
+        CHECK(contains(first.err, "template \"thank_you\" (_id "));
+        CHECK(contains(first.err, "is MARKETING in the template list now, not UTILITY"));
+        CHECK(contains(first.err, "what is left is now about"));
+        const int sent = template_sends(sandbox);
+        CHECK(sent >= 1);
+        CHECK(sent <= 5);
+        const auto records = f.records();
+        REQUIRE_FALSE(records.empty());
+        CHECK(records.back()["event"] == "end");
+        CHECK(records.back()["reason"] == "template_changed");
+        // The list was read again while sending: a GET beside the sends, no attempt line of its own.
+        int reads = 0;
+        for (const auto& entry : sandbox.journal()) {
+            reads += entry.value("method", "") == "GET" && entry.value("path", "").find("template") != std::string::npos;
+        }
+        CHECK(reads >= 3);  // the check before the question, the warm-up's, then the recheck
+        int attempts = 0;
+        for (const auto& r : records) {
+            attempts += r.value("event", "") == "attempt";
+        }
+        CHECK(attempts == sent);
+        // What was spent at UTILITY and the rest at MARKETING pass the file's budget: refused up front.
+        auto refused = f.wacamp({"resume", f.log.string()});
+        CAPTURE(refused.err);
+        CHECK(refused.exit_code == 2);
+        CHECK(contains(refused.err, "6.50 USD"));
+        CHECK(template_sends(sandbox) == sent);
+        // A raised budget sends the rest, each row once in all.
+        auto resumed = f.wacamp({"resume", f.log.string(), "--budget", "20"});
+        CAPTURE(resumed.err);
+        CHECK(resumed.exit_code == 0);
+        CHECK(template_sends(sandbox) == 6);
+        for (const std::string wa_id :
+             {"919812345601", "919812345602", "5511912345678", "919812345603", "254712345678", "5511912345679"}) {
+            CAPTURE(wa_id);
+            CHECK(template_requests_for(sandbox, wa_id) == 1);
+        }
+        CHECK(result_of(f, 6)["price"] == 2.0);  // BR at MARKETING
+    }
+
+    TEST_CASE("message.recheck: a duration of at least 10s, or off, on a template campaign only") {
+        Sandbox sandbox;
+        CampaignFixture quick(sandbox, k_csv, "", k_thank_you + "  recheck: 5s\n");
+        auto q = quick.wacamp({"validate", quick.campaign.string(), "--offline"});
+        CHECK(q.exit_code == 2);
+        CHECK(contains(q.err, "message.recheck: must be between 10s and 24h, or off, got 5s"));
+        CampaignFixture off(sandbox, k_csv, "", k_thank_you + "  recheck: off\n");
+        CHECK(off.wacamp({"validate", off.campaign.string(), "--offline"}).exit_code == 0);
+        CampaignFixture text(sandbox, k_csv, "", "message:\n  type: text\n  text: hi\n  recheck: 10m\n");
+        auto t = text.wacamp({"validate", text.campaign.string(), "--offline"});
+        CHECK(t.exit_code == 2);
+        CHECK(contains(t.err, "message.recheck: only applies to type template"));
+    }
+
     TEST_CASE("message.category is a template campaign's, one of Meta's three categories") {
         Sandbox sandbox;
         CampaignFixture text(sandbox, k_csv, "", "message:\n  type: text\n  text: hi\n  category: MARKETING\n");
