@@ -13,13 +13,12 @@ namespace campaign::detail {
 
 namespace {
 
-constexpr std::string_view k_message_keys[] = {"type",        "text",           "source",  "label", "check_media",
-                                               "template",    "language",       "header",  "body",  "buttons",
-                                               "template_id", "paused_regions", "category",       "recheck"};
+constexpr std::string_view k_message_keys[] = {"type",        "text",           "source",   "label",  "check_media",
+                                               "template",    "language",       "header",   "body",   "buttons",
+                                               "template_id", "paused_regions", "category", "recheck"};
 constexpr std::string_view k_message_types[] = {"text", "image", "template"};
-constexpr std::string_view k_template_only_keys[] = {"template", "language",    "header",         "body",
-                                                     "buttons",  "template_id", "paused_regions", "category",
-                                                     "recheck"};
+constexpr std::string_view k_template_only_keys[] = {"template",    "language",       "header",   "body",   "buttons",
+                                                     "template_id", "paused_regions", "category", "recheck"};
 constexpr std::string_view k_categories[] = {"MARKETING", "UTILITY", "AUTHENTICATION"};
 constexpr std::string_view k_header_keys[] = {"text", "image", "video", "document", "filename"};
 constexpr std::string_view k_button_keys[] = {"index", "text"};
@@ -263,8 +262,8 @@ void read_recheck(const Section& m, TemplateMessage& t) {
         t.recheck.reset();
         return;
     }
-    if (auto every = m.duration("recheck", {std::chrono::seconds(10), std::chrono::hours(24),
-                                            "between 10s and 24h, or off"})) {
+    if (auto every =
+            m.duration("recheck", {std::chrono::seconds(10), std::chrono::hours(24), "between 10s and 24h, or off"})) {
         t.recheck = *every;
     }
 }

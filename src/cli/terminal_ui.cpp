@@ -230,8 +230,9 @@ bool TerminalUi::confirm(const runner::Preview& p) {
     }
     std::string spent;
     if (!p.category_was.empty()) {
-        spent = fmt::format("the template was {} when this campaign last sent and is {} now: the estimate is at {} prices\n",
-                            util::printable(p.category_was), p.cost.category, p.cost.category);
+        spent = fmt::format(
+            "the template was {} when this campaign last sent and is {} now: the estimate is at {} prices\n",
+            util::printable(p.category_was), p.cost.category, p.cost.category);
     }
     if (p.spent > 0) {
         spent += fmt::format("spent so far: about {:.2f} {}\n", p.spent, p.cost.currency);

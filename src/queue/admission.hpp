@@ -1,10 +1,11 @@
 #pragma once
 // Admission: may a job start at an instant, and if not, until when and why. Every mechanism that
 // holds jobs back answers this one question in this one shape, for a batch of jobs at a time:
-// the campaign's deadline (queue::Deadline), the send window, the daily cap (the account's
-// ledger, or without one queue::DailyCap), the pace (this runner's RateLimiter, or the
-// account's pace shared with its other runners). The dispatcher asks them in that order before
-// a job starts (docs/architecture.md "One message").
+// the campaign's deadline (queue::Deadline), the template's recheck, the send window, the daily
+// cap (the account's ledger, or without one queue::DailyCap), the budget, the pace (this
+// runner's RateLimiter, or the account's pace shared with its other runners). The dispatcher
+// asks them in the order DispatchParts::steps lists them, the pace last, before a job starts
+// (docs/architecture.md "One message").
 
 #include <chrono>
 #include <cstddef>
@@ -57,7 +58,7 @@ struct Admission {
     // dispatcher sets it aside until `until` (queue::SetAside) and goes on with the others,
     // instead of holding every job back until retry_at
     bool set_aside = false;
-    Refusal refusal = Refusal::frequency_cap;  // never: the cause
+    Refusal refusal = Refusal::frequency_cap;        // never: the cause
     StopReason stop_reason = StopReason::completed;  // never, Refusal::stop: why the run ends
     // now: the latest time the job may start; a slot unused by then is dropped, never used late
     SteadyTime use_by = SteadyTime::max();
@@ -95,6 +96,15 @@ public:
     // what the step holds for them alone (the ledger's reservation) is given back. settle() is
     // told of them apart. Does nothing unless overridden.
     virtual void withdraw(std::span<const Job* const> /*jobs*/) {}
+
+    // Whether a dispatch that does not wait (WhenClosed::pass_over: a test send) passes over the
+    // waits this step asks for rather than wait: a closed window, the day's room. False unless
+    // overridden (the pace is always waited for).
+    virtual bool passable() const { return false; }
+
+    // This run's first request left. Does nothing unless overridden (queue::Deadline:
+    // schedule.max_delay is met).
+    virtual void first_sent() {}
 };
 
 }  // namespace queue

@@ -24,6 +24,8 @@ namespace queue {
 // as sends (they may be), until settle() says how they ended. Not thread-safe.
 class DailyCap final : public Admitter {
 public:
+    // Admitter: a test send passes over a closed window or a full day rather than wait.
+    bool passable() const override { return true; }
     // A cap of `per_day` sends per trailing 24 hours (a value below 0 counts as 0: never send).
     explicit DailyCap(long long per_day);
 

@@ -24,8 +24,8 @@ public:
     // start_at + max_delay.
     std::optional<std::string> too_late(WallTime now) const;
 
-    // This run has sent a request: max_delay no longer holds it (not_after still does).
-    void note_sent() { m_sent = true; }
+    // Admitter: this run has sent a request: max_delay no longer holds it (not_after still does).
+    void first_sent() override { m_sent = true; }
 
     // Admitter: none once too late (`why`: never, Refusal::too_late, the reason), else any.
     std::size_t room(Instant at, Admission& why) const override;

@@ -15,14 +15,13 @@
 #include <vector>
 
 #include "queue/admission.hpp"
-#include "queue/deadline.hpp"
-#include "queue/side_request.hpp"
 #include "queue/in_flight_window.hpp"
 #include "queue/pace.hpp"
 #include "queue/rate_limiter.hpp"
 #include "queue/retry_policy.hpp"
 #include "queue/send_rate.hpp"
 #include "queue/set_aside.hpp"
+#include "queue/side_request.hpp"
 #include "service/requests.hpp"
 #include "util/time.hpp"
 
@@ -132,10 +131,8 @@ public:
           m_settings(settings),
           m_parts(parts),
           m_window(settings.max_concurrency, parts.limiter->burst()) {
-        // The fixed order of admission: the deadline, the watch, the send window, the daily cap
-        // (the ledger), the budget, the pace (always the last: its grant is the start).
-        for (Admitter* step :
-             {static_cast<Admitter*>(parts.deadline), parts.watch, parts.window, parts.limits, parts.budget}) {
+        // The steps in the order given, then the pace (always the last: its grant is the start).
+        for (Admitter* step : parts.steps) {
             if (step != nullptr) {
                 m_steps.push_back({step, std::nullopt});
             }
@@ -245,6 +242,7 @@ private:
     long long m_taken = 0;
     std::uint64_t m_next_id = 1;
     std::uint64_t m_side_id = 0;  // the request off the send path in flight; 0: none
+    bool m_sent_any = false;      // a request of this run has left (Admitter::first_sent)
     std::uint64_t m_seq = 0;
     int m_consecutive_failures = 0;
     int m_template_params_in_a_row = 0;       // since the last success
@@ -577,8 +575,7 @@ bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t 
 }
 
 bool Dispatcher::passes_over(const Admitter* step) const {
-    return m_settings.when_closed == WhenClosed::pass_over && step != nullptr &&
-           (step == m_parts.window || step == m_parts.limits);
+    return m_settings.when_closed == WhenClosed::pass_over && step != nullptr && step->passable();
 }
 
 void Dispatcher::pass_over(const Admission& answer, std::size_t k) {
@@ -751,8 +748,11 @@ bool Dispatcher::launch(Job job, Steady now) {
     }
     m_in_flight.emplace(id, InFlight{std::move(job), now});
     m_unpolled.push_back(id);
-    if (m_parts.deadline != nullptr) {
-        m_parts.deadline->note_sent();  // this run has started sending: schedule.max_delay is met
+    if (!m_sent_any) {
+        m_sent_any = true;  // this run has started sending: schedule.max_delay is met
+        for (auto& step : m_steps) {
+            step.admitter->first_sent();
+        }
     }
     return true;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "campaign/campaign.hpp"
 #include "queue/job.hpp"
@@ -23,7 +24,6 @@
 namespace queue {
 
 class Admitter;
-class Deadline;
 class Pace;
 class RateLimiter;
 class RetryPolicy;
@@ -60,25 +60,18 @@ struct DispatchParts {
     // for no more than it could start), and without `pace` it is the last admission step.
     RateLimiter* limiter = nullptr;
     RetryPolicy* retry = nullptr;
-    // The admission steps before the pace, each may be null (none). `limits`: the daily cap and
-    // the account's other limits — the ledger's reservations, or without a ledger a DailyCap;
-    // `window`: the send window, asked first.
-    Admitter* limits = nullptr;
-    Admitter* window = nullptr;
+    // The admission steps before the pace, in the order they are asked (nulls are skipped): the
+    // campaign's deadline (queue::Deadline; its `never` stops the run with too_late), the
+    // template's recheck (runner::TemplateRecheck; `never` stops the run with its stop_reason),
+    // the send window, the daily cap and the account's other limits (the ledger's reservations,
+    // or without a ledger a DailyCap), the budget (`never` stops the run with budget). The
+    // runner builds them (runner::AdmissionSteps).
+    std::vector<Admitter*> steps{};
     DispatchObserver* observer = nullptr;
     const std::atomic<int>* stop_requests = nullptr;  // 1: finish in-flight and stop; 2+: stop now
     Pace* pace = nullptr;                             // the account's pace, shared; null: `limiter` alone
-    // The campaign's deadline (schedule.not_after, max_delay), asked before every other step and
-    // told when this run sends its first request; null: none (or --late-ok). Its `never` stops
-    // the run with too_late.
-    Deadline* deadline = nullptr;
-    // The campaign's budget, asked after the daily cap, before the pace; its `never` stops the
-    // run with budget.
-    Admitter* budget = nullptr;
-    // A step that may end the run whatever the job (the template changed under the campaign),
-    // asked after the deadline; and the request it makes off the send path, carried on the same
-    // transport between the sends (the template list read again). Either may be null.
-    Admitter* watch = nullptr;
+    // A request off the send path, carried on the same transport between the sends (the
+    // template list read again: runner::TemplateRecheck); null: none.
     SideRequest* side = nullptr;
 };
 

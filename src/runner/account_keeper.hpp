@@ -19,6 +19,8 @@ namespace runner {
 
 class AccountKeeper final : public queue::Admitter, public queue::DispatchObserver {
 public:
+    // Admitter: a test send passes over a closed window or a full day rather than wait.
+    bool passable() const override { return true; }
     // `log` is the campaign's log, which `inner` writes; `campaign` the campaign's key.
     AccountKeeper(AccountBook& book, queue::DispatchObserver& inner, const results::LogWriter& log,
                   std::string campaign, const util::Clock& clock)

@@ -2,19 +2,14 @@
 
 namespace runner {
 
-void AdmissionSteps::attach(queue::DispatchParts& parts) {
-    parts.limiter = &limiter;
-    parts.deadline = deadline ? &*deadline : nullptr;
-    parts.window = window;
-    parts.limits = daily();
-}
-
 AdmissionSteps make_steps(const campaign::Campaign& c, StepSources from) {
     AdmissionSteps steps{.limiter = queue::RateLimiter(c.rate.per_second, c.rate.burst),
                          .deadline = std::nullopt,
+                         .recheck = from.recheck,
                          .window = from.window,
                          .ledger = from.ledger,
-                         .cap = from.ledger != nullptr ? std::nullopt : std::move(from.cap)};
+                         .cap = from.ledger != nullptr ? std::nullopt : std::move(from.cap),
+                         .budget = from.budget};
     if (from.deadlines == Deadlines::apply) {
         steps.deadline.emplace(c.schedule);
     }

@@ -224,12 +224,13 @@ void simulate(const campaign::Campaign& c, Plan& plan, util::TimePoint start, St
     SimTransport transport(clock, observer, start + k_horizon, stops);
     queue::RetryPolicy retry(c.retry);
     AdmissionSteps steps = make_steps(c, std::move(sources));
-    queue::DispatchParts parts{.transport = &transport,  // no service: SimTransport reads no request
-                               .clock = &clock,
-                               .retry = &retry,
-                               .observer = &observer,
-                               .stop_requests = &stops};
-    steps.attach(parts);
+    const queue::DispatchParts parts{.transport = &transport,  // no service: SimTransport reads no request
+                                     .clock = &clock,
+                                     .limiter = &steps.limiter,
+                                     .retry = &retry,
+                                     .steps = steps.before_pace(),
+                                     .observer = &observer,
+                                     .stop_requests = &stops};
     transport.limiter = &steps.limiter;
     CountedJobs jobs(plan.messages, zones);
     // Every answer comes at once: the in-flight window never binds, so `auto` (which sizes it

@@ -117,6 +117,17 @@ void send(SendRun& run) {
         jobs.screen_with(*run.book, run.campaign_key);
         keeper.emplace(*run.book, observer, *run.log, run.campaign_key, clock);
     }
+    std::optional<WarmUp> warm;
+    if (run.parts.warm == WarmConnections::yes) {
+        warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
+    }
+    // message.recheck: the template list read again while sending, every `recheck` from here (it
+    // was read before the question, and by the warm-up).
+    std::optional<TemplateRecheck> recheck;
+    if (c.message.type == campaign::MessageType::template_message && c.message.templated.recheck &&
+        !c.message.templated.id.empty()) {
+        recheck.emplace(c, *c.message.templated.recheck, clock.steady_now());
+    }
     // The daily cap in force, one count: the ledger's (the keeper reserves each send), else the
     // log's; the campaign's deadline, unless --late-ok waives it for this run.
     AdmissionSteps steps =
@@ -125,34 +136,24 @@ void send(SendRun& run) {
                                                     : nullptr,
                        .ledger = keeper ? &*keeper : nullptr,
                        .cap = daily_cap_for(run),
-                       .deadlines = run.options.late_ok == LateOk::no ? Deadlines::apply : Deadlines::waived});
+                       .deadlines = run.options.late_ok == LateOk::no ? Deadlines::apply : Deadlines::waived,
+                       .recheck = recheck ? &*recheck : nullptr,
+                       .budget = budget ? &*budget : nullptr});
     queue::DispatchSettings settings = dispatch_settings(c);
     settings.limit = run.options.limit;
     if (run.options.limit > 0) {
         settings.when_closed = queue::WhenClosed::pass_over;  // a test send ends, it does not wait
     }
-    queue::DispatchParts parts{.service = &c.service,
-                               .transport = &run.parts.transport,
-                               .clock = &clock,
-                               .retry = &retry,
-                               .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
-                               .stop_requests = &run.parts.stop_requests,
-                               .pace = run.parts.pace};
-    steps.attach(parts);
-    parts.budget = budget ? &*budget : nullptr;
-    std::optional<WarmUp> warm;
-    if (run.parts.warm == WarmConnections::yes) {
-        warm = warm_up(c, run.expected_jobs, run.parts.transport, run.parts.stop_requests);
-    }
-    // message.recheck: the template list read again while sending, every `recheck` from the first
-    // send (it was read before the question).
-    std::optional<TemplateRecheck> recheck;
-    if (c.message.type == campaign::MessageType::template_message && c.message.templated.recheck &&
-        !c.message.templated.id.empty()) {
-        recheck.emplace(c, *c.message.templated.recheck, clock.steady_now());
-        parts.watch = &*recheck;
-        parts.side = &*recheck;
-    }
+    const queue::DispatchParts parts{.service = &c.service,
+                                     .transport = &run.parts.transport,
+                                     .clock = &clock,
+                                     .limiter = &steps.limiter,
+                                     .retry = &retry,
+                                     .steps = steps.before_pace(),
+                                     .observer = keeper ? static_cast<queue::DispatchObserver*>(&*keeper) : &observer,
+                                     .stop_requests = &run.parts.stop_requests,
+                                     .pace = run.parts.pace,
+                                     .side = recheck ? &*recheck : nullptr};
     const auto started = clock.steady_now();
     // A warm-up answer that refused the key or the account stops the run before its first send.
     queue::DispatchResult result;

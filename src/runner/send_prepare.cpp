@@ -217,11 +217,11 @@ std::string category_changed(const SendRun& run) {
 Next go_on_after_change(SendRun& run, const Preview& preview) {
     const auto& t = run.campaign.message.templated;
     const std::string now = upper(t.category);
-    run.parts.ui.notice(fmt::format(
-        "template \"{}\" was {} when this campaign last sent and is {} in the template list now: Meta "
-        "re-categorised it, and its price with it. {}",
-        util::printable(t.name), util::printable(preview.category_was), util::printable(now),
-        campaign::describe(preview.cost)));
+    run.parts.ui.notice(
+        fmt::format("template \"{}\" was {} when this campaign last sent and is {} in the template list now: Meta "
+                    "re-categorised it, and its price with it. {}",
+                    util::printable(t.name), util::printable(preview.category_was), util::printable(now),
+                    campaign::describe(preview.cost)));
     if (run.parts.ui.can_ask()) {
         if (run.parts.ui.confirm(preview)) {
             return Next::go_on;

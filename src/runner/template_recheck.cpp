@@ -31,8 +31,7 @@ std::string failure_of(const service::Completion& completion, const service::Out
 
 }  // namespace
 
-TemplateRecheck::TemplateRecheck(const campaign::Campaign& c, std::chrono::milliseconds every,
-                                 queue::SteadyTime start)
+TemplateRecheck::TemplateRecheck(const campaign::Campaign& c, std::chrono::milliseconds every, queue::SteadyTime start)
     : m_request(service::list_templates_request(c.service)),
       m_secrets(campaign::redactor_for(c)),
       m_name(c.message.templated.name),
@@ -89,8 +88,7 @@ void TemplateRecheck::answered(const service::Completion& completion, queue::Ins
 void TemplateRecheck::compare(const std::optional<service::TemplateInfo>& now) {
     const std::string shown = fmt::format("template \"{}\" (_id {})", util::printable(m_name), m_id);
     if (!now) {
-        end(queue::StopReason::template_refused,
-            fmt::format("{} is no longer in the account's template list", shown));
+        end(queue::StopReason::template_refused, fmt::format("{} is no longer in the account's template list", shown));
         return;
     }
     const std::string status = upper(now->status);

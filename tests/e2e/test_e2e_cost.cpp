@@ -380,8 +380,9 @@ TEST_SUITE("e2e: a template that changes under a campaign") {
         auto stopped = f.wacamp({"resume", f.log.string()});
         CAPTURE(stopped.err);
         CHECK(stopped.exit_code == 3);
-        CHECK(contains(stopped.err, "template \"thank_you\" was UTILITY when this campaign last sent and is "
-                                    "MARKETING in the template list now"));
+        CHECK(contains(stopped.err,
+                       "template \"thank_you\" was UTILITY when this campaign last sent and is "
+                       "MARKETING in the template list now"));
         // The 4 rows left at MARKETING prices: BR 1 + IN 0.25 + KE 3 + BR 1.
         CHECK(contains(stopped.err, "cost: about 5.25 USD for 4 MARKETING messages"));
         CHECK(contains(stopped.err, "set message.category: MARKETING or a budget (pricing.budget, or --budget)"));
@@ -441,7 +442,8 @@ TEST_SUITE("e2e: a template that changes under a campaign") {
         // The list was read again while sending: a GET beside the sends, no attempt line of its own.
         int reads = 0;
         for (const auto& entry : sandbox.journal()) {
-            reads += entry.value("method", "") == "GET" && entry.value("path", "").find("template") != std::string::npos;
+            reads +=
+                entry.value("method", "") == "GET" && entry.value("path", "").find("template") != std::string::npos;
         }
         CHECK(reads >= 3);  // the check before the question, the warm-up's, then the recheck
         int attempts = 0;

@@ -116,12 +116,10 @@ struct Rig {
                                    .clock = &clock,
                                    .limiter = &limiter,
                                    .retry = &retry,
-                                   .limits = limits,
-                                   .window = window,
+                                   .steps = {deadline, window, limits},
                                    .observer = &recorder,
                                    .stop_requests = &stops,
-                                   .pace = pace,
-                                   .deadline = deadline};
+                                   .pace = pace};
         return queue::dispatch(source, settings, parts);
     }
 

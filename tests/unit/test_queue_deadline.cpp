@@ -53,7 +53,7 @@ TEST_SUITE("queue::Deadline") {
         REQUIRE(deadline.too_late(utc(2026, 3, 1, 18)));
         CHECK(deadline.too_late(utc(2026, 3, 1, 18))->find("schedule.not_after (2026-03-01T18:00:00") !=
               std::string::npos);
-        deadline.note_sent();  // a run that has sent is held by not_after all the same
+        deadline.first_sent();  // a run that has sent is held by not_after all the same
         CHECK(deadline.too_late(utc(2026, 3, 2, 0)));
     }
 
@@ -63,7 +63,7 @@ TEST_SUITE("queue::Deadline") {
         REQUIRE(deadline.too_late(utc(2026, 3, 1, 11)));
         CHECK(deadline.too_late(utc(2026, 3, 1, 11))->find("start_at + schedule.max_delay (2026-03-01T11:00:00") !=
               std::string::npos);
-        deadline.note_sent();
+        deadline.first_sent();
         CHECK_FALSE(deadline.too_late(utc(2026, 3, 5, 11)));
     }
 
@@ -93,7 +93,7 @@ TEST_SUITE("queue::Deadline") {
         CHECK(out[0].verdict == Admission::Verdict::now);
         CHECK(out[0].use_by < at.steady + std::chrono::minutes(30));  // max_delay's end, the nearer
         CHECK(out[0].use_by >= at.steady + std::chrono::minutes(30) - std::chrono::milliseconds(1));
-        deadline.note_sent();
+        deadline.first_sent();
         REQUIRE(deadline.admit(jobs, at, out));
         CHECK(out[0].use_by < at.steady + std::chrono::hours(8) + std::chrono::minutes(30));  // not_after's
         CHECK(out[0].use_by > at.steady + std::chrono::hours(8));

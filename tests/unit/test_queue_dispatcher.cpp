@@ -221,8 +221,13 @@ TEST_SUITE("queue::dispatch") {
             void on_progress(const queue::Progress&) override {}
         } observer(rig.recorder, rig.stops);
         (void)polls;
-        queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr,      nullptr,        &observer,  &rig.stops};
+        const queue::DispatchParts parts{.service = &rig.service,
+                                         .transport = &rig.transport,
+                                         .clock = &rig.clock,
+                                         .limiter = &rig.limiter,
+                                         .retry = &rig.retry,
+                                         .observer = &observer,
+                                         .stop_requests = &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::interrupted);
         CHECK(rig.recorder.count(queue::JobStatus::unknown) == static_cast<int>(rig.transport.started.size()));
@@ -347,8 +352,14 @@ TEST_SUITE("queue::dispatch") {
                 stops = 1;
             }
         } observer(rig.recorder, rig.stops);
-        queue::DispatchParts parts{&rig.service, &rig.transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr,      &window,        &observer,  &rig.stops};
+        const queue::DispatchParts parts{.service = &rig.service,
+                                         .transport = &rig.transport,
+                                         .clock = &rig.clock,
+                                         .limiter = &rig.limiter,
+                                         .retry = &rig.retry,
+                                         .steps = {&window},
+                                         .observer = &observer,
+                                         .stop_requests = &rig.stops};
         ListSource source(5);
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::interrupted);

@@ -66,8 +66,13 @@ TEST_SUITE("queue::dispatch") {
         BatchingObserver observer;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
-        queue::DispatchParts parts{&rig.service, &transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr,      nullptr,    &observer,  &rig.stops};
+        const queue::DispatchParts parts{.service = &rig.service,
+                                         .transport = &transport,
+                                         .clock = &rig.clock,
+                                         .limiter = &rig.limiter,
+                                         .retry = &rig.retry,
+                                         .observer = &observer,
+                                         .stop_requests = &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::completed);
         CHECK(transport.polls > 0);
@@ -82,8 +87,13 @@ TEST_SUITE("queue::dispatch") {
         observer.fail_flush = true;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
-        queue::DispatchParts parts{&rig.service, &transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr,      nullptr,    &observer,  &rig.stops};
+        const queue::DispatchParts parts{.service = &rig.service,
+                                         .transport = &transport,
+                                         .clock = &rig.clock,
+                                         .limiter = &rig.limiter,
+                                         .retry = &rig.retry,
+                                         .observer = &observer,
+                                         .stop_requests = &rig.stops};
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::log_error);
         CHECK(result.message == "disk full");
@@ -99,8 +109,13 @@ TEST_SUITE("queue::dispatch") {
         BatchingObserver observer;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(3000);
-        queue::DispatchParts parts{&rig.service, &transport, &rig.clock, &rig.limiter, &rig.retry,
-                                   nullptr,      nullptr,    &observer,  &rig.stops};
+        const queue::DispatchParts parts{.service = &rig.service,
+                                         .transport = &transport,
+                                         .clock = &rig.clock,
+                                         .limiter = &rig.limiter,
+                                         .retry = &rig.retry,
+                                         .observer = &observer,
+                                         .stop_requests = &rig.stops};
         int flushes = 0;
         observer.on_flush = [&] { return ++flushes >= 200; };  // after answers came back
         auto result = queue::dispatch(source, rig.settings, parts);

@@ -129,7 +129,7 @@ struct ReserveRig {
                                          .clock = &rig.clock,
                                          .limiter = &rig.limiter,
                                          .retry = &rig.retry,
-                                         .limits = &reserver,
+                                         .steps = {&reserver},
                                          .observer = &trace,
                                          .stop_requests = &rig.stops};
         return queue::dispatch(source, rig.settings, parts);

@@ -54,9 +54,9 @@ struct BudgetRun {
                                          .clock = &rig.clock,
                                          .limiter = &rig.limiter,
                                          .retry = &rig.retry,
+                                         .steps = {&budget},
                                          .observer = &observer,
-                                         .stop_requests = &rig.stops,
-                                         .budget = &budget};
+                                         .stop_requests = &rig.stops};
         return queue::dispatch(source, rig.settings, parts);
     }
     Rig rig;

@@ -175,20 +175,21 @@ TEST_SUITE("runner::TemplateRecheck through the dispatcher") {
     // once `after` sends were answered.
     struct RecheckRun {
         RecheckRun(std::string status, std::string category, int after)
-            : rig([this, status, category, after](const service::HttpRequest& request) -> fakes::FakeTransport::Answer {
-                  if (request.method == service::Method::get) {
-                      ++reads;
-                      if (sends < after) {
-                          return list_with("APPROVED", "MARKETING");
+            : rig(
+                  [this, status, category, after](const service::HttpRequest& request) -> fakes::FakeTransport::Answer {
+                      if (request.method == service::Method::get) {
+                          ++reads;
+                          if (sends < after) {
+                              return list_with("APPROVED", "MARKETING");
+                          }
+                          if (!changed_read) {
+                              changed_read = rig.clock.steady_now();
+                          }
+                          return list_with(status, category);
                       }
-                      if (!changed_read) {
-                          changed_read = rig.clock.steady_now();
-                      }
-                      return list_with(status, category);
-                  }
-                  ++sends;
-                  return fakes::http_answer(200, k_ok);
-              },
+                      ++sends;
+                      return fakes::http_answer(200, k_ok);
+                  },
                   1, 1) {}
         queue::DispatchResult run() {
             ListSource source(100);
@@ -201,9 +202,9 @@ TEST_SUITE("runner::TemplateRecheck through the dispatcher") {
                                              .clock = &rig.clock,
                                              .limiter = &rig.limiter,
                                              .retry = &rig.retry,
+                                             .steps = {&recheck},
                                              .observer = &rig.recorder,
                                              .stop_requests = &rig.stops,
-                                             .watch = &recheck,
                                              .side = &recheck};
             return queue::dispatch(source, rig.settings, parts);
         }
