@@ -36,7 +36,7 @@ struct SendParts {
     // Opens the account's ledger read-write, syncing its commits as asked (--sync every: full),
     // when the prepare step reaches it: after the run lock and the replay, so that unusable
     // input never creates a ledger. Null, or returning null: no ledger (account.ledger: off).
-    // The CLI passes AccountBook::open; tests may pass a fake.
+    // The CLI passes cli::open_account_book (account::open_ledger); tests may pass a fake.
     std::function<util::Result<std::unique_ptr<AccountBook>>(account::Sync)> open_book{};
     // The account's pace shared with its other runners (account.rate_store); null: this
     // runner's own rate limiter alone. Built by the CLI, connected on first use.

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "cli/run_common.hpp"
 #include "runner/account_book.hpp"
 #include "runner/dry_run.hpp"
 #include "runner_fixture.hpp"
@@ -66,7 +67,7 @@ TEST_SUITE("runner::dry_run") {
             REQUIRE((*ledger)->record(sent));
         }
         const auto size_before = std::filesystem::file_size(ledger_path);
-        auto book = runner::AccountBook::open(c, account::Access::read_only);
+        auto book = cli::open_account_book(c, account::Access::read_only);
         REQUIRE(book);
         REQUIRE(*book != nullptr);
         auto report = runner::dry_run(c, folder.str("results.jsonl"), 3, clock, {.book = book->get()});
