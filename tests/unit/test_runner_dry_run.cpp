@@ -12,15 +12,25 @@
 using runner_test::column;
 using runner_test::read_log;
 
+namespace {
+
+// The three-recipient campaign with a list of one row of each kind: to send, invalid, duplicate.
+campaign::Campaign one_of_each(const campaign_file_test::Folder& folder) {
+    auto c = runner_test::three_recipients(folder);
+    folder.put("samples/r.csv",
+               "phone,name,user_id\n"
+               "+919812345678,Asha,u-1\n"
+               "12345,Vikram,u-2\n"
+               "+919812345678,Asha again,u-3\n");
+    return c;
+}
+
+}  // namespace
+
 TEST_SUITE("runner::dry_run") {
     TEST_CASE("every row is read and logged as it would go, with no request and the clock's times") {
         campaign_file_test::Folder folder;
-        auto c = runner_test::three_recipients(folder);
-        folder.put("samples/r.csv",
-                   "phone,name,user_id\n"
-                   "+919812345678,Asha,u-1\n"
-                   "12345,Vikram,u-2\n"
-                   "+919812345678,Asha again,u-3\n");
+        auto c = one_of_each(folder);
         fakes::FakeClock clock;
         auto report = runner::dry_run(c, folder.str("results.jsonl"), 1, clock);
         REQUIRE(report);
@@ -89,12 +99,7 @@ TEST_SUITE("runner::dry_run") {
 TEST_SUITE("runner::survey") {
     TEST_CASE("each row is told with whether it is to be sent; those to send are counted and priced") {
         campaign_file_test::Folder folder;
-        auto c = runner_test::three_recipients(folder);
-        folder.put("samples/r.csv",
-                   "phone,name,user_id\n"
-                   "+919812345678,Asha,u-1\n"
-                   "12345,Vikram,u-2\n"
-                   "+919812345678,Asha again,u-3\n");
+        auto c = one_of_each(folder);
         fakes::FakeClock clock;
         auto stream = campaign::RecipientStream::open(c);
         REQUIRE(stream);
