@@ -210,8 +210,7 @@ int send_and_summarise(const campaign::Campaign& c, const runner::SendOptions& o
          .media_transport = media ? &*media : nullptr,
          .watch = exported.watch(),
          .replay = {},
-         .open_book =
-             [&c](account::Sync sync) { return runner::AccountBook::open(c, account::Access::read_write, sync); },
+         .open_book = [&c](account::Sync sync) { return open_account_book(c, account::Access::read_write, sync); },
          .pace = pace ? &*pace : nullptr,
          .warm = runner::WarmConnections::yes});
     ui.clear_line();
@@ -257,8 +256,17 @@ std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaig
     return std::move(*report);
 }
 
+util::Result<std::unique_ptr<runner::AccountBook>> open_account_book(const campaign::Campaign& c,
+                                                                     account::Access access, account::Sync sync) {
+    if (!c.account.ledger) {
+        return std::unique_ptr<runner::AccountBook>();
+    }
+    TRY_ASSIGN(auto ledger, account::open_ledger(*c.account.ledger, runner::ledger_options(c, access, sync)));
+    return std::make_unique<runner::AccountBook>(c, std::move(ledger), access);
+}
+
 std::optional<std::unique_ptr<runner::AccountBook>> read_account_or_report(const campaign::Campaign& c, Output& out) {
-    auto book = runner::AccountBook::open(c, account::Access::read_only);
+    auto book = open_account_book(c, account::Access::read_only);
     if (!book) {
         out.error(book.error().message, k_exit_bad_input);
         return std::nullopt;

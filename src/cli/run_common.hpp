@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
 #include "cli/output.hpp"
@@ -86,6 +87,13 @@ int send_and_summarise(const campaign::Campaign& campaign, const runner::SendOpt
 // `out`, and returns the report; nothing (after printing the error) when the check failed.
 std::optional<runner::MediaReport> check_media_or_report(const campaign::Campaign& campaign,
                                                          campaign::RecipientStream& stream, Output& out);
+
+// Opens the ledger `campaign` names (account::open_ledger with runner::ledger_options: read_write
+// for a run, read_only for a dry run and validate) as its runner::AccountBook. Null when
+// account.ledger is off. Fails naming the ledger's path.
+util::Result<std::unique_ptr<runner::AccountBook>> open_account_book(const campaign::Campaign& campaign,
+                                                                     account::Access access,
+                                                                     account::Sync sync = account::Sync::full);
 
 // Opens the ledger of `campaign` read only, for a dry run or validate (a missing ledger reads as
 // an empty one and is not created), and takes its suppression.files in, warning through `out`

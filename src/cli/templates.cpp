@@ -239,41 +239,34 @@ int show_template(const service::TemplateInfo& t, const TemplatesOptions& opts, 
     return k_exit_done;
 }
 
-int list_templates(const TemplatesOptions& opts) {
-    Output out(LogFormat::text);
-    auto config = service_config(opts);
-    if (!config) {
-        out.error(config.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    out.add_secret(config->api_key);
-    out.add_secret(config->access_token);
-    for (const auto& [name, value] : config->headers) {
-        out.add_secret(value);  // extra headers may carry tokens too
-    }
-    if (service::insecure_http(config->base_url)) {
-        out.warning(service::insecure_http_warning(config->base_url));
-    }
-
-    service::CurlTransport transport(
-        {.ca_file = config->ca_file, .max_connections = 2, .max_host_connections = 0, .http = config->http});
-    queue::RetryPolicy retry(campaign::Retry{});
+// The service's answer to the template list request, asked again (up to k_attempts, waiting
+// as it says or backing off) while it is retryable.
+struct ListAnswer {
     service::Outcome outcome;
     service::Completion completion;
     int attempts = 0;  // made, for the message: a refusal is not retried
-    const auto request = service::list_templates_request(*config);
+};
+
+ListAnswer ask_for_templates(service::HttpTransport& transport, const service::HttpRequest& request) {
+    queue::RetryPolicy retry(campaign::Retry{});
+    ListAnswer answer;
     for (int attempt = 1;; ++attempt) {
-        completion = service::perform(transport, request);
-        outcome = service::classify(completion, std::chrono::system_clock::now());
-        attempts = attempt;
-        if (!outcome.retryable() || attempt >= k_attempts) {
-            break;
+        answer.completion = service::perform(transport, request);
+        answer.outcome = service::classify(answer.completion, std::chrono::system_clock::now());
+        answer.attempts = attempt;
+        if (!answer.outcome.retryable() || attempt >= k_attempts) {
+            return answer;
         }
-        auto wait = outcome.retry_after.value_or(retry.backoff(attempt));
+        auto wait = answer.outcome.retry_after.value_or(retry.backoff(attempt));
         std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(10'000)));
     }
+}
 
-    const std::string where = service::redacted_url(config->base_url);
+// Says through `out` why `answer` (to `request`, at the service shown as `where`) holds no list
+// and returns the exit code; nothing when it holds one.
+std::optional<int> refused_list(const ListAnswer& answer, const service::HttpRequest& request, const std::string& where,
+                                Output& out) {
+    const auto& outcome = answer.outcome;
     if (outcome.cause == service::Cause::auth) {
         out.error(
             fmt::format("the service at {} refused the credentials ({}); check the API key", where, outcome.error),
@@ -298,12 +291,17 @@ int list_templates(const TemplatesOptions& opts) {
         return k_exit_stopped;
     }
     if (!outcome.sent()) {
-        out.error(fmt::format("could not list templates from {} ({} attempt{}): {}", where, attempts,
-                              attempts == 1 ? "" : "s", outcome.error),
+        out.error(fmt::format("could not list templates from {} ({} attempt{}): {}", where, answer.attempts,
+                              answer.attempts == 1 ? "" : "s", outcome.error),
                   k_exit_failures);
         return k_exit_failures;
     }
-    const auto& response = std::get<service::HttpResponse>(completion.result);
+    return std::nullopt;
+}
+
+// Prints the list the service answered, `response`, as `opts` asks (one template with --show,
+// JSON, or a table) and returns the exit code.
+int print_list(const service::HttpResponse& response, const TemplatesOptions& opts, Output& out) {
     if (!opts.show.empty()) {
         // A list that cannot be read exits 3, as without --show; a name it lacks, 2.
         if (auto readable = service::read_templates(response, {}); !readable) {
@@ -325,6 +323,32 @@ int list_templates(const TemplatesOptions& opts) {
         return k_exit_stopped;
     }
     return k_exit_done;
+}
+
+int list_templates(const TemplatesOptions& opts) {
+    Output out(LogFormat::text);
+    auto config = service_config(opts);
+    if (!config) {
+        out.error(config.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
+    }
+    out.add_secret(config->api_key);
+    out.add_secret(config->access_token);
+    for (const auto& [name, value] : config->headers) {
+        out.add_secret(value);  // extra headers may carry tokens too
+    }
+    if (service::insecure_http(config->base_url)) {
+        out.warning(service::insecure_http_warning(config->base_url));
+    }
+
+    service::CurlTransport transport(
+        {.ca_file = config->ca_file, .max_connections = 2, .max_host_connections = 0, .http = config->http});
+    const auto request = service::list_templates_request(*config);
+    const auto answer = ask_for_templates(transport, request);
+    if (auto code = refused_list(answer, request, service::redacted_url(config->base_url), out)) {
+        return *code;
+    }
+    return print_list(std::get<service::HttpResponse>(answer.completion.result), opts, out);
 }
 
 }  // namespace

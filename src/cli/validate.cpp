@@ -24,6 +24,7 @@
 #include "runner/plan.hpp"
 #include "runner/screened_rows.hpp"
 #include "runner/shown_zone.hpp"
+#include "runner/survey.hpp"
 #include "util/clock.hpp"
 
 namespace cli {
@@ -47,7 +48,6 @@ struct RowCounts {
     results::CauseCounts held;               // rows the ledger would skip or hold, by cause
     campaign::ReasonGroups invalid_reasons;  // the invalid rows, by reason
     campaign::ReasonGroups skipped_reasons;  // the skipped rows (duplicates), by reason
-    runner::RecentlyMessaged recent;         // of the rows to send: numbers the account messaged lately
 };
 
 // Returns what the ledger at `path` says of the rows to send: how many it would skip or hold
@@ -116,23 +116,14 @@ void list_row(Output& out, const std::string& csv, const campaign::Recipient& r)
                 {"reason", r.reason}});
 }
 
-// Counts row `r`, screened against the ledger as `screening` says, into `counts` (and a row to
-// send into the plan's `zones` and its `cost`). Fails when the zone sequence cannot take the row.
-util::Result<void> count_row(const campaign::Recipient& r, const runner::Screening& screening,
-                             std::optional<runner::ZoneSequence>& zones, util::TimePoint now, campaign::CostTally& cost,
-                             RowCounts& counts) {
+// Counts row `r`, screened against the ledger as `screening` says, into `counts`.
+void count_row(const campaign::Recipient& r, const runner::Screening& screening, RowCounts& counts) {
     ++counts.rows;
     switch (r.verdict) {
     case campaign::Verdict::ok:
         ++counts.ok;
         if (screening.cause != results::Cause::none) {
             ++counts.held[screening.cause];
-            break;
-        }
-        counts.recent.add(screening, now);
-        cost.add(r.message.wa_id);
-        if (zones && !r.zone.name.empty()) {
-            TRY(zones->add(r.zone.name));
         }
         break;
     case campaign::Verdict::invalid:
@@ -145,7 +136,6 @@ util::Result<void> count_row(const campaign::Recipient& r, const runner::Screeni
         counts.skipped_reasons.add("duplicate of an earlier row", r.row);
         break;
     }
-    return {};
 }
 
 // Opens the campaign's recipients, the images checked first with --check-media; nothing (after
@@ -173,8 +163,7 @@ std::optional<campaign::RecipientStream> open_rows(const campaign::Campaign& c, 
 // sent; 2 when no row can go, too many are invalid (`survey`, said on stderr too) or the plan
 // cannot be made.
 int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, const RowCounts& counts,
-              std::optional<runner::ZoneSequence>& zones, const campaign::CostEstimate& cost, runner::AccountBook* book,
-              ListRows list, Output& out) {
+              runner::Survey& surveyed, runner::AccountBook* book, ListRows list, Output& out) {
     const ReasonList reasons{counts.invalid_reasons.most_common(), counts.skipped_reasons.most_common()};
     const std::string totals =
         fmt::format("{}: {} rows: {} to send, {} invalid, {} duplicate{}", c.file, counts.rows, counts.ok,
@@ -212,18 +201,13 @@ int summarise(const campaign::Campaign& c, const campaign::ListSurvey& survey, c
         text += ledger_line(ledger_causes(counts.held), book->path());
     }
     util::SystemClock clock;
-    const std::int64_t to_send = counts.ok - total_of(counts.held);
-    auto plan = runner::make_plan(c, {.messages = to_send,
-                                      .messaged_day = counts.recent.day,
-                                      .messaged_week = counts.recent.week,
-                                      .now = clock.wall_now(),
-                                      .book = book,
-                                      .zones = zones && zones->size() == to_send ? &*zones : nullptr});
+    auto plan = runner::make_plan(c, surveyed.plan_inputs(clock.wall_now(), book));
     if (!plan) {
         finish(k_exit_bad_input);
         out.error(plan.error().message, k_exit_bad_input);
         return k_exit_bad_input;
     }
+    const auto& cost = surveyed.cost;
     text += runner::describe(*plan, runner::shown_zone(c)) + campaign::describe(cost);
     fields["plan"] = plan_json(*plan);
     fields["plan"]["cost"] = cost_json(runner::summary_of(cost));
@@ -262,34 +246,25 @@ int validate(const ValidateOptions& opts, Output& out) {
     runner::ScreenedRows screened(*stream, book->get(), runner::campaign_key(c->name, clock.wall_now()), clock,
                                   *paused ? &**paused : nullptr);
     RowCounts counts;
-    std::optional<runner::ZoneSequence> zones;  // the plan's: each row to send's zone, in order
-    if (c->schedule.window && c->schedule.window->per_recipient) {
-        zones.emplace(*c->schedule.window);
-    }
-    auto cost = campaign::CostTally::create(*c);
-    if (!cost) {
-        out.error(cost.error().message, k_exit_bad_input);
-        return k_exit_bad_input;
-    }
-    campaign::Recipient r;
-    runner::Screening screening;
-    auto more = screened.next(r, screening);
-    for (; more && *more; more = screened.next(r, screening)) {
-        if (auto counted = count_row(r, screening, zones, clock.wall_now(), *cost, counts); !counted) {
-            out.error(counted.error().message, k_exit_bad_input);
-            return k_exit_bad_input;
-        }
+    auto count = [&](const campaign::Recipient& r, const runner::Screening& screening, bool) -> util::Result<void> {
+        count_row(r, screening, counts);
         if (opts.every_row && r.verdict != campaign::Verdict::ok) {
             list_row(out, c->recipients.file, r);
         }
+        return {};
+    };
+    auto surveyed = runner::survey(*c, screened, clock, count);
+    if (!surveyed) {
+        out.error(surveyed.error().message, k_exit_bad_input);
+        return k_exit_bad_input;
     }
-    if (!more) {
-        const auto& problem = more.error().message;
+    if (surveyed->unread) {
+        const auto& problem = surveyed->unread->message;
         out.error(problem, k_exit_bad_input,
                   fmt::format("{}\nwacamp: error: {} could not be checked to the end\n", problem, path));
         return k_exit_bad_input;
     }
-    return summarise(*c, stream->survey(), counts, zones, cost->estimate(), book->get(),
+    return summarise(*c, stream->survey(), counts, *surveyed, book->get(),
                      opts.every_row ? ListRows::yes : ListRows::no, out);
 }
 }  // namespace

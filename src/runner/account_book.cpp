@@ -63,16 +63,8 @@ std::string campaign_key(const std::string& name, util::TimePoint started_at) {
     return name + "@" + util::format_timestamp(started_at);
 }
 
-util::Result<std::unique_ptr<AccountBook>> AccountBook::open(const campaign::Campaign& c, account::Access access,
-                                                             account::Sync sync) {
-    if (!c.account.ledger) {
-        return std::unique_ptr<AccountBook>();
-    }
-    TRY_ASSIGN(auto ledger,
-               account::open_ledger(
-                   *c.account.ledger,
-                   {.account = c.account.name, .access = access, .sync = sync, .password = c.account.ledger_password}));
-    return std::unique_ptr<AccountBook>(new AccountBook(c, std::move(ledger), access));
+account::OpenOptions ledger_options(const campaign::Campaign& c, account::Access access, account::Sync sync) {
+    return {.account = c.account.name, .access = access, .sync = sync, .password = c.account.ledger_password};
 }
 
 account::Limits AccountBook::limits() const {

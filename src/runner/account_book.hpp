@@ -60,13 +60,18 @@ enum class Recovery { none, sent, unknown };
 // whatever the log says; unknown when the log holds no record of the row; else none.
 Recovery recovery_of(const Screening& screening, const results::RowState& state);
 
+// The options the ledger `campaign` names (account.ledger) is opened with: its account and
+// password, `access`, and commits synced as `sync` says.
+account::OpenOptions ledger_options(const campaign::Campaign& campaign, account::Access access,
+                                    account::Sync sync = account::Sync::full);
+
 class AccountBook {
 public:
-    // Opens the ledger `campaign` names (read_write for a run; read_only for a dry run and
-    // validate, which never write it), syncing its commits as `sync` says. Null when
-    // account.ledger is off. Fails naming the ledger's path.
-    static util::Result<std::unique_ptr<AccountBook>> open(const campaign::Campaign& campaign, account::Access access,
-                                                           account::Sync sync = account::Sync::full);
+    // The book of `campaign` over `ledger`, which the caller opened (cli/: account::open_ledger)
+    // at the campaign's account.ledger with ledger_options(campaign, `access`, …): read_write
+    // for a run; read_only for a dry run and validate, which never write it.
+    AccountBook(const campaign::Campaign& c, std::unique_ptr<account::Ledger> ledger, account::Access access)
+        : m_campaign(c), m_ledger(std::move(ledger)), m_access(access) {}
 
     // Takes suppression.files in: read_write adds their numbers to the list (reason listed,
     // source file:NAME; idempotent); read_only keeps them in memory, so that screening counts
@@ -102,8 +107,6 @@ private:
     // Marks in `out` the sends the ledger holds of the campaign of `sends` (numbers `wa_ids`).
     util::Result<void> note_campaign_sends(const std::vector<account::Send>& sends,
                                            const std::vector<std::string>& wa_ids, std::vector<Screening>& out);
-    AccountBook(const campaign::Campaign& c, std::unique_ptr<account::Ledger> ledger, account::Access access)
-        : m_campaign(c), m_ledger(std::move(ledger)), m_access(access) {}
 
     const campaign::Campaign& m_campaign;
     std::unique_ptr<account::Ledger> m_ledger;

@@ -17,7 +17,7 @@
 #include "runner/decide.hpp"
 #include "runner/log_observer.hpp"
 #include "runner/row_tally.hpp"
-#include "runner/send.hpp"
+#include "runner/send_options.hpp"
 #include "util/clock.hpp"
 #include "util/redact.hpp"
 

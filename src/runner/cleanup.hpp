@@ -8,7 +8,7 @@
 #include "campaign/campaign.hpp"
 #include "results/log_writer.hpp"
 #include "results/replay.hpp"
-#include "runner/send.hpp"
+#include "runner/send_report.hpp"
 #include "service/http.hpp"
 #include "util/clock.hpp"
 

@@ -8,7 +8,7 @@
 #include "campaign/recipients.hpp"
 #include "results/replay.hpp"
 #include "results/retry_rule.hpp"
-#include "runner/send.hpp"
+#include "runner/send_options.hpp"
 #include "util/clock.hpp"
 
 namespace runner {

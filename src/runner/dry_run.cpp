@@ -15,6 +15,7 @@
 #include "runner/campaign_header.hpp"
 #include "runner/screened_rows.hpp"
 #include "runner/secrets.hpp"
+#include "runner/survey.hpp"
 #include "service/messages.hpp"
 
 namespace runner {
@@ -159,19 +160,10 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
                                                                         .existing = results::Existing::replace}));
     TRY(log.append(results::to_line(header)));
 
-    campaign::Recipient r;
-    Screening screening;
     results::ResultRecord rec;
     const bool per_recipient = c.schedule.window && c.schedule.window->per_recipient;
     std::map<std::string, std::int64_t> by_zone;  // as many as tzdata has zones
-    std::optional<ZoneSequence> zones;            // the plan's: each row to send's zone, in order
-    if (per_recipient) {
-        zones.emplace(*c.schedule.window);
-    }
-    RecentlyMessaged recent;  // of the rows to send
-    TRY_ASSIGN(auto cost, campaign::CostTally::create(c));
-    auto more = rows.next(r, screening);
-    for (; more && *more; more = rows.next(r, screening)) {
+    auto note = [&](const campaign::Recipient& r, const Screening& screening, bool to_send) -> util::Result<void> {
         rec.at = clock.wall_now();
         note_row(c, r, screening, sample_count, rec, report);
         mask_record(rec, secrets);
@@ -179,34 +171,23 @@ util::Result<DryRunReport> dry_run(const campaign::Campaign& c, const std::strin
         if (results::counts_cause(rec.status)) {
             ++report.causes[rec.cause];
         }
-        if (rec.status == results::Status::dry_run) {
-            recent.add(screening, rec.at);
-            cost.add(r.message.wa_id);
-        }
-        if (per_recipient && rec.status == results::Status::dry_run && !r.zone.name.empty()) {
+        if (per_recipient && to_send && !r.zone.name.empty()) {
             ++by_zone[r.zone.name];
-            TRY(zones->add(r.zone.name));
             report.fallback_rows += r.zone.source == campaign::ZoneSource::fallback ? 1 : 0;
         }
-        TRY(log.append_batched(results::to_line(rec)));
-    }
-    if (!more) {
+        return log.append_batched(results::to_line(rec));
+    };
+    TRY_ASSIGN(auto surveyed, survey(c, rows, clock, note));
+    if (surveyed.unread) {
         // The rows read so far stay logged; the rest of the list was not previewed.
         TRY(log.flush());
-        return more.error();
+        return *surveyed.unread;
     }
     if (per_recipient) {
         TRY_ASSIGN(report.zones, zone_rows(*c.schedule.window, by_zone, clock.wall_now()));
     }
-    TRY_ASSIGN(
-        report.plan,
-        make_plan(c, {.messages = report.counts[results::Status::dry_run],
-                      .messaged_day = recent.day,
-                      .messaged_week = recent.week,
-                      .now = clock.wall_now(),
-                      .book = checks.book,
-                      .zones = zones && zones->size() == report.counts[results::Status::dry_run] ? &*zones : nullptr}));
-    report.cost = cost.estimate();
+    TRY_ASSIGN(report.plan, make_plan(c, surveyed.plan_inputs(clock.wall_now(), checks.book)));
+    report.cost = std::move(surveyed.cost);
     auto plan = summary_of(report.plan);
     plan.cost = summary_of(report.cost);
     results::EndRecord end{"completed", report.counts, clock.wall_now(), std::move(plan)};

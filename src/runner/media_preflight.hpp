@@ -13,7 +13,7 @@
 #include "campaign/media_verdicts.hpp"
 #include "campaign/recipients.hpp"
 #include "results/replay.hpp"
-#include "runner/send.hpp"
+#include "runner/send_options.hpp"
 #include "service/http.hpp"
 #include "service/media_check.hpp"
 #include "util/clock.hpp"

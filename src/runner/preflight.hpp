@@ -8,7 +8,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/media_verdicts.hpp"
 #include "results/replay.hpp"
-#include "runner/send.hpp"
+#include "runner/send_options.hpp"
 #include "runner/send_steps.hpp"
 #include "runner/ui.hpp"
 #include "service/http.hpp"

@@ -15,7 +15,9 @@
 #include "results/run_lock.hpp"
 #include "runner/account_book.hpp"
 #include "runner/secrets.hpp"
-#include "runner/send.hpp"
+#include "runner/send_options.hpp"
+#include "runner/send_parts.hpp"
+#include "runner/send_report.hpp"
 #include "util/redact.hpp"
 
 namespace runner {

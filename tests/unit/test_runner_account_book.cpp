@@ -4,6 +4,7 @@
 
 #include "account_ledger_fixture.hpp"
 #include "campaign_file_fixture.hpp"
+#include "cli/run_common.hpp"
 #include "runner/account_book.hpp"
 
 using namespace account_fixture;
@@ -25,7 +26,7 @@ campaign::Campaign load(const Folder& folder, const std::string& extra = "") {
 
 std::unique_ptr<runner::AccountBook> open_book(const campaign::Campaign& c,
                                                account::Access access = account::Access::read_write) {
-    auto book = runner::AccountBook::open(c, access);
+    auto book = cli::open_account_book(c, access);
     REQUIRE_MESSAGE(book.ok(), (book.ok() ? "" : book.error().message));
     REQUIRE(book.value() != nullptr);
     return std::move(book.value());
@@ -61,7 +62,7 @@ TEST_SUITE("runner::AccountBook") {
         Folder folder;
         auto c = folder.load(k_minimal + "account: {ledger: off}\n");
         REQUIRE(c);
-        auto book = runner::AccountBook::open(*c, account::Access::read_write);
+        auto book = cli::open_account_book(*c, account::Access::read_write);
         REQUIRE(book.ok());
         CHECK(book.value() == nullptr);
     }

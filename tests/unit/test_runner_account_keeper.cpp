@@ -7,6 +7,7 @@
 #include "account/sqlite.hpp"
 #include "account_ledger_fixture.hpp"
 #include "campaign_file_fixture.hpp"
+#include "cli/run_common.hpp"
 #include "results/log_writer.hpp"
 #include "results/records.hpp"
 #include "runner/account_keeper.hpp"
@@ -90,7 +91,7 @@ struct Rig {
     }
 
     std::unique_ptr<runner::AccountBook> open_book() {
-        auto opened = runner::AccountBook::open(campaign, account::Access::read_write);
+        auto opened = cli::open_account_book(campaign, account::Access::read_write);
         REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? "" : opened.error().message));
         REQUIRE(opened.value() != nullptr);
         return std::move(opened.value());

@@ -2,22 +2,35 @@
 
 #include <filesystem>
 
+#include "cli/run_common.hpp"
 #include "runner/account_book.hpp"
 #include "runner/dry_run.hpp"
+#include "runner/screened_rows.hpp"
+#include "runner/survey.hpp"
 #include "runner_fixture.hpp"
 
 using runner_test::column;
 using runner_test::read_log;
 
+namespace {
+
+// The three-recipient campaign with a list of one row of each kind: to send, invalid, duplicate.
+campaign::Campaign one_of_each(const campaign_file_test::Folder& folder) {
+    auto c = runner_test::three_recipients(folder);
+    folder.put("samples/r.csv",
+               "phone,name,user_id\n"
+               "+919812345678,Asha,u-1\n"
+               "12345,Vikram,u-2\n"
+               "+919812345678,Asha again,u-3\n");
+    return c;
+}
+
+}  // namespace
+
 TEST_SUITE("runner::dry_run") {
     TEST_CASE("every row is read and logged as it would go, with no request and the clock's times") {
         campaign_file_test::Folder folder;
-        auto c = runner_test::three_recipients(folder);
-        folder.put("samples/r.csv",
-                   "phone,name,user_id\n"
-                   "+919812345678,Asha,u-1\n"
-                   "12345,Vikram,u-2\n"
-                   "+919812345678,Asha again,u-3\n");
+        auto c = one_of_each(folder);
         fakes::FakeClock clock;
         auto report = runner::dry_run(c, folder.str("results.jsonl"), 1, clock);
         REQUIRE(report);
@@ -66,7 +79,7 @@ TEST_SUITE("runner::dry_run") {
             REQUIRE((*ledger)->record(sent));
         }
         const auto size_before = std::filesystem::file_size(ledger_path);
-        auto book = runner::AccountBook::open(c, account::Access::read_only);
+        auto book = cli::open_account_book(c, account::Access::read_only);
         REQUIRE(book);
         REQUIRE(*book != nullptr);
         auto report = runner::dry_run(c, folder.str("results.jsonl"), 3, clock, {.book = book->get()});
@@ -80,5 +93,45 @@ TEST_SUITE("runner::dry_run") {
         const auto log = read_log(report->results_path);
         CHECK(column(log, "cause") == std::vector<std::string>{"", R"("suppressed")", "", R"("frequency_cap")", ""});
         CHECK(std::filesystem::file_size(ledger_path) == size_before);
+    }
+}
+
+TEST_SUITE("runner::survey") {
+    TEST_CASE("each row is told with whether it is to be sent; those to send are counted and priced") {
+        campaign_file_test::Folder folder;
+        auto c = one_of_each(folder);
+        fakes::FakeClock clock;
+        auto stream = campaign::RecipientStream::open(c);
+        REQUIRE(stream);
+        runner::ScreenedRows rows(*stream, nullptr, "spring@1", clock, nullptr);
+        std::vector<std::pair<long long, bool>> told;
+        auto surveyed =
+            runner::survey(c, rows, clock, [&](const campaign::Recipient& r, const runner::Screening&, bool to_send) {
+                told.emplace_back(r.row, to_send);
+                return util::Result<void>();
+            });
+        REQUIRE(surveyed);
+        CHECK(told == std::vector<std::pair<long long, bool>>{{1, true}, {2, false}, {3, false}});
+        CHECK(surveyed->to_send == 1);
+        CHECK(surveyed->cost.messages == 1);
+        CHECK_FALSE(surveyed->unread);
+        CHECK(surveyed->plan_inputs(clock.wall_now(), nullptr).messages == 1);
+    }
+
+    TEST_CASE("a row its caller fails on ends the survey with that error") {
+        campaign_file_test::Folder folder;
+        auto c = runner_test::three_recipients(folder);
+        fakes::FakeClock clock;
+        auto stream = campaign::RecipientStream::open(c);
+        REQUIRE(stream);
+        runner::ScreenedRows rows(*stream, nullptr, "spring@1", clock, nullptr);
+        int calls = 0;
+        auto surveyed = runner::survey(c, rows, clock, [&](const campaign::Recipient&, const runner::Screening&, bool) {
+            ++calls;
+            return util::Result<void>(util::fail("the log is full"));
+        });
+        REQUIRE_FALSE(surveyed);
+        CHECK(surveyed.error().message == "the log is full");
+        CHECK(calls == 1);
     }
 }

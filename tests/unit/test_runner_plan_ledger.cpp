@@ -2,6 +2,7 @@
 
 #include "account_ledger_fixture.hpp"
 #include "campaign_file_fixture.hpp"
+#include "cli/run_common.hpp"
 #include "runner/account_book.hpp"
 #include "runner/plan.hpp"
 
@@ -16,7 +17,7 @@ TEST_SUITE("runner::plan with a ledger") {
         REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
         const auto now = account_fixture::k_t0;
         {
-            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            auto writer = cli::open_account_book(*c, account::Access::read_write);
             REQUIRE(writer.ok());
             REQUIRE(*writer != nullptr);
             auto reserved = (*writer)->ledger().reserve(
@@ -24,7 +25,7 @@ TEST_SUITE("runner::plan with a ledger") {
                                          account_fixture::per_day(10), now - 1h));
             REQUIRE(reserved.ok());
         }
-        auto book = runner::AccountBook::open(*c, account::Access::read_only);
+        auto book = cli::open_account_book(*c, account::Access::read_only);
         REQUIRE(book.ok());
         REQUIRE(*book != nullptr);
         auto plan = runner::make_plan(*c, {.messages = 20, .now = now, .book = book->get()});
@@ -59,7 +60,7 @@ TEST_SUITE("runner::plan with a ledger") {
             numbers.push_back(std::to_string(911 + i));
         }
         {
-            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            auto writer = cli::open_account_book(*c, account::Access::read_write);
             REQUIRE(writer.ok());
             REQUIRE((*writer)
                         ->ledger()
@@ -67,7 +68,7 @@ TEST_SUITE("runner::plan with a ledger") {
                                                           account_fixture::per_day(10), now - 1h))
                         .ok());
         }
-        auto book = runner::AccountBook::open(*c, account::Access::read_only);
+        auto book = cli::open_account_book(*c, account::Access::read_only);
         REQUIRE(book.ok());
         REQUIRE(*book != nullptr);
         auto plan = runner::make_plan(
@@ -95,7 +96,7 @@ TEST_SUITE("runner::plan with a ledger") {
                             "account: {name: acme, ledger: state/ledger.sqlite}\nrate: {per_second: 100, per_day: " +
                             std::to_string(per_day) + "}\n");
             REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
-            auto book = runner::AccountBook::open(*c, account::Access::read_only);
+            auto book = cli::open_account_book(*c, account::Access::read_only);
             REQUIRE(book.ok());
             REQUIRE(*book != nullptr);
             auto plan = runner::make_plan(*c, {.messages = messages, .now = now, .book = book->get()});
@@ -106,7 +107,7 @@ TEST_SUITE("runner::plan with a ledger") {
             auto c =
                 folder.load(campaign_file_test::k_minimal + "account: {name: acme, ledger: state/ledger.sqlite}\n");
             REQUIRE(c.ok());
-            auto writer = runner::AccountBook::open(*c, account::Access::read_write);
+            auto writer = cli::open_account_book(*c, account::Access::read_write);
             REQUIRE(writer.ok());
             REQUIRE(*writer != nullptr);
             REQUIRE(

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "account_ledger_fixture.hpp"
+#include "cli/run_common.hpp"
 #include "runner/account_book.hpp"
 #include "runner/suppression_list.hpp"
 
@@ -176,7 +177,7 @@ TEST_SUITE("runner::suppression_list") {
         std::vector<std::string> warnings;
         auto warn = [&](const std::string& w) { warnings.push_back(w); };
 
-        auto preview = runner::AccountBook::open(c, account::Access::read_only);
+        auto preview = cli::open_account_book(c, account::Access::read_only);
         REQUIRE(preview.ok());
         REQUIRE((*preview)->take_lists(k_t0, warn).ok());
         auto screened = (*preview)->screen(sends("spring", {"919812345678"}), k_t0);
@@ -184,7 +185,7 @@ TEST_SUITE("runner::suppression_list") {
         CHECK(screened->at(0).cause == results::Cause::suppressed);
         CHECK(listed((*preview)->ledger()).empty());
 
-        auto book = runner::AccountBook::open(c, account::Access::read_write);
+        auto book = cli::open_account_book(c, account::Access::read_write);
         REQUIRE(book.ok());
         auto taken = (*book)->take_lists(k_t0, warn);
         REQUIRE(taken.ok());
