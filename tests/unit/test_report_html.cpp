@@ -44,6 +44,24 @@ std::string page_of(const LogFile& log, const std::string& text) {
     return *page;
 }
 
+// The row of the failed-and-unknown table for `row`, in flight: named `name`, its request
+// number `attempts` made at 09:00:0`second`.
+std::string in_flight_row(std::int64_t row, const std::string& name, int attempts, int second) {
+    return R"(<tr><td class="num">)" + std::to_string(row) + "</td><td>" + wa_id(row) + "</td><td>" + name +
+           R"(</td><td class="nowrap"><span class="key s-unknown"></span>unknown</td><td>–</td><td class="num">–</td>)"
+           R"(<td class="num">)" +
+           std::to_string(attempts) +
+           R"(</td><td class="msg">request in flight when the run stopped: it may or may not have been delivered</td>)"
+           R"(<td class="nowrap">Sat 2026-11-21 09:00:0)" +
+           std::to_string(second) + " UTC</td></tr>";
+}
+
+// The page's failed-and-unknown section for the log `text`, to its end.
+std::string not_sent_section(const LogFile& log, const std::string& text) {
+    const auto page = page_of(log, text);
+    return page.substr(page.find(R"(id="not-sent")"));
+}
+
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
 }
@@ -190,6 +208,36 @@ TEST_SUITE("report::html") {
         const auto section = page.substr(page.find(R"(id="not-sent")"));
         CHECK(contains(section, "Failed and unknown recipients (1)"));
         CHECK(contains(section, "HTTP 500: try later"));
+    }
+
+    TEST_CASE("a row attempted, answered unsent and attempted again is in flight from its latest attempt") {
+        LogFile log;
+        const auto unsent = [](std::int64_t row, int n, std::chrono::milliseconds offset) {
+            return results::to_line(
+                results::UnsentRecord{row, wa_id(row), n, 404, "HTTP 404: no such path", at(offset)});
+        };
+        // Row 1 failed first; row 2 had no result before.
+        const auto section = not_sent_section(
+            log, header() + result(1, Status::failed, Cause::transient, 500, "HTTP 500: try later", 90, 1s) +
+                     attempt(1, 2, 2s) + attempt(2, 1, 2100ms) + unsent(1, 2, 2200ms) + unsent(2, 1, 2300ms) +
+                     attempt(1, 3, 3s) + attempt(2, 2, 3100ms));
+        CHECK(contains(section, "Failed and unknown recipients (2)"));
+        CHECK(contains(section, in_flight_row(1, "User 1", 3, 3)));
+        CHECK(contains(section, in_flight_row(2, "", 2, 3)));
+        // A retry answered unsent while the first request is still in flight leaves that one shown.
+        const auto retried =
+            not_sent_section(log, header() + attempt(1, 1, 1s) + attempt(1, 2, 2s) + unsent(1, 2, 2200ms));
+        CHECK(contains(retried, "Failed and unknown recipients (1)"));
+        CHECK(contains(retried, in_flight_row(1, "", 1, 1)));
+    }
+
+    TEST_CASE("an attempt without a result shows the request in flight, named from the row's earlier result") {
+        LogFile log;
+        const auto section = not_sent_section(
+            log, header() + attempt(1, 1, 1s) + attempt(2, 1, 1100ms) +
+                     result(2, Status::failed, Cause::transient, 503, "HTTP 503", 40, 1200ms) + attempt(2, 2, 2s));
+        CHECK(contains(section, in_flight_row(1, "", 1, 1)));
+        CHECK(contains(section, in_flight_row(2, "User 2", 2, 2)));
     }
 
     TEST_CASE("lists the first 100 failed rows and counts the rest") {
