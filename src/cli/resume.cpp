@@ -130,7 +130,7 @@ int resume(const ResumeOptions& opts, Output& out) {
     if (opts.budget) {
         c->pricing.budget = *opts.budget;
     }
-    if (auto stopped = resolve_template_or_report(*c, false, out)) {
+    if (auto stopped = resolve_template_or_report(*c, TemplateList::read, out)) {
         return *stopped;
     }
     const auto& stops = install_stop_handlers();

@@ -166,8 +166,8 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
     return std::move(*loaded);
 }
 
-std::optional<int> resolve_template_or_report(campaign::Campaign& c, bool offline, Output& out) {
-    auto refused = check_template(c, offline ? TemplateList::offline : TemplateList::read, out);
+std::optional<int> resolve_template_or_report(campaign::Campaign& c, TemplateList list, Output& out) {
+    auto refused = check_template(c, list, out);
     if (!refused) {
         return std::nullopt;
     }

@@ -11,6 +11,7 @@
 #include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/campaign_file.hpp"
+#include "cli/campaign_check.hpp"
 #include "cli/output.hpp"
 #include "observe/exporter.hpp"
 #include "runner/account_book.hpp"
@@ -70,11 +71,11 @@ std::optional<campaign::Campaign> load_campaign_or_report(const std::string& pat
 
 // For a template campaign (message.type: template), asks the service for its template list once
 // and checks the campaign against its template (runner::resolve_template), filling in the
-// template's id; with `offline` (the dry run's and validate's --offline) says "template not
-// checked" instead. Returns the exit code when the command must end (2: the template does not
+// template's id; with TemplateList::offline (the dry run's and validate's --offline) says
+// "template not checked" instead. Returns the exit code when the command must end (2: the template does not
 // fit, or the list cannot be had; 3: the service refused the key or the account, a certificate,
 // a wrong endpoint), having said why; nothing when it may go on.
-std::optional<int> resolve_template_or_report(campaign::Campaign& campaign, bool offline, Output& out);
+std::optional<int> resolve_template_or_report(campaign::Campaign& campaign, TemplateList list, Output& out);
 
 // Runs `campaign` with `options` and prints its summary (or why nothing was sent); returns
 // the exit code. Its metrics go to `metrics` (none: no metrics) from the start of sending

@@ -158,43 +158,43 @@ void add_figures(std::string& out, const Summary& s) {
     out += "</ul></section>\n";
 }
 
+// What stands for ASCII `c` in HTML text: a reference for a markup character, a space for a
+// control character (not allowed in HTML text; tab and line breaks are), else "" (`c` itself).
+constexpr std::string_view html_ascii_replacement(char c) {
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    case '\t':
+    case '\n':
+    case '\r': return {};
+    default: return c < 0x20 || c == 0x7F ? " " : std::string_view();
+    }
+}
+
 }  // namespace
 
 std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    while (!text.empty()) {
-        const char c = text.front();
-        const auto u = static_cast<unsigned char>(c);
-        std::size_t taken = 1;
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default:
-            if (u >= 0x80) {
-                // C1 controls and bidirectional overrides would reorder the page's text (a
-                // name that turns the row around): shown as their escape instead.
-                const auto [n, cp] = util::decode_utf8(text);
-                taken = n == 0 ? 1 : n;
-                if (n == 0) {
-                    out += "\xEF\xBF\xBD";  // U+FFFD, as a browser would show it
-                } else if (util::hidden_on_terminal(cp)) {
-                    out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
-                } else {
-                    out.append(text.substr(0, n));
-                }
-                break;
-            }
-            // Control characters are not allowed in HTML text; tab and line breaks are.
-            const bool control = (u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F;
-            out += control ? ' ' : c;
+    // C1 controls and bidirectional overrides would reorder the page's text (a name that turns
+    // the row around): shown as their escape instead.
+    const auto keep = [](const util::Utf8Piece& piece) {
+        const char32_t cp = piece.code_point;
+        return piece.valid &&
+               (cp >= 0x80 ? !util::hidden_on_terminal(cp) : html_ascii_replacement(static_cast<char>(cp)).empty());
+    };
+    const auto write = [](std::string& out, const util::Utf8Piece& piece) {
+        const char32_t cp = piece.code_point;
+        if (!piece.valid) {
+            out += "\xEF\xBF\xBD";  // U+FFFD, as a browser would show it
+        } else if (cp >= 0x80) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+        } else {
+            out += html_ascii_replacement(static_cast<char>(cp));
         }
-        text.remove_prefix(taken);
-    }
-    return out;
+    };
+    return util::rewrite_utf8(text, keep, write);
 }
 
 std::string render_html(const Summary& summary, const HtmlDetails& details) {

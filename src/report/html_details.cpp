@@ -17,40 +17,39 @@ using results::Status;
 constexpr std::string_view k_in_flight_error =
     "request in flight when the run stopped: it may or may not have been delivered";
 
+// A listed row's fold, showing its latest record (none: nothing to show yet).
+using NotSentRow = results::ShownRowFold<std::optional<results::ResultRecord>>;
+
 class DetailFolder {
 public:
     explicit DetailFolder(const Summary& summary)
         : m_rows(summary.not_sent_rows),
-          m_latest(summary.not_sent_rows.size()),
-          m_before_attempt(summary.not_sent_rows.size()),
-          m_folds(summary.not_sent_rows.size()),
+          m_not_sent(summary.not_sent_rows.size()),
           m_invalid_rows(summary.invalid_rows),
           m_invalid(summary.invalid_rows.size()) {
         m_details.timeline = Timeline(summary.first_at, summary.last_at);
     }
 
     void operator()(const results::AttemptRecord& a) {
-        if (auto* latest = latest_for(a.row)) {
-            fold_of(a.row).attempt(a.attempt);
-            before_attempt_of(a.row) = *latest;
+        if (auto* row = not_sent_of(a.row)) {
             // Until a result follows, the request may or may not have been delivered.
             results::ResultRecord r;
             r.row = a.row;
             r.wa_id = a.wa_id;
-            r.user_name = *latest ? (*latest)->user_name : std::string();
+            r.user_name = row->shown() ? row->shown()->user_name : std::string();
             r.status = Status::unknown;
             r.attempts = a.attempt;
             r.error = k_in_flight_error;
             r.at = a.at;
-            *latest = std::move(r);
+            row->attempt(a.attempt, std::move(r));
         }
     }
 
-    // The request was not acted on: the row is as it was before that attempt, when that attempt
-    // had no result yet (results::RowFold).
+    // The request was not acted on: the row shows what it showed before that attempt, when that
+    // attempt had no result yet (results::RowFold).
     void operator()(const results::UnsentRecord& u) {
-        if (auto* latest = latest_for(u.row); latest != nullptr && fold_of(u.row).unsent()) {
-            *latest = before_attempt_of(u.row);
+        if (auto* row = not_sent_of(u.row)) {
+            row->unsent();
         }
     }
 
@@ -64,9 +63,8 @@ public:
             m_details.timeline.add_latency(r.at, *r.latency_ms);
             note_latency(r);
         }
-        if (auto* latest = latest_for(r.row)) {
-            fold_of(r.row).result(r.status, r.cause, r.attempts);
-            *latest = r;
+        if (auto* row = not_sent_of(r.row)) {
+            row->result(r.status, r.cause, r.attempts, r);
         }
         if (auto* invalid = slot_of(m_invalid_rows, m_invalid, r.row)) {
             *invalid = r;
@@ -79,9 +77,9 @@ public:
     HtmlDetails finish() {
         std::stable_sort(m_details.slowest.begin(), m_details.slowest.end(),
                          [](const auto& a, const auto& b) { return *a.latency_ms > *b.latency_ms; });
-        for (auto& latest : m_latest) {
-            if (latest) {
-                m_details.not_sent.push_back(std::move(*latest));
+        for (auto& row : m_not_sent) {
+            if (row.shown()) {
+                m_details.not_sent.push_back(std::move(*row.shown()));
             }
         }
         for (auto& invalid : m_invalid) {
@@ -94,9 +92,8 @@ public:
 
 private:
     // The slot in `slots` of `row` if it is one of `rows` (ascending).
-    static std::optional<results::ResultRecord>* slot_of(const std::vector<std::int64_t>& rows,
-                                                         std::vector<std::optional<results::ResultRecord>>& slots,
-                                                         std::int64_t row) {
+    template <typename Slot>
+    static Slot* slot_of(const std::vector<std::int64_t>& rows, std::vector<Slot>& slots, std::int64_t row) {
         auto it = std::lower_bound(rows.begin(), rows.end(), row);
         if (it == rows.end() || *it != row) {
             return nullptr;
@@ -104,17 +101,8 @@ private:
         return &slots[static_cast<std::size_t>(it - rows.begin())];
     }
 
-    // The slot of `row` if it is one of the listed rows.
-    std::optional<results::ResultRecord>* latest_for(std::int64_t row) { return slot_of(m_rows, m_latest, row); }
-    // The latest record of a listed `row` before its latest attempt.
-    std::optional<results::ResultRecord>& before_attempt_of(std::int64_t row) {
-        return *slot_of(m_rows, m_before_attempt, row);
-    }
-    // The fold of a listed `row`: whether an `unsent` undoes its latest attempt.
-    results::RowFold& fold_of(std::int64_t row) {
-        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), row);
-        return m_folds[static_cast<std::size_t>(it - m_rows.begin())];
-    }
+    // The fold of `row` if it is one of the listed rows.
+    NotSentRow* not_sent_of(std::int64_t row) { return slot_of(m_rows, m_not_sent, row); }
 
     // Keeps the k_slowest slowest requests, at most one per row (its slowest).
     void note_latency(const results::ResultRecord& r) {
@@ -137,11 +125,9 @@ private:
         }
     }
 
-    const std::vector<std::int64_t>& m_rows;  // ascending
-    std::vector<std::optional<results::ResultRecord>> m_latest;
-    std::vector<std::optional<results::ResultRecord>> m_before_attempt;  // what an `unsent` restores
-    std::vector<results::RowFold> m_folds;                               // of the listed rows
-    const std::vector<std::int64_t>& m_invalid_rows;                     // ascending
+    const std::vector<std::int64_t>& m_rows;          // ascending
+    std::vector<NotSentRow> m_not_sent;               // of m_rows, each showing its latest record
+    const std::vector<std::int64_t>& m_invalid_rows;  // ascending
     std::vector<std::optional<results::ResultRecord>> m_invalid;
     HtmlDetails m_details;
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "results/status.hpp"
 
@@ -98,6 +99,41 @@ struct RowFold {
 
 private:
     static std::uint8_t saturate(int n) { return static_cast<std::uint8_t>(std::clamp(n, 0, 255)); }
+};
+
+// A row's fold with what a reader shows for the row beside its state (`Shown`: a record, say),
+// changed by the same records: an `unsent` that undoes the latest attempt (RowFold::unsent)
+// brings back what was shown before that attempt as well.
+template <typename Shown>
+class ShownRowFold {
+public:
+    const RowFold& fold() const { return m_fold; }
+    const Shown& shown() const { return m_shown; }
+    Shown& shown() { return m_shown; }
+
+    // An `attempt` (RowFold::attempt), shown as `in_flight` until its answer.
+    void attempt(int attempt, Shown in_flight) {
+        m_fold.attempt(attempt);
+        m_before_attempt = std::exchange(m_shown, std::move(in_flight));
+    }
+    // A `result` (RowFold::result), shown as `answer`.
+    void result(Status status, Cause cause, int attempts, Shown answer) {
+        m_fold.result(status, cause, attempts);
+        m_shown = std::move(answer);
+    }
+    // An `unsent` (RowFold::unsent); returns whether it undid the latest attempt.
+    bool unsent() {
+        if (!m_fold.unsent()) {
+            return false;
+        }
+        m_shown = m_before_attempt;
+        return true;
+    }
+
+private:
+    RowFold m_fold;
+    Shown m_shown{};
+    Shown m_before_attempt{};  // what an `unsent` brings back
 };
 
 }  // namespace results

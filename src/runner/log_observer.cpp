@@ -130,7 +130,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     if (m_budget != nullptr) {
         m_budget->ended(job, status);
     }
-    return write_result(record, status != queue::JobStatus::retrying);
+    return write_result(record, status == queue::JobStatus::retrying ? Retry::follows : Retry::none);
 }
 
 util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission& answer) {
@@ -149,14 +149,14 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
     case queue::Admission::Refusal::stop: break;  // never told: the dispatcher stops the run instead
     }
     record.error = answer.reason;
-    auto written = write_result(record, true);
+    auto written = write_result(record, Retry::none);
     if (written) {
         ++m_refused[record.cause];
     }
     return written;
 }
 
-util::Result<void> LogObserver::write_result(results::ResultRecord& record, bool final) {
+util::Result<void> LogObserver::write_result(results::ResultRecord& record, Retry retry) {
     record.at = m_clock.wall_now();
     m_names.label(record);
     mask_record(record, m_secrets);
@@ -166,7 +166,7 @@ util::Result<void> LogObserver::write_result(results::ResultRecord& record, bool
         m_unflushed.push_back(std::move(line));
     }
     if (written) {
-        m_tally.result(record.row, record.status, record.cause, final);
+        m_tally.result(record.row, record.status, record.cause, retry);
     } else {
         give_unwritten();
     }

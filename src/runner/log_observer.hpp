@@ -77,8 +77,8 @@ public:
 private:
     // Writes the `unsent` record of a request answered without being acted on.
     // Labels `record` with the template, masks it and appends it; tells the tally of it once
-    // written (`final`: no retry of the row follows in this run).
-    util::Result<void> write_result(results::ResultRecord& record, bool final);
+    // written (`retry`: whether a retry of the row follows in this run).
+    util::Result<void> write_result(results::ResultRecord& record, Retry retry);
     util::Result<void> on_unsent(const queue::Job& job, const service::Outcome& outcome);
     // Warns with every result appended since the last write that succeeded: the log could not
     // be written, and a row delivered must not look unknown to whoever reads only the log.

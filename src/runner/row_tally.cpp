@@ -28,9 +28,9 @@ void RowTally::unsent(std::int64_t row) {
     fold(row, [](results::RowFold& f) { f.unsent(); });
 }
 
-void RowTally::result(std::int64_t row, results::Status status, results::Cause cause, bool final) {
+void RowTally::result(std::int64_t row, results::Status status, results::Cause cause, Retry retry) {
     fold(row, [&](results::RowFold& f) { f.result(status, cause, 0); });
-    if (final) {
+    if (retry == Retry::none) {
         m_live.erase(row);
         if (m_watch != nullptr) {
             m_watch->recorded(status, cause);

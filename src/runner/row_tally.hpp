@@ -16,6 +16,9 @@
 
 namespace runner {
 
+// Whether a request of the row follows its result in this run (a retry), or none does.
+enum class Retry { follows, none };
+
 class RowTally {
 public:
     // Starts from the counts of the log as replayed (empty for a new log).
@@ -32,8 +35,8 @@ public:
     void attempt(std::int64_t row, const results::RowState& before);
     // An `unsent` was written for a dispatched row: it counts as it did before its latest attempt.
     void unsent(std::int64_t row);
-    // A `result` was written for a dispatched row; `final` when no further request follows.
-    void result(std::int64_t row, results::Status status, results::Cause cause, bool final);
+    // A `result` was written for a dispatched row; `retry` says whether a further request follows.
+    void result(std::int64_t row, results::Status status, results::Cause cause, Retry retry);
 
     // Has `watch` told of each row's last record of this run (null: nobody); it must outlive this.
     void report_to(RunWatch* watch) { m_watch = watch; }

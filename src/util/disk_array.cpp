@@ -100,7 +100,7 @@ DiskPages::DiskPages(DiskPages&&) noexcept = default;
 DiskPages& DiskPages::operator=(DiskPages&&) noexcept = default;
 DiskPages::~DiskPages() = default;
 
-Result<char*> DiskPages::locate(std::uint64_t index, bool for_write) {
+Result<char*> DiskPages::locate(std::uint64_t index, Access access) {
     if (!m_impl) {
         return fail("a disk array used before it was created");
     }
@@ -115,7 +115,7 @@ Result<char*> DiskPages::locate(std::uint64_t index, bool for_write) {
     }
     Impl::Page& p = **page;
     p.last_use = ++impl.uses;
-    if (for_write) {
+    if (access == Access::write) {
         p.changed = true;
         m_size = std::max(m_size, index + 1);
     }

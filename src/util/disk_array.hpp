@@ -29,6 +29,9 @@ struct DiskArrayOptions {
 
 namespace detail {
 
+// Whether a record is located to be read or to be written (its page then written back).
+enum class Access { read, write };
+
 // The untyped part of DiskArray: records of `record_bytes` in cached pages of a temporary file.
 class DiskPages {
 public:
@@ -40,9 +43,9 @@ public:
     DiskPages& operator=(DiskPages&&) noexcept;
     ~DiskPages();
 
-    // Returns where record `index` is in memory, its page loaded (and marked changed when
-    // `for_write`); valid until the next call.
-    Result<char*> locate(std::uint64_t index, bool for_write);
+    // Returns where record `index` is in memory, its page loaded (and marked changed for
+    // Access::write); valid until the next call.
+    Result<char*> locate(std::uint64_t index, Access access);
 
     std::uint64_t size() const { return m_size; }
 
@@ -70,14 +73,14 @@ public:
 
     // Returns record `index`; one never set reads as a value-initialised T.
     Result<T> get(std::uint64_t index) {
-        TRY_ASSIGN(const char* at, m_pages.locate(index, false));
+        TRY_ASSIGN(const char* at, m_pages.locate(index, detail::Access::read));
         T value;
         std::memcpy(&value, at, sizeof(T));
         return value;
     }
 
     Result<void> set(std::uint64_t index, const T& value) {
-        TRY_ASSIGN(char* at, m_pages.locate(index, true));
+        TRY_ASSIGN(char* at, m_pages.locate(index, detail::Access::write));
         std::memcpy(at, &value, sizeof(T));
         return {};
     }

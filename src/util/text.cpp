@@ -19,27 +19,15 @@ std::string json_safe(std::string json) {
     if (std::all_of(json.begin(), json.end(), is_plain)) {
         return json;  // ASCII without DEL: nothing to do
     }
-    std::string out;
-    out.reserve(json.size() + 16);
-    std::string_view rest(json);
-    while (!rest.empty()) {
-        const auto c = static_cast<unsigned char>(rest[0]);
-        if (c < 0x7F) {
-            out.push_back(rest[0]);
-            rest.remove_prefix(1);
-            continue;
-        }
-        const auto [n, cp] = decode_utf8(rest);
-        if (n == 0 || !hidden_on_terminal(cp)) {      // DEL (0x7F) counts as hidden
-            const std::size_t take = n == 0 ? 1 : n;  // an invalid byte is kept: the input is the caller's
-            out.append(rest.substr(0, take));
-            rest.remove_prefix(take);
-            continue;
-        }
-        out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
-        rest.remove_prefix(n);
-    }
-    return out;
+    return rewrite_utf8(
+        json,
+        [](const Utf8Piece& piece) {
+            // DEL (0x7F) counts as hidden; a stray byte is kept: the input is the caller's.
+            return !piece.valid || piece.code_point < 0x7F || !hidden_on_terminal(piece.code_point);
+        },
+        [](std::string& out, const Utf8Piece& piece) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(piece.code_point));
+        });
 }
 
 std::string group_digits(std::int64_t n) {
@@ -125,41 +113,27 @@ std::array<char, 2> hex_digits(unsigned char byte, HexCase letters) {
 }
 
 std::string printable(std::string_view text, LineBreaks breaks) {
-    std::string out;
-    out.reserve(text.size());
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* end = p + text.size();
-    while (p < end) {
-        const unsigned char c = *p;
-        if ((c >= 0x20 && c < 0x7F) || (c == '\n' && breaks == LineBreaks::keep)) {
-            out.push_back(static_cast<char>(c));
-            ++p;
-            continue;
-        }
-        if (breaks == LineBreaks::space && (c == '\n' || c == '\r' || c == '\t')) {
-            out.push_back(' ');
-            ++p;
-            continue;
-        }
-        if (c < 0x80) {
-            out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : fmt::format("\\x{:02x}", c);
-            ++p;
-            continue;
-        }
-        const auto [n, cp] = decode_utf8(std::string_view(reinterpret_cast<const char*>(p), end - p));
-        if (n == 0) {
+    const auto keep = [breaks](const Utf8Piece& piece) {
+        const char32_t cp = piece.code_point;
+        return (cp >= 0x20 && cp < 0x7F) || (cp == '\n' && breaks == LineBreaks::keep) ||
+               (piece.valid && cp >= 0x80 && !hidden_on_terminal(cp));
+    };
+    const auto write = [breaks](std::string& out, const Utf8Piece& piece) {
+        const char32_t cp = piece.code_point;
+        if (breaks == LineBreaks::space && (cp == '\n' || cp == '\r' || cp == '\t')) {
+            out += ' ';
+        } else if (cp < 0x80) {
+            out += cp == '\n'   ? "\\n"
+                   : cp == '\r' ? "\\r"
+                   : cp == '\t' ? "\\t"
+                                : fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
+        } else if (!piece.valid) {
             out += "\xEF\xBF\xBD";  // U+FFFD
-            ++p;
-            continue;
-        }
-        if (hidden_on_terminal(cp)) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
         } else {
-            out.append(reinterpret_cast<const char*>(p), n);
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
         }
-        p += n;
-    }
-    return out;
+    };
+    return rewrite_utf8(text, keep, write);
 }
 
 namespace {

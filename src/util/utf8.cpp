@@ -44,14 +44,9 @@ private:
 template <typename Each>
 void for_each_column(std::string_view text, Each each) {
     const Utf8Locale locale;
-    for (std::size_t i = 0; i < text.size();) {
-        const Utf8Char c = decode_utf8(text.substr(i));
-        const std::size_t bytes = c.length == 0 ? 1 : c.length;
-        if (!each(bytes, c.length == 0 ? 1 : locale.columns(c.code_point))) {
-            return;
-        }
-        i += bytes;
-    }
+    for_each_utf8_piece(text, [&](const Utf8Piece& piece) {
+        return each(piece.bytes.size(), piece.valid ? locale.columns(piece.code_point) : 1);
+    });
 }
 
 bool in_range(unsigned char c, unsigned char low, unsigned char high) {
@@ -101,19 +96,14 @@ Utf8Char decode_utf8(std::string_view text) {
 }
 
 std::size_t find_invalid_utf8(std::string_view text) {
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        if (static_cast<unsigned char>(text[pos]) < 0x80) {
-            ++pos;
-            continue;
+    std::size_t invalid = std::string_view::npos;
+    for_each_utf8_piece(text, [&](const Utf8Piece& piece) {
+        if (!piece.valid) {
+            invalid = static_cast<std::size_t>(piece.bytes.data() - text.data());
         }
-        const std::size_t n = decode_utf8(text.substr(pos)).length;
-        if (n == 0) {
-            return pos;
-        }
-        pos += n;
-    }
-    return std::string_view::npos;
+        return piece.valid;
+    });
+    return invalid;
 }
 
 std::string clip_utf8(std::string_view text, std::size_t max_bytes) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "report/html.hpp"
 #include "report/html_chart.hpp"
@@ -9,6 +11,7 @@
 #include "test_report_log.hpp"
 
 using namespace report_test;
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -41,6 +44,24 @@ std::string page_of(const LogFile& log, const std::string& text) {
     return *page;
 }
 
+// The row of the failed-and-unknown table for `row`, in flight: named `name`, its request
+// number `attempts` made at 09:00:0`second`.
+std::string in_flight_row(std::int64_t row, const std::string& name, int attempts, int second) {
+    return R"(<tr><td class="num">)" + std::to_string(row) + "</td><td>" + wa_id(row) + "</td><td>" + name +
+           R"(</td><td class="nowrap"><span class="key s-unknown"></span>unknown</td><td>–</td><td class="num">–</td>)"
+           R"(<td class="num">)" +
+           std::to_string(attempts) +
+           R"(</td><td class="msg">request in flight when the run stopped: it may or may not have been delivered</td>)"
+           R"(<td class="nowrap">Sat 2026-11-21 09:00:0)" +
+           std::to_string(second) + " UTC</td></tr>";
+}
+
+// The page's failed-and-unknown section for the log `text`, to its end.
+std::string not_sent_section(const LogFile& log, const std::string& text) {
+    const auto page = page_of(log, text);
+    return page.substr(page.find(R"(id="not-sent")"));
+}
+
 bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
 }
@@ -65,6 +86,46 @@ TEST_SUITE("report::html") {
         CHECK(report::html_escape("Asha\xe2\x80\xae<evil\xc2\x9b\xe2\x81\xa6x") ==
               "Asha\\u202e&lt;evil\\u009b\\u2066x");
         CHECK(report::html_escape("bad \xff byte") == "bad \xef\xbf\xbd byte");
+    }
+
+    TEST_CASE("html_escape on hostile text: controls, C1, bidi, stray and cut UTF-8, zero-width characters") {
+        const std::pair<std::string_view, std::string_view> k_cases[] = {
+            {""sv, ""sv},
+            {"plain ASCII, with \\ and \"quotes\""sv, "plain ASCII, with \\ and &quot;quotes&quot;"sv},
+            {"nul\x00 soh\x01 esc\x1b[2J bel\x07 bs\x08 vt\x0b ff\x0c us\x1f del\x7f"sv,
+             "nul  soh  esc [2J bel  bs  vt  ff  us  del "sv},
+            {"tab\tlf\ncr\rcrlf\r\n"sv, "tab\tlf\ncr\rcrlf\r\n"sv},
+            {"lone \x80 and \xbf continuation, \xfe\xff, \xf8\x88\x80\x80\x80"sv,
+             "lone \xef\xbf\xbd and \xef\xbf\xbd continuation, \xef\xbf\xbd\xef\xbf\xbd, \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"sv},
+            {"overlong \xc0\xaf \xc1\xbf \xe0\x80\xaf \xe0\x9f\xbf \xf0\x80\x80\xaf \xf0\x8f\xbf\xbf"sv,
+             "overlong \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"sv},
+            {"surrogates \xed\xa0\x80 \xed\xbf\xbf, last BMP \xed\x9f\xbf"sv,
+             "surrogates \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd, last BMP \xed\x9f\xbf"sv},
+            {"beyond \xf4\x90\x80\x80 \xf5\x80\x80\x80, last \xf4\x8f\xbf\xbf"sv,
+             "beyond \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd, last \xf4\x8f\xbf\xbf"sv},
+            {"C1 \xc2\x80 \xc2\x85 \xc2\x9b[2J \xc2\x9f, nbsp \xc2\xa0"sv,
+             "C1 \\u0080 \\u0085 \\u009b[2J \\u009f, nbsp \xc2\xa0"sv},
+            {"bidi \xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x80\xae \xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"sv,
+             "bidi \\u202a\\u202b\\u202c\\u202d\\u202e \\u2066\\u2067\\u2068\\u2069"sv},
+            {"around \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa"sv,
+             "around \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa"sv},
+            {"zero width \xe2\x80\x8b\xe2\x80\x8c\xe2\x80\x8d lrm \xe2\x80\x8e rlm \xe2\x80\x8f alm \xd8\x9c bom \xef\xbb\xbf"sv,
+             "zero width \xe2\x80\x8b\xe2\x80\x8c\xe2\x80\x8d lrm \xe2\x80\x8e rlm \xe2\x80\x8f alm \xd8\x9c bom \xef\xbb\xbf"sv},
+            {"text caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87 \xf0\x9f\x98\x80"sv,
+             "text caf\xc3\xa9 \xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87 \xf0\x9f\x98\x80"sv},
+            {"cut inside \xe2\x82x \xf0\x9f\x98! \xc3"sv,
+             "cut inside \xef\xbf\xbd\xef\xbf\xbdx \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd! \xef\xbf\xbd"sv},
+            {"cut at end \xe2\x82"sv, "cut at end \xef\xbf\xbd\xef\xbf\xbd"sv},
+            {"cut at end \xf0\x9f\x98"sv, "cut at end \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"sv},
+            {"cut at end \xc3"sv, "cut at end \xef\xbf\xbd"sv},
+            {"<a href=\"x\">Tom & 'Jerry'</a>"sv, "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;"sv},
+            {"{\"a\":\"x\x7f\xc2\x9b\xe2\x80\xae y\",\"b\":\"caf\xc3\xa9\"}"sv,
+             "{&quot;a&quot;:&quot;x \\u009b\\u202e y&quot;,&quot;b&quot;:&quot;caf\xc3\xa9&quot;}"sv},
+        };
+        for (const auto& [input, escaped] : k_cases) {
+            CAPTURE(input);
+            CHECK(report::html_escape(input) == escaped);
+        }
     }
 
     TEST_CASE("is one self-contained page: no script, nothing fetched, a policy that forbids both") {
@@ -147,6 +208,36 @@ TEST_SUITE("report::html") {
         const auto section = page.substr(page.find(R"(id="not-sent")"));
         CHECK(contains(section, "Failed and unknown recipients (1)"));
         CHECK(contains(section, "HTTP 500: try later"));
+    }
+
+    TEST_CASE("a row attempted, answered unsent and attempted again is in flight from its latest attempt") {
+        LogFile log;
+        const auto unsent = [](std::int64_t row, int n, std::chrono::milliseconds offset) {
+            return results::to_line(
+                results::UnsentRecord{row, wa_id(row), n, 404, "HTTP 404: no such path", at(offset)});
+        };
+        // Row 1 failed first; row 2 had no result before.
+        const auto section = not_sent_section(
+            log, header() + result(1, Status::failed, Cause::transient, 500, "HTTP 500: try later", 90, 1s) +
+                     attempt(1, 2, 2s) + attempt(2, 1, 2100ms) + unsent(1, 2, 2200ms) + unsent(2, 1, 2300ms) +
+                     attempt(1, 3, 3s) + attempt(2, 2, 3100ms));
+        CHECK(contains(section, "Failed and unknown recipients (2)"));
+        CHECK(contains(section, in_flight_row(1, "User 1", 3, 3)));
+        CHECK(contains(section, in_flight_row(2, "", 2, 3)));
+        // A retry answered unsent while the first request is still in flight leaves that one shown.
+        const auto retried =
+            not_sent_section(log, header() + attempt(1, 1, 1s) + attempt(1, 2, 2s) + unsent(1, 2, 2200ms));
+        CHECK(contains(retried, "Failed and unknown recipients (1)"));
+        CHECK(contains(retried, in_flight_row(1, "", 1, 1)));
+    }
+
+    TEST_CASE("an attempt without a result shows the request in flight, named from the row's earlier result") {
+        LogFile log;
+        const auto section = not_sent_section(
+            log, header() + attempt(1, 1, 1s) + attempt(2, 1, 1100ms) +
+                     result(2, Status::failed, Cause::transient, 503, "HTTP 503", 40, 1200ms) + attempt(2, 2, 2s));
+        CHECK(contains(section, in_flight_row(1, "", 1, 1)));
+        CHECK(contains(section, in_flight_row(2, "User 2", 2, 2)));
     }
 
     TEST_CASE("lists the first 100 failed rows and counts the rest") {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "results/row_fold.hpp"
 
 using results::Cause;
@@ -87,4 +89,19 @@ TEST_CASE("RowState::count: a pending row counts nowhere; a row in flight counts
     CHECK(counts[Status::unknown] == 0);
     CHECK(counts[Status::skipped] == 1);
     CHECK(causes[Cause::suppressed] == 1);
+}
+
+TEST_CASE("ShownRowFold: what is shown follows the fold, and an unsent that undoes an attempt brings it back") {
+    results::ShownRowFold<std::string> row;
+    row.result(Status::failed, Cause::transient, 1, "failed 1");
+    row.attempt(2, "in flight 2");
+    CHECK(row.shown() == "in flight 2");
+    CHECK(row.fold().state.in_flight());
+    CHECK(row.unsent());
+    CHECK(row.shown() == "failed 1");
+    CHECK(row.fold().state.status == Status::failed);
+    row.attempt(3, "in flight 3");
+    row.result(Status::sent, Cause::none, 3, "sent 3");
+    CHECK_FALSE(row.unsent());  // after its result: changes nothing
+    CHECK(row.shown() == "sent 3");
 }

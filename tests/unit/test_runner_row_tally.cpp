@@ -51,9 +51,9 @@ struct Run {
         attempt_line(row);
         tally->attempt(row, *before.row(row));
     }
-    void result(std::int64_t row, Status status, bool final, Cause cause = Cause::none) {
+    void result(std::int64_t row, Status status, runner::Retry retry, Cause cause = Cause::none) {
         result_line(row, status, cause);
-        tally->result(row, status, cause, final);
+        tally->result(row, status, cause, retry);
     }
     void unsent(std::int64_t row) {
         results::UnsentRecord u;
@@ -85,9 +85,9 @@ TEST_SUITE("runner::RowTally") {
         run.start_tally();
         run.record(1, Status::invalid);
         run.attempt(2);
-        run.result(2, Status::failed, false);  // retrying
+        run.result(2, Status::failed, runner::Retry::follows);
         run.attempt(2);
-        run.result(2, Status::sent, true);
+        run.result(2, Status::sent, runner::Retry::none);
         run.attempt(3);  // still in flight when the run stops
         run.record(4, Status::skipped);
         auto expected = run.replayed();
@@ -109,12 +109,12 @@ TEST_SUITE("runner::RowTally") {
         run.result_line(5, Status::unknown);
         run.start_tally();
         run.attempt(2);
-        run.result(2, Status::sent, true);
+        run.result(2, Status::sent, runner::Retry::none);
         run.attempt(3);
-        run.result(3, Status::unknown, true);
+        run.result(3, Status::unknown, runner::Retry::none);
         run.record(4, Status::invalid);
         run.attempt(5);
-        run.result(5, Status::failed, true);
+        run.result(5, Status::failed, runner::Retry::none);
         auto expected = run.replayed();
         CHECK(run.tally->counts() == expected);
         CHECK(expected[Status::sent] == 2);
@@ -133,7 +133,7 @@ TEST_SUITE("runner::RowTally") {
         run.attempt(1);
         run.unsent(1);  // was pending: counted nowhere
         run.attempt(2);
-        run.result(2, Status::failed, false, Cause::transient);  // retrying
+        run.result(2, Status::failed, runner::Retry::follows, Cause::transient);
         run.attempt(2);
         run.unsent(2);
         run.attempt(3);
@@ -158,11 +158,11 @@ TEST_SUITE("runner::RowTally") {
         run.start_tally();
         CHECK(run.before.causes[Cause::pair_rate] == 1);
         run.attempt(1);
-        run.result(1, Status::failed, false, Cause::pair_rate);
+        run.result(1, Status::failed, runner::Retry::follows, Cause::pair_rate);
         run.attempt(1);
-        run.result(1, Status::sent, true);
+        run.result(1, Status::sent, runner::Retry::none);
         run.attempt(3);
-        run.result(3, Status::failed, true, Cause::opted_out);
+        run.result(3, Status::failed, runner::Retry::none, Cause::opted_out);
         run.record(4, Status::skipped, Cause::duplicate);
         run.attempt(5);  // in flight: counted under no cause
         const auto expected = run.replayed_causes();
