@@ -155,6 +155,7 @@ pg_result* Connection::last_result() {
 
 Rows Connection::exec(const std::string& sql) {
     // A string of statements runs as one; the server skips those after a failure.
+    ++m_round_trips;
     if (PQsendQuery(m_conn, sql.c_str()) == 0) {
         throw Failure(error_of(m_conn));
     }
@@ -163,6 +164,7 @@ Rows Connection::exec(const std::string& sql) {
 
 Rows Connection::query(const std::string& sql, const std::vector<Param>& params) {
     const auto values = pointers(params);
+    ++m_round_trips;
     if (PQsendQueryParams(m_conn, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
                           nullptr, 0) == 0) {
         throw Failure(error_of(m_conn));
@@ -170,9 +172,63 @@ Rows Connection::query(const std::string& sql, const std::vector<Param>& params)
     return Rows(last_result());
 }
 
+std::vector<Rows> Connection::pipeline(const std::vector<Statement>& statements) {
+    if (PQenterPipelineMode(m_conn) == 0) {
+        throw Failure(error_of(m_conn));
+    }
+    for (const auto& statement : statements) {
+        const auto values = pointers(statement.params);
+        if (PQsendQueryParams(m_conn, statement.sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                              nullptr, nullptr, 0) == 0) {
+            m_abandoned = true;  // part of a pipeline went: the connection starts afresh
+            throw Failure(error_of(m_conn));
+        }
+    }
+    ++m_round_trips;
+    if (PQpipelineSync(m_conn) == 0) {
+        m_abandoned = true;
+        throw Failure(error_of(m_conn));
+    }
+    // Every answer is read, up to the sync, even after a failure, so that the connection is ready
+    // for the next call.
+    std::vector<Rows> out;
+    out.reserve(statements.size());
+    std::string failure;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+        for (;;) {
+            await_answer();
+            pg_result* result = PQgetResult(m_conn);
+            if (result == nullptr) {
+                break;
+            }
+            Rows rows(result);
+            const ExecStatusType status = PQresultStatus(result);
+            if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+                out.push_back(std::move(rows));
+            } else if (failure.empty()) {
+                failure = status == PGRES_PIPELINE_ABORTED ? "" : one_line(PQresultErrorMessage(result));
+                if (failure.empty() && status != PGRES_PIPELINE_ABORTED) {
+                    failure = error_of(m_conn);
+                }
+            }
+        }
+    }
+    await_answer();
+    Rows sync(PQgetResult(m_conn));
+    if (PQexitPipelineMode(m_conn) == 0) {
+        m_abandoned = true;
+        throw Failure(failure.empty() ? error_of(m_conn) : failure);
+    }
+    if (!failure.empty() || out.size() != statements.size()) {
+        throw Failure(failure.empty() ? "a statement of the batch was not run" : failure);
+    }
+    return out;
+}
+
 void Connection::stream(const std::string& sql, const std::vector<Param>& params,
                         const std::function<void(const Rows&)>& each) {
     const auto values = pointers(params);
+    ++m_round_trips;
     if (PQsendQueryParams(m_conn, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
                           nullptr, 0) == 0 ||
         PQsetSingleRowMode(m_conn) == 0) {

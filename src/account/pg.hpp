@@ -37,6 +37,12 @@ private:
 // A parameter: its text, or SQL NULL.
 using Param = std::optional<std::string>;
 
+// One statement of a pipeline, with its parameters ($1, $2, …).
+struct Statement {
+    std::string sql;
+    std::vector<Param> params;
+};
+
 class Connection {
 public:
     // Connects with `keywords`/`values` (libpq's PQconnectdbParams, expand_dbname on). Throws
@@ -53,9 +59,16 @@ public:
     Rows exec(const std::string& sql);
     // Runs one statement with `params` ($1, $2, …) in one round trip; returns its rows.
     Rows query(const std::string& sql, const std::vector<Param>& params);
+    // Sends `statements` at once and reads their answers (libpq's pipeline mode): one round trip
+    // for all. Returns each one's rows, in order. The server skips those after one that failed:
+    // Failure with the first failure's reason. An explicit transaction (BEGIN) stays open after
+    // the call, for the next pipeline.
+    std::vector<Rows> pipeline(const std::vector<Statement>& statements);
     // Runs one statement and calls `each` for every row as it arrives (libpq's single-row mode),
     // so that a long answer is never held whole.
     void stream(const std::string& sql, const std::vector<Param>& params, const std::function<void(const Rows&)>& each);
+    // How many times a call has sent statements and waited for their answers.
+    std::uint64_t round_trips() const { return m_round_trips; }
     // Whether the connection was lost (the server went away); reset() connects again.
     bool lost() const;
     void reset();
@@ -69,7 +82,8 @@ private:
 
     pg_conn* m_conn;
     std::chrono::milliseconds m_silence;
-    bool m_abandoned = false;  // a statement got no answer in time: the connection is unusable
+    bool m_abandoned = false;
+    std::uint64_t m_round_trips = 0;  // a statement got no answer in time: the connection is unusable
 };
 
 // The text form of an array parameter: {"a","b"} (each element quoted and escaped), {1,2}.

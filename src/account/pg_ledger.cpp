@@ -2,13 +2,16 @@
 
 #include "account/pg.hpp"
 #include "account/pg_schema.hpp"
-#include "account/sqlite_ledger.hpp"  // to_millis, from_millis
+#include "account/rule.hpp"
 #include "util/postgresql_url.hpp"
 #include "util/redact.hpp"
 
 namespace account {
 
 namespace {
+
+using rule::from_millis;
+using rule::to_millis;
 
 // Every account named in any table (each one's key starts with the account).
 constexpr const char* k_accounts_sql =
@@ -116,11 +119,8 @@ void PgLedger::prepare_schema() {
             m_db->exec(pg_schema::create_sql());
         }
         if (found < pg_schema::k_version) {
-            // The table first: the functions in SQL are checked against it.
-            for (const char* sql :
-                 {pg_schema::k_upgrade, pg_schema::k_day, pg_schema::k_record, pg_schema::k_reserve}) {
-                m_db->exec(sql);
-            }
+            m_db->exec(pg_schema::k_upgrade);
+            drop_functions();
         }
         m_db->exec("COMMIT");
     } catch (const pg::Failure& e) {
@@ -135,6 +135,17 @@ void PgLedger::prepare_schema() {
     }
 }
 
+void PgLedger::drop_functions() {
+    // Versions 1 to 5 decided on the server, in functions of the schema (some overloaded): each
+    // is dropped by its signature. The tables are all there is now.
+    const auto functions = m_db->exec(
+        "SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = p.pronamespace WHERE n.nspname = 'wacamp'");
+    for (int i = 0; i < functions.size(); ++i) {
+        m_db->exec("DROP FUNCTION " + functions.text(i, 0));
+    }
+}
+
 std::string PgLedger::masked(const std::string& message) const {
     util::Redactor secrets;
     secrets.add(m_password);
@@ -142,6 +153,10 @@ std::string PgLedger::masked(const std::string& message) const {
         secrets.add(m_url.substr(password->at, password->size));
     }
     return secrets.apply(message);
+}
+
+std::uint64_t PgLedger::round_trips() const {
+    return m_db->round_trips();
 }
 
 void PgLedger::revive() {
@@ -311,16 +326,6 @@ util::Result<std::vector<std::string>> PgLedger::accounts() {
             out.push_back(rows.text(i, 0));
         }
         return out;
-    });
-}
-
-util::Result<std::size_t> PgLedger::prune(util::TimePoint before) {
-    if (m_empty) {
-        return read_only("pruning");
-    }
-    return guarded<std::size_t>("pruning", [&] {
-        const auto pruned = m_db->query("SELECT wacamp.prune($1, $2)", {m_account, text_of(to_millis(before))});
-        return static_cast<std::size_t>(pruned.integer(0, 0));
     });
 }
 

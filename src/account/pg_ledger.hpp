@@ -1,8 +1,8 @@
 #pragma once
 // The ledger in PostgreSQL (docs/ledger.md "PostgreSQL"), shared by runners on any number of
-// machines: the schema `wacamp`, created on first open; each call one statement, so one round
-// trip and one transaction; reservations decided by a server-side function under an
-// account-wide advisory lock.
+// machines: the schema `wacamp`, created on first open. A read is one statement; a reservation,
+// a batch of answers and a prune are one transaction of two round trips under an account-wide
+// advisory lock: the facts read, account::rule's decision written (pg_reserve.cpp).
 
 #include <exception>
 #include <memory>
@@ -15,7 +15,11 @@ namespace account {
 
 namespace pg {
 class Connection;
+struct Statement;
 }  // namespace pg
+namespace rule {
+struct RecordDecision;
+}  // namespace rule
 
 class PgLedger final : public Ledger {
 public:
@@ -29,6 +33,11 @@ public:
         "SELECT wa_id, csv_row, state, at FROM (SELECT wa_id, csv_row, state, at, campaign FROM wacamp.sends "
         "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2";
 
+    // The read of the sends of numbers $2 (a text array) of account $1: every send the ledger
+    // holds of them, through sends_by_number. Public for the test of its plan.
+    static constexpr const char* k_number_sends_sql =
+        "SELECT wa_id, campaign, csv_row, at, state FROM wacamp.sends WHERE account = $1 AND wa_id = ANY ($2::text[])";
+
     // Connects to `url` (options.password, when not empty, over the URL's and libpq's
     // PGPASSWORD / PGPASSFILE) and creates the schema when missing (read_write). Fails with a
     // message naming the URL without its password: unreachable, refused, a newer schema.
@@ -36,6 +45,9 @@ public:
     ~PgLedger() override;
 
     WACAMP_LEDGER_OVERRIDES
+
+    // How many round trips to the server this ledger's calls took so far (its connection's).
+    std::uint64_t round_trips() const;
 
 private:
     // Suppression entries as the parameters of one unnest(): $wa_ids, $reasons, $since, $sources.
@@ -63,8 +75,14 @@ private:
     util::Error read_only(const char* what) const;
     void connect();
     void prepare_schema();
+    void drop_functions();
     std::string masked(const std::string& message) const;
-    std::vector<Reservation> reserve_in_empty(const ReservationRequest& request) const;
+    // Runs `body`, which opens a transaction (BEGIN) and commits it, as guarded() does; rolls
+    // the transaction back when a statement of it failed.
+    template <typename T, typename F>
+    util::Result<T> transaction(const char* what, F&& body);
+    // The statements that write what the rule decided of `batch`.
+    std::vector<pg::Statement> writes_of(const rule::RecordDecision& decision, const ResultBatch& batch) const;
 
     std::string m_url;    // as given, password and all
     std::string m_shown;  // without the password: what messages name

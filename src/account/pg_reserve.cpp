@@ -1,35 +1,164 @@
-// The PostgreSQL ledger's reservations and the answers that confirm or release them: each one
-// call of a server-side function (pg_schema.cpp), so one round trip.
+// The PostgreSQL ledger's reservations, answers and pruning: the facts of a batch's numbers read
+// under the account's advisory lock, account::rule's decision written back, in one transaction of
+// two round trips (each a pipeline of plain statements: pg::Connection::pipeline).
 #include <unordered_map>
 #include <unordered_set>
 
 #include "account/pg.hpp"
 #include "account/pg_ledger.hpp"
-#include "account/sqlite_ledger.hpp"  // to_millis, from_millis
+#include "account/rule.hpp"
 
 namespace account {
 
 namespace {
 
-constexpr std::chrono::hours k_day{24};
+using rule::from_millis;
+using rule::to_millis;
 
 std::string text_of(std::int64_t value) {
     return std::to_string(value);
 }
 
-// wacamp.reserve's refusal codes (pg_schema.cpp).
-Refusal refusal_of(std::int64_t code) {
-    switch (code) {
-    case 1: return Refusal::frequency_cap;
-    case 2: return Refusal::per_day;
-    case 3: return Refusal::suppressed;
-    case 4: return Refusal::held;
-    case 0: return Refusal::none;
-    default: throw pg::Failure("the server answered an unknown refusal " + std::to_string(code));
+// What of a batch's numbers the rule needs for a call; each a list of numbers, each once.
+struct Needs {
+    std::vector<std::string> sends, suppression, hold, undeliverable;
+};
+
+void add_once(std::vector<std::string>& list, std::unordered_set<std::string>& seen, const std::string& wa_id) {
+    if (seen.insert(wa_id).second) {
+        list.push_back(wa_id);
     }
 }
 
+// Appends to `statements` the reads of `needs`, in the order read_facts() takes their answers.
+void ask_facts(const std::string& account, const Needs& needs, std::vector<pg::Statement>& statements) {
+    statements.push_back({PgLedger::k_number_sends_sql, {account, pg::text_array(needs.sends)}});
+    statements.push_back({"SELECT wa_id FROM wacamp.suppressions WHERE account = $1 AND wa_id = ANY ($2::text[])",
+                          {account, pg::text_array(needs.suppression)}});
+    statements.push_back(
+        {"SELECT wa_id, until FROM wacamp.marketing_holds WHERE account = $1 AND wa_id = ANY ($2::text[])",
+         {account, pg::text_array(needs.hold)}});
+    statements.push_back(
+        {"SELECT wa_id, answers FROM wacamp.undeliverable WHERE account = $1 AND wa_id = ANY ($2::text[])",
+         {account, pg::text_array(needs.undeliverable)}});
+}
+
+// Reads the answers of ask_facts(), from `answers[first]` on.
+rule::Numbers read_facts(const std::vector<pg::Rows>& answers, std::size_t first) {
+    rule::Numbers numbers;
+    const pg::Rows& sends = answers.at(first);
+    for (int i = 0; i < sends.size(); ++i) {
+        numbers[sends.text(i, 0)].sends.push_back(
+            rule::StoredSend{sends.text(i, 1), sends.integer(i, 2), from_millis(sends.integer(i, 3)),
+                             sends.text(i, 4) == "sent" ? SendState::sent : SendState::reserved});
+    }
+    const pg::Rows& suppressed = answers.at(first + 1);
+    for (int i = 0; i < suppressed.size(); ++i) {
+        numbers[suppressed.text(i, 0)].suppressed = true;
+    }
+    const pg::Rows& holds = answers.at(first + 2);
+    for (int i = 0; i < holds.size(); ++i) {
+        numbers[holds.text(i, 0)].hold_until = from_millis(holds.integer(i, 1));
+    }
+    const pg::Rows& undeliverable = answers.at(first + 3);
+    for (int i = 0; i < undeliverable.size(); ++i) {
+        numbers[undeliverable.text(i, 0)].undeliverable = undeliverable.integer(i, 1);
+    }
+    return numbers;
+}
+
+constexpr std::size_t k_fact_reads = 4;
+
+// The stored count (horizon, numbers; no row when never counted), and with `horizon` the
+// `crossed` of rule::moved(stored, horizon, crossed) as a second column: one statement.
+pg::Statement ask_day(const std::string& account, std::optional<util::TimePoint> horizon) {
+    if (!horizon) {
+        return {"SELECT horizon, numbers, 0 FROM wacamp.day_counts WHERE account = $1", {account}};
+    }
+    return {
+        "SELECT d.horizon, d.numbers, CASE WHEN d.horizon IS NULL THEN "
+        "(SELECT count(DISTINCT s.wa_id) FROM wacamp.sends s WHERE s.account = $1 AND s.at > $2) ELSE "
+        "(SELECT count(DISTINCT s.wa_id) FROM wacamp.sends s WHERE s.account = $1 "
+        "AND s.at > least($2, d.horizon) AND s.at <= greatest($2, d.horizon) AND NOT EXISTS "
+        "(SELECT 1 FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id "
+        "AND t.at > greatest($2, d.horizon))) END "
+        "FROM (SELECT 1) AS one LEFT JOIN wacamp.day_counts d ON d.account = $1",
+        {account, text_of(to_millis(*horizon))}};
+}
+
+// The stored count of ask_day()'s answer, and its `crossed`.
+std::pair<std::optional<rule::DayCount>, std::int64_t> read_day(const pg::Rows& rows) {
+    if (rows.size() == 0) {
+        return {std::nullopt, 0};
+    }
+    std::optional<rule::DayCount> stored;
+    if (!rows.null(0, 0)) {
+        stored = rule::DayCount{from_millis(rows.integer(0, 0)), rows.integer(0, 1)};
+    }
+    return {stored, rows.integer(0, 2)};
+}
+
+pg::Statement write_day(const std::string& account, const rule::DayCount& count) {
+    return {
+        "INSERT INTO wacamp.day_counts (account, horizon, numbers) VALUES ($1, $2, $3) "
+        "ON CONFLICT (account) DO UPDATE SET horizon = excluded.horizon, numbers = excluded.numbers",
+        {account, text_of(to_millis(count.horizon)), text_of(count.numbers)}};
+}
+
+// Sends as three arrays: campaigns ($2), rows ($3), numbers ($4).
+std::vector<pg::Param> send_arrays(const std::string& account, const std::vector<const Send*>& sends) {
+    std::vector<std::string> campaigns, wa_ids;
+    std::vector<std::int64_t> rows;
+    for (const Send* send : sends) {
+        campaigns.push_back(send->campaign);
+        rows.push_back(send->row);
+        wa_ids.push_back(send->wa_id);
+    }
+    return {account, pg::text_array(campaigns), pg::integer_array(rows), pg::text_array(wa_ids)};
+}
+
+constexpr const char* k_unnest_sends = "unnest($2::text[], $3::bigint[], $4::text[]) AS x (campaign, csv_row, wa_id)";
+// The account's lock, held to the end of the transaction (pg_schema::k_lock_space).
+const std::string k_lock_sql =
+    "SELECT pg_advisory_xact_lock(" + std::to_string(pg_schema::k_lock_space) + ", hashtext($1))";
+
+// The last of `items` for each number, in the order of their first: one statement may not
+// write a row twice.
+template <typename T>
+std::vector<T> last_per_number(const std::vector<T>& items) {
+    std::unordered_map<std::string, std::size_t> at;
+    std::vector<T> out;
+    for (const auto& item : items) {
+        const auto [found, added] = at.try_emplace(item.wa_id, out.size());
+        if (added) {
+            out.push_back(item);
+        } else {
+            out[found->second] = item;
+        }
+    }
+    return out;
+}
+
 }  // namespace
+
+template <typename T, typename F>
+util::Result<T> PgLedger::transaction(const char* what, F&& body) {
+    return guarded<T>(what, [&] {
+        try {
+            return body();
+        } catch (const std::exception&) {
+            // A statement failed inside the transaction: it is given up, whatever ran of it.
+            if (!m_db->lost()) {
+                try {
+                    m_db->exec("ROLLBACK");
+                } catch (const pg::Failure&) {
+                    // The failure above is the one to tell.
+                }
+            }
+            throw;
+        }
+    });
+}
 
 util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationRequest& request) {
     const bool commit = request.apply == Apply::commit;
@@ -37,134 +166,226 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
         if (commit) {
             return read_only("reserving sends");
         }
-        return reserve_in_empty(request);
+        rule::ReserveDecision decision = rule::decide(request, rule::ReserveFacts{});
+        rule::settle_day_room(decision, request.now, std::nullopt);
+        return std::move(decision.answers);
     }
-    return guarded<std::vector<Reservation>>("reserving sends", [&] {
-        std::vector<std::string> campaigns, wa_ids;
-        std::vector<std::int64_t> rows;
+    return transaction<std::vector<Reservation>>("reserving sends", [&] {
+        Needs needs;
+        std::unordered_set<std::string> seen;
         for (const auto& send : request.sends) {
-            campaigns.push_back(send.campaign);
-            rows.push_back(send.row);
-            wa_ids.push_back(send.wa_id);
+            add_once(needs.sends, seen, send.wa_id);
         }
-        const auto& per_recipient = request.limits.per_recipient;
-        const auto& per_day = request.limits.per_day;
-        std::vector<pg::Param> params{m_account,
-                                      pg::text_array(campaigns),
-                                      pg::integer_array(rows),
-                                      pg::text_array(wa_ids),
-                                      text_of(to_millis(request.now)),
-                                      per_recipient ? pg::Param(text_of(per_recipient->max)) : std::nullopt,
-                                      per_recipient ? pg::Param(text_of(per_recipient->per.count())) : std::nullopt,
-                                      per_day ? pg::Param(text_of(*per_day)) : std::nullopt,
-                                      commit ? "true" : "false"};
-        std::string sql =
-            "SELECT refusal, room_at FROM wacamp.reserve($1, $2::text[], $3::bigint[], $4::text[], $5, $6, $7, $8, $9";
-        // An older schema a read-only open left as it was has reserve() without p_holds (version
-        // 2's refuses every held number; screening tells those apart).
-        if (m_schema >= 3) {
-            sql += ", $10";
-            params.emplace_back(request.marketing_holds == MarketingHolds::apply ? "true" : "false");
+        needs.suppression = needs.hold = needs.sends;
+        const util::TimePoint horizon = rule::day_horizon(request.now);
+        // Every runner of the account decides one batch at a time: two deciding at once could
+        // each see room for the last slot.
+        std::vector<pg::Statement> first{{"BEGIN", {}}};
+        if (commit) {
+            first.push_back({k_lock_sql, {m_account}});
         }
-        const auto decided = m_db->query(sql + ")", params);
-        if (decided.size() != static_cast<int>(request.sends.size())) {
-            throw pg::Failure("the server answered " + std::to_string(decided.size()) + " decisions for " +
-                              std::to_string(request.sends.size()) + " sends");
+        const std::size_t facts_at = first.size();
+        ask_facts(m_account, needs, first);
+        const bool day_kept = m_schema >= 4;  // an older schema a read-only open left has no count
+        if (day_kept) {
+            first.push_back(ask_day(m_account, request.limits.per_day ? std::optional(horizon) : std::nullopt));
+        } else {
+            first.push_back(
+                {"SELECT NULL::bigint, NULL::bigint, count(DISTINCT wa_id) FROM wacamp.sends "
+                 "WHERE account = $1 AND at > $2",
+                 {m_account, text_of(to_millis(horizon))}});
         }
-        std::vector<Reservation> answers;
-        for (int i = 0; i < decided.size(); ++i) {
-            const auto refusal = decided.integer(i, 0);
-            const auto room = decided.null(i, 1) ? std::nullopt : std::optional(from_millis(decided.integer(i, 1)));
-            answers.push_back(Reservation{refusal_of(refusal), room});
+        const auto answers = m_db->pipeline(first);
+        rule::ReserveFacts facts;
+        facts.numbers = read_facts(answers, facts_at);
+        std::tie(facts.stored_day, facts.day_crossed) = read_day(answers.back());
+        rule::ReserveDecision decision = rule::decide(request, facts);
+
+        std::vector<pg::Statement> second;
+        if (decision.day_room_offset) {
+            // The day's sends oldest first, each number's latest only (one per number, ties
+            // included), up to the one wanted: no scan of the whole day.
+            second.push_back(
+                {"SELECT s.at FROM wacamp.sends s WHERE s.account = $1 AND s.at > $2 AND NOT EXISTS "
+                 "(SELECT 1 FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id "
+                 "AND t.at > s.at) GROUP BY s.at, s.wa_id ORDER BY s.at, s.wa_id LIMIT 1 OFFSET $3",
+                 {m_account, text_of(to_millis(horizon)), text_of(*decision.day_room_offset)}});
         }
-        return answers;
+        if (commit && !decision.written.empty()) {
+            std::vector<const Send*> written;
+            std::unordered_set<std::string> keys;
+            for (const std::size_t index : decision.written) {
+                const Send& send = request.sends[index];
+                if (keys.insert(send.campaign + '\n' + std::to_string(send.row) + '\n' + send.wa_id).second) {
+                    written.push_back(&send);
+                }
+            }
+            auto params = send_arrays(m_account, written);
+            params.emplace_back(text_of(to_millis(request.now)));
+            second.push_back({std::string("INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, "
+                                          "state) SELECT $1, x.campaign, x.csv_row, x.wa_id, $5, 'reserved' FROM ") +
+                                  k_unnest_sends +
+                                  " ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at "
+                                  "WHERE s.state = 'reserved'",
+                              std::move(params)});
+        }
+        if (commit && decision.day) {
+            second.push_back(write_day(m_account, *decision.day));
+        }
+        second.push_back({"COMMIT", {}});
+        const auto settled = m_db->pipeline(second);
+        if (decision.day_room_offset) {
+            const pg::Rows& room = settled.front();
+            rule::settle_day_room(decision, request.now,
+                                  room.size() > 0 ? std::optional(from_millis(room.integer(0, 0))) : std::nullopt);
+        }
+        return std::move(decision.answers);
     });
 }
 
-std::vector<Reservation> PgLedger::reserve_in_empty(const ReservationRequest& request) const {
-    // As wacamp.reserve decides with no stored send: only the batch's own grants count.
-    std::unordered_map<std::string, std::int64_t> granted;
-    std::unordered_set<std::string> today;
-    std::int64_t new_today = 0;
-    std::vector<Reservation> answers;
-    for (const auto& send : request.sends) {
-        const auto& limit = request.limits.per_recipient;
-        if (limit && granted[send.wa_id] >= limit->max) {
-            answers.push_back(Reservation{Refusal::frequency_cap, request.now + limit->per});
-            continue;
-        }
-        const bool new_number = request.limits.per_day && !today.contains(send.wa_id);
-        if (new_number && new_today >= *request.limits.per_day) {
-            answers.push_back(Reservation{Refusal::per_day, request.now + k_day});
-            continue;
-        }
-        new_today += new_number ? 1 : 0;
-        today.insert(send.wa_id);
-        ++granted[send.wa_id];
-        answers.push_back(Reservation{Refusal::none, std::nullopt});
+std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decision, const ResultBatch& batch) const {
+    std::vector<pg::Statement> out;
+    if (!decision.confirmed.empty()) {
+        out.push_back({std::string("UPDATE wacamp.sends s SET state = 'sent' FROM ") + k_unnest_sends +
+                           " WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
+                           "AND s.wa_id = x.wa_id",
+                       send_arrays(m_account, decision.confirmed)});
     }
-    return answers;
+    if (!decision.added.empty()) {
+        std::vector<const Send*> sends;
+        std::vector<std::int64_t> ats;
+        for (const auto& [send, at] : decision.added) {
+            sends.push_back(send);
+            ats.push_back(to_millis(at));
+        }
+        auto params = send_arrays(m_account, sends);
+        params.emplace_back(pg::integer_array(ats));
+        out.push_back(
+            {"INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) "
+             "SELECT $1, x.campaign, x.csv_row, x.wa_id, x.at, 'sent' FROM unnest($2::text[], "
+             "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, at)",
+             std::move(params)});
+    }
+    if (!decision.released.empty()) {
+        out.push_back({std::string("DELETE FROM wacamp.sends s USING ") + k_unnest_sends +
+                           " WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
+                           "AND s.wa_id = x.wa_id",
+                       send_arrays(m_account, decision.released)});
+    }
+    if (!decision.undeliverable.empty()) {
+        std::vector<std::string> wa_ids;
+        std::vector<std::int64_t> answers, ats;
+        for (const auto& counted : last_per_number(decision.undeliverable)) {
+            wa_ids.push_back(counted.wa_id);
+            answers.push_back(counted.answers);
+            ats.push_back(to_millis(counted.last_at));
+        }
+        out.push_back(
+            {"INSERT INTO wacamp.undeliverable (account, wa_id, answers, last_at) SELECT $1, x.wa_id, "
+             "x.answers, x.last_at FROM unnest($2::text[], $3::bigint[], $4::bigint[]) "
+             "AS x (wa_id, answers, last_at) ON CONFLICT (account, wa_id) DO UPDATE SET "
+             "answers = excluded.answers, last_at = excluded.last_at",
+             {m_account, pg::text_array(wa_ids), pg::integer_array(answers), pg::integer_array(ats)}});
+    }
+    if (!decision.suppressed.empty()) {
+        const SuppressionArrays listed = arrays_of(decision.suppressed);
+        out.push_back(
+            {"INSERT INTO wacamp.suppressions (account, wa_id, reason, since, source) "
+             "SELECT $1, e.wa_id, e.reason, e.since, e.source "
+             "FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) AS e (wa_id, reason, since, "
+             "source) ON CONFLICT (account, wa_id) DO NOTHING",
+             {m_account, listed.wa_ids, listed.reasons, listed.since, listed.sources}});
+    }
+    if (!decision.holds.empty()) {
+        std::vector<std::string> wa_ids;
+        std::vector<std::int64_t> untils;
+        for (const auto& held : last_per_number(decision.holds)) {
+            wa_ids.push_back(held.wa_id);
+            untils.push_back(to_millis(held.until));
+        }
+        out.push_back(
+            {"INSERT INTO wacamp.marketing_holds (account, wa_id, until) SELECT $1, x.wa_id, x.until "
+             "FROM unnest($2::text[], $3::bigint[]) AS x (wa_id, until) "
+             "ON CONFLICT (account, wa_id) DO UPDATE SET until = excluded.until",
+             {m_account, pg::text_array(wa_ids), pg::integer_array(untils)}});
+    }
+    if (batch.fold) {
+        out.push_back(
+            {"INSERT INTO wacamp.folds (account, campaign, covered) VALUES ($1, $2, $3) "
+             "ON CONFLICT (account, campaign) DO UPDATE SET covered = excluded.covered",
+             {m_account, batch.fold->campaign, text_of(static_cast<std::int64_t>(batch.fold->value))}});
+    }
+    if (decision.day) {
+        out.push_back(write_day(m_account, *decision.day));
+    }
+    return out;
 }
 
 util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
     if (m_empty) {
         return read_only("recording answers");
     }
-    return guarded<Recorded>("recording answers", [&] {
-        std::vector<std::string> d_campaigns, d_wa_ids, n_campaigns, n_wa_ids;
-        std::vector<std::int64_t> d_rows, d_ats, n_rows;
-        for (const auto& send : batch.delivered) {
-            d_campaigns.push_back(send.campaign);
-            d_rows.push_back(send.row);
-            d_wa_ids.push_back(send.wa_id);
-            d_ats.push_back(to_millis(send.at.value_or(batch.now)));
-        }
-        for (const auto& send : batch.not_delivered) {
-            n_campaigns.push_back(send.campaign);
-            n_rows.push_back(send.row);
-            n_wa_ids.push_back(send.wa_id);
-        }
-        auto answers = [](const std::vector<Answer>& list, std::vector<std::string>& wa_ids,
-                          std::vector<std::int64_t>& ats) {
-            for (const auto& answer : list) {
-                wa_ids.push_back(answer.wa_id);
-                ats.push_back(to_millis(answer.at));
+    return transaction<Recorded>("recording answers", [&] {
+        Needs needs;
+        std::unordered_set<std::string> sends_seen, suppression_seen, hold_seen, undeliverable_seen;
+        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+            for (const auto& send : *sends) {
+                add_once(needs.sends, sends_seen, send.wa_id);
             }
-        };
-        std::vector<std::string> u_wa_ids, m_wa_ids;
-        std::vector<std::int64_t> u_ats, m_ats;
-        answers(batch.undeliverable, u_wa_ids, u_ats);
-        answers(batch.marketing_limited, m_wa_ids, m_ats);
-        SuppressionArrays suppress = arrays_of(batch.suppress);
-        const auto rows = m_db->query(
-            "SELECT * FROM wacamp.record($1, $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], "
-            "$7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::bigint[], $13::text[], "
-            "$14::text[], $15::bigint[], $16::text[], $17, $18, $19, $20)",
-            {m_account,
-             pg::text_array(d_campaigns),
-             pg::integer_array(d_rows),
-             pg::text_array(d_wa_ids),
-             pg::integer_array(d_ats),
-             pg::text_array(n_campaigns),
-             pg::integer_array(n_rows),
-             pg::text_array(n_wa_ids),
-             pg::text_array(u_wa_ids),
-             pg::integer_array(u_ats),
-             pg::text_array(m_wa_ids),
-             pg::integer_array(m_ats),
-             std::move(suppress.wa_ids),
-             std::move(suppress.reasons),
-             std::move(suppress.since),
-             std::move(suppress.sources),
-             batch.fold ? pg::Param(batch.fold->campaign) : std::nullopt,
-             batch.fold ? pg::Param(text_of(static_cast<std::int64_t>(batch.fold->value))) : std::nullopt,
-             text_of(batch.undeliverable_after),
-             batch.source});
+        }
+        for (const auto& answer : batch.undeliverable) {
+            add_once(needs.undeliverable, undeliverable_seen, answer.wa_id);
+            add_once(needs.suppression, suppression_seen, answer.wa_id);
+        }
+        for (const auto& entry : batch.suppress) {
+            add_once(needs.suppression, suppression_seen, entry.wa_id);
+        }
+        for (const auto& answer : batch.marketing_limited) {
+            add_once(needs.hold, hold_seen, answer.wa_id);
+        }
+        // A delivered send the ledger missed is written here: under the lock, as a reservation is.
+        std::vector<pg::Statement> first{{"BEGIN", {}}, {k_lock_sql, {m_account}}};
+        ask_facts(m_account, needs, first);
+        first.push_back(ask_day(m_account, std::nullopt));
+        const auto answers = m_db->pipeline(first);
+        rule::RecordFacts facts;
+        facts.numbers = read_facts(answers, 2);
+        facts.stored_day = read_day(answers.at(2 + k_fact_reads)).first;
+        const rule::RecordDecision decision = rule::decide(batch, facts);
+        std::vector<pg::Statement> second = writes_of(decision, batch);
+        second.push_back({"COMMIT", {}});
+        m_db->pipeline(second);
         Recorded recorded;
-        for (int i = 0; i < rows.size(); ++i) {
-            recorded.suppressed.push_back(rows.text(i, 0));
+        for (const auto& entry : decision.suppressed) {
+            recorded.suppressed.push_back(entry.wa_id);
         }
         return recorded;
+    });
+}
+
+util::Result<std::size_t> PgLedger::prune(util::TimePoint before) {
+    if (m_empty) {
+        return read_only("pruning");
+    }
+    return transaction<std::size_t>("pruning", [&] {
+        // The count's horizon first moves past the sends that go, when behind, so that they count
+        // for nothing: its `crossed` is read with the count, for the horizon it may move to.
+        const util::TimePoint target = rule::stored(before) - std::chrono::milliseconds(1);
+        const auto answers = m_db->pipeline({{"BEGIN", {}}, {k_lock_sql, {m_account}}, ask_day(m_account, target)});
+        const auto [stored_day, crossed] = read_day(answers.at(2));
+        std::vector<pg::Statement> second;
+        if (const auto horizon = rule::prune_horizon(stored_day, before)) {
+            second.push_back(write_day(m_account, rule::moved(stored_day, *horizon, crossed)));
+        }
+        const std::string millis = text_of(to_millis(before));
+        second.push_back(
+            {"WITH gone AS (DELETE FROM wacamp.sends WHERE account = $1 AND at < $2 RETURNING 1) "
+             "SELECT count(*) FROM gone",
+             {m_account, millis}});
+        second.push_back({"DELETE FROM wacamp.marketing_holds WHERE account = $1 AND until < $2", {m_account, millis}});
+        second.push_back({"COMMIT", {}});
+        const auto done = m_db->pipeline(second);
+        return static_cast<std::size_t>(done.at(done.size() - 3).integer(0, 0));
     });
 }
 

@@ -285,14 +285,17 @@ util::Result<std::vector<std::string>> SqliteLedger::accounts() {
 util::Result<std::size_t> SqliteLedger::prune(util::TimePoint before) {
     return guarded<std::size_t>("pruning", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
-        DayCount day(m_db, m_account);
-        day.pass(before);
+        // The count's horizon first moves past the sends that go, so that they count for nothing.
+        const auto stored_day = sqlite_day::read(m_db, m_account);
+        if (const auto horizon = rule::prune_horizon(stored_day, before)) {
+            const std::int64_t crossed = sqlite_day::crossed(m_db, m_account, stored_day, *horizon);
+            sqlite_day::write(m_db, m_account, rule::moved(stored_day, *horizon, crossed));
+        }
         sqlite::Statement sends(m_db, "DELETE FROM sends WHERE account = ?9 AND at < ?1");
         sends.bind(1, to_millis(before)).bind(k_account, m_account).run();
         const auto pruned = static_cast<std::size_t>(m_db.changes());
         sqlite::Statement holds(m_db, "DELETE FROM marketing_holds WHERE account = ?9 AND until < ?1");
         holds.bind(1, to_millis(before)).bind(k_account, m_account).run();
-        day.store();
         transaction.commit();
         return pruned;
     });

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "account/ledger_overrides.hpp"
+#include "account/rule.hpp"
 #include "account/sqlite.hpp"
-#include "account/sqlite_day_count.hpp"
 
 namespace account {
 
@@ -49,9 +49,8 @@ private:
     }
     void configure(Access access, Sync sync);
     void migrate(Access access);
-    // Writes the batch's delivered sends as sent and releases its not delivered reservations,
-    // keeping `day` right.
-    void confirm_and_release(const ResultBatch& batch, DayCount& day);
+    // Writes what the rule decided of a batch of answers.
+    void apply(const rule::RecordDecision& decision, const ResultBatch& batch);
     std::size_t add_suppressions(const std::vector<Suppression>& entries, std::vector<std::string>* added);
 
     std::string m_path;
@@ -64,11 +63,7 @@ private:
 constexpr int k_account = 9;
 
 // Times are kept as milliseconds since the Unix epoch (UTC).
-inline std::int64_t to_millis(util::TimePoint t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-inline util::TimePoint from_millis(std::int64_t ms) {
-    return util::TimePoint(std::chrono::duration_cast<util::TimePoint::duration>(std::chrono::milliseconds(ms)));
-}
+using rule::from_millis;
+using rule::to_millis;
 
 }  // namespace account

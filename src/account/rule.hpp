@@ -1,0 +1,166 @@
+#pragma once
+// The ledger's one rule (docs/ledger.md "One rule, two thin backends"): what a batch of
+// reservations, a batch of answers and a prune do, decided in plain C++ over the facts a backend
+// loaded for the batch's numbers under the account's lock. A backend reads those facts and writes
+// what the decision says, in one transaction; it decides nothing itself, so SQLite and PostgreSQL
+// cannot drift apart, and the rule is tested without a database (tests/unit/test_account_rule.cpp).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "account/types.hpp"
+
+namespace account::rule {
+
+// Times are kept as milliseconds since the Unix epoch (UTC), in both backends.
+inline std::int64_t to_millis(util::TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+inline util::TimePoint from_millis(std::int64_t ms) {
+    return util::TimePoint(std::chrono::duration_cast<util::TimePoint::duration>(std::chrono::milliseconds(ms)));
+}
+// `t` as the ledger stores it: to the millisecond.
+inline util::TimePoint stored(util::TimePoint t) {
+    return from_millis(to_millis(t));
+}
+
+inline constexpr std::chrono::hours k_day{24};
+
+// One send the ledger holds of a number.
+struct StoredSend {
+    // The campaign's key; "" for a campaign the batch does not name (the SQLite ledger knows
+    // campaigns by an id, and looks up only the batch's).
+    std::string campaign;
+    std::int64_t row = 0;
+    util::TimePoint at;
+    SendState state = SendState::reserved;
+};
+
+// What the ledger holds of one number.
+struct NumberFacts {
+    bool suppressed = false;
+    std::optional<util::TimePoint> hold_until;  // its 131049 hold's end, ended or not
+    std::int64_t undeliverable = 0;             // its 131026 answers so far
+    std::vector<StoredSend> sends;              // every send of the number not yet pruned
+};
+
+// The facts of every number a batch names (its sends', its answers', its suppressions').
+using Numbers = std::unordered_map<std::string, NumberFacts>;
+
+// The account's running count of the numbers with a send after `horizon` (docs/ledger.md "The
+// day's count").
+struct DayCount {
+    util::TimePoint horizon;
+    std::int64_t numbers = 0;
+    bool operator==(const DayCount&) const = default;
+};
+
+// Where the count moves to: the horizon of the day that ends at `now`.
+inline util::TimePoint day_horizon(util::TimePoint now) {
+    return stored(now) - k_day;
+}
+
+// The count moved to `horizon`. With a stored count, `crossed` is the number of numbers whose
+// latest send lies between the two horizons (after the lower, at or before the higher): they
+// leave the window when it moves forward and come back when it moves back. Without one,
+// `crossed` is every number with a send after `horizon` (the account's first count).
+DayCount moved(const std::optional<DayCount>& stored, util::TimePoint horizon, std::int64_t crossed);
+
+// Whether `wa_id` counts in `day`: it has a send after the horizon.
+bool counts(const NumberFacts& facts, util::TimePoint horizon);
+
+// --- Reserving ----------------------------------------------------------------------------------
+
+// What a backend loads for Ledger::reserve, under the account's lock (a preview without it).
+struct ReserveFacts {
+    Numbers numbers;                      // every number of the request's sends
+    std::optional<DayCount> stored_day;   // the account's count as stored; none: never counted
+    // When the request caps the day (per_day): the `crossed` of moved(stored_day,
+    // day_horizon(now), crossed). Not read otherwise.
+    std::int64_t day_crossed = 0;
+};
+
+struct ReserveDecision {
+    // One per send, in the request's order. A per_day refusal waiting for a stored number to age
+    // out has its room_at set by settle_day_room().
+    std::vector<Reservation> answers;
+    // The granted sends (indexes into the request) whose row is written as reserved at `now`: a
+    // new row, or a reservation made again (its time moves). A row an answer confirmed keeps its
+    // time and is not written.
+    std::vector<std::size_t> written;
+    // The count to store, when it changed.
+    std::optional<DayCount> day;
+    // A per_day refusal waits for the numbers messaged since day_horizon(now) to drop below the
+    // cap: when the number that is `day_room_offset`th, oldest first by its latest send (ties by
+    // number), ages out. The backend reads that send's time and calls settle_day_room().
+    std::optional<std::int64_t> day_room_offset;
+};
+
+// Decides every send of `request`, in order (Ledger::reserve): a suppressed number never; a
+// number held by a 131049 answer (when the request's holds apply) until the hold ends; a number
+// at rate.per_recipient until its oldest send in the way ages out (a row's own reservation does
+// not count against it; its send an answer confirmed does); a number new to the day while the
+// day is at rate.per_day until a number ages out. The batch's own grants count as sends.
+ReserveDecision decide(const ReservationRequest& request, const ReserveFacts& facts);
+
+// Sets the room_at of the per_day refusals of `decision`: `oldest` is the time of the send
+// day_room_offset asked for (none when the ledger has no such send).
+void settle_day_room(ReserveDecision& decision, util::TimePoint now, std::optional<util::TimePoint> oldest);
+
+// --- Recording answers --------------------------------------------------------------------------
+
+// What a backend loads for Ledger::record, under the account's lock.
+struct RecordFacts {
+    Numbers numbers;  // every number of the batch's sends, answers and suppressions
+    std::optional<DayCount> stored_day;
+};
+
+// A 131026 count to write.
+struct UndeliverableCount {
+    std::string wa_id;
+    std::int64_t answers = 0;
+    util::TimePoint last_at;
+};
+
+struct RecordDecision {
+    std::vector<const Send*> confirmed;  // reserved rows now sent: their state changes, not their time
+    // Delivered sends the ledger did not hold (a log being folded in): written as sent at `at`.
+    std::vector<std::pair<const Send*, util::TimePoint>> added;
+    std::vector<const Send*> released;  // reservations the answer says never reached the number
+    std::vector<UndeliverableCount> undeliverable;
+    std::vector<Suppression> suppressed;  // new entries, in order: a number's first entry stands
+    std::vector<Hold> holds;              // each number's hold end, the later of the stored and the new
+    std::optional<DayCount> day;          // the count to store, when it changed
+};
+
+// Decides what `batch` changes (Ledger::record): a delivered send confirms its reservation, or
+// is added at its own time; a not-delivered one releases its reservation (a send once confirmed
+// is never given back); the `undeliverable_after`th 131026 answer suppresses its number; a 131049
+// answer holds the number 24 h. The day's count follows the numbers that come in or go out.
+RecordDecision decide(const ResultBatch& batch, const RecordFacts& facts);
+
+// --- Pruning ------------------------------------------------------------------------------------
+
+// Before the sends made before `before` are deleted: the horizon the count must first move to
+// (so that they count for nothing), when it is behind; none otherwise.
+std::optional<util::TimePoint> prune_horizon(const std::optional<DayCount>& stored_day, util::TimePoint before);
+
+// --- Trust in a result log (trust round four) ---------------------------------------------------
+
+// What the ledger holds of one row of a campaign, for the recovery of a row its log forgot.
+struct RowRecord {
+    bool sent = false;      // the number sent by the campaign: under this row, or any row with AnyRow::yes
+    bool reserved = false;  // this row reserved: its request may have left
+};
+enum class AnyRow { no, yes };
+
+// The record of each of `sends` (one campaign's rows) among `held`, the campaign's sends of
+// their numbers (Ledger::campaign_sends), in order.
+std::vector<RowRecord> row_records(const std::vector<Send>& sends, const std::vector<CampaignSend>& held,
+                                   AnyRow any_row);
+
+}  // namespace account::rule
