@@ -77,8 +77,8 @@ bool counts(const NumberFacts& facts, util::TimePoint horizon);
 
 // What a backend loads for Ledger::reserve, under the account's lock (a preview without it).
 struct ReserveFacts {
-    Numbers numbers;                      // every number of the request's sends
-    std::optional<DayCount> stored_day;   // the account's count as stored; none: never counted
+    Numbers numbers;                     // every number of the request's sends
+    std::optional<DayCount> stored_day;  // the account's count as stored; none: never counted
     // When the request caps the day (per_day): the `crossed` of moved(stored_day,
     // day_horizon(now), crossed). Not read otherwise.
     std::int64_t day_crossed = 0;

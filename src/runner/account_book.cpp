@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "account/rule.hpp"
 #include "runner/suppression_list.hpp"
 #include "service/messages.hpp"
 #include "util/text.hpp"
@@ -142,27 +143,11 @@ util::Result<void> AccountBook::note_campaign_sends(const std::vector<account::S
                                                     const std::vector<std::string>& wa_ids,
                                                     std::vector<Screening>& out) {
     TRY_ASSIGN(const auto held, m_ledger->campaign_sends(sends.front().campaign, wa_ids));
-    if (held.empty()) {
-        return {};
-    }
-    // "number" and "number#row": a batch holds at most a few hundred.
-    std::unordered_set<std::string> sent_numbers;
-    std::unordered_set<std::string> sent_rows;
-    std::unordered_set<std::string> reserved_rows;
-    auto row_key = [](const std::string& wa_id, std::int64_t row) { return fmt::format("{}#{}", wa_id, row); };
-    for (const auto& send : held) {
-        if (send.state == account::SendState::sent) {
-            sent_numbers.insert(send.wa_id);
-            sent_rows.insert(row_key(send.wa_id, send.row));
-        } else {
-            reserved_rows.insert(row_key(send.wa_id, send.row));
-        }
-    }
-    const bool any_row = m_campaign.recipients.dedupe;
+    const auto any_row = m_campaign.recipients.dedupe ? account::rule::AnyRow::yes : account::rule::AnyRow::no;
+    const auto records = account::rule::row_records(sends, held, any_row);
     for (std::size_t i = 0; i < sends.size(); ++i) {
-        const std::string key = row_key(sends[i].wa_id, sends[i].row);
-        out[i].ledger_sent = any_row ? sent_numbers.contains(sends[i].wa_id) : sent_rows.contains(key);
-        out[i].ledger_reserved = reserved_rows.contains(key);
+        out[i].ledger_sent = records[i].sent;
+        out[i].ledger_reserved = records[i].reserved;
     }
     return {};
 }

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
+#include <thread>
 
 #include "account_ledger_fixture.hpp"
 
@@ -438,5 +440,82 @@ TEST_SUITE("account::Ledger") {
         auto known = other->accounts();
         REQUIRE_MESSAGE(known.ok(), (known.ok() ? "" : known.error().message));
         CHECK(*known == std::vector<std::string>{"acme", "beta", "zeta:8080"});
+    }
+    TEST_CASE("a batch reserved whole and released in part gives back exactly the released numbers' places") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        std::vector<std::string> numbers;
+        for (int i = 0; i < 60; ++i) {
+            numbers.push_back(std::to_string(4470000000 + i));
+        }
+        const account::Limits limits{account::PerRecipient{1, 24h}, 50};
+        auto first = book->reserve(request(sends("spring", numbers), limits, k_t0));
+        REQUIRE(first.ok());
+        const std::vector<bool> first_granted = granted(*first);
+        CHECK(std::count(first_granted.begin(), first_granted.end(), true) == 50);
+        CHECK(first->at(50).refusal == Refusal::per_day);
+        auto answered = batch_at(k_t0 + 1s);
+        answered.delivered = sends("spring", std::vector<std::string>(numbers.begin(), numbers.begin() + 40));
+        answered.not_delivered =
+            sends("spring", std::vector<std::string>(numbers.begin() + 40, numbers.begin() + 50), 41);
+        REQUIRE(book->record(answered).ok());
+        // The ten released numbers are free under both limits; the delivered ones under neither.
+        auto again = book->reserve(
+            request(sends("summer", std::vector<std::string>(numbers.begin() + 30, numbers.end())), limits, k_t0 + 2s));
+        REQUIRE(again.ok());
+        std::vector<bool> expected(30, false);
+        std::fill(expected.begin() + 10, expected.begin() + 20, true);
+        CHECK(granted(*again) == expected);
+        CHECK(again->at(0).refusal == Refusal::frequency_cap);
+        CHECK(again->at(20).refusal == Refusal::per_day);
+    }
+    TEST_CASE("two runners reserving one number at once under per_recipient: exactly one is granted, every time") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto first = place.open();
+        auto second = place.open();
+        const account::Limits once{account::PerRecipient{1, 24h}, 25};
+        std::vector<std::vector<account::Reservation>> answers(2);
+        std::vector<std::string> failures(2);
+        auto runner = [&](account::Ledger& book, int which) {
+            for (int round = 0; round < 30; ++round) {
+                // Each runner its own campaign, the same number each round.
+                auto answer =
+                    book.reserve(request({account::Send{std::to_string(4480000000 + round),
+                                                        which == 0 ? "spring" : "summer", round, std::nullopt}},
+                                         once, k_t0 + std::chrono::seconds(round)));
+                if (!answer) {
+                    failures[static_cast<std::size_t>(which)] = answer.error().message;
+                    return;
+                }
+                answers[static_cast<std::size_t>(which)].push_back(answer->at(0));
+            }
+        };
+        std::thread one(runner, std::ref(*first), 0);
+        std::thread two(runner, std::ref(*second), 1);
+        one.join();
+        two.join();
+        REQUIRE_MESSAGE(failures[0].empty(), failures[0]);
+        REQUIRE_MESSAGE(failures[1].empty(), failures[1]);
+        int day_refusals = 0;
+        for (std::size_t round = 0; round < 30; ++round) {
+            CAPTURE(round);
+            const auto& a = answers[0].at(round);
+            const auto& b = answers[1].at(round);
+            if (round < 25) {
+                CHECK(a.granted() != b.granted());  // one number, one send: never both, never neither
+            } else {
+                CHECK_FALSE(a.granted());
+                CHECK_FALSE(b.granted());
+            }
+            day_refusals += (a.refusal == Refusal::per_day ? 1 : 0) + (b.refusal == Refusal::per_day ? 1 : 0);
+        }
+        // The day's 25 numbers are taken between the two: the last 5 rounds are refused by it.
+        CHECK(day_refusals >= 10);
     }
 }
