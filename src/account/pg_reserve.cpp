@@ -176,7 +176,10 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
         for (const auto& send : request.sends) {
             add_once(needs.sends, seen, send.wa_id);
         }
-        needs.suppression = needs.hold = needs.sends;
+        needs.suppression = needs.sends;
+        if (request.marketing_holds == MarketingHolds::apply) {
+            needs.hold = needs.sends;
+        }
         const util::TimePoint horizon = rule::day_horizon(request.now);
         // Every runner of the account decides one batch at a time: two deciding at once could
         // each see room for the last slot.

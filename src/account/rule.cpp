@@ -155,6 +155,19 @@ bool counts(const NumberFacts& facts, util::TimePoint horizon) {
                        [&](const StoredSend& stored_send) { return stored_send.at > horizon; });
 }
 
+ReserveNeeds needs(const ReservationRequest& request, const std::optional<DayCount>& stored_day) {
+    const bool window = request.limits.per_recipient || request.limits.per_day || stored_day;
+    return ReserveNeeds{.sends = window, .holds = request.marketing_holds == MarketingHolds::apply};
+}
+
+bool record_needs_window(const std::optional<DayCount>& stored_day, bool delivered,
+                         const std::optional<SendState>& own) {
+    if (!stored_day) {
+        return false;
+    }
+    return delivered ? !own : own == SendState::reserved;
+}
+
 ReserveDecision decide(const ReservationRequest& request, const ReserveFacts& facts) {
     ReserveDecision out;
     out.answers.reserve(request.sends.size());

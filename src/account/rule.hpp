@@ -84,6 +84,16 @@ struct ReserveFacts {
     std::int64_t day_crossed = 0;
 };
 
+// What of the batch's numbers decide() reads for `request` with the account's count `stored_day`:
+// the numbers' sends only when a limit or the day's count looks at them (without, a row already
+// sent is left as it is by the write itself), their holds only when holds apply. A backend may
+// leave out what is not needed.
+struct ReserveNeeds {
+    bool sends = true;
+    bool holds = true;
+};
+ReserveNeeds needs(const ReservationRequest& request, const std::optional<DayCount>& stored_day);
+
 struct ReserveDecision {
     // One per send, in the request's order. A per_day refusal waiting for a stored number to age
     // out has its room_at set by settle_day_room().
@@ -115,9 +125,17 @@ void settle_day_room(ReserveDecision& decision, util::TimePoint now, std::option
 
 // What a backend loads for Ledger::record, under the account's lock.
 struct RecordFacts {
-    Numbers numbers;  // every number of the batch's sends, answers and suppressions
+    // Every number of the batch's sends, answers and suppressions. A number's `sends` hold at
+    // least the batch's own rows of it; with a stored day, every send of a number whose row the
+    // batch adds or releases (record_needs_window() says which), for the day's count.
+    Numbers numbers;
     std::optional<DayCount> stored_day;
 };
+
+// Whether the batch's answer for `send`, whose own row the ledger holds as `own` (none: not at
+// all), needs every send of its number: with a count kept, a row added or released may move it.
+bool record_needs_window(const std::optional<DayCount>& stored_day, bool delivered,
+                         const std::optional<SendState>& own);
 
 // A 131026 count to write.
 struct UndeliverableCount {

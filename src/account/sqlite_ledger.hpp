@@ -26,6 +26,14 @@ public:
         "SELECT csv_row, state, at FROM sends INDEXED BY sends_by_number "
         "WHERE account = ?9 AND wa_id = ?1 AND campaign_id = ?2";
 
+    // The read of every send of one number (?1) of the account (?9), the facts account::rule
+    // decides on: through sends_by_number by name (the planner takes the key (account, …)
+    // otherwise, a walk of every send of the account for each number). Public for the test of
+    // its plan.
+    static constexpr const char* k_number_sends_sql =
+        "SELECT campaign_id, csv_row, at, state FROM sends INDEXED BY sends_by_number WHERE account = ?9 AND wa_id = "
+        "?1";
+
     // Opens (read_write: creating, folder 0700 and file 0600) the ledger at `path`. Fails with
     // a message naming `path`: a symbolic link, not a regular file, not a SQLite database, a
     // schema newer than k_schema_version, the OS's or SQLite's reason.

@@ -78,11 +78,14 @@ class FactsReader {
 public:
     FactsReader(sqlite::Database& db, const std::string& account, const CampaignIds& campaigns)
         : m_campaigns(campaigns),
-          m_sends(db, "SELECT campaign_id, csv_row, at, state FROM sends WHERE account = ?9 AND wa_id = ?1"),
+          m_sends(db, SqliteLedger::k_number_sends_sql),
           m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
           m_hold(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1"),
-          m_undeliverable(db, "SELECT answers FROM undeliverable WHERE account = ?9 AND wa_id = ?1") {
-        for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable}) {
+          m_undeliverable(db, "SELECT answers FROM undeliverable WHERE account = ?9 AND wa_id = ?1"),
+          m_row(db,
+                "SELECT at, state FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
+                "AND wa_id = ?3") {
+        for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable, &m_row}) {
             statement->bind(k_account, account);
         }
     }
@@ -94,6 +97,7 @@ public:
         entry->second |= need;
         rule::NumberFacts& number = out[wa_id];
         if ((need & k_sends) != 0U) {
+            number.sends.clear();  // its own rows, when read first, are among them
             m_sends.bind(1, wa_id);
             while (m_sends.step()) {
                 number.sends.push_back(rule::StoredSend{
@@ -121,12 +125,41 @@ public:
         }
     }
 
+    // Reads `send`'s own row into `out` (by the table's key), unless every send of its number
+    // was read; returns the row's state, none when the ledger does not hold it.
+    std::optional<SendState> read_row(const Send& send, std::int64_t campaign_id, rule::Numbers& out) {
+        rule::NumberFacts& number = out[send.wa_id];
+        auto own = [&]() -> const rule::StoredSend* {
+            for (const auto& stored_send : number.sends) {
+                if (stored_send.row == send.row && stored_send.campaign == send.campaign) {
+                    return &stored_send;
+                }
+            }
+            return nullptr;
+        };
+        if (const auto* found = own()) {
+            return found->state;
+        }
+        if ((m_read[send.wa_id] & k_sends) != 0U) {
+            return std::nullopt;  // every send of the number was read: the row is not there
+        }
+        m_row.bind(1, campaign_id).bind(2, send.row).bind(3, send.wa_id);
+        std::optional<SendState> state;
+        if (m_row.step()) {
+            state = m_row.text(1) == "sent" ? SendState::sent : SendState::reserved;
+            number.sends.push_back(rule::StoredSend{send.campaign, send.row, from_millis(m_row.integer(0)), *state});
+        }
+        m_row.rewind();
+        return state;
+    }
+
 private:
     const CampaignIds& m_campaigns;
     sqlite::Statement m_sends;
     sqlite::Statement m_suppressed;
     sqlite::Statement m_hold;
     sqlite::Statement m_undeliverable;
+    sqlite::Statement m_row;
     std::unordered_map<std::string, unsigned> m_read;
 };
 
@@ -144,11 +177,13 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
             campaigns.find(send.campaign);
         }
         rule::ReserveFacts facts;
+        facts.stored_day = sqlite_day::read(m_db, m_account);
+        const rule::ReserveNeeds needs = rule::needs(request, facts.stored_day);
+        const unsigned need = k_suppression | (needs.sends ? k_sends : 0U) | (needs.holds ? k_hold : 0U);
         FactsReader reader(m_db, m_account, campaigns);
         for (const auto& send : request.sends) {
-            reader.read(send.wa_id, k_sends | k_suppression | k_hold, facts.numbers);
+            reader.read(send.wa_id, need, facts.numbers);
         }
-        facts.stored_day = sqlite_day::read(m_db, m_account);
         if (request.limits.per_day) {
             facts.day_crossed = sqlite_day::crossed(m_db, m_account, facts.stored_day, rule::day_horizon(request.now));
         }
@@ -239,10 +274,16 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
             }
         }
         rule::RecordFacts facts;
+        facts.stored_day = sqlite_day::read(m_db, m_account);
         FactsReader reader(m_db, m_account, campaigns);
+        // Each row by its key; every send of its number only when the day's count needs them.
         for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+            const bool delivered = sends == &batch.delivered;
             for (const auto& send : *sends) {
-                reader.read(send.wa_id, k_sends, facts.numbers);
+                const auto own = reader.read_row(send, campaigns.find(send.campaign), facts.numbers);
+                if (rule::record_needs_window(facts.stored_day, delivered, own)) {
+                    reader.read(send.wa_id, k_sends, facts.numbers);
+                }
             }
         }
         for (const auto& answer : batch.undeliverable) {
@@ -254,7 +295,6 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         for (const auto& entry : batch.suppress) {
             reader.read(entry.wa_id, k_suppression, facts.numbers);
         }
-        facts.stored_day = sqlite_day::read(m_db, m_account);
         const rule::RecordDecision decision = rule::decide(batch, facts);
         apply(decision, batch);
         transaction.commit();

@@ -57,7 +57,8 @@ TEST_SUITE("account::rule") {
         request.marketing_holds = account::MarketingHolds::ignored;
         CHECK(refusals(rule::decide(request, facts)) == std::vector{Refusal::suppressed, Refusal::none, Refusal::none});
     }
-    TEST_CASE("reserve: per_recipient counts the window's sends and the batch's grants, room when the oldest ages out") {
+    TEST_CASE(
+        "reserve: per_recipient counts the window's sends and the batch's grants, room when the oldest ages out") {
         rule::ReserveFacts facts;
         facts.numbers["1"].sends = {stored(k_t0 - 3h), stored(k_t0 - 1h), stored(k_t0 - 30h)};
         const account::Limits two_a_day{account::PerRecipient{2, 24h}, std::nullopt};
@@ -89,9 +90,8 @@ TEST_SUITE("account::rule") {
         facts.stored_day = rule::DayCount{rule::day_horizon(k_t0 - 1h), 3};
         facts.day_crossed = 1;  // one number's latest send left the window in that hour
         facts.numbers["1"].sends = {stored(k_t0 - 2h)};
-        auto decision = rule::decide(asked({send("5", 1), send("1", 2), send("6", 3), send("7", 4)},
-                                           account::Limits{std::nullopt, 3}),
-                                     facts);
+        auto decision = rule::decide(
+            asked({send("5", 1), send("1", 2), send("6", 3), send("7", 4)}, account::Limits{std::nullopt, 3}), facts);
         // 2 numbers before the batch: "5" makes 3; "1" is in the window already; "6" and "7" wait.
         CHECK(refusals(decision) == std::vector{Refusal::none, Refusal::none, Refusal::per_day, Refusal::per_day});
         REQUIRE(decision.day);
@@ -118,8 +118,8 @@ TEST_SUITE("account::rule") {
         auto decision = rule::decide(asked({send("1", 1), send("2", 2)}, {}), facts);
         CHECK(decision.written == std::vector<std::size_t>{1});
         REQUIRE(decision.day);
-        CHECK(decision.day->numbers == 5);  // "2" came in; "1"'s row keeps its old time
-        CHECK(decision.day->horizon == k_t0 - 24h);  // not moved: the request does not cap the day
+        CHECK(decision.day->numbers == 5);                    // "2" came in; "1"'s row keeps its old time
+        CHECK(decision.day->horizon == k_t0 - 24h);           // not moved: the request does not cap the day
         CHECK_FALSE(rule::decide(asked({}, {}), facts).day);  // nothing changed, nothing to store
     }
     TEST_CASE("the day's count moves forward and back by the numbers crossed, and starts from a full count") {
@@ -176,7 +176,8 @@ TEST_SUITE("account::rule") {
     }
     TEST_CASE("row records: a row sent, under its own row or any row with dedupe, and a row reserved") {
         const std::vector<account::Send> rows{send("1", 1), send("1", 2), send("2", 3)};
-        const std::vector<account::CampaignSend> held{{"1", 1, SendState::sent, k_t0}, {"2", 3, SendState::reserved, k_t0}};
+        const std::vector<account::CampaignSend> held{{"1", 1, SendState::sent, k_t0},
+                                                      {"2", 3, SendState::reserved, k_t0}};
         const auto own = rule::row_records(rows, held, rule::AnyRow::no);
         CHECK(own[0].sent);
         CHECK_FALSE(own[1].sent);
@@ -185,5 +186,25 @@ TEST_SUITE("account::rule") {
         const auto any = rule::row_records(rows, held, rule::AnyRow::yes);
         CHECK(any[1].sent);
         CHECK_FALSE(any[1].reserved);
+    }
+    TEST_CASE("what a backend must read: sends only for a limit or a kept count, holds only when they apply") {
+        const auto plain = asked({send("1", 1)}, {});
+        CHECK_FALSE(rule::needs(plain, std::nullopt).sends);
+        CHECK(rule::needs(plain, std::nullopt).holds);
+        CHECK(rule::needs(plain, rule::DayCount{k_t0, 1}).sends);
+        CHECK(rule::needs(asked({send("1", 1)}, account::Limits{std::nullopt, 5}), std::nullopt).sends);
+        CHECK(rule::needs(asked({send("1", 1)}, account::Limits{account::PerRecipient{1, 1h}, std::nullopt}),
+                          std::nullopt)
+                  .sends);
+        auto utility = plain;
+        utility.marketing_holds = account::MarketingHolds::ignored;
+        CHECK_FALSE(rule::needs(utility, std::nullopt).holds);
+        const rule::DayCount day{k_t0, 1};
+        CHECK_FALSE(rule::record_needs_window(std::nullopt, true, std::nullopt));
+        CHECK(rule::record_needs_window(day, true, std::nullopt));               // added
+        CHECK_FALSE(rule::record_needs_window(day, true, SendState::reserved));  // confirmed: keeps its time
+        CHECK(rule::record_needs_window(day, false, SendState::reserved));       // released
+        CHECK_FALSE(rule::record_needs_window(day, false, SendState::sent));     // never released
+        CHECK_FALSE(rule::record_needs_window(day, false, std::nullopt));
     }
 }
