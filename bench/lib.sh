@@ -155,6 +155,31 @@ PY
     bench_die "nginx did not start (tried $try ports)"
 }
 
+# bench_start_pg: a throwaway PostgreSQL cluster of the newest Debian server installed, on a free
+# 127.0.0.1 port (user wacamp, trust), initdb and the server as the postgres user when root
+# (initdb refuses root). Sets pg_bin and pg_port; the server is stopped with the bench.
+bench_start_pg() {
+    pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    pg_port=$(bench_free_port)
+    local pg_dir=$bench_work/pg as_pg=()
+    mkdir -p "$pg_dir"
+    if [ "$(id -u)" -eq 0 ]; then
+        chown postgres "$pg_dir"
+        chmod 755 "$bench_work"
+        as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups)  # exec: the tracked pid is the server's
+    fi
+    "${as_pg[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U wacamp --no-sync >"$bench_work/initdb.out" 2>&1 ||
+        bench_die "initdb failed: $(cat "$bench_work/initdb.out")"
+    "${as_pg[@]}" "$pg_bin/postgres" -D "$pg_dir/data" -p "$pg_port" -k "$pg_dir" -c listen_addresses=127.0.0.1 \
+        >"$bench_work/postgres.out" 2>&1 &
+    bench_track $!
+    for _ in $(seq 100); do
+        "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break
+        sleep 0.1
+    done
+    "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || bench_die "PostgreSQL did not start"
+}
+
 # bench_make_cert DIR: a self-signed EC certificate for 127.0.0.1 and localhost in DIR/cert.pem
 # (its own CA: what service.ca_file names) and DIR/key.pem.
 bench_make_cert() {

@@ -19,28 +19,11 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --d
     >"$bench_work/redis.out" 2>&1 &
 bench_track $!
 
-# PostgreSQL: initdb and the server as the postgres user when root (initdb refuses root).
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-pg_port=$(bench_free_port)
-pg_dir=$bench_work/pg
-mkdir -p "$pg_dir"
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-    chown postgres "$pg_dir"
-    chmod 755 "$bench_work"
-    as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups)  # exec: the tracked pid is the server's
-fi
-"${as_pg[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U wacamp --no-sync >"$bench_work/initdb.out" 2>&1 ||
-    bench_die "initdb failed: $(cat "$bench_work/initdb.out")"
-"${as_pg[@]}" "$pg_bin/postgres" -D "$pg_dir/data" -p "$pg_port" -k "$pg_dir" -c listen_addresses=127.0.0.1 \
-    >"$bench_work/postgres.out" 2>&1 &
-bench_track $!
+bench_start_pg
 for _ in $(seq 100); do
-    "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ] &&
-        break
+    [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ] && break
     sleep 0.1
 done
-"$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || bench_die "PostgreSQL did not start"
 
 bench_start_sandbox sandbox --threads 512 --latency 100  # a keep-alive connection holds a thread
 declare -A rss wall

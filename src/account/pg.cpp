@@ -62,6 +62,11 @@ std::string Rows::text(int row, int column) const {
                        static_cast<std::size_t>(PQgetlength(m_result.get(), row, column)));
 }
 
+std::string_view Rows::view(int row, int column) const {
+    return std::string_view(PQgetvalue(m_result.get(), row, column),
+                            static_cast<std::size_t>(PQgetlength(m_result.get(), row, column)));
+}
+
 std::int64_t Rows::integer(int row, int column) const {
     return std::stoll(PQgetvalue(m_result.get(), row, column));
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct pg_conn;
@@ -28,6 +29,8 @@ public:
     int size() const;
     bool null(int row, int column) const;
     std::string text(int row, int column) const;
+    // The text, as a view into the rows (valid while they are).
+    std::string_view view(int row, int column) const;
     std::int64_t integer(int row, int column) const;
 
 private:

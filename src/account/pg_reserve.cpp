@@ -48,21 +48,21 @@ rule::Numbers read_facts(const std::vector<pg::Rows>& answers, std::size_t first
     rule::Numbers numbers;
     const pg::Rows& sends = answers.at(first);
     for (int i = 0; i < sends.size(); ++i) {
-        numbers[sends.text(i, 0)].sends.push_back(
-            rule::StoredSend{sends.text(i, 1), sends.integer(i, 2), from_millis(sends.integer(i, 3)),
+        numbers[sends.view(i, 0)].sends.push_back(
+            rule::StoredSend{sends.view(i, 1), sends.integer(i, 2), from_millis(sends.integer(i, 3)),
                              sends.text(i, 4) == "sent" ? SendState::sent : SendState::reserved});
     }
     const pg::Rows& suppressed = answers.at(first + 1);
     for (int i = 0; i < suppressed.size(); ++i) {
-        numbers[suppressed.text(i, 0)].suppressed = true;
+        numbers[suppressed.view(i, 0)].suppressed = true;
     }
     const pg::Rows& holds = answers.at(first + 2);
     for (int i = 0; i < holds.size(); ++i) {
-        numbers[holds.text(i, 0)].hold_until = from_millis(holds.integer(i, 1));
+        numbers[holds.view(i, 0)].hold_until = from_millis(holds.integer(i, 1));
     }
     const pg::Rows& undeliverable = answers.at(first + 3);
     for (int i = 0; i < undeliverable.size(); ++i) {
-        numbers[undeliverable.text(i, 0)].undeliverable = undeliverable.integer(i, 1);
+        numbers[undeliverable.view(i, 0)].undeliverable = undeliverable.integer(i, 1);
     }
     return numbers;
 }
@@ -272,7 +272,7 @@ std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decis
     if (!decision.released.empty()) {
         out.push_back({std::string("DELETE FROM wacamp.sends s USING ") + k_unnest_sends +
                            " WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
-                           "AND s.wa_id = x.wa_id",
+                           "AND s.wa_id = x.wa_id AND s.state = 'reserved'",
                        send_arrays(m_account, decision.released)});
     }
     if (!decision.undeliverable.empty()) {
@@ -351,10 +351,10 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
         ask_facts(m_account, needs, first);
         first.push_back(ask_day(m_account, std::nullopt));
         const auto answers = m_db->pipeline(first);
-        rule::RecordFacts facts;
+        rule::RecordFacts facts;  // the batch's rows always read (rows_read): it costs no round trip
         facts.numbers = read_facts(answers, 2);
         facts.stored_day = read_day(answers.at(2 + k_fact_reads)).first;
-        const rule::RecordDecision decision = rule::decide(batch, facts);
+        const rule::RecordDecision decision = rule::decide(batch, std::move(facts));
         std::vector<pg::Statement> second = writes_of(decision, batch);
         second.push_back({"COMMIT", {}});
         m_db->pipeline(second);

@@ -188,18 +188,30 @@ void settle_day_room(ReserveDecision& decision, util::TimePoint now, std::option
     }
 }
 
-RecordDecision decide(const ResultBatch& batch, const RecordFacts& facts) {
+RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
     RecordDecision out;
-    // A working copy: what the batch changed counts for what follows in it.
-    Numbers numbers = facts.numbers;
+    // Changed as the batch goes: what it changed counts for what follows in it.
+    Numbers& numbers = facts.numbers;
     // The numbers whose sends change, with whether they counted in the day before.
-    std::unordered_map<std::string, bool> counted_before;
-    auto touch = [&](const std::string& wa_id) {
+    std::unordered_map<std::string_view, bool> counted_before;
+    auto touch = [&](std::string_view wa_id) {
         if (facts.stored_day && !counted_before.contains(wa_id)) {
             counted_before.emplace(wa_id, counts(numbers[wa_id], facts.stored_day->horizon));
         }
     };
-    for (const auto& send : batch.delivered) {
+    if (!facts.rows_read) {
+        for (const auto& send : batch.delivered) {
+            out.marked.emplace_back(&send, stored(send.at.value_or(batch.now)));
+        }
+        for (const auto& send : batch.not_delivered) {
+            out.released.push_back(&send);
+        }
+    }
+    static const std::vector<Send> k_no_sends;
+    // Read rows: each send by its row's state (lvalues: the decision points into the batch).
+    const std::vector<Send>& delivered = facts.rows_read ? batch.delivered : k_no_sends;
+    const std::vector<Send>& not_delivered = facts.rows_read ? batch.not_delivered : k_no_sends;
+    for (const auto& send : delivered) {
         auto& number = numbers[send.wa_id];
         const auto own = std::find_if(number.sends.begin(), number.sends.end(),
                                       [&](const StoredSend& stored_send) { return own_row(stored_send, send); });
@@ -216,7 +228,7 @@ RecordDecision decide(const ResultBatch& batch, const RecordFacts& facts) {
         out.added.emplace_back(&send, at);
     }
     // A send once confirmed is never given back.
-    for (const auto& send : batch.not_delivered) {
+    for (const auto& send : not_delivered) {
         auto& number = numbers[send.wa_id];
         const auto own = std::find_if(number.sends.begin(), number.sends.end(), [&](const StoredSend& stored_send) {
             return own_row(stored_send, send) && stored_send.state == SendState::reserved;
@@ -246,11 +258,12 @@ RecordDecision decide(const ResultBatch& batch, const RecordFacts& facts) {
         }
     }
     listed.insert(listed.end(), batch.suppress.begin(), batch.suppress.end());
-    for (auto& entry : listed) {
+    // `listed` outlives `numbers`' keys that view into it (both go when this returns).
+    for (const auto& entry : listed) {
         auto& number = numbers[entry.wa_id];
         if (!number.suppressed) {
             number.suppressed = true;
-            out.suppressed.push_back(std::move(entry));
+            out.suppressed.push_back(entry);
         }
     }
     for (const auto& answer : batch.marketing_limited) {

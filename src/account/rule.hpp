@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -33,8 +34,10 @@ inline constexpr std::chrono::hours k_day{24};
 // One send the ledger holds of a number.
 struct StoredSend {
     // The campaign's key; "" for a campaign the batch does not name (the SQLite ledger knows
-    // campaigns by an id, and looks up only the batch's).
-    std::string campaign;
+    // campaigns by an id, and looks up only the batch's). A view: the backend keeps what it
+    // points into (its answer's rows, its names) alive while the rule decides, the rule its
+    // batch's.
+    std::string_view campaign;
     std::int64_t row = 0;
     util::TimePoint at;
     SendState state = SendState::reserved;
@@ -48,8 +51,9 @@ struct NumberFacts {
     std::vector<StoredSend> sends;              // every send of the number not yet pruned
 };
 
-// The facts of every number a batch names (its sends', its answers', its suppressions').
-using Numbers = std::unordered_map<std::string, NumberFacts>;
+// The facts of every number a batch names (its sends', its answers', its suppressions'), by
+// number: views, into the batch or the backend's answer, alive while the rule decides.
+using Numbers = std::unordered_map<std::string_view, NumberFacts>;
 
 // The account's running count of the numbers with a send after `horizon` (docs/ledger.md "The
 // day's count").
@@ -130,7 +134,17 @@ struct RecordFacts {
     // batch adds or releases (record_needs_window() says which), for the day's count.
     Numbers numbers;
     std::optional<DayCount> stored_day;
+    // False: the batch's own rows were not read — no count is kept (record_needs_rows()), so
+    // nothing but the rows themselves depends on them. A delivered send is then marked sent
+    // (added at its time when the ledger does not hold it), and a not-delivered one released
+    // only while still reserved, by the writes themselves.
+    bool rows_read = true;
 };
+
+// Whether decide() needs the batch's own rows read: only while the account keeps a day count.
+inline bool record_needs_rows(const std::optional<DayCount>& stored_day) {
+    return stored_day.has_value();
+}
 
 // Whether the batch's answer for `send`, whose own row the ledger holds as `own` (none: not at
 // all), needs every send of its number: with a count kept, a row added or released may move it.
@@ -148,7 +162,12 @@ struct RecordDecision {
     std::vector<const Send*> confirmed;  // reserved rows now sent: their state changes, not their time
     // Delivered sends the ledger did not hold (a log being folded in): written as sent at `at`.
     std::vector<std::pair<const Send*, util::TimePoint>> added;
-    std::vector<const Send*> released;  // reservations the answer says never reached the number
+    // Rows not read (RecordFacts::rows_read false): sent, added at `at` when missing; a row
+    // already held keeps its time.
+    std::vector<std::pair<const Send*, util::TimePoint>> marked;
+    // Reservations the answer says never reached the number; a confirmed row is never among them
+    // (the write releases only a row still reserved).
+    std::vector<const Send*> released;
     std::vector<UndeliverableCount> undeliverable;
     std::vector<Suppression> suppressed;  // new entries, in order: a number's first entry stands
     std::vector<Hold> holds;              // each number's hold end, the later of the stored and the new
@@ -159,7 +178,7 @@ struct RecordDecision {
 // is added at its own time; a not-delivered one releases its reservation (a send once confirmed
 // is never given back); the `undeliverable_after`th 131026 answer suppresses its number; a 131049
 // answer holds the number 24 h. The day's count follows the numbers that come in or go out.
-RecordDecision decide(const ResultBatch& batch, const RecordFacts& facts);
+RecordDecision decide(const ResultBatch& batch, RecordFacts facts);
 
 // --- Pruning ------------------------------------------------------------------------------------
 

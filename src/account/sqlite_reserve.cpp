@@ -160,7 +160,7 @@ private:
     sqlite::Statement m_hold;
     sqlite::Statement m_undeliverable;
     sqlite::Statement m_row;
-    std::unordered_map<std::string, unsigned> m_read;
+    std::unordered_map<std::string_view, unsigned> m_read;  // views of the batch's numbers
 };
 
 }  // namespace
@@ -230,9 +230,17 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
         insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
         insert.bind(4, to_millis(at)).bind(k_account, m_account).run();
     }
+    sqlite::Statement mark(m_db,
+                           "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
+                           "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign_id, csv_row, wa_id) "
+                           "DO UPDATE SET state = 'sent'");
+    for (const auto& [send, at] : decision.marked) {
+        mark.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
+        mark.bind(4, to_millis(at)).bind(k_account, m_account).run();
+    }
     sqlite::Statement release(m_db,
                               "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
-                              "AND wa_id = ?3");
+                              "AND wa_id = ?3 AND state = 'reserved'");
     for (const Send* send : decision.released) {
         release.bind(1, campaigns.find(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
         release.bind(k_account, m_account).run();
@@ -276,8 +284,12 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         rule::RecordFacts facts;
         facts.stored_day = sqlite_day::read(m_db, m_account);
         FactsReader reader(m_db, m_account, campaigns);
-        // Each row by its key; every send of its number only when the day's count needs them.
+        // Each row by its key, and every send of its number, only when the day's count needs them.
+        facts.rows_read = rule::record_needs_rows(facts.stored_day);
         for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+            if (!facts.rows_read) {
+                break;
+            }
             const bool delivered = sends == &batch.delivered;
             for (const auto& send : *sends) {
                 const auto own = reader.read_row(send, campaigns.find(send.campaign), facts.numbers);
@@ -295,7 +307,7 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         for (const auto& entry : batch.suppress) {
             reader.read(entry.wa_id, k_suppression, facts.numbers);
         }
-        const rule::RecordDecision decision = rule::decide(batch, facts);
+        const rule::RecordDecision decision = rule::decide(batch, std::move(facts));
         apply(decision, batch);
         transaction.commit();
         Recorded recorded;

@@ -23,7 +23,7 @@ account::ReservationRequest asked(std::vector<account::Send> sends, account::Lim
     return account::ReservationRequest{std::move(sends), std::move(limits), now};
 }
 
-rule::StoredSend stored(util::TimePoint at, SendState state = SendState::sent, const std::string& campaign = "",
+rule::StoredSend stored(util::TimePoint at, SendState state = SendState::sent, std::string_view campaign = "",
                         std::int64_t row = 0) {
     return rule::StoredSend{campaign, row, at, state};
 }
@@ -206,5 +206,24 @@ TEST_SUITE("account::rule") {
         CHECK(rule::record_needs_window(day, false, SendState::reserved));       // released
         CHECK_FALSE(rule::record_needs_window(day, false, SendState::sent));     // never released
         CHECK_FALSE(rule::record_needs_window(day, false, std::nullopt));
+    }
+    TEST_CASE("record without its rows read (no count kept): delivered sends marked, not-delivered ones released") {
+        rule::RecordFacts facts;
+        facts.rows_read = false;
+        auto batch = answers_at(k_t0);
+        batch.delivered = {send("1", 1), send("2", 2)};
+        batch.delivered[1].at = k_t0 - 1h;
+        batch.not_delivered = {send("3", 3)};
+        const auto decision = rule::decide(batch, std::move(facts));
+        CHECK(decision.confirmed.empty());
+        CHECK(decision.added.empty());
+        REQUIRE(decision.marked.size() == 2);
+        CHECK(decision.marked[0].second == k_t0);
+        CHECK(decision.marked[1].second == k_t0 - 1h);
+        REQUIRE(decision.released.size() == 1);
+        CHECK(decision.released[0] == &batch.not_delivered[0]);
+        CHECK_FALSE(decision.day);
+        CHECK_FALSE(rule::record_needs_rows(std::nullopt));
+        CHECK(rule::record_needs_rows(rule::DayCount{k_t0, 0}));
     }
 }
