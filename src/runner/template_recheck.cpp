@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <utility>
 
 #include "service/classify.hpp"
@@ -14,12 +13,6 @@
 namespace runner {
 
 namespace {
-
-std::string upper(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-    return text;
-}
 
 // Why a read got no list, for people: the status or the transport's failure, never a body.
 std::string failure_of(const service::Completion& completion, const service::Outcome& outcome) {
@@ -36,7 +29,7 @@ TemplateRecheck::TemplateRecheck(const campaign::Campaign& c, std::chrono::milli
       m_secrets(campaign::redactor_for(c)),
       m_name(c.message.templated.name),
       m_id(c.message.templated.id),
-      m_started_as(upper(c.message.templated.category)),
+      m_started_as(util::ascii_upper(c.message.templated.category)),
       m_category(m_started_as),
       m_every(every),
       m_next(start + every) {}
@@ -91,7 +84,7 @@ void TemplateRecheck::compare(const std::optional<service::TemplateInfo>& now) {
         end(queue::StopReason::template_refused, fmt::format("{} is no longer in the account's template list", shown));
         return;
     }
-    const std::string status = upper(now->status);
+    const std::string status = util::ascii_upper(now->status);
     if (status != "APPROVED") {
         const auto reason = status == "PAUSED"     ? queue::StopReason::template_paused
                             : status == "DISABLED" ? queue::StopReason::template_disabled
@@ -100,7 +93,7 @@ void TemplateRecheck::compare(const std::optional<service::TemplateInfo>& now) {
                                 util::printable(now->status)));
         return;
     }
-    const std::string category = upper(now->category);
+    const std::string category = util::ascii_upper(now->category);
     if (!category.empty() && category != m_category) {
         const std::string before = m_category;
         m_category = category;
