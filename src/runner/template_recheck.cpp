@@ -111,12 +111,9 @@ void TemplateRecheck::failed(std::string why, queue::Instant at) {
 }
 
 void TemplateRecheck::end(queue::StopReason reason, std::string why) {
-    queue::Admission answer;
-    answer.verdict = queue::Admission::Verdict::never;
-    answer.refusal = queue::Admission::Refusal::stop;
-    answer.stop_reason = reason;
-    answer.reason = m_secrets.apply(util::printable(why));
-    m_end = std::move(answer);
+    m_end = queue::Admission::Never{.refusal = queue::Admission::Refusal::stop,
+                                    .reason = m_secrets.apply(util::printable(why)),
+                                    .stop_reason = reason};
 }
 
 std::size_t TemplateRecheck::room(queue::Instant at, queue::Admission& why) const {
@@ -125,14 +122,13 @@ std::size_t TemplateRecheck::room(queue::Instant at, queue::Admission& why) cons
         return 0;
     }
     if (m_failures >= k_failures_to_pause) {
-        why = queue::Admission{};
-        why.verdict = queue::Admission::Verdict::later;
-        why.retry_at = std::max(at.steady, m_next);
-        why.reason = m_secrets.apply(util::printable(
-            fmt::format("the template list could not be read again {} times in a row (the last: {}): sending waits "
-                        "until it can be",
-                        m_failures, m_failure)));
-        why.notice = true;
+        why = queue::Admission::Later{
+            .retry_at = std::max(at.steady, m_next),
+            .reason = m_secrets.apply(util::printable(
+                fmt::format("the template list could not be read again {} times in a row (the last: {}): sending "
+                            "waits until it can be",
+                            m_failures, m_failure))),
+            .notice = true};
         return 0;
     }
     return queue::k_any_room;
