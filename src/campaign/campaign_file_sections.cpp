@@ -2,6 +2,7 @@
 
 #include "campaign/campaign_file_sections.hpp"
 #include "campaign/rate_card.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -223,9 +224,7 @@ void read_template_id(const Section& m, TemplateMessage& t) {
                   "must be a template record's _id: 24 hex digits, as `wacamp templates --json` shows it");
         return;
     }
-    std::transform(id->begin(), id->end(), id->begin(),
-                   [](char c) { return c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c; });
-    t.template_id = std::move(*id);
+    t.template_id = util::ascii_lower(*id);
 }
 
 // message.paused_regions: a list of ISO 3166-1 alpha-2 codes, possibly empty.
@@ -239,9 +238,7 @@ void read_paused_regions(const Section& m, TemplateMessage& t) {
     }
     t.paused_regions.clear();
     for (std::size_t i = 0; i < items->size(); ++i) {
-        std::string code = (*items)[i].text;
-        std::transform(code.begin(), code.end(), code.begin(),
-                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        const std::string code = util::ascii_upper((*items)[i].text);
         if (!known_country(code)) {
             m.problem("paused_regions",
                       fmt::format("item {}: expected an ISO 3166-1 alpha-2 region code like US, got {}", i + 1,
@@ -277,9 +274,7 @@ void read_template_message(const Section& root, const Section& m, Campaign& out)
     read_paused_regions(m, t);
     read_recheck(m, t);
     if (auto category = m.text("category")) {
-        std::string upper = *category;
-        std::transform(upper.begin(), upper.end(), upper.begin(),
-                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+        std::string upper = util::ascii_upper(*category);
         if (std::find(std::begin(k_categories), std::end(k_categories), upper) == std::end(k_categories)) {
             m.problem("category",
                       fmt::format("expected MARKETING, UTILITY or AUTHENTICATION, got {}", in_quotes(*category)));

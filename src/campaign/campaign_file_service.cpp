@@ -234,9 +234,7 @@ void read_recipients(const Section& root, const Cleanup& cleanup, Recipients& ou
         const bool letters = country->size() == 2 && std::isalpha(static_cast<unsigned char>((*country)[0])) &&
                              std::isalpha(static_cast<unsigned char>((*country)[1]));
         if (letters) {
-            std::string upper = *country;
-            std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-            out.default_country = upper;
+            out.default_country = util::ascii_upper(*country);
         } else if (!country->empty()) {
             s.problem("default_country", "expected a two-letter country code such as IN, got " + in_quotes(*country));
         }

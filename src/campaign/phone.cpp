@@ -9,6 +9,7 @@
 #include <phonenumbers/phonenumberutil.h>
 
 #include "campaign/phone_rules.hpp"
+#include "util/text.hpp"
 #include "util/utf8.hpp"
 
 namespace campaign {
@@ -143,10 +144,7 @@ std::string region_of(const std::string& digits) {
 }  // namespace
 
 util::Result<PhoneNormalizer> PhoneNormalizer::create(const std::string& default_country) {
-    std::string region;
-    for (const char c : default_country) {
-        region += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-    }
+    const std::string region = util::ascii_upper(default_country);
     if (PhoneRules::shared() == nullptr) {
         // Every number would then be judged by a slower path that was never meant to carry a
         // campaign: refuse loudly rather than answer differently.

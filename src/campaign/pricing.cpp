@@ -31,12 +31,7 @@ PriceBasis price_basis(const Campaign& c) {
                 .category_name = "MARKETING",
                 .note = "category not checked (the template list was not read): priced as MARKETING"};
     }
-    const std::string upper = [&] {
-        std::string s(given);
-        std::transform(s.begin(), s.end(), s.begin(),
-                       [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-        return s;
-    }();
+    const std::string upper = util::ascii_upper(given);
     for (std::size_t i = 0; i < std::size(k_category_names); ++i) {
         if (upper == k_category_names[i]) {
             return {.free = false, .category = static_cast<PriceCategory>(i), .category_name = upper, .note = {}};

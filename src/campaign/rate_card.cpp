@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -210,9 +209,7 @@ private:
         bool good = true;
         for (std::size_t i = 0; i < fields.size(); ++i) {
             if (m_columns[i] == Column::country) {
-                country = std::string(fields[i]);
-                std::transform(country.begin(), country.end(), country.begin(),
-                               [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+                country = util::ascii_upper(fields[i]);
                 continue;
             }
             good = price(m_columns[i], fields[i], number, prices) && good;

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "campaign/rate_card.hpp"
 #include "campaign/recipients.hpp"
 #include "cli/run_common.hpp"
@@ -97,9 +95,7 @@ std::optional<TemplateRefusal> check_template(campaign::Campaign& c, TemplateLis
         out.warning(resolved->note);
     }
     const std::string listed = util::printable(c.message.templated.category);
-    std::string listed_upper = listed;
-    std::transform(listed_upper.begin(), listed_upper.end(), listed_upper.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    const std::string listed_upper = util::ascii_upper(listed);
     if (const auto& pin = c.message.templated.pinned_category; !pin.empty() && listed_upper != pin) {
         return TemplateRefusal{
             k_exit_bad_input,

@@ -95,9 +95,9 @@ std::size_t DailyCap::room(Instant at, Admission& why) const {
     return 0;
 }
 
-Admission DailyCap::full(Instant at) const {
+Admission::Later DailyCap::full(Instant at) const {
     const auto until = blocked_until(at.wall);
-    Admission why = later_until(at, until, k_poll);
+    Admission::Later why = later_until(at, until, k_poll);
     if (until) {
         // Only then is it a pause; before, requests in flight hold the last room and may still
         // fail and give it back.

@@ -61,7 +61,7 @@ public:
 
 private:
     // Why no job may start at `at`.
-    Admission full(Instant at) const;
+    Admission::Later full(Instant at) const;
 
     // The sends of one second, counted at the latest time recorded in it.
     struct Run {

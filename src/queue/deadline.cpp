@@ -37,10 +37,7 @@ std::size_t Deadline::room(Instant at, Admission& why) const {
     if (!reason) {
         return k_any_room;
     }
-    why = Admission{};
-    why.verdict = Admission::Verdict::never;
-    why.refusal = Admission::Refusal::too_late;
-    why.reason = std::move(*reason);
+    why = Admission::Never{.refusal = Admission::Refusal::too_late, .reason = std::move(*reason)};
     return 0;
 }
 
@@ -50,8 +47,8 @@ util::Result<void> Deadline::admit(std::span<const Job* const> jobs, Instant at,
         // Admitted, but to start before the deadline: not one left after it.
         if (const auto end = next_end()) {
             // use_by is the last instant allowed; the deadline itself is already too late.
-            answer.use_by =
-                at.steady + std::chrono::duration_cast<SteadyTime::duration>(*end - at.wall) - SteadyTime::duration(1);
+            const auto left = std::chrono::duration_cast<SteadyTime::duration>(*end - at.wall);
+            answer = Admission::Now{.use_by = at.steady + left - SteadyTime::duration(1)};
         }
     }
     out.assign(jobs.size(), answer);

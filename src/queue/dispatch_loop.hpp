@@ -72,7 +72,7 @@ struct Pending {
 // block->retry_at, and the block's reason stands until the step admits a job again.
 struct Step {
     Admitter* admitter = nullptr;
-    std::optional<Admission> block;
+    std::optional<Admission::Later> block;
 };
 
 // One turn of admission: its jobs, those asked of a step and the answers (kept from turn to turn
@@ -125,6 +125,10 @@ private:
     // Whether an admission step holds every job back at `at` (showing why); else narrows `room`
     // to what the steps allow.
     bool held_back(Instant at, std::size_t& room, std::optional<Steady>& wake);
+    // What follows when `step` has no room at `now`, answering `why` for every job: the run
+    // stops (a `never` that stops it), ends rather than wait (a test send passing over the step),
+    // or waits as `why` says, showing it; `wake` says when to look again.
+    void no_room(const Admitter* step, const Admission& why, Steady now, std::optional<Steady>& wake);
     // How many of `room` jobs the local limiter lets start together now.
     std::size_t conforming(Steady now, std::size_t room) const;
     bool limit_reached() const { return m_settings.limit > 0 && m_taken >= m_settings.limit; }
@@ -137,29 +141,29 @@ private:
     // applies its answers; false when the dispatch stops.
     bool ask(std::size_t k, Steady now);
     // Keeps `step`'s `later` of this turn (the first, when any); an admission ends its wait.
-    void note_answer(Step& step, bool admitted, const Admission* later, Steady now);
+    void note_answer(Step& step, bool admitted, const Admission::Later* later, Steady now);
     // Starts the jobs of the turn every step admitted, each by its use-by time; returns how many.
     std::size_t start_admitted();
     // Puts the jobs of the turn still waiting for a step back first in line, in order.
     void requeue();
     // Sets `job` aside until its recipient's window opens (`answer`, of step `k`); the steps
     // before it admitted it. False when it cannot be kept (the dispatch stops).
-    bool set_aside(const Job& job, const Admission& answer, std::size_t k);
+    bool set_aside(const Job& job, const Admission::Later& answer, std::size_t k);
     // Whether a job set aside may be taken back at `now`, else when to look again (`wake`),
     // showing why the queue waits when nothing else can start.
     bool aside_due(Steady now, std::optional<Steady>& wake);
     // Tells the steps before `k`, which admitted one job of the turn, that it ended unstarted.
     void let_go(std::size_t k);
     // Records that step `k` refused `job` for good; the steps before it admitted it.
-    void refuse(const Job& job, const Admission& answer, std::size_t k);
+    void refuse(const Job& job, const Admission::Never& answer, std::size_t k);
     // Whether a wait that step `step` asks for is not waited (WhenClosed::pass_over: the send
     // window, the recipient's window, the day's room; never the pace).
     bool passes_over(const Admitter* step) const;
     // Passes a job over (its recipient's window is closed: `answer`, of step `k`): unrecorded,
     // not counted toward the limit, left for a later run.
-    void pass_over(const Admission& answer, std::size_t k);
+    void pass_over(const Admission::Later& answer, std::size_t k);
     // Ends the run rather than wait as `why` says (the send window, the day's room).
-    void end_not_waiting(const Admission& why);
+    void end_not_waiting(const Admission::Later& why);
     // Gives back what the steps hold for the jobs taken but never started (a stop came first).
     void withdraw_pending();
     // Tells every step how the requests answered since the last call ended.
@@ -171,7 +175,7 @@ private:
     void start_side(Steady now, Steady& until);
     std::size_t busy() const { return m_in_flight.size(); }
     // Shows `why` as the queue's pause (when it has a reason), told once when it is news.
-    void show(const Admission& why);
+    void show(const Admission::Later& why);
     void clear_pause();
     void announce_pause();
     // Answers: what each cause does to the row and to the queue.
@@ -227,8 +231,8 @@ private:
     DispatchResult m_result;
     SendRate m_send_rate;
     Steady m_next_progress{};
-    std::optional<Admission> m_pause;      // the wait the queue shows (Progress::pause_reason)
-    std::optional<Admission> m_announced;  // the last one told (on_pause)
+    std::optional<Admission::Later> m_pause;      // the wait the queue shows (Progress::pause_reason)
+    std::optional<Admission::Later> m_announced;  // the last one told (on_pause)
 };
 
 }  // namespace queue::detail

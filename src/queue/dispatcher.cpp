@@ -13,13 +13,14 @@ namespace detail {
 // (queue::Deadline), the job's price would pass the budget, or a step found the run must end
 // (Refusal::stop); nothing when it does not.
 std::optional<StopReason> stops_run(const Admission& answer) {
-    if (answer.verdict != Admission::Verdict::never) {
+    const Admission::Never* never = answer.never();
+    if (never == nullptr) {
         return std::nullopt;
     }
-    switch (answer.refusal) {
+    switch (never->refusal) {
     case Admission::Refusal::too_late: return StopReason::too_late;
     case Admission::Refusal::budget: return StopReason::budget;
-    case Admission::Refusal::stop: return answer.stop_reason;
+    case Admission::Refusal::stop: return never->stop_reason;
     case Admission::Refusal::frequency_cap:
     case Admission::Refusal::suppressed:
     case Admission::Refusal::marketing_limit: break;
@@ -78,11 +79,8 @@ std::size_t Dispatcher::room_now(Steady now, std::optional<Steady>& wake) {
     if (m_parts.limiter->next_allowed(now) > now) {
         wake = m_parts.limiter->next_allowed(now, gather_count());
         if (auto pause = m_parts.limiter->paused_until(now)) {
-            Admission why;
-            why.verdict = Admission::Verdict::later;
-            why.until = m_parts.clock->wall_now() + (*pause - now);
-            why.reason = "rate limited by the service";
-            show(why);
+            show(Admission::Later{.until = m_parts.clock->wall_now() + (*pause - now),
+                                  .reason = "rate limited by the service"});
         }
         return 0;
     }
@@ -103,22 +101,31 @@ bool Dispatcher::held_back(Instant at, std::size_t& room, std::optional<Steady>&
         }
         Admission why;
         const std::size_t step_room = step.admitter->room(at, why);
-        if (const auto reason = step_room == 0 ? stops_run(why) : std::nullopt) {
-            stop(*reason, why.reason);
-            return true;
-        }
-        if (step_room == 0 && passes_over(step.admitter)) {
-            end_not_waiting(why);
-            return true;
-        }
         if (step_room == 0) {
-            show(why);
-            wake = why.retry_at;
+            no_room(step.admitter, why, at.steady, wake);
             return true;
         }
         room = std::min(room, step_room);
     }
     return false;
+}
+
+void Dispatcher::no_room(const Admitter* step, const Admission& why, Steady now, std::optional<Steady>& wake) {
+    if (const auto reason = stops_run(why)) {
+        stop(*reason, why.never()->reason);
+        return;
+    }
+    const Admission::Later* later = why.later();
+    if (later == nullptr) {
+        wake = now;  // no wait named: asked again at once
+        return;
+    }
+    if (passes_over(step)) {
+        end_not_waiting(*later);
+        return;
+    }
+    show(*later);
+    wake = later->retry_at;
 }
 
 std::size_t Dispatcher::conforming(Steady now, std::size_t room) const {
@@ -231,50 +238,46 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
         m_turn.answers.resize(m_turn.asked.size());  // a job left unanswered may start
     }
     bool admitted = false;
-    const Admission* later = nullptr;
+    const Admission::Later* later = nullptr;
     for (std::size_t j = 0; j < m_turn.asked_at.size() && !m_stopping; ++j) {
         Pending& pending = m_turn.batch[m_turn.asked_at[j]];
         const Admission& answer = m_turn.answers[j];
-        switch (answer.verdict) {
-        case Admission::Verdict::now:
+        if (const auto* start = answer.now()) {
             ++pending.step;
             admitted = true;
-            m_turn.use_by = std::min(m_turn.use_by, answer.use_by);
+            m_turn.use_by = std::min(m_turn.use_by, start->use_by);
             if (k + 1 < m_steps.size()) {
-                pending.use_by = std::min(pending.use_by, answer.use_by);
+                pending.use_by = std::min(pending.use_by, start->use_by);
             }
-            break;
-        case Admission::Verdict::later:
-            if (answer.set_aside) {
+        } else if (const auto* wait = answer.later()) {
+            if (wait->set_aside) {
                 pending.state = Pending::State::set_aside;
                 if (passes_over(step.admitter)) {
-                    pass_over(answer, k);
+                    pass_over(*wait, k);
                 } else {
-                    set_aside(pending.job, answer, k);
+                    set_aside(pending.job, *wait, k);
                 }
-                break;
+            } else {
+                if (passes_over(step.admitter)) {
+                    end_not_waiting(*wait);
+                }
+                pending.state = Pending::State::waiting;
+                later = later != nullptr ? later : wait;
             }
-            if (passes_over(step.admitter)) {
-                end_not_waiting(answer);
-            }
-            pending.state = Pending::State::waiting;
-            later = later != nullptr ? later : &answer;
-            break;
-        case Admission::Verdict::never:
+        } else {
             pending.state = Pending::State::refused;
             if (const auto reason = stops_run(answer)) {
-                stop(*reason, answer.reason);  // the job is not recorded: it stays to resume
+                stop(*reason, answer.never()->reason);  // the job is not recorded: it stays to resume
             } else {
-                refuse(pending.job, answer, k);
+                refuse(pending.job, *answer.never(), k);
             }
-            break;
         }
     }
     note_answer(step, admitted, later, now);
     return !m_stopping;
 }
 
-void Dispatcher::note_answer(Step& step, bool admitted, const Admission* later, Steady now) {
+void Dispatcher::note_answer(Step& step, bool admitted, const Admission::Later* later, Steady now) {
     if (admitted && step.block && !step.block->reason.empty()) {
         clear_pause();  // the wait it named is over
     }
@@ -338,7 +341,7 @@ void Dispatcher::let_go(std::size_t k) {
     }
 }
 
-bool Dispatcher::set_aside(const Job& job, const Admission& answer, std::size_t k) {
+bool Dispatcher::set_aside(const Job& job, const Admission::Later& answer, std::size_t k) {
     let_go(k);  // asked again from the first step when it comes back
     if (auto kept = m_aside.put(job, answer); !kept) {
         // No request left and nothing was recorded: the row stays as it was, for a resume.
@@ -353,7 +356,7 @@ bool Dispatcher::passes_over(const Admitter* step) const {
     return m_settings.when_closed == WhenClosed::pass_over && step != nullptr && step->passable();
 }
 
-void Dispatcher::pass_over(const Admission& answer, std::size_t k) {
+void Dispatcher::pass_over(const Admission::Later& answer, std::size_t k) {
     let_go(k);
     --m_taken;  // taken back: it does not count toward the limit
     ++m_result.passed_over;
@@ -363,7 +366,7 @@ void Dispatcher::pass_over(const Admission& answer, std::size_t k) {
     // Not recorded: the log does not hold it, so a later run sends it.
 }
 
-void Dispatcher::end_not_waiting(const Admission& why) {
+void Dispatcher::end_not_waiting(const Admission::Later& why) {
     if (m_stopping) {
         return;
     }
@@ -406,24 +409,23 @@ bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
         return true;
     }
     // Looked at again at the opening, and every second meanwhile: the wall clock may be set.
-    const Admission why = later_until(Instant{now, wall}, opening, std::chrono::seconds(1));
+    Admission::Later why = later_until(Instant{now, wall}, opening, std::chrono::seconds(1));
     wake = why.retry_at;
     // Shown only while nothing else is left to do.
     if (!m_in_flight.empty() || !m_pending.empty() || !(limit_reached() || source_exhausted())) {
         return false;
     }
     if (const auto waits = m_aside.waits(); !waits.empty()) {
-        Admission pause = why;
-        pause.notice = true;
-        pause.reason = fmt::format("{} row{} wait for their recipients' send windows; next: {} ({} row{})",
-                                   m_aside.size(), m_aside.size() == 1 ? "" : "s", waits.front().reason,
-                                   waits.front().rows, waits.front().rows == 1 ? "" : "s");
-        show(pause);
+        why.notice = true;
+        why.reason = fmt::format("{} row{} wait for their recipients' send windows; next: {} ({} row{})",
+                                 m_aside.size(), m_aside.size() == 1 ? "" : "s", waits.front().reason,
+                                 waits.front().rows, waits.front().rows == 1 ? "" : "s");
+        show(why);
     }
     return false;
 }
 
-void Dispatcher::refuse(const Job& job, const Admission& answer, std::size_t k) {
+void Dispatcher::refuse(const Job& job, const Admission::Never& answer, std::size_t k) {
     let_go(k);
     if (auto logged = m_parts.observer->on_refused(job, answer); !logged) {
         stop(StopReason::log_error, logged.error().message);
@@ -442,7 +444,7 @@ void Dispatcher::settle_steps() {
     m_ended_sent = 0;
 }
 
-void Dispatcher::show(const Admission& why) {
+void Dispatcher::show(const Admission::Later& why) {
     if (why.reason.empty()) {
         return;  // only pacing: no pause to show
     }

@@ -91,7 +91,7 @@ struct DispatchResult {
     // when the run ended rather than wait for the send window or the day's room, that wait.
     std::int64_t passed_over = 0;
     std::optional<WallTime> passed_over_until;
-    std::optional<Admission> not_waited;
+    std::optional<Admission::Later> not_waited;
 };
 
 // Runs `source` to the end or to a stop.

@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "queue/admission.hpp"
 #include "service/classify.hpp"
 #include "util/result.hpp"
 
 namespace queue {
-
-struct Admission;
 
 struct Job {
     std::int64_t row = 0;
@@ -82,13 +81,13 @@ public:
     // whether that is final. A failure to record it stops the dispatch.
     virtual util::Result<void> on_result(const Job& job, JobStatus status, const service::Outcome& outcome,
                                          std::chrono::milliseconds latency) = 0;
-    // An admission step refused `job` for good (Admission::Verdict::never) with `answer` (its
-    // refusal and reason): no request left. A failure to record it stops the dispatch.
-    virtual util::Result<void> on_refused(const Job&, const Admission& /*answer*/) { return {}; }
+    // An admission step refused `job` for good with `answer` (its refusal and reason): no
+    // request left. A failure to record it stops the dispatch.
+    virtual util::Result<void> on_refused(const Job&, const Admission::Never& /*answer*/) { return {}; }
     // Called about once a second with the state of the queue.
     virtual void on_progress(const Progress& progress) = 0;
     // Called once when the queue starts to wait for an admission step whose reason is news
-    // (Admission::notice: the send window, the daily cap, the rate store unreachable), with
+    // (Admission::Later::notice: the send window, the daily cap, the rate store unreachable), with
     // pause_reason and paused_until set; not for the service's short rate-limit pauses.
     // Does nothing unless overridden.
     virtual void on_pause(const Progress&) {}

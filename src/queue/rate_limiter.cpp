@@ -176,10 +176,10 @@ void RateLimiter::on_success(SteadyTime now) {
 util::Result<void> RateLimiter::admit(std::span<const Job* const> jobs, Instant at, std::vector<Admission>& out) {
     out.resize(jobs.size());
     for (auto& answer : out) {
-        answer = Admission{};
-        if (!try_acquire(at.steady)) {
-            answer.verdict = Admission::Verdict::later;
-            answer.retry_at = next_allowed(at.steady);
+        if (try_acquire(at.steady)) {
+            answer = Admission{};
+        } else {
+            answer = Admission::Later{.retry_at = next_allowed(at.steady)};
         }
     }
     return {};

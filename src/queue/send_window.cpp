@@ -166,12 +166,13 @@ std::size_t SendWindow::room(Instant at, Admission& why) const {
         return k_any_room;
     }
     // Asked again at the opening, and every second meanwhile: the wall clock may be set.
-    why = later_until(at, until, std::chrono::seconds(1));
+    Admission::Later wait = later_until(at, until, std::chrono::seconds(1));
     if (*until == WallTime::max()) {
-        why.until.reset();
+        wait.until.reset();
     }
-    why.reason = reason();
-    why.notice = true;
+    wait.reason = reason();
+    wait.notice = true;
+    why = std::move(wait);
     return 0;
 }
 

@@ -116,7 +116,7 @@ util::Result<void> SetAside::Lane::take(Job& out) {
     return {};
 }
 
-util::Result<void> SetAside::put(const Job& job, const Admission& answer) {
+util::Result<void> SetAside::put(const Job& job, const Admission::Later& answer) {
     Lane& lane = m_lanes[job.zone];
     TRY(lane.put(job));
     lane.answer = answer;

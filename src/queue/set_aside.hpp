@@ -33,7 +33,7 @@ public:
     // Sets `job` aside, with the `later` answer that held it back (its `until`: when its zone's
     // window opens). Jobs are kept by Job::zone; a later answer for a zone replaces its opening
     // (the wall clock may have been set). Fails when the temporary file cannot be written.
-    util::Result<void> put(const Job& job, const Admission& answer);
+    util::Result<void> put(const Job& job, const Admission::Later& answer);
 
     // Takes the job of lowest row among the zones whose opening is at or before `now`: true,
     // or false when none is due. Fails when the temporary file cannot be read back.
@@ -65,7 +65,7 @@ private:
         std::int64_t queued = 0;                    // rows in head and rest
         std::int64_t last_row = 0;                  // the last of those set aside
         std::map<std::int64_t, Job> early;
-        Admission answer;  // the later answer that set the last job aside: its reason and opening
+        Admission::Later answer;  // the later answer that set the last job aside: its reason and opening
 
         std::int64_t rows() const { return queued + static_cast<std::int64_t>(early.size()); }
         // The lowest row waiting; rows() > 0.

@@ -33,13 +33,14 @@ util::Result<void> ZoneWindows::admit(std::span<const Job* const> jobs, Instant 
             // Admitted while the window lasts: a job held up after it (by the pace, the daily
             // cap) is asked again, never sent outside its recipient's window.
             if (const auto closes = window.closes_at(at.wall)) {
-                out[i].use_by = at.steady + std::chrono::duration_cast<SteadyTime::duration>(*closes - at.wall) -
-                                SteadyTime::duration(1);
+                const auto open_for = std::chrono::duration_cast<SteadyTime::duration>(*closes - at.wall);
+                out[i] = Admission::Now{.use_by = at.steady + open_for - SteadyTime::duration(1)};
             }
             continue;
         }
-        out[i].set_aside = true;
-        out[i].reason = fmt::format("outside the send window in {}", window.zone().name());
+        Admission::Later* wait = out[i].later();  // the window's answer while closed
+        wait->set_aside = true;
+        wait->reason = fmt::format("outside the send window in {}", window.zone().name());
     }
     return {};
 }

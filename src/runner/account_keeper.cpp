@@ -90,34 +90,34 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
         switch (a.refusal) {
         case account::Refusal::none: break;
         case account::Refusal::frequency_cap:
-            answer = {.verdict = Admission::Verdict::never,
-                      .until = a.room_at,
-                      .reason = fmt::format("another campaign of the account messaged this number meanwhile "
-                                            "(rate.per_recipient); next possible at {}",
-                                            a.room_at ? util::format_timestamp(*a.room_at) : "?")};
+            answer = Admission::Never{.refusal = Admission::Refusal::frequency_cap,
+                                      .until = a.room_at,
+                                      .reason = fmt::format("another campaign of the account messaged this number "
+                                                            "meanwhile (rate.per_recipient); next possible at {}",
+                                                            a.room_at ? util::format_timestamp(*a.room_at) : "?")};
             break;
         case account::Refusal::suppressed: {
             // Put on the list after the row was screened: by another runner's 131050, `suppress
             // add`, or this run's own answer.
             auto entries = m_book.ledger().suppressed({request.sends[i].wa_id});
-            answer = {.verdict = Admission::Verdict::never,
-                      .reason = entries && !entries->empty() ? suppressed_why(entries->front())
-                                                             : "on the account's suppression list",
-                      .refusal = Admission::Refusal::suppressed};
+            answer = Admission::Never{.refusal = Admission::Refusal::suppressed,
+                                      .reason = entries && !entries->empty() ? suppressed_why(entries->front())
+                                                                             : "on the account's suppression list"};
             break;
         }
         case account::Refusal::held:
-            answer = {.verdict = Admission::Verdict::never,
-                      .until = a.room_at,
-                      .reason = held_why(a.room_at.value_or(request.now)),
-                      .refusal = Admission::Refusal::marketing_limit};
+            answer = Admission::Never{.refusal = Admission::Refusal::marketing_limit,
+                                      .until = a.room_at,
+                                      .reason = held_why(a.room_at.value_or(request.now))};
             break;
-        case account::Refusal::per_day:
-            answer = queue::later_until(at, a.room_at, k_ask_again);
-            answer.reason = fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
-                                        request.limits.per_day.value_or(0));
-            answer.notice = true;
+        case account::Refusal::per_day: {
+            Admission::Later wait = queue::later_until(at, a.room_at, k_ask_again);
+            wait.reason = fmt::format("the account's daily cap is reached (rate.per_day: {} numbers in 24 h)",
+                                      request.limits.per_day.value_or(0));
+            wait.notice = true;
+            answer = std::move(wait);
             break;
+        }
         }
     }
     return {};

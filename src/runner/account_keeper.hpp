@@ -43,7 +43,7 @@ public:
     util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
                                  std::chrono::milliseconds latency) override;
-    util::Result<void> on_refused(const queue::Job& job, const queue::Admission& answer) override {
+    util::Result<void> on_refused(const queue::Job& job, const queue::Admission::Never& answer) override {
         return m_inner.on_refused(job, answer);
     }
     void on_progress(const queue::Progress& progress) override { m_inner.on_progress(progress); }

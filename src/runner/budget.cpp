@@ -61,15 +61,14 @@ util::Result<void> BudgetGuard::admit(std::span<const queue::Job* const> jobs, q
         } else if ((full || m_committed + price > m_budget) && !m_open.empty()) {
             // Requests in flight may yet fail and give their price back: wait for them.
             full = true;
-            answer.verdict = queue::Admission::Verdict::later;
-            answer.retry_at = at.steady + k_budget_poll;
+            answer = queue::Admission::Later{.retry_at = at.steady + k_budget_poll};
         } else if (m_committed + price > m_budget) {
-            answer.verdict = queue::Admission::Verdict::never;
-            answer.refusal = queue::Admission::Refusal::budget;
-            answer.reason = fmt::format(
-                "the budget of {:.2f} {} would be passed: {:.4f} {} spent or in flight, and row {} costs {} more "
-                "(pricing.budget; to continue: resume with a higher --budget)",
-                of_micros(m_budget), m_currency, of_micros(m_committed), m_currency, job->row, job->price);
+            answer = queue::Admission::Never{
+                .refusal = queue::Admission::Refusal::budget,
+                .reason = fmt::format(
+                    "the budget of {:.2f} {} would be passed: {:.4f} {} spent or in flight, and row {} costs {} more "
+                    "(pricing.budget; to continue: resume with a higher --budget)",
+                    of_micros(m_budget), m_currency, of_micros(m_committed), m_currency, job->row, job->price)};
         } else {
             m_committed += price;
             m_open[job->row] = price;

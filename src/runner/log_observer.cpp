@@ -133,7 +133,7 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
     return write_result(record, status == queue::JobStatus::retrying ? Retry::follows : Retry::none);
 }
 
-util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission& answer) {
+util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission::Never& answer) {
     results::ResultRecord record = result_of(job);
     record.status = results::Status::skipped;
     switch (answer.refusal) {

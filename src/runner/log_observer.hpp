@@ -51,7 +51,7 @@ public:
     util::Result<void> on_result(const queue::Job& job, queue::JobStatus status, const service::Outcome& outcome,
                                  std::chrono::milliseconds latency) override;
     // Records `job` skipped: the account's rate.per_recipient refused it as it was about to leave.
-    util::Result<void> on_refused(const queue::Job& job, const queue::Admission& answer) override;
+    util::Result<void> on_refused(const queue::Job& job, const queue::Admission::Never& answer) override;
     void on_progress(const queue::Progress& progress) override;
     // Says why the queue waits and until when, even without progress output.
     void on_pause(const queue::Progress& progress) override;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "queue/deadline.hpp"
@@ -191,12 +190,6 @@ util::Result<Next> check_images(SendRun& run) {
     return Next::go_on;
 }
 
-std::string upper(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-    return text;
-}
-
 // The category the campaign's earlier sends were made at (the log's), when the template list
 // gives the template another now: Meta re-categorised it, during the last run or since. Empty
 // otherwise.
@@ -204,8 +197,8 @@ std::string category_changed(const SendRun& run) {
     if (!run.state || run.campaign.message.type != campaign::MessageType::template_message) {
         return {};
     }
-    std::string before = upper(run.state->sent_category);
-    const std::string now = upper(run.campaign.message.templated.category);
+    std::string before = util::ascii_upper(run.state->sent_category);
+    const std::string now = util::ascii_upper(run.campaign.message.templated.category);
     return !before.empty() && !now.empty() && before != now ? before : std::string();
 }
 
@@ -216,7 +209,7 @@ std::string category_changed(const SendRun& run) {
 // to set.
 Next go_on_after_change(SendRun& run, const Preview& preview) {
     const auto& t = run.campaign.message.templated;
-    const std::string now = upper(t.category);
+    const std::string now = util::ascii_upper(t.category);
     run.parts.ui.notice(
         fmt::format("template \"{}\" was {} when this campaign last sent and is {} in the template list now: Meta "
                     "re-categorised it, and its price with it. {}",

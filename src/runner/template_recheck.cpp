@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <utility>
 
 #include "service/classify.hpp"
@@ -14,12 +13,6 @@
 namespace runner {
 
 namespace {
-
-std::string upper(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-    return text;
-}
 
 // Why a read got no list, for people: the status or the transport's failure, never a body.
 std::string failure_of(const service::Completion& completion, const service::Outcome& outcome) {
@@ -36,7 +29,7 @@ TemplateRecheck::TemplateRecheck(const campaign::Campaign& c, std::chrono::milli
       m_secrets(campaign::redactor_for(c)),
       m_name(c.message.templated.name),
       m_id(c.message.templated.id),
-      m_started_as(upper(c.message.templated.category)),
+      m_started_as(util::ascii_upper(c.message.templated.category)),
       m_category(m_started_as),
       m_every(every),
       m_next(start + every) {}
@@ -91,7 +84,7 @@ void TemplateRecheck::compare(const std::optional<service::TemplateInfo>& now) {
         end(queue::StopReason::template_refused, fmt::format("{} is no longer in the account's template list", shown));
         return;
     }
-    const std::string status = upper(now->status);
+    const std::string status = util::ascii_upper(now->status);
     if (status != "APPROVED") {
         const auto reason = status == "PAUSED"     ? queue::StopReason::template_paused
                             : status == "DISABLED" ? queue::StopReason::template_disabled
@@ -100,7 +93,7 @@ void TemplateRecheck::compare(const std::optional<service::TemplateInfo>& now) {
                                 util::printable(now->status)));
         return;
     }
-    const std::string category = upper(now->category);
+    const std::string category = util::ascii_upper(now->category);
     if (!category.empty() && category != m_category) {
         const std::string before = m_category;
         m_category = category;
@@ -118,12 +111,9 @@ void TemplateRecheck::failed(std::string why, queue::Instant at) {
 }
 
 void TemplateRecheck::end(queue::StopReason reason, std::string why) {
-    queue::Admission answer;
-    answer.verdict = queue::Admission::Verdict::never;
-    answer.refusal = queue::Admission::Refusal::stop;
-    answer.stop_reason = reason;
-    answer.reason = m_secrets.apply(util::printable(why));
-    m_end = std::move(answer);
+    m_end = queue::Admission::Never{.refusal = queue::Admission::Refusal::stop,
+                                    .reason = m_secrets.apply(util::printable(why)),
+                                    .stop_reason = reason};
 }
 
 std::size_t TemplateRecheck::room(queue::Instant at, queue::Admission& why) const {
@@ -132,14 +122,13 @@ std::size_t TemplateRecheck::room(queue::Instant at, queue::Admission& why) cons
         return 0;
     }
     if (m_failures >= k_failures_to_pause) {
-        why = queue::Admission{};
-        why.verdict = queue::Admission::Verdict::later;
-        why.retry_at = std::max(at.steady, m_next);
-        why.reason = m_secrets.apply(util::printable(
-            fmt::format("the template list could not be read again {} times in a row (the last: {}): sending waits "
-                        "until it can be",
-                        m_failures, m_failure)));
-        why.notice = true;
+        why = queue::Admission::Later{
+            .retry_at = std::max(at.steady, m_next),
+            .reason = m_secrets.apply(util::printable(
+                fmt::format("the template list could not be read again {} times in a row (the last: {}): sending "
+                            "waits until it can be",
+                            m_failures, m_failure))),
+            .notice = true};
         return 0;
     }
     return queue::k_any_room;

@@ -72,7 +72,7 @@ private:
     bool m_in_flight = false;
     int m_failures = 0;     // failed reads in a row
     std::string m_failure;  // why the last one failed
-    std::optional<queue::Admission> m_end;
+    std::optional<queue::Admission::Never> m_end;
 };
 
 }  // namespace runner

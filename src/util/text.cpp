@@ -60,14 +60,28 @@ std::string_view trim(std::string_view text) {
     return text.substr(first, text.find_last_not_of(k_space) - first + 1);
 }
 
-std::string ascii_lower(std::string_view text) {
+namespace {
+
+// `text` with the ASCII letters of the case that starts at `from` ('A' or 'a') moved to the
+// case that starts at `to`; other bytes unchanged.
+std::string ascii_recased(std::string_view text, char from, char to) {
     std::string out(text);
     for (char& c : out) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
+        if (c >= from && c <= from + ('z' - 'a')) {
+            c = static_cast<char>(c - from + to);
         }
     }
     return out;
+}
+
+}  // namespace
+
+std::string ascii_lower(std::string_view text) {
+    return ascii_recased(text, 'A', 'a');
+}
+
+std::string ascii_upper(std::string_view text) {
+    return ascii_recased(text, 'a', 'A');
 }
 
 bool starts_with_nocase(std::string_view text, std::string_view prefix) {

@@ -44,6 +44,10 @@ std::string_view trim(std::string_view text);
 // Returns `text` with ASCII letters in lower case; other bytes, UTF-8 included, unchanged.
 std::string ascii_lower(std::string_view text);
 
+// Returns `text` with ASCII letters in upper case; other bytes, UTF-8 included, unchanged (no
+// locale: "i" is always "I").
+std::string ascii_upper(std::string_view text);
+
 // Returns whether `text` begins with `prefix`, ASCII letters compared without regard to case
 // (other bytes, UTF-8 included, must be equal).
 bool starts_with_nocase(std::string_view text, std::string_view prefix);

@@ -19,12 +19,11 @@ TEST_SUITE("queue::later_until") {
     TEST_CASE("asks again when the wait ends, or after `poll` when that comes first") {
         fakes::FakeClock clock;
         const auto at = instant_of(clock);
-        const Admission soon = queue::later_until(at, at.wall + 3s, 5s);
-        CHECK(soon.verdict == Admission::Verdict::later);
+        const Admission::Later soon = queue::later_until(at, at.wall + 3s, 5s);
         CHECK(soon.retry_at == at.steady + 3s);
         CHECK(soon.until == at.wall + 3s);
         CHECK(queue::later_until(at, at.wall + 1h, 5s).retry_at == at.steady + 5s);
-        const Admission unknown = queue::later_until(at, std::nullopt, 1s);
+        const Admission::Later unknown = queue::later_until(at, std::nullopt, 1s);
         CHECK(unknown.retry_at == at.steady + 1s);
         CHECK_FALSE(unknown.until.has_value());
     }
@@ -38,11 +37,12 @@ TEST_SUITE("queue::admissions_of") {
         std::vector<Admission> out;
         queue::admissions_of(answer, 3, out);
         REQUIRE(out.size() == 3);
-        CHECK(out[0].verdict == Admission::Verdict::now);
-        CHECK(out[1].use_by == now + 5ms);
-        CHECK(out[2].verdict == Admission::Verdict::later);
-        CHECK(out[2].retry_at == now + 100ms);
-        CHECK(out[2].reason.empty());
+        CHECK(out[0].is_now());
+        REQUIRE(out[1].now());
+        CHECK(out[1].now()->use_by == now + 5ms);
+        REQUIRE(out[2].later());
+        CHECK(out[2].later()->retry_at == now + 100ms);
+        CHECK(out[2].later()->reason.empty());
     }
     TEST_CASE("none granted: every job waits with the pace's reason, its end and whether it is news") {
         fakes::FakeClock clock;
@@ -53,15 +53,16 @@ TEST_SUITE("queue::admissions_of") {
         std::vector<Admission> out;
         queue::admissions_of(answer, 2, out);
         REQUIRE(out.size() == 2);
-        CHECK(out[1].verdict == Admission::Verdict::later);
-        CHECK(out[1].reason == "rate store unreachable: x");
-        CHECK(out[1].until == clock.wall_now() + 1s);
-        CHECK(out[1].notice);
+        const Admission::Later* wait = out[1].later();
+        REQUIRE(wait);
+        CHECK(wait->reason == "rate store unreachable: x");
+        CHECK(wait->until == clock.wall_now() + 1s);
+        CHECK(wait->notice);
     }
     TEST_CASE("more granted than asked counts as what was asked") {
         std::vector<Admission> out;
         queue::admissions_of(queue::PaceAnswer{.granted = 5}, 1, out);
         REQUIRE(out.size() == 1);
-        CHECK(out[0].verdict == Admission::Verdict::now);
+        CHECK(out[0].is_now());
     }
 }

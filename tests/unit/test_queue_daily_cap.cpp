@@ -145,7 +145,7 @@ TEST_SUITE("queue::DailyCap as an admission step") {
         std::vector<queue::Admission> out;
         REQUIRE(cap.admit(jobs, at, out));
         REQUIRE(out.size() == 3);
-        CHECK(out[2].verdict == queue::Admission::Verdict::now);
+        CHECK(out[2].is_now());
         CHECK(cap.room(at, why) == 1);
         cap.settle(2, 1, at);  // one sent, one failed: its room comes back
         CHECK(cap.room(at, why) == 2);
@@ -159,16 +159,17 @@ TEST_SUITE("queue::DailyCap as an admission step") {
         cap.record(at.wall - 1h);
         queue::Admission why;
         CHECK(cap.room(at, why) == 0);
-        CHECK(why.verdict == queue::Admission::Verdict::later);
-        CHECK(why.reason == "daily cap reached");
-        CHECK(why.until == at.wall + 1h);
-        CHECK(why.notice);
-        CHECK(why.retry_at == at.steady + 1s);  // looked at again every second meanwhile
+        const queue::Admission::Later* wait = why.later();
+        REQUIRE(wait);
+        CHECK(wait->reason == "daily cap reached");
+        CHECK(wait->until == at.wall + 1h);
+        CHECK(wait->notice);
+        CHECK(wait->retry_at == at.steady + 1s);  // looked at again every second meanwhile
         const queue::Job job{};
         const std::vector<const queue::Job*> jobs{&job};
         std::vector<queue::Admission> out;
         REQUIRE(cap.admit(jobs, at, out));
-        CHECK(out[0].verdict == queue::Admission::Verdict::later);
+        CHECK(out[0].later());
     }
     TEST_CASE("full only with jobs not yet answered: no pause to tell, asked again in a second") {
         fakes::FakeClock clock;
@@ -180,8 +181,10 @@ TEST_SUITE("queue::DailyCap as an admission step") {
         REQUIRE(cap.admit(jobs, at, out));
         queue::Admission why;
         CHECK(cap.room(at, why) == 0);
-        CHECK(why.reason.empty());
-        CHECK_FALSE(why.until.has_value());
-        CHECK(why.retry_at == at.steady + 1s);
+        const queue::Admission::Later* wait = why.later();
+        REQUIRE(wait);
+        CHECK(wait->reason.empty());
+        CHECK_FALSE(wait->until.has_value());
+        CHECK(wait->retry_at == at.steady + 1s);
     }
 }

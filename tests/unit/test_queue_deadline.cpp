@@ -71,16 +71,16 @@ TEST_SUITE("queue::Deadline") {
         queue::Deadline deadline(schedule(std::nullopt, std::nullopt, utc(2026, 3, 1, 18)));
         Admission why;
         CHECK(deadline.room(at_wall(utc(2026, 3, 1, 18)), why) == 0);
-        CHECK(why.verdict == Admission::Verdict::never);
-        CHECK(why.refusal == Admission::Refusal::too_late);
+        REQUIRE(why.never());
+        CHECK(why.never()->refusal == Admission::Refusal::too_late);
         queue::Job a;
         queue::Job b;
         const queue::Job* jobs[] = {&a, &b};
         std::vector<Admission> out;
         REQUIRE(deadline.admit(jobs, at_wall(utc(2026, 3, 1, 18, 5)), out));
         REQUIRE(out.size() == 2);
-        CHECK(out[1].verdict == Admission::Verdict::never);
-        CHECK(out[1].refusal == Admission::Refusal::too_late);
+        REQUIRE(out[1].never());
+        CHECK(out[1].never()->refusal == Admission::Refusal::too_late);
     }
 
     TEST_CASE("an admission before the deadline must start before it") {
@@ -90,13 +90,14 @@ TEST_SUITE("queue::Deadline") {
         std::vector<Admission> out;
         const auto at = at_wall(utc(2026, 3, 1, 9, 30));
         REQUIRE(deadline.admit(jobs, at, out));
-        CHECK(out[0].verdict == Admission::Verdict::now);
-        CHECK(out[0].use_by < at.steady + std::chrono::minutes(30));  // max_delay's end, the nearer
-        CHECK(out[0].use_by >= at.steady + std::chrono::minutes(30) - std::chrono::milliseconds(1));
+        REQUIRE(out[0].now());
+        CHECK(out[0].now()->use_by < at.steady + std::chrono::minutes(30));  // max_delay's end, the nearer
+        CHECK(out[0].now()->use_by >= at.steady + std::chrono::minutes(30) - std::chrono::milliseconds(1));
         deadline.first_sent();
         REQUIRE(deadline.admit(jobs, at, out));
-        CHECK(out[0].use_by < at.steady + std::chrono::hours(8) + std::chrono::minutes(30));  // not_after's
-        CHECK(out[0].use_by > at.steady + std::chrono::hours(8));
+        REQUIRE(out[0].now());
+        CHECK(out[0].now()->use_by < at.steady + std::chrono::hours(8) + std::chrono::minutes(30));  // not_after's
+        CHECK(out[0].now()->use_by > at.steady + std::chrono::hours(8));
     }
 }
 

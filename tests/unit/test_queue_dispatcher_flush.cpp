@@ -57,6 +57,17 @@ private:
     BatchingObserver& m_observer;
 };
 
+// The rig's parts, with `transport` and `observer` in place of its own.
+queue::DispatchParts parts_for(Rig& rig, CheckingTransport& transport, BatchingObserver& observer) {
+    return {.service = &rig.service,
+            .transport = &transport,
+            .clock = &rig.clock,
+            .limiter = &rig.limiter,
+            .retry = &rig.retry,
+            .observer = &observer,
+            .stop_requests = &rig.stops};
+}
+
 }  // namespace
 
 TEST_SUITE("queue::dispatch") {
@@ -66,13 +77,7 @@ TEST_SUITE("queue::dispatch") {
         BatchingObserver observer;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
-        const queue::DispatchParts parts{.service = &rig.service,
-                                         .transport = &transport,
-                                         .clock = &rig.clock,
-                                         .limiter = &rig.limiter,
-                                         .retry = &rig.retry,
-                                         .observer = &observer,
-                                         .stop_requests = &rig.stops};
+        const queue::DispatchParts parts = parts_for(rig, transport, observer);
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::completed);
         CHECK(transport.polls > 0);
@@ -87,13 +92,7 @@ TEST_SUITE("queue::dispatch") {
         observer.fail_flush = true;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(30);
-        const queue::DispatchParts parts{.service = &rig.service,
-                                         .transport = &transport,
-                                         .clock = &rig.clock,
-                                         .limiter = &rig.limiter,
-                                         .retry = &rig.retry,
-                                         .observer = &observer,
-                                         .stop_requests = &rig.stops};
+        const queue::DispatchParts parts = parts_for(rig, transport, observer);
         auto result = queue::dispatch(source, rig.settings, parts);
         CHECK(result.reason == queue::StopReason::log_error);
         CHECK(result.message == "disk full");
@@ -109,13 +108,7 @@ TEST_SUITE("queue::dispatch") {
         BatchingObserver observer;
         CheckingTransport transport(rig.transport, observer);
         ListSource source(3000);
-        const queue::DispatchParts parts{.service = &rig.service,
-                                         .transport = &transport,
-                                         .clock = &rig.clock,
-                                         .limiter = &rig.limiter,
-                                         .retry = &rig.retry,
-                                         .observer = &observer,
-                                         .stop_requests = &rig.stops};
+        const queue::DispatchParts parts = parts_for(rig, transport, observer);
         int flushes = 0;
         observer.on_flush = [&] { return ++flushes >= 200; };  // after answers came back
         auto result = queue::dispatch(source, rig.settings, parts);

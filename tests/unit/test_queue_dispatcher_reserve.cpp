@@ -27,12 +27,12 @@ public:
             if (!answer) {
                 return answer.error();
             }
-            if (answer->verdict == Admission::Verdict::later) {
+            if (const Admission::Later* given = answer->later()) {
                 // As the ledger's keeper asks: again when room opens, meanwhile every 5 s.
-                const auto reason = answer->reason;
-                *answer = queue::later_until(at, answer->until, std::chrono::seconds(5));
-                answer->reason = reason;
-                answer->notice = true;
+                Admission::Later wait = queue::later_until(at, given->until, std::chrono::seconds(5));
+                wait.reason = given->reason;
+                wait.notice = true;
+                *answer = std::move(wait);
             }
             out.push_back(*answer);
         }
@@ -74,7 +74,7 @@ public:
         results[job.row] = status;
         return {};
     }
-    util::Result<void> on_refused(const queue::Job& job, const queue::Admission& answer) override {
+    util::Result<void> on_refused(const queue::Job& job, const queue::Admission::Never& answer) override {
         if (fail_refused) {
             return util::Error{"disk full", util::ErrorKind::write};
         }
@@ -163,7 +163,7 @@ TEST_SUITE("queue::dispatch account reservations") {
     TEST_CASE("a refused job is reported refused: no attempt line, no request") {
         ReserveRig r([](const queue::Job& job) {
             if (job.row == 2) {
-                return Admission{.verdict = Admission::Verdict::never, .reason = "messaged meanwhile"};
+                return Admission{Admission::Never{.reason = "messaged meanwhile"}};
             }
             return granted();
         });
@@ -184,9 +184,7 @@ TEST_SUITE("queue::dispatch account reservations") {
         std::optional<std::chrono::system_clock::time_point> until;
         ReserveRig r([&](const queue::Job& job) {
             if (job.row == 2 && clock->wall_now() < *until) {
-                return Admission{.verdict = Admission::Verdict::later,
-                                 .until = until,
-                                 .reason = "the account's daily cap is reached"};
+                return Admission{Admission::Later{.until = until, .reason = "the account's daily cap is reached"}};
             }
             return granted();
         });
@@ -247,9 +245,7 @@ TEST_SUITE("queue::dispatch account reservations") {
     }
 
     TEST_CASE("a refusal that cannot be logged stops the dispatch with log_error") {
-        ReserveRig r([](const queue::Job&) {
-            return Admission{.verdict = Admission::Verdict::never, .reason = "messaged meanwhile"};
-        });
+        ReserveRig r([](const queue::Job&) { return Admission{Admission::Never{.reason = "messaged meanwhile"}}; });
         r.trace.fail_refused = true;
         ListSource source(2);
         auto result = r.run(source);

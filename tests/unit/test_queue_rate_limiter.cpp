@@ -450,11 +450,11 @@ TEST_SUITE("queue::RateLimiter as a pace") {
         const queue::Instant at{clock.steady_now(), clock.wall_now()};
         REQUIRE(limiter.admit(jobs, at, out));
         REQUIRE(out.size() == 3);
-        CHECK(out[0].verdict == queue::Admission::Verdict::now);
-        CHECK(out[1].verdict == queue::Admission::Verdict::now);
-        CHECK(out[2].verdict == queue::Admission::Verdict::later);
-        CHECK(out[2].retry_at == limiter.next_allowed(at.steady));
-        CHECK(out[2].retry_at > at.steady);
-        CHECK(out[2].reason.empty());
+        CHECK(out[0].is_now());
+        CHECK(out[1].is_now());
+        REQUIRE(out[2].later());
+        CHECK(out[2].later()->retry_at == limiter.next_allowed(at.steady));
+        CHECK(out[2].later()->retry_at > at.steady);
+        CHECK(out[2].later()->reason.empty());
     }
 }

@@ -140,12 +140,14 @@ TEST_SUITE("queue::SendWindow") {
         queue::Admission why;
         CHECK(w.room({steady, utc(2026, 3, 2, 4, 0)}, why) == queue::k_any_room);
         CHECK(w.room({steady, utc(2026, 3, 6, 12, 30)}, why) == 0);
-        CHECK(why.reason == "outside the send window");
-        CHECK(why.until == utc(2026, 3, 9, 3, 30));
-        CHECK(why.notice);
-        CHECK(why.retry_at == steady + 1s);
+        REQUIRE(why.later());
+        CHECK(why.later()->reason == "outside the send window");
+        CHECK(why.later()->until == utc(2026, 3, 9, 3, 30));
+        CHECK(why.later()->notice);
+        CHECK(why.later()->retry_at == steady + 1s);
         const auto never = window("Asia/Kolkata", {}, 9 * 60, 18 * 60);
         CHECK(never.room({steady, utc(2026, 3, 6, 12, 30)}, why) == 0);
-        CHECK_FALSE(why.until.has_value());
+        REQUIRE(why.later());
+        CHECK_FALSE(why.later()->until.has_value());
     }
 }

@@ -37,13 +37,8 @@ queue::Job job_of(std::int64_t row, int zone, std::size_t body_bytes = 40) {
     return job;
 }
 
-queue::Admission later_until(Wall opens, std::string reason) {
-    queue::Admission a;
-    a.verdict = queue::Admission::Verdict::later;
-    a.until = opens;
-    a.set_aside = true;
-    a.reason = std::move(reason);
-    return a;
+queue::Admission::Later later_until(Wall opens, std::string reason) {
+    return {.until = opens, .reason = std::move(reason), .set_aside = true};
 }
 
 campaign::Window window_of(int from_hour, int to_hour) {
@@ -203,13 +198,14 @@ TEST_SUITE("queue::ZoneWindows") {
         const queue::Instant at{std::chrono::steady_clock::time_point(1000h), at_utc(2026, 3, 2, 5)};
         REQUIRE(zones.admit(jobs, at, out));
         REQUIRE(out.size() == 3);
-        CHECK(out[0].verdict == queue::Admission::Verdict::now);
-        CHECK(out[1].verdict == queue::Admission::Verdict::later);
-        CHECK(out[1].set_aside);
-        CHECK(out[1].reason == "outside the send window in America/New_York");
-        REQUIRE(out[1].until);
-        CHECK(*out[1].until == at_utc(2026, 3, 2, 14));  // 09:00 EST
-        CHECK(out[2].verdict == queue::Admission::Verdict::now);
+        CHECK(out[0].is_now());
+        const queue::Admission::Later* wait = out[1].later();
+        REQUIRE(wait);
+        CHECK(wait->set_aside);
+        CHECK(wait->reason == "outside the send window in America/New_York");
+        REQUIRE(wait->until);
+        CHECK(*wait->until == at_utc(2026, 3, 2, 14));  // 09:00 EST
+        CHECK(out[2].is_now());
         CHECK(zones.describe() == "every day 09:00-17:00 in each recipient's zone");
     }
 }

@@ -235,10 +235,10 @@ TEST_SUITE("runner::AccountKeeper") {
         Rig rig("rate:\n  per_recipient: {max: 1, per: 7d}\n");
         reserved_elsewhere(*rig.book, {"1"}, k_t0 - 1h);
         const auto answers = rig.reserve({job(1, "1"), job(2, "2")});
-        CHECK(answers[0].verdict == Admission::Verdict::never);
-        CHECK(answers[0].until == k_t0 - 1h + std::chrono::days(7));
-        CHECK(answers[0].reason.find("rate.per_recipient") != std::string::npos);
-        CHECK(answers[1].verdict == Admission::Verdict::now);
+        REQUIRE(answers[0].never());
+        CHECK(answers[0].never()->until == k_t0 - 1h + std::chrono::days(7));
+        CHECK(answers[0].never()->reason.find("rate.per_recipient") != std::string::npos);
+        CHECK(answers[1].is_now());
         // The grant counts at once for the account.
         CHECK(rig.send_state(2) == "reserved");
         CHECK(rig.send_state(1).empty());
@@ -250,33 +250,33 @@ TEST_SUITE("runner::AccountKeeper") {
         reserved_elsewhere(*rig.book, {"2"}, k_t0 - 1h, 2);
         // "3" is a third number in 24 h; "2" was messaged today and costs nothing more.
         const auto answers = rig.reserve({job(1, "3"), job(2, "2")});
-        CHECK(answers[0].verdict == Admission::Verdict::later);
-        CHECK(answers[0].until == k_t0 + 1h);
-        CHECK(answers[0].reason.find("rate.per_day: 2") != std::string::npos);
-        CHECK(answers[1].verdict == Admission::Verdict::now);
+        REQUIRE(answers[0].later());
+        CHECK(answers[0].later()->until == k_t0 + 1h);
+        CHECK(answers[0].later()->reason.find("rate.per_day: 2") != std::string::npos);
+        CHECK(answers[1].is_now());
         // Once "1"'s send is 24 h old, there is room.
         rig.clock.set_wall(k_t0 + 1h + 1s);
-        CHECK(rig.reserve({job(1, "3")})[0].verdict == Admission::Verdict::now);
+        CHECK(rig.reserve({job(1, "3")})[0].is_now());
     }
 
     TEST_CASE("reserve: a full rate.per_day is asked again every 5 s, or when room opens if sooner, told once") {
         Rig rig("rate: {per_day: 1}\n");
         reserved_elsewhere(*rig.book, {"1"}, k_t0 - 1h);
         const auto far = rig.reserve({job(1, "2")});
-        REQUIRE(far[0].verdict == Admission::Verdict::later);
-        CHECK(far[0].retry_at == rig.clock.steady_now() + 5s);
-        CHECK(far[0].notice);
+        REQUIRE(far[0].later());
+        CHECK(far[0].later()->retry_at == rig.clock.steady_now() + 5s);
+        CHECK(far[0].later()->notice);
         rig.clock.set_wall(k_t0 + 23h - 3s);
         const auto near = rig.reserve({job(1, "2")});
-        REQUIRE(near[0].verdict == Admission::Verdict::later);
-        CHECK(near[0].until == k_t0 + 23h);
-        CHECK(near[0].retry_at == rig.clock.steady_now() + 3s);
+        REQUIRE(near[0].later());
+        CHECK(near[0].later()->until == k_t0 + 23h);
+        CHECK(near[0].later()->retry_at == rig.clock.steady_now() + 3s);
     }
 
     TEST_CASE("a delivered answer confirms the reservation, in the ledger once flushed") {
         Rig rig;
         const auto j = job(1, "1");
-        REQUIRE(rig.reserve({j})[0].verdict == Admission::Verdict::now);
+        REQUIRE(rig.reserve({j})[0].is_now());
         rig.answer(j, queue::JobStatus::sent, delivered());
         CHECK(rig.inner.results == 1);
         CHECK(rig.send_state(1) == "reserved");
@@ -327,18 +327,18 @@ TEST_SUITE("runner::AccountKeeper") {
         Rig rig("rate: {per_day: 1}\n");
         const auto first = job(1, "1");
         const auto second = job(2, "2");
-        REQUIRE(rig.reserve({first})[0].verdict == Admission::Verdict::now);
-        REQUIRE(rig.reserve({second})[0].verdict == Admission::Verdict::later);
+        REQUIRE(rig.reserve({first})[0].is_now());
+        REQUIRE(rig.reserve({second})[0].later());
         rig.answer(first, queue::JobStatus::failed, answered(service::Cause::rejected));
         rig.flush();
         CHECK(rig.send_state(1).empty());
-        CHECK(rig.reserve({second})[0].verdict == Admission::Verdict::now);
+        CHECK(rig.reserve({second})[0].is_now());
     }
 
     TEST_CASE("a failure without an answer (a timeout) keeps the reservation counting") {
         Rig rig("rate: {per_day: 1}\n");
         const auto first = job(1, "1");
-        REQUIRE(rig.reserve({first})[0].verdict == Admission::Verdict::now);
+        REQUIRE(rig.reserve({first})[0].is_now());
         service::Outcome timeout;
         timeout.cause = service::Cause::transient;
         timeout.ambiguous = true;
@@ -346,7 +346,7 @@ TEST_SUITE("runner::AccountKeeper") {
         rig.answer(first, queue::JobStatus::failed, timeout);
         rig.flush();
         CHECK(rig.send_state(1) == "reserved");
-        CHECK(rig.reserve({job(2, "2")})[0].verdict == Admission::Verdict::later);
+        CHECK(rig.reserve({job(2, "2")})[0].later());
     }
 
     TEST_CASE("131050 puts the number on the suppression list: opted_out, source campaign:NAME") {
@@ -379,14 +379,14 @@ TEST_SUITE("runner::AccountKeeper") {
         held.now = k_t0;
         REQUIRE(rig.book->ledger().record(held).ok());
         const auto answers = rig.reserve({job(1, "1"), job(2, "2"), job(3, "3")});
-        CHECK(answers[0].verdict == Admission::Verdict::never);
-        CHECK(answers[0].refusal == Admission::Refusal::suppressed);
-        CHECK(answers[0].reason.find("opted_out") != std::string::npos);
-        CHECK(answers[0].reason.find("campaign:other") != std::string::npos);
-        CHECK(answers[1].verdict == Admission::Verdict::never);
-        CHECK(answers[1].refusal == Admission::Refusal::marketing_limit);
-        CHECK(answers[1].until == k_t0 + 23h);
-        CHECK(answers[2].verdict == Admission::Verdict::now);
+        REQUIRE(answers[0].never());
+        CHECK(answers[0].never()->refusal == Admission::Refusal::suppressed);
+        CHECK(answers[0].never()->reason.find("opted_out") != std::string::npos);
+        CHECK(answers[0].never()->reason.find("campaign:other") != std::string::npos);
+        REQUIRE(answers[1].never());
+        CHECK(answers[1].never()->refusal == Admission::Refusal::marketing_limit);
+        CHECK(answers[1].never()->until == k_t0 + 23h);
+        CHECK(answers[2].is_now());
         CHECK(rig.send_state(1).empty());
         CHECK(rig.send_state(2).empty());
     }
@@ -401,8 +401,9 @@ TEST_SUITE("runner::AccountKeeper") {
         held.now = k_t0;
         REQUIRE(rig.book->ledger().record(held).ok());
         const auto answers = rig.reserve({job(1, "1"), job(2, "2")});
-        CHECK(answers[0].refusal == Admission::Refusal::suppressed);
-        CHECK(answers[1].verdict == Admission::Verdict::now);
+        REQUIRE(answers[0].never());
+        CHECK(answers[0].never()->refusal == Admission::Refusal::suppressed);
+        CHECK(answers[1].is_now());
         CHECK(rig.send_state(2) == "reserved");
     }
 

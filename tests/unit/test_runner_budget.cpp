@@ -127,9 +127,9 @@ TEST_SUITE("runner::BudgetGuard") {
         std::vector<queue::Admission> out;
         REQUIRE(guard.admit(jobs, {}, out));
         REQUIRE(out.size() == 2);
-        CHECK(out[0].verdict == queue::Admission::Verdict::now);
+        CHECK(out[0].is_now());
         // a may still fail and give its price back: b waits for it.
-        CHECK(out[1].verdict == queue::Admission::Verdict::later);
+        CHECK(out[1].later());
         CHECK(guard.committed() == to_micros(0.6));
         // a asked again (its start lapsed) is counted once.
         std::vector<const queue::Job*> first{&a};
@@ -141,8 +141,8 @@ TEST_SUITE("runner::BudgetGuard") {
         CHECK(guard.committed() == to_micros(0.6));
         std::vector<const queue::Job*> second{&b};
         REQUIRE(guard.admit(second, {}, out));
-        CHECK(out[0].verdict == queue::Admission::Verdict::never);
-        CHECK(out[0].refusal == queue::Admission::Refusal::budget);
+        REQUIRE(out[0].never());
+        CHECK(out[0].never()->refusal == queue::Admission::Refusal::budget);
         CHECK(guard.committed() == to_micros(0.6));
 
         BudgetGuard other(to_micros(1.00), 0, "USD");

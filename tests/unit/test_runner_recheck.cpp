@@ -58,6 +58,13 @@ queue::Admission asked(const TemplateRecheck& recheck, std::chrono::seconds s, s
     return why;
 }
 
+// The `never` every job would get now: the run must end.
+queue::Admission::Never refused(const TemplateRecheck& recheck, std::chrono::seconds s) {
+    const queue::Admission why = asked(recheck, s);
+    REQUIRE(why.never());
+    return *why.never();
+}
+
 }  // namespace
 
 TEST_SUITE("runner::TemplateRecheck") {
@@ -85,9 +92,10 @@ TEST_SUITE("runner::TemplateRecheck") {
         REQUIRE(recheck.due(at(std::chrono::seconds(10))));
         recheck.answered(answer(list_with("APPROVED", "UTILITY")), at(std::chrono::seconds(11)));
         std::size_t room = 1;
-        const auto why = asked(recheck, std::chrono::seconds(11), &room);
+        const auto answer = asked(recheck, std::chrono::seconds(11), &room);
         CHECK(room == 0);
-        CHECK(why.verdict == queue::Admission::Verdict::never);
+        REQUIRE(answer.never());
+        const auto& why = *answer.never();
         CHECK(why.refusal == queue::Admission::Refusal::stop);
         CHECK(why.stop_reason == queue::StopReason::template_changed);
         CHECK(why.reason.find("is UTILITY in the template list now, not MARKETING") != std::string::npos);
@@ -106,7 +114,7 @@ TEST_SUITE("runner::TemplateRecheck") {
             TemplateRecheck recheck(template_campaign(), std::chrono::seconds(10), queue::SteadyTime{});
             REQUIRE(recheck.due(at(std::chrono::seconds(10))));
             recheck.answered(answer(list_with(status, "MARKETING")), at(std::chrono::seconds(10)));
-            const auto why = asked(recheck, std::chrono::seconds(10));
+            const auto why = refused(recheck, std::chrono::seconds(10));
             CHECK(why.refusal == queue::Admission::Refusal::stop);
             CHECK(why.stop_reason == reason);
             CHECK(why.reason.find("has status " + status) != std::string::npos);
@@ -114,7 +122,7 @@ TEST_SUITE("runner::TemplateRecheck") {
         TemplateRecheck gone(template_campaign(), std::chrono::seconds(10), queue::SteadyTime{});
         REQUIRE(gone.due(at(std::chrono::seconds(10))));
         gone.answered(answer(list_without()), at(std::chrono::seconds(10)));
-        const auto why = asked(gone, std::chrono::seconds(10));
+        const auto why = refused(gone, std::chrono::seconds(10));
         CHECK(why.stop_reason == queue::StopReason::template_refused);
         CHECK(why.reason.find("no longer in the account's template list") != std::string::npos);
     }
@@ -124,7 +132,7 @@ TEST_SUITE("runner::TemplateRecheck") {
         REQUIRE(recheck.due(at(std::chrono::seconds(10))));
         recheck.answered(answer(fakes::http_answer(401, R"({"error":{"message":"bad key rig-key-0123","code":190}})")),
                          at(std::chrono::seconds(10)));
-        const auto why = asked(recheck, std::chrono::seconds(10));
+        const auto why = refused(recheck, std::chrono::seconds(10));
         CHECK(why.refusal == queue::Admission::Refusal::stop);
         CHECK(why.stop_reason == queue::StopReason::auth);
         CHECK(why.reason.find("rig-key-0123") == std::string::npos);
@@ -150,9 +158,9 @@ TEST_SUITE("runner::TemplateRecheck") {
                 CHECK(room == queue::k_any_room);
             } else {
                 CHECK(room == 0);
-                CHECK(why.verdict == queue::Admission::Verdict::later);
-                CHECK(why.retry_at == queue::SteadyTime{} + t + TemplateRecheck::k_retry_after);
-                CHECK(why.reason.find("could not be read again 3 times in a row (the last: HTTP 500)") !=
+                REQUIRE(why.later());
+                CHECK(why.later()->retry_at == queue::SteadyTime{} + t + TemplateRecheck::k_retry_after);
+                CHECK(why.later()->reason.find("could not be read again 3 times in a row (the last: HTTP 500)") !=
                       std::string::npos);
             }
             t += TemplateRecheck::k_retry_after;

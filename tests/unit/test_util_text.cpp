@@ -55,6 +55,15 @@ TEST_SUITE("util::ascii_lower") {
     }
 }
 
+TEST_SUITE("util::ascii_upper") {
+    TEST_CASE("raises ASCII letters only, whatever the locale") {
+        CHECK(util::ascii_upper("in") == "IN");
+        CHECK(util::ascii_upper("Marketing-1_x") == "MARKETING-1_X");
+        CHECK(util::ascii_upper("école ı") == "éCOLE ı");
+        CHECK(util::ascii_upper("") == "");
+    }
+}
+
 TEST_SUITE("util::starts_with_nocase") {
     TEST_CASE("compares ASCII letters without regard to case") {
         CHECK(util::starts_with_nocase("HTTPS://example.com", "https://"));
