@@ -7,18 +7,20 @@
 #      reservation batch, an answer batch and a prune are one transaction of two round trips;
 #      WACAMP_REF's binary beside, when set.
 #   2. Two runners of one account at once on one PostgreSQL ledger, each its own campaign over the
-#      same N numbers, `per_recipient: {max: 1, per: 7d}` and `per_day: CAP`: their aggregate
-#      messages/s and CPU, and the checks that no number was sent twice and exactly CAP were sent.
+#      same N numbers, `per_recipient: {max: 1, per: 7d}` and `per_day: N`: their aggregate
+#      messages/s and CPU, and the checks that no number was sent twice and exactly N were sent (a
+#      `per_day` below N would pause both runners until room opens, a day later).
 #   3. PACED_N recipients at 1,000/s (`burst: 1`) with `per_day`, into an empty PostgreSQL ledger
 #      and into one holding DAY sends in the last 24 h (written by SQL): achieved rate and CPU µs a
-#      message, each ledger's first open timed apart.
+#      message, each build (WACAMP_REF too), the count of the full day after its sends were written
+#      timed apart.
 #   bench/ledger_pg.sh [N=20000] [PACED_N=10000] [DAY=10000000]     (env: WACAMP_REF)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 n=${1:-20000}
 paced_n=${2:-10000}
 day=${3:-10000000}
-cap=$((n * 3 / 4))
+cap=$n  # reached exactly: every number once between the two runners, none refused by it
 
 bench_setup nginx=nginx-light pg_ctlcluster=postgresql
 bench_start_nginx
@@ -28,11 +30,11 @@ bench_make_csv "$n" "$bench_work/recipients.csv"
 bench_make_csv "$paced_n" "$bench_work/paced.csv"
 db_count=0
 
-# new_db: creates a fresh database and prints its URL.
+# new_db: creates a fresh database; sets url to its URL.
 new_db() {
     db_count=$((db_count + 1))
     "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U wacamp "bench$db_count"
-    echo "postgresql://wacamp@127.0.0.1:$pg_port/bench$db_count"
+    url="postgresql://wacamp@127.0.0.1:$pg_port/bench$db_count"
 }
 
 # sql URL STATEMENT: the first value of STATEMENT's answer.
@@ -80,7 +82,7 @@ for which in "${builds[@]}"; do
         case $mode in
         off) account='ledger: off' ;;
         sqlite) account="name: bench, ledger: \"$bench_work/$name.sqlite\"" ;;
-        pg) url=$(new_db) && account="name: bench, ledger: \"$url\"" ;;
+        pg) new_db && account="name: bench, ledger: \"$url\"" ;;
         esac
         campaign "$name" "$bench_work/recipients.csv" "$unlimited" "$account"
         before=0
@@ -98,7 +100,7 @@ for which in "${builds[@]}"; do
 done
 
 echo "Two runners of one account at once (PostgreSQL, per_recipient 1 a week, per_day $cap):"
-url=$(new_db)
+new_db
 limits="$unlimited, per_recipient: {max: 1, per: 7d}, per_day: $cap"
 for runner in a b; do
     campaign "two-$runner" "$bench_work/recipients.csv" "$limits" "name: bench, ledger: \"$url\""
@@ -122,32 +124,36 @@ printf '  %s sent (%s distinct numbers; per_day %s: %s), %s msg/s together, %s �
     "$(bench_calc "round($total / ($end - $start))")" "$(bench_calc "round($cpu * 1e6 / max(1, $total), 1)")"
 
 echo "Paced at 1,000/s with per_day, into an empty ledger and one holding $day sends of the last 24 h:"
-for size in 0 "$day"; do
-    url=$(new_db)
-    name=paced-$size
-    campaign "$name" "$bench_work/paced.csv" "per_second: 1000, burst: 1, per_day: $((day * 2 + paced_n))" \
-        "name: bench, ledger: \"$url\""
-    # The schema (a one-recipient run of its own), then the day's sends by SQL, then a second
-    # one-recipient run that counts the day once (timed apart).
-    one_run() {
-        sed "s/^+919/+91$2/" <(head -2 "$bench_work/paced.csv") >"$bench_work/$1.csv"
-        campaign "$1" "$bench_work/$1.csv" "per_second: 1000, burst: 1, per_day: $((day * 2 + paced_n))" \
+for which in "${builds[@]}"; do
+    for size in 0 "$day"; do
+        new_db
+        name=paced-$which-$size
+        # The schema (a one-recipient run of its own), then the day's sends by SQL, then a second
+        # one-recipient run that counts the day once (timed apart).
+        one_run() {
+            sed "s/^+919/+91$2/" <(head -2 "$bench_work/paced.csv") >"$bench_work/$1.csv"
+            campaign "$1" "$bench_work/$1.csv" "per_second: 1000, burst: 1, per_day: $((day * 2 + paced_n))" \
+                "name: bench, ledger: \"$url\""
+            bench_time "$1" "${bin[$which]}" run "$bench_work/$1.yaml" --yes --no-progress
+            [ "$T_RC" -eq 0 ] || { tail -5 "$bench_work/$1.err" >&2; bench_die "$1 exited $T_RC"; }
+        }
+        one_run "$name-open" 8
+        if [ "$size" -gt 0 ]; then
+            sql "$url" "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state)
+                        SELECT 'bench', 'filler', i, (800000000000 + i)::text,
+                               (extract(epoch FROM now()) * 1000)::bigint - 86000000 + (i % 85000000), 'sent'
+                          FROM generate_series(1, $size) i; ANALYZE wacamp.sends;" >/dev/null
+            sql "$url" "DELETE FROM wacamp.day_counts" >/dev/null  # counted afresh by the next call, as after an upgrade
+            one_run "$name-count" 7
+            printf '  %-4s the first call after %s sends were written: %s s (the day counted once)\n' "$which" "$size" \
+                "$T_WALL"
+        fi
+        campaign "$name" "$bench_work/paced.csv" "per_second: 1000, burst: 1, per_day: $((day * 2 + paced_n))" \
             "name: bench, ledger: \"$url\""
-        bench_time "$1" "$WACAMP" run "$bench_work/$1.yaml" --yes --no-progress
-        [ "$T_RC" -eq 0 ] || { tail -5 "$bench_work/$1.err" >&2; bench_die "$1 exited $T_RC"; }
-    }
-    one_run "$name-open" 8
-    if [ "$size" -gt 0 ]; then
-        sql "$url" "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state)
-                    SELECT 'bench', 'filler', i, (800000000000 + i)::text,
-                           (extract(epoch FROM now()) * 1000)::bigint - 86000000 + (i % 85000000), 'sent'
-                      FROM generate_series(1, $size) i; ANALYZE wacamp.sends;" >/dev/null
-        sql "$url" "DELETE FROM wacamp.day_counts" >/dev/null  # counted afresh by the next call, as after an upgrade
-        one_run "$name-count" 7
-        printf '  the first call after %s sends were written: %s s (the day counted once)\n' "$size" "$T_WALL"
-    fi
-    bench_time "$name" "$WACAMP" run "$bench_work/$name.yaml" --yes --no-progress
-    [ "$T_RC" -eq 0 ] || { tail -5 "$bench_work/$name.err" >&2; bench_die "$name exited $T_RC"; }
-    printf '  %9s sends in the day: %s msg/s, %s µs CPU a message\n' "$size" \
-        "$(bench_calc "round($paced_n / $T_WALL)")" "$(bench_calc "round(($T_USER + $T_SYS) * 1e6 / $paced_n, 1)")"
+        bench_time "$name" "${bin[$which]}" run "$bench_work/$name.yaml" --yes --no-progress
+        [ "$T_RC" -eq 0 ] || { tail -5 "$bench_work/$name.err" >&2; bench_die "$name exited $T_RC"; }
+        printf '  %-4s %9s sends in the day: %s msg/s, %s µs CPU a message\n' "$which" "$size" \
+            "$(bench_calc "round($paced_n / $T_WALL)")" "$(bench_calc "round(($T_USER + $T_SYS) * 1e6 / $paced_n, 1)")"
+        "$pg_bin/dropdb" -h 127.0.0.1 -p "$pg_port" -U wacamp "${url##*/}"
+    done
 done
