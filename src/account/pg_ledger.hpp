@@ -46,6 +46,9 @@ public:
 
     WACAMP_LEDGER_OVERRIDES
 
+    // The session's settings (libpq's `options`) for a ledger opened with `access` and `sync`.
+    static std::string session_settings(Access access, Sync sync);
+
     // How many round trips to the server this ledger's calls took so far (its connection's).
     std::uint64_t round_trips() const;
 

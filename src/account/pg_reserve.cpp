@@ -70,7 +70,10 @@ rule::Numbers read_facts(const std::vector<pg::Rows>& answers, std::size_t first
 constexpr std::size_t k_fact_reads = 4;
 
 // The stored count (horizon, numbers; no row when never counted), and with `horizon` the
-// `crossed` of rule::moved(stored, horizon, crossed) as a second column: one statement.
+// `crossed` of rule::moved(stored, horizon, crossed) as a third column: one statement. Each
+// number's latest send is a scalar subquery (one step back in sends_by_number), not NOT EXISTS:
+// the planner cannot see the horizons' values, guesses a wide range, and at 10 million sends in
+// the day chose a hash anti-join over every send (100 ms a call: 50 messages/s at 1,000/s).
 pg::Statement ask_day(const std::string& account, std::optional<util::TimePoint> horizon) {
     if (!horizon) {
         return {"SELECT horizon, numbers, 0 FROM wacamp.day_counts WHERE account = $1", {account}};
@@ -79,9 +82,9 @@ pg::Statement ask_day(const std::string& account, std::optional<util::TimePoint>
         "SELECT d.horizon, d.numbers, CASE WHEN d.horizon IS NULL THEN "
         "(SELECT count(DISTINCT s.wa_id) FROM wacamp.sends s WHERE s.account = $1 AND s.at > $2) ELSE "
         "(SELECT count(DISTINCT s.wa_id) FROM wacamp.sends s WHERE s.account = $1 "
-        "AND s.at > least($2, d.horizon) AND s.at <= greatest($2, d.horizon) AND NOT EXISTS "
-        "(SELECT 1 FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id "
-        "AND t.at > greatest($2, d.horizon))) END "
+        "AND s.at > least($2, d.horizon) AND s.at <= greatest($2, d.horizon) AND "
+        "(SELECT max(t.at) FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id) "
+        "<= greatest($2, d.horizon)) END "
         "FROM (SELECT 1) AS one LEFT JOIN wacamp.day_counts d ON d.account = $1",
         {account, text_of(to_millis(*horizon))}};
 }

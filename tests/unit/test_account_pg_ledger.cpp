@@ -294,6 +294,32 @@ TEST_SUITE("account::PgLedger") {
             CHECK(plan.find("Seq Scan") == std::string::npos);
         }
     }
+    TEST_CASE("the ledger's sessions run without JIT; a read-only one refuses writes, a normal one does not wait") {
+        // With JIT on, a plan priced past jit_above_cost was compiled at every reservation:
+        // 100 ms a call at 10 million sends in the day (bench/ledger_pg.sh).
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        { auto book = place.open(); }
+        auto show = [&](account::Access access, account::Sync sync, const char* setting) {
+            const std::string settings = account::PgLedger::session_settings(access, sync);
+            const char* keywords[] = {"dbname", "options", nullptr};
+            const char* values[] = {place.where().c_str(), settings.c_str(), nullptr};
+            PGconn* conn = PQconnectdbParams(keywords, values, 1);
+            REQUIRE_MESSAGE(PQstatus(conn) == CONNECTION_OK, PQerrorMessage(conn));
+            PGresult* result = PQexec(conn, (std::string("SHOW ") + setting).c_str());
+            std::string value = PQresultStatus(result) == PGRES_TUPLES_OK ? PQgetvalue(result, 0, 0) : "?";
+            PQclear(result);
+            PQfinish(conn);
+            return value;
+        };
+        CHECK(show(account::Access::read_write, account::Sync::full, "jit") == "off");
+        CHECK(show(account::Access::read_write, account::Sync::full, "synchronous_commit") == "on");
+        CHECK(show(account::Access::read_only, account::Sync::full, "jit") == "off");
+        CHECK(show(account::Access::read_only, account::Sync::full, "default_transaction_read_only") == "on");
+        CHECK(show(account::Access::read_write, account::Sync::normal, "synchronous_commit") == "off");
+    }
     TEST_CASE("a reservation, a batch of answers and a prune are two round trips each, whatever the batch") {
         LedgerPlace place(Backend::postgresql);
         if (place.skipped()) {
