@@ -230,13 +230,15 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
         insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
         insert.bind(4, to_millis(at)).bind(k_account, m_account).run();
     }
-    sqlite::Statement mark(m_db,
-                           "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
-                           "VALUES (?9, ?1, ?2, ?3, ?4, 'sent') ON CONFLICT (account, campaign_id, csv_row, wa_id) "
-                           "DO UPDATE SET state = 'sent'");
+    // Marked sent: nearly every row is there (reserved by the run that answers), and marking it is
+    // one write by the key; only a row the ledger does not hold is added, at its time.
     for (const auto& [send, at] : decision.marked) {
-        mark.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-        mark.bind(4, to_millis(at)).bind(k_account, m_account).run();
+        confirm.bind(1, campaigns.find(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
+        confirm.bind(k_account, m_account).run();
+        if (m_db.changes() == 0) {
+            insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
+            insert.bind(4, to_millis(at)).bind(k_account, m_account).run();
+        }
     }
     sqlite::Statement release(m_db,
                               "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
