@@ -1,5 +1,6 @@
 #include "account/pg_ledger.hpp"
 
+#include "account/ledger_tables.hpp"
 #include "account/pg.hpp"
 #include "account/pg_schema.hpp"
 #include "account/rule.hpp"
@@ -14,10 +15,7 @@ using rule::from_millis;
 using rule::to_millis;
 
 // Every account named in any table (each one's key starts with the account).
-constexpr const char* k_accounts_sql =
-    "SELECT account FROM (SELECT account FROM wacamp.suppressions UNION SELECT account FROM wacamp.sends UNION "
-    "SELECT account FROM wacamp.undeliverable UNION SELECT account FROM wacamp.marketing_holds UNION SELECT account "
-    "FROM wacamp.folds) AS known ORDER BY account COLLATE \"C\"";
+const std::string k_accounts_sql = tables::accounts_sql("wacamp.", "ORDER BY a COLLATE \"C\"");
 
 std::string text_of(std::int64_t value) {
     return std::to_string(value);

@@ -104,9 +104,7 @@ CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 )";
 
 // Every account named in any table (each one's key starts with the account: no table scan).
-constexpr const char* k_accounts_sql =
-    "SELECT account FROM suppressions UNION SELECT account FROM sends UNION SELECT account FROM undeliverable "
-    "UNION SELECT account FROM marketing_holds UNION SELECT account FROM folds ORDER BY 1";
+const std::string k_accounts_sql = tables::accounts_sql("", "ORDER BY 1");
 
 std::int64_t user_version(sqlite::Database& db) {
     sqlite::Statement version(db, "PRAGMA user_version");
@@ -273,7 +271,7 @@ util::Result<std::uint64_t> SqliteLedger::folded(const std::string& campaign) {
 
 util::Result<std::vector<std::string>> SqliteLedger::accounts() {
     return guarded<std::vector<std::string>>("listing the accounts", [&] {
-        sqlite::Statement query(m_db, k_accounts_sql);
+        sqlite::Statement query(m_db, k_accounts_sql.c_str());
         std::vector<std::string> out;
         while (query.step()) {
             out.push_back(query.text(0));

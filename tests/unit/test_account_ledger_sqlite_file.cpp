@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "account/ledger_tables.hpp"
 #include "account/sqlite.hpp"
 #include "account/sqlite_ledger.hpp"
 #include "account_ledger_fixture.hpp"
@@ -202,6 +204,29 @@ TEST_SUITE("account::SqliteLedger file") {
             }
             CAPTURE(steps);
             CHECK(steps.find("USING INDEX sends_by_number (account=? AND wa_id=?)") != std::string::npos);
+        }
+    }
+    TEST_CASE("the accounts are read by seeking from one to the next in each table's key, not by reading every send") {
+        // A UNION of every table's accounts read every send: 0.21 s at 2 million sends (4.4 s in
+        // PostgreSQL at 10 million), at the start of every run (the unknown-account warning).
+        TempDir dir;
+        const std::string path = dir.file("ledger.sqlite");
+        { auto book = open_at(path); }
+        account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
+        account::sqlite::Statement plan(
+            db, ("EXPLAIN QUERY PLAN " + account::tables::accounts_sql("", "ORDER BY 1")).c_str());
+        std::vector<std::string> steps;
+        while (plan.step()) {
+            steps.push_back(plan.text(3));
+        }
+        // Each table: its first account from the head of its key (a scan in key order that LIMIT 1
+        // stops), each next one by a seek past the last.
+        for (const char* table : {"suppressions", "sends", "undeliverable", "marketing_holds", "folds"}) {
+            CAPTURE(table);
+            const std::string search = std::string("SEARCH ") + table + " USING ";
+            CHECK(std::any_of(steps.begin(), steps.end(), [&](const std::string& step) {
+                return step.starts_with(search) && step.ends_with("(account>?)");
+            }));
         }
     }
     TEST_CASE("a re-reserved send that was delivered stays sent: a release never gives it back") {
