@@ -36,6 +36,12 @@ std::string error_of(pg_conn* conn) {
     return message.empty() ? "the server did not answer" : message;
 }
 
+// The failure `result` reports, in one line (the connection's when it says nothing).
+std::string failure_of(pg_conn* conn, pg_result* result) {
+    const std::string message = one_line(PQresultErrorMessage(result));
+    return message.empty() ? error_of(conn) : message;
+}
+
 std::vector<const char*> pointers(const std::vector<Param>& params) {
     std::vector<const char*> out;
     out.reserve(params.size());
@@ -143,10 +149,7 @@ pg_result* Connection::last_result() {
         }
         const ExecStatusType status = PQresultStatus(result);
         if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK && failure.empty()) {
-            failure = one_line(PQresultErrorMessage(result));
-            if (failure.empty()) {
-                failure = error_of(m_conn);
-            }
+            failure = failure_of(m_conn, result);
         }
         PQclear(last);
         last = result;
@@ -210,11 +213,8 @@ std::vector<Rows> Connection::pipeline(const std::vector<Statement>& statements)
             const ExecStatusType status = PQresultStatus(result);
             if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
                 out.push_back(std::move(rows));
-            } else if (failure.empty()) {
-                failure = status == PGRES_PIPELINE_ABORTED ? "" : one_line(PQresultErrorMessage(result));
-                if (failure.empty() && status != PGRES_PIPELINE_ABORTED) {
-                    failure = error_of(m_conn);
-                }
+            } else if (status != PGRES_PIPELINE_ABORTED && failure.empty()) {
+                failure = failure_of(m_conn, result);  // those after it are only skipped
             }
         }
     }

@@ -50,6 +50,12 @@ std::string PgLedger::session_settings(Access access, Sync sync) {
     // (the day's count, whose branch for an account never counted is priced as a scan of every
     // send) was compiled at every call: 100 ms a reservation at 10 million sends in the day.
     std::string settings = "-c jit=off";
+    // A reservation holds the account's lock between its two round trips: a runner stopped
+    // there (SIGSTOP, a frozen VM) would hold every other runner of the account. The server
+    // ends such a session after 10 s idle in its transaction; the lock goes with it, nothing of
+    // the transaction is committed (so nothing was sent on it), and the stopped runner's next
+    // call fails and reconnects. Other runners wait up to answer_timeout (30 s), longer.
+    settings += " -c idle_in_transaction_session_timeout=10000";
     // A read-only ledger is read-only on the server too; `normal` commits do not wait for the
     // server's disk (docs/ledger.md "PostgreSQL").
     if (access == Access::read_only) {

@@ -216,36 +216,36 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
 
 void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch& batch) {
     CampaignIds campaigns(m_db, m_account);
+    // Binds a send's row key: its campaign's id (?1, looked up, or added when `add`), row, number.
+    auto row_key = [&](sqlite::Statement& statement, const Send& send, bool add) -> sqlite::Statement& {
+        const std::int64_t id = add ? campaigns.get(send.campaign) : campaigns.find(send.campaign);
+        return statement.bind(1, id).bind(2, send.row).bind(3, send.wa_id).bind(k_account, m_account);
+    };
     sqlite::Statement confirm(m_db,
                               "UPDATE sends SET state = 'sent' WHERE account = ?9 AND campaign_id = ?1 "
                               "AND csv_row = ?2 AND wa_id = ?3");
     for (const Send* send : decision.confirmed) {
-        confirm.bind(1, campaigns.find(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-        confirm.bind(k_account, m_account).run();
+        row_key(confirm, *send, false).run();
     }
     sqlite::Statement insert(m_db,
                              "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
                              "VALUES (?9, ?1, ?2, ?3, ?4, 'sent')");
     for (const auto& [send, at] : decision.added) {
-        insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-        insert.bind(4, to_millis(at)).bind(k_account, m_account).run();
+        row_key(insert, *send, true).bind(4, to_millis(at)).run();
     }
     // Marked sent: nearly every row is there (reserved by the run that answers), and marking it is
     // one write by the key; only a row the ledger does not hold is added, at its time.
     for (const auto& [send, at] : decision.marked) {
-        confirm.bind(1, campaigns.find(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-        confirm.bind(k_account, m_account).run();
+        row_key(confirm, *send, false).run();
         if (m_db.changes() == 0) {
-            insert.bind(1, campaigns.get(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-            insert.bind(4, to_millis(at)).bind(k_account, m_account).run();
+            row_key(insert, *send, true).bind(4, to_millis(at)).run();
         }
     }
     sqlite::Statement release(m_db,
                               "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
                               "AND wa_id = ?3 AND state = 'reserved'");
     for (const Send* send : decision.released) {
-        release.bind(1, campaigns.find(send->campaign)).bind(2, send->row).bind(3, send->wa_id);
-        release.bind(k_account, m_account).run();
+        row_key(release, *send, false).run();
     }
     sqlite::Statement count(m_db,
                             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, ?2, ?3) "

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "account/pg_ledger.hpp"
+#include "account/pg_schema.hpp"
 #include "account/rule.hpp"
 #include "account_ledger_fixture.hpp"
 #include "util/postgresql_url.hpp"
@@ -315,10 +316,39 @@ TEST_SUITE("account::PgLedger") {
             return value;
         };
         CHECK(show(account::Access::read_write, account::Sync::full, "jit") == "off");
+        CHECK(show(account::Access::read_write, account::Sync::full, "idle_in_transaction_session_timeout") == "10s");
         CHECK(show(account::Access::read_write, account::Sync::full, "synchronous_commit") == "on");
         CHECK(show(account::Access::read_only, account::Sync::full, "jit") == "off");
         CHECK(show(account::Access::read_only, account::Sync::full, "default_transaction_read_only") == "on");
         CHECK(show(account::Access::read_write, account::Sync::normal, "synchronous_commit") == "off");
+    }
+    TEST_CASE("a runner stopped inside its transaction loses the account's lock, and the others go on") {
+        // A stand-in for a runner stopped (SIGSTOP) between its two round trips: a session of the
+        // ledger's settings holding the account's lock in an open transaction, then silent.
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        { auto book = place.open(); }
+        const std::string settings =
+            account::PgLedger::session_settings(account::Access::read_write, account::Sync::full);
+        const char* keywords[] = {"dbname", "options", nullptr};
+        const char* values[] = {place.where().c_str(), settings.c_str(), nullptr};
+        PGconn* stopped = PQconnectdbParams(keywords, values, 1);
+        REQUIRE_MESSAGE(PQstatus(stopped) == CONNECTION_OK, PQerrorMessage(stopped));
+        PQclear(PQexec(stopped, ("BEGIN; SELECT pg_advisory_xact_lock(" +
+                                 std::to_string(account::pg_schema::k_lock_space) + ", hashtext('acme'))")
+                                    .c_str()));
+        // The other runner waits for the lock (up to its 30 s), and gets it when the server ends the
+        // silent session, after 10 s.
+        auto other = place.open();
+        auto answers = other->reserve(request(sends("spring", {"14155550100"}), per_day(5), k_t0));
+        REQUIRE_MESSAGE(answers.ok(), (answers.ok() ? "" : answers.error().message));
+        CHECK(answers->at(0).granted());
+        PGresult* after = PQexec(stopped, "SELECT 1");
+        CHECK(PQresultStatus(after) != PGRES_TUPLES_OK);  // its session is gone: nothing of it committed
+        PQclear(after);
+        PQfinish(stopped);
     }
     TEST_CASE("a reservation, a batch of answers and a prune are two round trips each, whatever the batch") {
         LedgerPlace place(Backend::postgresql);
