@@ -294,7 +294,7 @@ util::Result<std::vector<CampaignSend>> PgLedger::campaign_sends(const std::stri
         for (int i = 0; i < rows.size(); ++i) {
             sends.push_back(CampaignSend{rows.text(i, 0), rows.integer(i, 1),
                                          rows.text(i, 2) == "sent" ? SendState::sent : SendState::reserved,
-                                         from_millis(rows.integer(i, 3))});
+                                         from_millis(rows.integer(i, 3)), rows.integer(i, 4)});
         }
         return sends;
     });

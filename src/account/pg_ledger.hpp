@@ -30,13 +30,15 @@ public:
     // planner from taking the key (account, campaign, …), which walks every send of the
     // campaign. Public for the test of its plan.
     static constexpr const char* k_campaign_sends_sql =
-        "SELECT wa_id, csv_row, state, at FROM (SELECT wa_id, csv_row, state, at, campaign FROM wacamp.sends "
+        "SELECT wa_id, csv_row, state, at, attempt FROM (SELECT wa_id, csv_row, state, at, attempt, campaign FROM "
+        "wacamp.sends "
         "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2";
 
     // The read of the sends of numbers $2 (a text array) of account $1: every send the ledger
     // holds of them, through sends_by_number. Public for the test of its plan.
     static constexpr const char* k_number_sends_sql =
-        "SELECT wa_id, campaign, csv_row, at, state FROM wacamp.sends WHERE account = $1 AND wa_id = ANY ($2::text[])";
+        "SELECT wa_id, campaign, csv_row, at, state, attempt FROM wacamp.sends WHERE account = $1 AND wa_id = ANY "
+        "($2::text[])";
 
     // Connects to `url` (options.password, when not empty, over the URL's and libpq's
     // PGPASSWORD / PGPASSFILE) and creates the schema when missing (read_write). Fails with a

@@ -50,7 +50,7 @@ rule::Numbers read_facts(const std::vector<pg::Rows>& answers, std::size_t first
     for (int i = 0; i < sends.size(); ++i) {
         numbers[sends.view(i, 0)].sends.push_back(
             rule::StoredSend{sends.view(i, 1), sends.integer(i, 2), from_millis(sends.integer(i, 3)),
-                             sends.text(i, 4) == "sent" ? SendState::sent : SendState::reserved});
+                             sends.text(i, 4) == "sent" ? SendState::sent : SendState::reserved, sends.integer(i, 5)});
     }
     const pg::Rows& suppressed = answers.at(first + 1);
     for (int i = 0; i < suppressed.size(); ++i) {
@@ -120,7 +120,16 @@ std::vector<pg::Param> send_arrays(const std::string& account, const std::vector
     return {account, pg::text_array(campaigns), pg::integer_array(rows), pg::text_array(wa_ids)};
 }
 
-constexpr const char* k_unnest_sends = "unnest($2::text[], $3::bigint[], $4::text[]) AS x (campaign, csv_row, wa_id)";
+// Sends' attempts, an array ($5 beside send_arrays).
+pg::Param attempt_array(const std::vector<const Send*>& sends) {
+    std::vector<std::int64_t> attempts;
+    attempts.reserve(sends.size());
+    for (const Send* send : sends) {
+        attempts.push_back(send->attempt);
+    }
+    return pg::integer_array(attempts);
+}
+
 // The account's lock, held to the end of the transaction (pg_schema::k_lock_space).
 const std::string k_lock_sql =
     "SELECT pg_advisory_xact_lock(" + std::to_string(pg_schema::k_lock_space) + ", hashtext($1))";
@@ -227,13 +236,15 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
                 }
             }
             auto params = send_arrays(m_account, written);
+            params.push_back(attempt_array(written));
             params.emplace_back(text_of(to_millis(request.now)));
-            second.push_back({std::string("INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, "
-                                          "state) SELECT $1, x.campaign, x.csv_row, x.wa_id, $5, 'reserved' FROM ") +
-                                  k_unnest_sends +
-                                  " ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at "
-                                  "WHERE s.state = 'reserved'",
-                              std::move(params)});
+            second.push_back(
+                {"INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state, attempt) "
+                 "SELECT $1, x.campaign, x.csv_row, x.wa_id, $6, 'reserved', x.attempt FROM unnest($2::text[], "
+                 "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, attempt) "
+                 "ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at, "
+                 "attempt = excluded.attempt WHERE s.state = 'reserved'",
+                 std::move(params)});
         }
         if (commit && decision.day) {
             second.push_back(write_day(m_account, *decision.day));
@@ -252,11 +263,13 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
 std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decision, const ResultBatch& batch) const {
     std::vector<pg::Statement> out;
     if (!decision.confirmed.empty()) {
-        out.push_back({std::string("UPDATE wacamp.sends s SET state = 'sent' FROM ") + k_unnest_sends +
-                           " WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
-                           "AND s.wa_id = x.wa_id",
-                       send_arrays(m_account, decision.confirmed)});
+        out.push_back(
+            {"UPDATE wacamp.sends s SET state = 'sent' FROM unnest($2::text[], $3::bigint[], $4::text[]) "
+             "AS x (campaign, csv_row, wa_id) WHERE s.account = $1 AND s.campaign = x.campaign "
+             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id",
+             send_arrays(m_account, decision.confirmed)});
     }
+    // The batch's rows are always read here (RecordFacts::rows_read): decision.marked is empty.
     if (!decision.added.empty()) {
         std::vector<const Send*> sends;
         std::vector<std::int64_t> ats;
@@ -266,17 +279,22 @@ std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decis
         }
         auto params = send_arrays(m_account, sends);
         params.emplace_back(pg::integer_array(ats));
+        params.push_back(attempt_array(sends));
         out.push_back(
-            {"INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) "
-             "SELECT $1, x.campaign, x.csv_row, x.wa_id, x.at, 'sent' FROM unnest($2::text[], "
-             "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, at)",
+            {"INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state, attempt) "
+             "SELECT $1, x.campaign, x.csv_row, x.wa_id, x.at, 'sent', x.attempt FROM unnest($2::text[], "
+             "$3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) AS x (campaign, csv_row, wa_id, at, attempt)",
              std::move(params)});
     }
     if (!decision.released.empty()) {
-        out.push_back({std::string("DELETE FROM wacamp.sends s USING ") + k_unnest_sends +
-                           " WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
-                           "AND s.wa_id = x.wa_id AND s.state = 'reserved'",
-                       send_arrays(m_account, decision.released)});
+        auto params = send_arrays(m_account, decision.released);
+        params.push_back(attempt_array(decision.released));
+        out.push_back(
+            {"DELETE FROM wacamp.sends s USING unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
+             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
+             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
+             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
+             std::move(params)});
     }
     if (!decision.undeliverable.empty()) {
         std::vector<std::string> wa_ids;

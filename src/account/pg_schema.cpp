@@ -56,14 +56,17 @@ CREATE TABLE wacamp.folds (
 // rate.per_recipient. Version 6 has no function: the rule is account::rule's, in every runner, and
 // PgLedger::prepare_schema drops the functions of the versions before. A runner of version 5 or
 // older refuses a version 6 schema ("newer than this wacamp knows"): docs/ledger.md says to
-// upgrade every runner of an account together.
+// upgrade every runner of an account together. Version 7's sends name the request they stand for
+// (account::Send::attempt; 0, not known, for the rows of before): a failure releases only its own
+// request's reservation (docs/ledger.md "Each request its own reservation").
 const char* const k_upgrade = R"SQL(
 CREATE TABLE IF NOT EXISTS wacamp.day_counts (
     account text NOT NULL PRIMARY KEY,
     horizon bigint NOT NULL,
     numbers bigint NOT NULL
 );
-UPDATE wacamp.meta SET version = 6;
+ALTER TABLE wacamp.sends ADD COLUMN IF NOT EXISTS attempt bigint NOT NULL DEFAULT 0;
+UPDATE wacamp.meta SET version = 7;
 )SQL";
 
 }  // namespace account::pg_schema

@@ -224,14 +224,15 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
         }
         touch(send.wa_id);
         const util::TimePoint at = stored(send.at.value_or(batch.now));
-        number.sends.push_back(StoredSend{send.campaign, send.row, at, SendState::sent});
+        number.sends.push_back(StoredSend{send.campaign, send.row, at, SendState::sent, send.attempt});
         out.added.emplace_back(&send, at);
     }
-    // A send once confirmed is never given back.
+    // A send once confirmed is never given back; a reservation only by its own request's answer.
     for (const auto& send : not_delivered) {
         auto& number = numbers[send.wa_id];
         const auto own = std::find_if(number.sends.begin(), number.sends.end(), [&](const StoredSend& stored_send) {
-            return own_row(stored_send, send) && stored_send.state == SendState::reserved;
+            return own_row(stored_send, send) && stored_send.state == SendState::reserved &&
+                   same_request(stored_send, send.attempt);
         });
         if (own != number.sends.end()) {
             touch(send.wa_id);
@@ -303,10 +304,14 @@ std::vector<RowRecord> row_records(const std::vector<Send>& sends, const std::ve
         }
         for (const CampaignSend* send : found->second) {
             const bool this_row = send->row == sends[i].row;
+            if (!this_row && any_row == AnyRow::no) {
+                continue;
+            }
             if (send->state == SendState::sent) {
-                out[i].sent = out[i].sent || this_row || any_row == AnyRow::yes;
+                out[i].sent = true;
             } else {
-                out[i].reserved = out[i].reserved || this_row;
+                out[i].reserved = true;
+                out[i].attempt = this_row ? std::max(out[i].attempt, send->attempt) : out[i].attempt;
             }
         }
     }

@@ -41,7 +41,14 @@ struct StoredSend {
     std::int64_t row = 0;
     util::TimePoint at;
     SendState state = SendState::reserved;
+    std::int64_t attempt = 0;  // the request it stands for (Send::attempt); 0: not known
 };
+
+// Whether `stored_send`, a row's reservation, stands for the request `attempt` names: the same
+// attempt, or either not known.
+inline bool same_request(const StoredSend& stored_send, std::int64_t attempt) {
+    return stored_send.attempt == 0 || attempt == 0 || stored_send.attempt == attempt;
+}
 
 // What the ledger holds of one number.
 struct NumberFacts {
@@ -102,9 +109,9 @@ struct ReserveDecision {
     // One per send, in the request's order. A per_day refusal waiting for a stored number to age
     // out has its room_at set by settle_day_room().
     std::vector<Reservation> answers;
-    // The granted sends (indexes into the request) whose row is written as reserved at `now`: a
-    // new row, or a reservation made again (its time moves). A row an answer confirmed keeps its
-    // time and is not written.
+    // The granted sends (indexes into the request) whose row is written as reserved at `now` for
+    // the send's attempt: a new row, or a reservation made again (its time and attempt move). A
+    // row an answer confirmed keeps its time and is not written.
     std::vector<std::size_t> written;
     // The count to store, when it changed.
     std::optional<DayCount> day;
@@ -137,7 +144,7 @@ struct RecordFacts {
     // False: the batch's own rows were not read — no count is kept (record_needs_rows()), so
     // nothing but the rows themselves depends on them. A delivered send is then marked sent
     // (added at its time when the ledger does not hold it), and a not-delivered one released
-    // only while still reserved, by the writes themselves.
+    // only while still reserved for its request, by the writes themselves.
     bool rows_read = true;
 };
 
@@ -165,8 +172,8 @@ struct RecordDecision {
     // Rows not read (RecordFacts::rows_read false): sent, added at `at` when missing; a row
     // already held keeps its time.
     std::vector<std::pair<const Send*, util::TimePoint>> marked;
-    // Reservations the answer says never reached the number; a confirmed row is never among them
-    // (the write releases only a row still reserved).
+    // Reservations the answer says never reached the number: each send's row, while reserved for
+    // its request (same_request); a confirmed row is never among them (the write checks both).
     std::vector<const Send*> released;
     std::vector<UndeliverableCount> undeliverable;
     std::vector<Suppression> suppressed;  // new entries, in order: a number's first entry stands
@@ -175,8 +182,9 @@ struct RecordDecision {
 };
 
 // Decides what `batch` changes (Ledger::record): a delivered send confirms its reservation, or
-// is added at its own time; a not-delivered one releases its reservation (a send once confirmed
-// is never given back); the `undeliverable_after`th 131026 answer suppresses its number; a 131049
+// is added at its own time; a not-delivered one releases its row's reservation when that stands
+// for its request (an older log's failure never releases a later request's reservation; a send
+// once confirmed is never given back); the `undeliverable_after`th 131026 answer suppresses its number; a 131049
 // answer holds the number 24 h. The day's count follows the numbers that come in or go out.
 RecordDecision decide(const ResultBatch& batch, RecordFacts facts);
 
@@ -190,8 +198,11 @@ std::optional<util::TimePoint> prune_horizon(const std::optional<DayCount>& stor
 
 // What the ledger holds of one row of a campaign, for the recovery of a row its log forgot.
 struct RowRecord {
-    bool sent = false;      // the number sent by the campaign: under this row, or any row with AnyRow::yes
-    bool reserved = false;  // this row reserved: its request may have left
+    bool sent = false;  // the number sent by the campaign: under this row, or any row with AnyRow::yes
+    // A reservation held: this row's, or with AnyRow::yes another row's of its number. Its request
+    // left, or was about to, and no answer said it failed.
+    bool reserved = false;
+    std::int64_t attempt = 0;  // the request this row's own reservation stands for; 0: not known
 };
 enum class AnyRow { no, yes };
 

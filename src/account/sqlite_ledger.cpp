@@ -103,6 +103,10 @@ CREATE INDEX sends_by_number ON sends (account, wa_id, at);
 CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 )";
 
+// Version 5: a send names the request it stands for (account::Send::attempt), so that an
+// answer releases only its own request's reservation; the rows of before say 0, not known.
+constexpr const char* k_migrate_v5 = "ALTER TABLE sends ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;";
+
 // Every account named in any table (each one's key starts with the account: no table scan).
 const std::string k_accounts_sql = tables::accounts_sql("", "ORDER BY 1");
 
@@ -188,6 +192,9 @@ void SqliteLedger::migrate(Access access) {
     if (version < 4) {
         m_db.exec(k_migrate_v4);
     }
+    if (version < 5) {
+        m_db.exec(k_migrate_v5);
+    }
     m_db.exec(("PRAGMA user_version = " + std::to_string(k_schema_version)).c_str());
     transaction.commit();
 }
@@ -231,7 +238,7 @@ util::Result<std::vector<CampaignSend>> SqliteLedger::campaign_sends(const std::
             while (query.step()) {
                 sends.push_back(CampaignSend{wa_id, query.integer(0),
                                              query.text(1) == "sent" ? SendState::sent : SendState::reserved,
-                                             from_millis(query.integer(2))});
+                                             from_millis(query.integer(2)), query.integer(3)});
             }
             query.rewind();
         }

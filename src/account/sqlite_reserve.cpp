@@ -83,7 +83,7 @@ public:
           m_hold(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1"),
           m_undeliverable(db, "SELECT answers FROM undeliverable WHERE account = ?9 AND wa_id = ?1"),
           m_row(db,
-                "SELECT at, state FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
+                "SELECT at, state, attempt FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
                 "AND wa_id = ?3") {
         for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable, &m_row}) {
             statement->bind(k_account, account);
@@ -102,7 +102,7 @@ public:
             while (m_sends.step()) {
                 number.sends.push_back(rule::StoredSend{
                     m_campaigns.name(m_sends.integer(0)), m_sends.integer(1), from_millis(m_sends.integer(2)),
-                    m_sends.text(3) == "sent" ? SendState::sent : SendState::reserved});
+                    m_sends.text(3) == "sent" ? SendState::sent : SendState::reserved, m_sends.integer(4)});
             }
             m_sends.rewind();
         }
@@ -147,7 +147,8 @@ public:
         std::optional<SendState> state;
         if (m_row.step()) {
             state = m_row.text(1) == "sent" ? SendState::sent : SendState::reserved;
-            number.sends.push_back(rule::StoredSend{send.campaign, send.row, from_millis(m_row.integer(0)), *state});
+            number.sends.push_back(
+                rule::StoredSend{send.campaign, send.row, from_millis(m_row.integer(0)), *state, m_row.integer(2)});
         }
         m_row.rewind();
         return state;
@@ -197,14 +198,14 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
             return std::move(decision.answers);
         }
         sqlite::Statement insert(m_db,
-                                 "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
-                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved') "
+                                 "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state, attempt) "
+                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved', ?5) "
                                  "ON CONFLICT (account, campaign_id, csv_row, wa_id) "
-                                 "DO UPDATE SET at = excluded.at WHERE state = 'reserved'");
+                                 "DO UPDATE SET at = excluded.at, attempt = excluded.attempt WHERE state = 'reserved'");
         for (const std::size_t index : decision.written) {
             const Send& send = request.sends[index];
             insert.bind(1, campaigns.get(send.campaign)).bind(2, send.row).bind(3, send.wa_id);
-            insert.bind(4, to_millis(request.now)).bind(k_account, m_account).run();
+            insert.bind(4, to_millis(request.now)).bind(5, send.attempt).bind(k_account, m_account).run();
         }
         if (decision.day) {
             sqlite_day::write(m_db, m_account, *decision.day);
@@ -228,24 +229,24 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
         row_key(confirm, *send, false).run();
     }
     sqlite::Statement insert(m_db,
-                             "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state) "
-                             "VALUES (?9, ?1, ?2, ?3, ?4, 'sent')");
+                             "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state, attempt) "
+                             "VALUES (?9, ?1, ?2, ?3, ?4, 'sent', ?5)");
     for (const auto& [send, at] : decision.added) {
-        row_key(insert, *send, true).bind(4, to_millis(at)).run();
+        row_key(insert, *send, true).bind(4, to_millis(at)).bind(5, send->attempt).run();
     }
     // Marked sent: nearly every row is there (reserved by the run that answers), and marking it is
     // one write by the key; only a row the ledger does not hold is added, at its time.
     for (const auto& [send, at] : decision.marked) {
         row_key(confirm, *send, false).run();
         if (m_db.changes() == 0) {
-            row_key(insert, *send, true).bind(4, to_millis(at)).run();
+            row_key(insert, *send, true).bind(4, to_millis(at)).bind(5, send->attempt).run();
         }
     }
     sqlite::Statement release(m_db,
                               "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
-                              "AND wa_id = ?3 AND state = 'reserved'");
+                              "AND wa_id = ?3 AND state = 'reserved' AND (attempt = 0 OR ?4 = 0 OR attempt = ?4)");
     for (const Send* send : decision.released) {
-        row_key(release, *send, false).run();
+        row_key(release, *send, false).bind(4, send->attempt).run();
     }
     sqlite::Statement count(m_db,
                             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, ?2, ?3) "

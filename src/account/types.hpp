@@ -28,6 +28,10 @@ struct Send {
     // When it was sent, for a delivered send the ledger missed (a log being folded in);
     // nullopt: the batch's `now`.
     std::optional<util::TimePoint> at;
+    // The row's request it stands for: the log's `attempt` (1 for the first request to the row,
+    // over all runs); 0 when not known, which matches any. A failure releases only the
+    // reservation of its own request (docs/ledger.md "Each request its own reservation").
+    std::int64_t attempt = 0;
 };
 
 // `rate.per_recipient`: at most `max` sends to one number within `per`.
@@ -113,6 +117,7 @@ struct CampaignSend {
     std::int64_t row = 0;
     SendState state = SendState::reserved;
     util::TimePoint at;
+    std::int64_t attempt = 0;  // the request it stands for (Send::attempt); 0: not known
 };
 
 // The latest send the account made to a number, by any campaign (reserved or sent): how recently

@@ -152,8 +152,9 @@ private:
     // Whether a job set aside may be taken back at `now`, else when to look again (`wake`),
     // showing why the queue waits when nothing else can start.
     bool aside_due(Steady now, std::optional<Steady>& wake);
-    // Tells the steps before `k`, which admitted one job of the turn, that it ended unstarted.
-    void let_go(std::size_t k);
+    // Tells the steps before `k`, which admitted `job`, that it ended unstarted on those answers:
+    // what they hold for it (the ledger's reservation) is given back (Admitter::withdraw).
+    void let_go(const Job& job, std::size_t k);
     // Records that step `k` refused `job` for good; the steps before it admitted it.
     void refuse(const Job& job, const Admission::Never& answer, std::size_t k);
     // Whether a wait that step `step` asks for is not waited (WhenClosed::pass_over: the send
@@ -161,7 +162,7 @@ private:
     bool passes_over(const Admitter* step) const;
     // Passes a job over (its recipient's window is closed: `answer`, of step `k`): unrecorded,
     // not counted toward the limit, left for a later run.
-    void pass_over(const Admission::Later& answer, std::size_t k);
+    void pass_over(const Job& job, const Admission::Later& answer, std::size_t k);
     // Ends the run rather than wait as `why` says (the send window, the day's room).
     void end_not_waiting(const Admission::Later& why);
     // Gives back what the steps hold for the jobs taken but never started (a stop came first).

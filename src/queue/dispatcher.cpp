@@ -181,9 +181,9 @@ bool Dispatcher::start_batch(Steady now) {
         Pending& pending = m_turn.batch.back();
         pending.state = Pending::State::asking;
         if (m_parts.clock->steady_now() > pending.use_by) {
-            // What admitted it no longer holds (its recipient's window closed meanwhile): the
-            // steps that admitted it let it go and are asked again.
-            let_go(pending.step);
+            // What admitted it no longer holds (its recipient's window closed meanwhile, its
+            // reservation is too old): the steps that admitted it let it go and are asked again.
+            let_go(pending.job, pending.step);
             pending.step = 0;
             pending.use_by = SteadyTime::max();
         }
@@ -253,7 +253,7 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
             if (wait->set_aside) {
                 pending.state = Pending::State::set_aside;
                 if (passes_over(step.admitter)) {
-                    pass_over(*wait, k);
+                    pass_over(pending.job, *wait, k);
                 } else {
                     set_aside(pending.job, *wait, k);
                 }
@@ -263,10 +263,18 @@ bool Dispatcher::ask(std::size_t k, Steady now) {
                 }
                 pending.state = Pending::State::waiting;
                 later = later != nullptr ? later : wait;
+                if (k > 0 && wait->retry_at > pending.use_by) {
+                    // It waits past what the steps before admitted it for (a reservation's
+                    // use-by time): they let it go now, and are asked again when it comes back.
+                    let_go(pending.job, k);
+                    pending.step = 0;
+                    pending.use_by = SteadyTime::max();
+                }
             }
         } else {
             pending.state = Pending::State::refused;
             if (const auto reason = stops_run(answer)) {
+                let_go(pending.job, k);                 // what the steps before hold for it is given back
                 stop(*reason, answer.never()->reason);  // the job is not recorded: it stays to resume
             } else {
                 refuse(pending.job, *answer.never(), k);
@@ -334,15 +342,17 @@ void Dispatcher::requeue() {
     }
 }
 
-void Dispatcher::let_go(std::size_t k) {
+void Dispatcher::let_go(const Job& job, std::size_t k) {
     const Instant at{m_parts.clock->steady_now(), m_parts.clock->wall_now()};
+    const Job* const one[] = {&job};
     for (std::size_t j = 0; j < k; ++j) {
+        m_steps[j].admitter->withdraw(one);
         m_steps[j].admitter->settle(1, 0, at);
     }
 }
 
 bool Dispatcher::set_aside(const Job& job, const Admission::Later& answer, std::size_t k) {
-    let_go(k);  // asked again from the first step when it comes back
+    let_go(job, k);  // asked again from the first step when it comes back
     if (auto kept = m_aside.put(job, answer); !kept) {
         // No request left and nothing was recorded: the row stays as it was, for a resume.
         stop(StopReason::temp_file_error,
@@ -356,8 +366,8 @@ bool Dispatcher::passes_over(const Admitter* step) const {
     return m_settings.when_closed == WhenClosed::pass_over && step != nullptr && step->passable();
 }
 
-void Dispatcher::pass_over(const Admission::Later& answer, std::size_t k) {
-    let_go(k);
+void Dispatcher::pass_over(const Job& job, const Admission::Later& answer, std::size_t k) {
+    let_go(job, k);
     --m_taken;  // taken back: it does not count toward the limit
     ++m_result.passed_over;
     if (answer.until && (!m_result.passed_over_until || *answer.until < *m_result.passed_over_until)) {
@@ -426,7 +436,7 @@ bool Dispatcher::aside_due(Steady now, std::optional<Steady>& wake) {
 }
 
 void Dispatcher::refuse(const Job& job, const Admission::Never& answer, std::size_t k) {
-    let_go(k);
+    let_go(job, k);
     if (auto logged = m_parts.observer->on_refused(job, answer); !logged) {
         stop(StopReason::log_error, logged.error().message);
     }

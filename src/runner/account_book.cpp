@@ -45,7 +45,13 @@ Recovery recovery_of(const Screening& screening, const results::RowState& state)
     if (screening.ledger_sent) {
         return Recovery::sent;
     }
-    return screening.ledger_reserved && state.pending() ? Recovery::unknown : Recovery::none;
+    if (!screening.ledger_reserved) {
+        return Recovery::none;
+    }
+    // The log counts a row's requests up to 255 (results::RowState::attempts).
+    const std::int64_t logged = state.attempts;
+    const std::int64_t reserved = std::min<std::int64_t>(screening.ledger_attempt, 255);
+    return state.pending() || reserved > logged ? Recovery::unknown : Recovery::none;
 }
 
 util::Result<std::string> unknown_account_warning(account::Ledger& ledger, const std::string& account,
@@ -148,6 +154,7 @@ util::Result<void> AccountBook::note_campaign_sends(const std::vector<account::S
     for (std::size_t i = 0; i < sends.size(); ++i) {
         out[i].ledger_sent = records[i].sent;
         out[i].ledger_reserved = records[i].reserved;
+        out[i].ledger_attempt = records[i].attempt;
     }
     return {};
 }

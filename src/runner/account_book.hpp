@@ -28,8 +28,12 @@ struct Screening {
     // The ledger holds the row's number as sent by this campaign (under this row when
     // recipients.dedupe is false, under any row otherwise).
     bool ledger_sent = false;
-    // The ledger holds a reservation of this row by this campaign: its request may have left.
+    // The ledger holds a reservation of this row by this campaign (or, with recipients.dedupe,
+    // of another row of its number): its request left, or was about to, and no answer said it
+    // failed.
     bool ledger_reserved = false;
+    // The request this row's reservation stands for (the log's `attempt`); 0: not known.
+    std::int64_t ledger_attempt = 0;
     // Recency::read: when the account last messaged the row's number (any campaign); none when
     // it did not, or when not read.
     std::optional<util::TimePoint> last_messaged;
@@ -57,7 +61,9 @@ struct RecentlyMessaged {
 enum class Recovery { none, sent, unknown };
 
 // The recovery of a row the log holds in `state` and the ledger screened as `screening`: sent
-// whatever the log says; unknown when the log holds no record of the row; else none.
+// whatever the log says when the ledger holds it as sent; unknown when the ledger holds a
+// reservation and the log has no record of the row, or none of the request the reservation
+// stands for (a log restored from an older copy); else none.
 Recovery recovery_of(const Screening& screening, const results::RowState& state);
 
 // The options the ledger `campaign` names (account.ledger) is opened with: its account and

@@ -80,10 +80,10 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
     request.now = at.wall;
     request.marketing_holds = m_book.marketing_holds();
     for (const auto* job : jobs) {
-        request.sends.push_back(send_of(*job));
+        request.sends.push_back(send_of(*job, job->requests + 1));
     }
     TRY_ASSIGN(const auto answers, m_book.ledger().reserve(request));
-    out.assign(answers.size(), Admission{});
+    out.assign(answers.size(), Admission::Now{.use_by = at.steady + k_reservation_use_by});
     for (std::size_t i = 0; i < answers.size(); ++i) {
         const auto& a = answers[i];
         Admission& answer = out[i];
@@ -141,14 +141,14 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
     facts.marketing_limited =
         (status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit) ||
         (status == queue::JobStatus::sent && outcome.code_cause == service::Cause::marketing_limit);
-    add_answer(m_batch, send_of(job), facts);
+    add_answer(m_batch, send_of(job, job.requests), facts);
     m_pending = m_pending || size_of(m_batch) > 0;
     return {};
 }
 
 void AccountKeeper::withdraw(std::span<const queue::Job* const> jobs) {
     for (const auto* job : jobs) {
-        m_batch.not_delivered.push_back(send_of(*job));
+        m_batch.not_delivered.push_back(send_of(*job, job->requests + 1));
     }
     m_pending = m_pending || !jobs.empty();
 }
@@ -211,7 +211,7 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         }
         if (const auto* unsent = std::get_if<results::UnsentRecord>(&record)) {
             // Not acted on: its reservation is given back.
-            add_answer(batch, account::Send{unsent->wa_id, campaign, unsent->row, std::nullopt},
+            add_answer(batch, account::Send{unsent->wa_id, campaign, unsent->row, std::nullopt, unsent->attempt},
                        AnswerFacts{false, true, std::nullopt, unsent->at});
             ++folded;
             continue;
@@ -232,7 +232,7 @@ util::Result<std::int64_t> fold_log(AccountBook& book, const std::string& path, 
         const bool held = (failed && answered && result->cause == results::Cause::marketing_limit) ||
                           (sent && code == k_marketing_limit && marketing_hold_of(*result));
         AnswerFacts facts{sent, failed && answered, code, result->at, held};
-        add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt}, facts);
+        add_answer(batch, account::Send{result->wa_id, campaign, result->row, std::nullopt, result->attempts}, facts);
         ++folded;
         if (size_of(batch) >= k_fold_batch) {
             TRY(book.ledger().record(batch));

@@ -28,16 +28,22 @@ public:
         clear();
     }
 
-    // Reserves `jobs` with the ledger at `at` (one transaction): now when reserved; never when
+    // Reserves `jobs` with the ledger at `at` (one transaction), each for the request it is about
+    // to make (the row's next `attempt`): now when reserved, to start by k_reservation_use_by
+    // (a reservation counts from when its request leaves: one not used by then is given back,
+    // withdraw, and made again when the job is asked again); never when
     // the number is suppressed, held (131049) or at rate.per_recipient; later when the account's
     // rate.per_day is full, asked again when room opens and meanwhile every k_ask_again (another
     // runner may give room back). Fails when the ledger cannot be written.
     util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
                              std::vector<queue::Admission>& out) override;
 
-    // Releases the reservations of `jobs`, which never started (the dispatch stopped first):
-    // recorded with the next batch. Without this a stop left them `reserved` with no line in
-    // the log, which the next run's screening takes for a request lost in flight (unknown).
+    // Releases the reservations of `jobs`, which did not start on them (the dispatch stopped
+    // first, or they wait past their use-by time): recorded with the next batch, for the
+    // request each was reserved for, so that a reservation made again meanwhile for the same
+    // request is released too but not one of a later request. Without this a stop left them
+    // `reserved` with no line in the log, which the next run's screening takes for a request
+    // lost in flight (unknown).
     void withdraw(std::span<const queue::Job* const> jobs) override;
 
     util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
@@ -55,13 +61,15 @@ public:
     util::Result<void> record_pending();
 
     static constexpr std::chrono::seconds k_ask_again{5};
+    static constexpr std::chrono::seconds k_reservation_use_by{2};
     static constexpr std::chrono::milliseconds k_record_every{250};
     static constexpr std::size_t k_record_batch = 1024;
 
 private:
     void clear();
-    account::Send send_of(const queue::Job& job) const {
-        return account::Send{job.wa_id, m_campaign, job.row, std::nullopt};
+    // The send of `job`'s request `attempt` (job.requests once it left; job.requests + 1 before).
+    account::Send send_of(const queue::Job& job, std::int64_t attempt) const {
+        return account::Send{job.wa_id, m_campaign, job.row, std::nullopt, attempt};
     }
 
     AccountBook& m_book;

@@ -70,7 +70,7 @@ util::Result<bool> CampaignJobs::take(Ahead& row, queue::Job& out) {
     switch (row.decision) {
     case Decision::send:
         if (const Recovery recovery = recovery_of(row.screening, state); recovery != Recovery::none) {
-            TRY(recover(r, recovery, state));
+            TRY(recover(r, recovery, row.screening, state));
             return false;
         }
         if (row.screening.cause != results::Cause::none) {
@@ -123,10 +123,13 @@ void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
     marketing_limit_until = marketing_limit_until ? std::max(*marketing_limit_until, until) : until;
 }
 
-util::Result<void> CampaignJobs::recover(const campaign::Recipient& r, Recovery recovery,
+util::Result<void> CampaignJobs::recover(const campaign::Recipient& r, Recovery recovery, const Screening& screening,
                                          const results::RowState& before) {
     results::ResultRecord rec = record_of(r, before);
     rec.recovered = "ledger";
+    // The log now knows the request the ledger's reservation stands for: a later run does not
+    // recover it again, and a request made after it (--resend-unknown) is the next one.
+    rec.attempts = std::max<int>(rec.attempts, static_cast<int>(std::min<std::int64_t>(screening.ledger_attempt, 255)));
     if (recovery == Recovery::sent) {
         ++recovered_sent;
         rec.status = results::Status::sent;

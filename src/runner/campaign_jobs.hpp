@@ -93,7 +93,8 @@ private:
     util::Result<void> record(const campaign::Recipient& r, results::Status status, results::Cause cause,
                               const std::string& reason, const results::RowState& before);
     // Records what the ledger remembers of a row the log forgot.
-    util::Result<void> recover(const campaign::Recipient& r, Recovery recovery, const results::RowState& before);
+    util::Result<void> recover(const campaign::Recipient& r, Recovery recovery, const Screening& screening,
+                               const results::RowState& before);
     results::ResultRecord record_of(const campaign::Recipient& r, const results::RowState& before) const;
     // Labels, masks and appends `rec`, and counts it.
     util::Result<void> write(results::ResultRecord& rec, const results::RowState& before);

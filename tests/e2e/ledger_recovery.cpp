@@ -166,4 +166,50 @@ void check_reserved_without_record(const Sandbox& sandbox, const CampaignFixture
     check_all_sent(f);
 }
 
+void check_older_log_after_retry(const Sandbox& sandbox, const CampaignFixture& f,
+                                 const std::function<void(const std::string& wa_id)>& hold_second) {
+    const int n = k_recovery_rows;
+    const int row = 12;
+    const std::string wa_id = numbers_wa_id(row - 1);
+    auto full = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+    CAPTURE(full.err);
+    REQUIRE(full.exit_code == 0);
+    REQUIRE(once_each(delivered(sandbox), n) == "");
+    hold_second(wa_id);
+    // The older copy: up to the row's first attempt, then its answer, a failure the service gave
+    // (it never reached the number); the rest of the log is not in the copy.
+    const auto lines = lines_of(f.log);
+    const std::string mark = fmt::format("\"row\":{},", row);
+    std::size_t attempt = 0;
+    while (attempt < lines.size() && lines[attempt].find(mark) == std::string::npos) {
+        ++attempt;
+    }
+    REQUIRE(attempt + 1 < lines.size());
+    auto result = nlohmann::json::parse(lines[attempt + 1]);
+    REQUIRE(result.value("event", "") == "result");
+    REQUIRE(result["row"] == row);
+    result["status"] = "failed";
+    result["cause"] = "transient";
+    result["http_status"] = 503;
+    result["error"] = "HTTP 503";
+    result["attempts"] = 1;
+    result.erase("message_id");
+    keep_lines(f.log, attempt + 1);
+    {
+        std::ofstream out(f.log, std::ios::app);
+        out << result.dump() << '\n';
+    }
+
+    auto resumed = f.wacamp({"resume", f.log.string(), "--no-progress", "--retry-failed"});
+    CAPTURE(resumed.out);
+    CAPTURE(resumed.err);
+    CHECK(resumed.exit_code == 1);  // one row unknown
+    CHECK(requests_for(sandbox, wa_id) == 1);
+    CHECK(once_each(delivered(sandbox), n) == "");
+    const auto found = recovered(f);
+    REQUIRE(found.contains(row));
+    CHECK(found.at(row) == "unknown");
+    CHECK(contains(resumed.out + resumed.err, "--resend-unknown"));
+}
+
 }  // namespace e2e

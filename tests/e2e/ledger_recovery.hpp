@@ -33,4 +33,13 @@ void check_shortened_log(const Sandbox& sandbox, const CampaignFixture& f);
 void check_reserved_without_record(const Sandbox& sandbox, const CampaignFixture& f,
                                    const std::function<void(const std::string& wa_id)>& unconfirm);
 
+// `f` (numbers_csv(k_recovery_rows), no rate.per_recipient) finishes; `hold_second(wa_id)` makes
+// the ledger hold that number's send as reserved for the row's second request (its request left,
+// its answer never recorded: a crash), and the log is put back to an older copy in which the
+// row's first request failed. `resume --retry-failed` folds the copy in — its failure must not
+// release the second request's reservation — and records the row unknown, recovered from the
+// ledger, sending nothing.
+void check_older_log_after_retry(const Sandbox& sandbox, const CampaignFixture& f,
+                                 const std::function<void(const std::string& wa_id)>& hold_second);
+
 }  // namespace e2e

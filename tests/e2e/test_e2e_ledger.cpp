@@ -57,16 +57,21 @@ int sends_to(const Sandbox& sandbox, const std::string& wa_id) {
 
 // Makes the ledger at `path` hold `wa_id`'s sends as reserved again, as a power cut between the
 // request and its answer's record would leave them.
-void unconfirm_in(const std::filesystem::path& path, const std::string& wa_id) {
+// Sets `assignments` on the send of `wa_id` in the SQLite ledger at `path`.
+void update_send_in(const std::filesystem::path& path, const std::string& wa_id, const std::string& assignments) {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    const std::string sql = "UPDATE sends SET state = 'reserved' WHERE wa_id = '" + wa_id + "'";
+    const std::string sql = "UPDATE sends SET " + assignments + " WHERE wa_id = '" + wa_id + "'";
     const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
     const int changed = sqlite3_changes(db);
     sqlite3_close(db);
     REQUIRE(rc == SQLITE_OK);
     REQUIRE(changed == 1);
+}
+
+void unconfirm_in(const std::filesystem::path& path, const std::string& wa_id) {
+    update_send_in(path, wa_id, "state = 'reserved'");
 }
 
 }  // namespace
@@ -404,5 +409,12 @@ TEST_SUITE("e2e: ledger") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), k_recovery_rate);
         check_reserved_without_record(sandbox, f, [&](const std::string& wa_id) { unconfirm_in(ledger_of(f), wa_id); });
+    }
+    TEST_CASE("an older log whose failed request was retried: its failure releases nothing, the row is never resent") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), "rate: {per_second: 50}\n");
+        check_older_log_after_retry(sandbox, f, [&](const std::string& wa_id) {
+            update_send_in(ledger_of(f), wa_id, "state = 'reserved', attempt = 2");
+        });
     }
 }

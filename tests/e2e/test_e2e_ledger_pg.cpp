@@ -233,4 +233,17 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
                                    "' RETURNING 1") == "1");
         });
     }
+    TEST_CASE("an older log whose failed request was retried: its failure releases nothing, the row is never resent") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), ledger_yaml(*url) + "rate: {per_second: 50}\n");
+        use_ledger(f, "retried");
+        check_older_log_after_retry(sandbox, f, [&](const std::string& wa_id) {
+            CHECK(sql_at(*url, "UPDATE wacamp.sends SET state = 'reserved', attempt = 2 WHERE wa_id = '" + wa_id +
+                                   "' RETURNING 1") == "1");
+        });
+    }
 }

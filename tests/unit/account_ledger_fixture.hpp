@@ -74,6 +74,14 @@ inline std::vector<account::Send> sends(const std::string& campaign, const std::
     return out;
 }
 
+// `batch` with each send standing for request `attempt` of its row.
+inline std::vector<account::Send> for_attempt(std::vector<account::Send> batch, std::int64_t attempt) {
+    for (auto& send : batch) {
+        send.attempt = attempt;
+    }
+    return batch;
+}
+
 inline account::ReservationRequest request(std::vector<account::Send> batch, account::Limits limits,
                                            util::TimePoint now, account::Apply apply = account::Apply::commit) {
     return account::ReservationRequest{std::move(batch), std::move(limits), now, apply};

@@ -116,7 +116,7 @@ struct Rig {
                                    .clock = &clock,
                                    .limiter = &limiter,
                                    .retry = &retry,
-                                   .steps = {deadline, window, limits},
+                                   .steps = {deadline, window, limits, after},
                                    .observer = &recorder,
                                    .stop_requests = &stops,
                                    .pace = pace};
@@ -135,6 +135,7 @@ struct Rig {
     std::atomic<int> stops{0};
     queue::Admitter* window = nullptr;    // the send window
     queue::Admitter* limits = nullptr;    // the daily cap, or the account's ledger
+    queue::Admitter* after = nullptr;     // a step after it (the budget)
     queue::Pace* pace = nullptr;          // a shared pace
     queue::Deadline* deadline = nullptr;  // schedule.not_after, max_delay
 };

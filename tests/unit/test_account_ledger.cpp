@@ -253,6 +253,35 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(answers.ok());
         CHECK(granted(*answers) == std::vector<bool>{true, false});
     }
+    TEST_CASE(
+        "a failure releases only its own request's reservation: an older request's never releases a later one's") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        REQUIRE(book->reserve(request(for_attempt(sends("spring", {"1", "2"}), 2), per_day(2), k_t0)).ok());
+        auto results = batch_at(k_t0 + 1s);
+        // "1": the failure of its first request (an older copy of the log folded in) while its
+        // second is reserved: it stays; "2": its own request's failure.
+        results.not_delivered = for_attempt(sends("spring", {"1"}), 1);
+        const auto second = for_attempt(sends("spring", {"1", "2"}), 2);
+        results.not_delivered.push_back(second[1]);
+        REQUIRE(book->record(results).ok());
+        auto held = book->campaign_sends("spring", {"1", "2"});
+        REQUIRE(held.ok());
+        REQUIRE(held->size() == 1);
+        CHECK(held->front().wa_id == "1");
+        CHECK(held->front().attempt == 2);
+        CHECK(held->front().state == account::SendState::reserved);
+        // Its own request's failure releases it.
+        auto own = batch_at(k_t0 + 2s);
+        own.not_delivered = {second[0]};
+        REQUIRE(book->record(own).ok());
+        auto none = book->campaign_sends("spring", {"1"});
+        REQUIRE(none.ok());
+        CHECK(none->empty());
+    }
     TEST_CASE("131026: the number is suppressed once the threshold is reached") {
         LedgerPlace place;
         if (place.skipped()) {

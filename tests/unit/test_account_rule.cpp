@@ -24,8 +24,14 @@ account::ReservationRequest asked(std::vector<account::Send> sends, account::Lim
 }
 
 rule::StoredSend stored(util::TimePoint at, SendState state = SendState::sent, std::string_view campaign = "",
-                        std::int64_t row = 0) {
-    return rule::StoredSend{campaign, row, at, state};
+                        std::int64_t row = 0, std::int64_t attempt = 0) {
+    return rule::StoredSend{campaign, row, at, state, attempt};
+}
+
+account::Send request(const std::string& wa_id, std::int64_t row, std::int64_t attempt) {
+    auto out = send(wa_id, row);
+    out.attempt = attempt;
+    return out;
 }
 
 std::vector<Refusal> refusals(const rule::ReserveDecision& decision) {
@@ -186,6 +192,45 @@ TEST_SUITE("account::rule") {
         const auto any = rule::row_records(rows, held, rule::AnyRow::yes);
         CHECK(any[1].sent);
         CHECK_FALSE(any[1].reserved);
+    }
+    TEST_CASE("record: an answer releases only the reservation of its own request") {
+        rule::RecordFacts facts;
+        facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 1, 2)};
+        facts.numbers["2"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 2, 2)};
+        facts.numbers["3"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 3, 0)};  // before attempts
+        auto batch = answers_at(k_t0);
+        // "1": attempt 1's failure (an older copy of the log folded in) while attempt 2 is held;
+        // "2": attempt 2's own failure; "3": a row of before, whose attempt is not known.
+        batch.not_delivered = {request("1", 1, 1), request("2", 2, 2), request("3", 3, 1)};
+        const auto decision = rule::decide(batch, facts);
+        REQUIRE(decision.released.size() == 2);
+        CHECK(decision.released[0]->wa_id == "2");
+        CHECK(decision.released[1]->wa_id == "3");
+        // A request not known (attempt 0) releases whatever the row holds, as before attempts.
+        batch.not_delivered = {request("1", 1, 0)};
+        CHECK(rule::decide(batch, facts).released.size() == 1);
+    }
+    TEST_CASE("reserve: a row's reservation made again moves to the new request; a row held as sent is not written") {
+        rule::ReserveFacts facts;
+        facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 1, 1)};
+        facts.numbers["2"].sends = {stored(k_t0 - 1h, SendState::sent, "spring", 2, 1)};
+        const auto decision = rule::decide(
+            asked({request("1", 1, 2), request("2", 2, 2)}, account::Limits{account::PerRecipient{1, 24h}, {}}), facts);
+        // "1"'s own reservation does not count against it; "2"'s send held as sent does.
+        CHECK(refusals(decision) == std::vector<Refusal>{Refusal::none, Refusal::frequency_cap});
+        CHECK(decision.written == std::vector<std::size_t>{0});
+    }
+    TEST_CASE("row records: the request a row's reservation stands for; another row's with dedupe") {
+        const std::vector<account::Send> rows{send("1", 1), send("1", 2)};
+        const std::vector<account::CampaignSend> held{{"1", 1, SendState::reserved, k_t0, 3}};
+        const auto own = rule::row_records(rows, held, rule::AnyRow::no);
+        CHECK(own[0].reserved);
+        CHECK(own[0].attempt == 3);
+        CHECK_FALSE(own[1].reserved);
+        const auto any = rule::row_records(rows, held, rule::AnyRow::yes);
+        CHECK(any[1].reserved);      // its number's request may have left under row 1
+        CHECK(any[1].attempt == 0);  // not this row's request
+        CHECK_FALSE(any[1].sent);
     }
     TEST_CASE("what a backend must read: sends only for a limit or a kept count, holds only when they apply") {
         const auto plain = asked({send("1", 1)}, {});

@@ -106,6 +106,59 @@ public:
     std::vector<std::int64_t> withdrawn;
 };
 
+// An account whose reservations are to be used within 2 s (runner::AccountKeeper's use-by), and
+// that records every row it reserved and every one it gave back.
+class UseByAccount final : public queue::Admitter {
+public:
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
+                             std::vector<queue::Admission>& out) override {
+        for (const auto* job : jobs) {
+            reserved.push_back(job->row);
+        }
+        out.assign(jobs.size(), queue::Admission::Now{.use_by = at.steady + 2s});
+        return {};
+    }
+    void withdraw(std::span<const queue::Job* const> jobs) override {
+        for (const auto* job : jobs) {
+            withdrawn.push_back(job->row);
+        }
+    }
+    std::vector<std::int64_t> reserved;
+    std::vector<std::int64_t> withdrawn;
+};
+
+// A step after the account that stops the run at row `row` (the budget would pass).
+class StopAt final : public queue::Admitter {
+public:
+    explicit StopAt(std::int64_t row) : m_row(row) {}
+    util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant,
+                             std::vector<queue::Admission>& out) override {
+        out.clear();
+        for (const auto* job : jobs) {
+            if (job->row == m_row) {
+                out.push_back(queue::Admission::Never{.refusal = queue::Admission::Refusal::budget,
+                                                      .reason = "the budget would pass"});
+            } else {
+                out.emplace_back();
+            }
+        }
+        return {};
+    }
+
+private:
+    std::int64_t m_row;
+};
+
+// The rows answered, each once per request, in order.
+std::vector<std::int64_t> started_rows(const Recorder& recorder) {
+    std::vector<std::int64_t> rows;
+    for (const auto& event : recorder.events) {
+        rows.push_back(event.row);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
 }  // namespace
 
 TEST_SUITE("queue::dispatch with a shared pace") {
@@ -129,6 +182,57 @@ TEST_SUITE("queue::dispatch with a shared pace") {
         CHECK(result.reason == queue::StopReason::interrupted);
         REQUIRE(rig.transport.started.size() == 2);
         CHECK(account.withdrawn == std::vector<std::int64_t>{3, 4, 5, 6, 7, 8, 9, 10});
+    }
+
+    TEST_CASE("a job held at the pace past its reservation's use-by time is given back, and reserved again after") {
+        // Without it a Retry-After or a slow shared pace kept the reservation counting from long
+        // before its request left, holding rate.per_day's room from other runners meanwhile.
+        Rig rig(ok, 1000, 9, 10ms);
+        rig.settings.concurrency = 50;
+        UseByAccount account;
+        rig.limits = &account;
+        int asks = 0;
+        FakePace pace([&](Steady now, int want) { return ++asks == 1 ? grant(1, now + 10s) : grant(want); });
+        rig.pace = &pace;
+        ListSource source(3);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1, 2, 3});
+        CHECK(account.withdrawn == std::vector<std::int64_t>{2, 3});
+        CHECK(account.reserved == std::vector<std::int64_t>{1, 2, 3, 2, 3});
+    }
+
+    TEST_CASE("a job held at the pace within its reservation's use-by time keeps it") {
+        Rig rig(ok, 1000, 9, 10ms);
+        rig.settings.concurrency = 50;
+        UseByAccount account;
+        rig.limits = &account;
+        int asks = 0;
+        FakePace pace([&](Steady now, int want) { return ++asks == 1 ? grant(1, now + 100ms) : grant(want); });
+        rig.pace = &pace;
+        ListSource source(3);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::completed);
+        CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1, 2, 3});
+        CHECK(account.withdrawn.empty());
+        CHECK(account.reserved == std::vector<std::int64_t>{1, 2, 3});
+    }
+
+    TEST_CASE("a step after the account that stops the run gives back the account's reservation of its job") {
+        // Without it the row refused by the budget stayed `reserved` with no line in the log: the
+        // next run took it for a request lost in flight (unknown).
+        Rig rig(ok, 1000, 9, 10ms);
+        rig.settings.concurrency = 1;
+        UseByAccount account;
+        rig.limits = &account;
+        StopAt budget(2);
+        rig.after = &budget;
+        ListSource source(3);
+        auto result = rig.run(source);
+        CHECK(result.reason == queue::StopReason::budget);
+        CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1});
+        CHECK(std::find(account.withdrawn.begin(), account.withdrawn.end(), 2) != account.withdrawn.end());
+        CHECK(std::find(account.withdrawn.begin(), account.withdrawn.end(), 1) == account.withdrawn.end());
     }
 
     TEST_CASE("asks for what could start now (at most 1 + burst) and starts what is granted") {

@@ -202,27 +202,30 @@ TEST_SUITE("runner::AccountBook") {
         CHECK(runner::campaign_key("spring", k_t0 + 5ms) == "spring@2025-03-01T00:00:00.005Z");
         CHECK(runner::campaign_key("spring", k_t0) != runner::campaign_key("spring", k_t0 + 1s));
     }
-    TEST_CASE("screen: the campaign's own sends in the ledger mark a row sent (any row) or reserved (its row)") {
+    TEST_CASE("screen: the campaign's own sends in the ledger mark a row sent or reserved (any row, with dedupe)") {
         Folder folder;
         const auto c = load(folder, "rate:\n  per_recipient: {max: 1, per: 7d}\n");
         auto book = open_book(c);
-        // This campaign: "1" sent from row 1, "2" reserved for row 2, "3" reserved for row 9;
-        // another campaign sent "4".
-        REQUIRE(book->ledger().reserve(request(sends(k_key, {"1", "2"}), account::Limits{}, k_t0)).ok());
-        REQUIRE(book->ledger().reserve(request(sends(k_key, {"3"}, 9), account::Limits{}, k_t0)).ok());
+        // This campaign: "1" sent from row 1 (a log folded in), "2" reserved for row 2 (its
+        // request may have left), "3" for row 9's second request; another campaign sent "4".
+        REQUIRE(book->ledger().reserve(request(sends(k_key, {"2"}, 2), account::Limits{}, k_t0)).ok());
+        REQUIRE(book->ledger().reserve(request(for_attempt(sends(k_key, {"3"}, 9), 2), account::Limits{}, k_t0)).ok());
         auto results = batch_at(k_t0 + 1s);
         results.delivered = sends(k_key, {"1"});
-        results.delivered.push_back(account::Send{"4", "autumn@2025-02-01T00:00:00.000Z", 1, std::nullopt});
+        results.delivered[0].at = k_t0;
+        results.delivered.push_back(account::Send{"4", "autumn@2025-02-01T00:00:00.000Z", 1, k_t0});
         REQUIRE(book->ledger().record(results).ok());
-        // Rows 5..8 now hold numbers 1..4 (a CSV reordered: dedupe is on, any row counts for sent).
+        // Rows 5..8 now hold numbers 1..4 (a CSV reordered: dedupe is on, any row counts).
         auto screened = book->screen(sends(k_key, {"1", "2", "3", "4"}, 5), k_t0 + 1h);
         REQUIRE(screened.ok());
         const auto& s = *screened;
         CHECK(s[0].ledger_sent);
         CHECK_FALSE(s[1].ledger_sent);
-        CHECK_FALSE(s[1].ledger_reserved);  // reserved under row 2, not row 6
-        CHECK_FALSE(s[2].ledger_reserved);
+        CHECK(s[1].ledger_reserved);      // reserved under row 2: its number's request may have left
+        CHECK(s[1].ledger_attempt == 0);  // not row 6's request
+        CHECK(s[2].ledger_reserved);
         CHECK_FALSE(s[3].ledger_sent);  // another campaign's send: the cap's business
+        CHECK_FALSE(s[3].ledger_reserved);
         CHECK(s[3].cause == Cause::frequency_cap);
         // The rows themselves.
         auto own = book->screen(sends(k_key, {"1", "2"}), k_t0 + 1h);
@@ -230,6 +233,9 @@ TEST_SUITE("runner::AccountBook") {
         CHECK((*own)[0].ledger_sent);
         CHECK((*own)[1].ledger_reserved);
         CHECK((*own)[1].cause == Cause::none);  // a row's own reservation does not count against it
+        auto ninth = book->screen(sends(k_key, {"3"}, 9), k_t0 + 1h);
+        REQUIRE(ninth.ok());
+        CHECK((*ninth)[0].ledger_attempt == 2);
     }
 
     TEST_CASE(
@@ -241,14 +247,18 @@ TEST_SUITE("runner::AccountBook") {
         auto c = folder.load(yaml);
         REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
         auto book = open_book(*c);
-        REQUIRE(book->ledger().reserve(request(sends(k_key, {"1"}), account::Limits{}, k_t0)).ok());
+        REQUIRE(book->ledger().reserve(request(sends(k_key, {"2"}), account::Limits{}, k_t0)).ok());
         auto results = batch_at(k_t0 + 1s);
-        results.delivered = sends(k_key, {"1"});
+        results.delivered = sends(k_key, {"1"});  // a log folded in: held as sent
         REQUIRE(book->ledger().record(results).ok());
         auto screened = book->screen(sends(k_key, {"1", "1"}), k_t0 + 1h);  // rows 1 and 2
         REQUIRE(screened.ok());
         CHECK((*screened)[0].ledger_sent);
         CHECK_FALSE((*screened)[1].ledger_sent);
+        auto other = book->screen(sends(k_key, {"2", "2"}), k_t0 + 1h);  // row 1's reservation
+        REQUIRE(other.ok());
+        CHECK((*other)[0].ledger_reserved);
+        CHECK_FALSE((*other)[1].ledger_reserved);
     }
 
     TEST_CASE("recovery_of: sent whatever the log says; unknown only for a reservation the log holds no record of") {
@@ -269,5 +279,20 @@ TEST_SUITE("runner::AccountBook") {
         CHECK(runner::recovery_of(reserved, failed.state) == runner::Recovery::none);
         CHECK(runner::recovery_of(reserved, in_flight.state) == runner::Recovery::none);
         CHECK(runner::recovery_of(runner::Screening{}, pending) == runner::Recovery::none);
+    }
+    TEST_CASE("recovery_of: a reservation for a request the log does not know (an older copy of the log) is unknown") {
+        runner::Screening second;
+        second.ledger_reserved = true;
+        second.ledger_attempt = 2;
+        results::RowFold failed;
+        failed.attempt(1);
+        failed.result(results::Status::failed, Cause::transient, 1);
+        CHECK(runner::recovery_of(second, failed.state) == runner::Recovery::unknown);
+        failed.attempt(2);
+        failed.result(results::Status::failed, Cause::transient, 2);
+        CHECK(runner::recovery_of(second, failed.state) == runner::Recovery::none);  // the log knows it
+        runner::Screening first = second;
+        first.ledger_attempt = 1;
+        CHECK(runner::recovery_of(first, failed.state) == runner::Recovery::none);
     }
 }

@@ -97,9 +97,13 @@ struct Rig {
         return std::move(opened.value());
     }
 
+    // Admits `jobs`, given as they stand once started (job.requests: their request's number),
+    // as the dispatcher asks before the launch counts the request.
     std::vector<Admission> reserve(const std::vector<queue::Job>& jobs) {
+        std::vector<queue::Job> before = jobs;
         std::vector<const queue::Job*> pointers;
-        for (const auto& job : jobs) {
+        for (auto& job : before) {
+            --job.requests;
             pointers.push_back(&job);
         }
         std::vector<Admission> answers;
@@ -333,6 +337,32 @@ TEST_SUITE("runner::AccountKeeper") {
         rig.flush();
         CHECK(rig.send_state(1).empty());
         CHECK(rig.reserve({second})[0].is_now());
+    }
+
+    TEST_CASE("a retry reserved before its failed request's answer was recorded keeps its reservation") {
+        // The failure of request 1 waits in the batch while request 2 is reserved; without each
+        // request its own reservation, recording the failure released request 2's, in flight.
+        Rig rig("rate: {per_day: 1}\n");
+        auto first = job(1, "1");
+        REQUIRE(rig.reserve({first})[0].is_now());
+        rig.answer(first, queue::JobStatus::failed, answered(service::Cause::rejected));
+        auto retry = first;
+        retry.requests = 2;
+        REQUIRE(rig.reserve({retry})[0].is_now());
+        rig.flush();
+        CHECK(rig.send_state(1) == "reserved");
+        CHECK(rig.reserve({job(2, "2")})[0].later());  // the day's one number is still taken
+        rig.answer(retry, queue::JobStatus::failed, answered(service::Cause::rejected));
+        rig.clock.advance(runner::AccountKeeper::k_record_every);
+        rig.flush();
+        CHECK(rig.send_state(1).empty());
+    }
+
+    TEST_CASE("a reservation is to be used within k_reservation_use_by") {
+        Rig rig;
+        const auto answers = rig.reserve({job(1, "1")});
+        REQUIRE(answers[0].now() != nullptr);
+        CHECK(answers[0].now()->use_by == rig.clock.steady_now() + runner::AccountKeeper::k_reservation_use_by);
     }
 
     TEST_CASE("a failure without an answer (a timeout) keeps the reservation counting") {
