@@ -151,6 +151,86 @@ std::vector<T> last_per_number(const std::vector<T>& items) {
     return out;
 }
 
+// The statements a reservation's second round trip begins with: the read of per_day's room
+// when a refusal needs it, then (`commit`) the grants' rows and the count. Each row once: one
+// statement may not write a row twice.
+std::vector<pg::Statement> reserve_writes(const std::string& account, const ReservationRequest& request,
+                                          const rule::ReserveDecision& decision, bool commit) {
+    std::vector<pg::Statement> out;
+    if (decision.day_room_offset) {
+        // The day's sends oldest first, each number's latest only (one per number, ties
+        // included), up to the one wanted: no scan of the whole day.
+        out.push_back(
+            {"SELECT s.at FROM wacamp.sends s WHERE s.account = $1 AND s.at > $2 AND NOT EXISTS "
+             "(SELECT 1 FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id "
+             "AND t.at > s.at) GROUP BY s.at, s.wa_id ORDER BY s.at, s.wa_id LIMIT 1 OFFSET $3",
+             {account, text_of(to_millis(rule::day_horizon(request.now))), text_of(*decision.day_room_offset)}});
+    }
+    if (commit && !decision.written.empty()) {
+        std::vector<const Send*> written;
+        std::unordered_set<std::string> keys;
+        for (const std::size_t index : decision.written) {
+            const Send& send = request.sends[index];
+            if (keys.insert(send.campaign + '\n' + std::to_string(send.row) + '\n' + send.wa_id).second) {
+                written.push_back(&send);
+            }
+        }
+        auto params = send_arrays(account, written);
+        params.push_back(attempt_array(written));
+        params.emplace_back(text_of(to_millis(request.now)));
+        out.push_back(
+            {"INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state, attempt) "
+             "SELECT $1, x.campaign, x.csv_row, x.wa_id, $6, 'reserved', x.attempt FROM unnest($2::text[], "
+             "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, attempt) "
+             "ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at, "
+             "attempt = excluded.attempt WHERE s.state = 'reserved'",
+             std::move(params)});
+    }
+    if (commit && decision.day) {
+        out.push_back(write_day(account, *decision.day));
+    }
+    return out;
+}
+
+// The writes of a batch of answers to its sends' rows: the confirmed, the added (sent, at their
+// time) and the released, into `out`.
+void send_writes(const std::string& account, const rule::RecordDecision& decision, std::vector<pg::Statement>& out) {
+    if (!decision.confirmed.empty()) {
+        out.push_back(
+            {"UPDATE wacamp.sends s SET state = 'sent' FROM unnest($2::text[], $3::bigint[], $4::text[]) "
+             "AS x (campaign, csv_row, wa_id) WHERE s.account = $1 AND s.campaign = x.campaign "
+             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id",
+             send_arrays(account, decision.confirmed)});
+    }
+    // The batch's rows are always read here (RecordFacts::rows_read): decision.marked is empty.
+    if (!decision.added.empty()) {
+        std::vector<const Send*> sends;
+        std::vector<std::int64_t> ats;
+        for (const auto& [send, at] : decision.added) {
+            sends.push_back(send);
+            ats.push_back(to_millis(at));
+        }
+        auto params = send_arrays(account, sends);
+        params.emplace_back(pg::integer_array(ats));
+        params.push_back(attempt_array(sends));
+        out.push_back(
+            {"INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state, attempt) "
+             "SELECT $1, x.campaign, x.csv_row, x.wa_id, x.at, 'sent', x.attempt FROM unnest($2::text[], "
+             "$3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) AS x (campaign, csv_row, wa_id, at, attempt)",
+             std::move(params)});
+    }
+    if (!decision.released.empty()) {
+        auto params = send_arrays(account, decision.released);
+        params.push_back(attempt_array(decision.released));
+        out.push_back(
+            {"DELETE FROM wacamp.sends s USING unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
+             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
+             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
+             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
+             std::move(params)});
+    }
+}
+
 }  // namespace
 
 template <typename T, typename F>
@@ -216,39 +296,7 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
         std::tie(facts.stored_day, facts.day_crossed) = read_day(answers.back());
         rule::ReserveDecision decision = rule::decide(request, facts);
 
-        std::vector<pg::Statement> second;
-        if (decision.day_room_offset) {
-            // The day's sends oldest first, each number's latest only (one per number, ties
-            // included), up to the one wanted: no scan of the whole day.
-            second.push_back(
-                {"SELECT s.at FROM wacamp.sends s WHERE s.account = $1 AND s.at > $2 AND NOT EXISTS "
-                 "(SELECT 1 FROM wacamp.sends t WHERE t.account = $1 AND t.wa_id = s.wa_id "
-                 "AND t.at > s.at) GROUP BY s.at, s.wa_id ORDER BY s.at, s.wa_id LIMIT 1 OFFSET $3",
-                 {m_account, text_of(to_millis(horizon)), text_of(*decision.day_room_offset)}});
-        }
-        if (commit && !decision.written.empty()) {
-            std::vector<const Send*> written;
-            std::unordered_set<std::string> keys;
-            for (const std::size_t index : decision.written) {
-                const Send& send = request.sends[index];
-                if (keys.insert(send.campaign + '\n' + std::to_string(send.row) + '\n' + send.wa_id).second) {
-                    written.push_back(&send);
-                }
-            }
-            auto params = send_arrays(m_account, written);
-            params.push_back(attempt_array(written));
-            params.emplace_back(text_of(to_millis(request.now)));
-            second.push_back(
-                {"INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state, attempt) "
-                 "SELECT $1, x.campaign, x.csv_row, x.wa_id, $6, 'reserved', x.attempt FROM unnest($2::text[], "
-                 "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, attempt) "
-                 "ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at, "
-                 "attempt = excluded.attempt WHERE s.state = 'reserved'",
-                 std::move(params)});
-        }
-        if (commit && decision.day) {
-            second.push_back(write_day(m_account, *decision.day));
-        }
+        std::vector<pg::Statement> second = reserve_writes(m_account, request, decision, commit);
         second.push_back({"COMMIT", {}});
         const auto settled = m_db->pipeline(second);
         if (decision.day_room_offset) {
@@ -262,40 +310,7 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
 
 std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decision, const ResultBatch& batch) const {
     std::vector<pg::Statement> out;
-    if (!decision.confirmed.empty()) {
-        out.push_back(
-            {"UPDATE wacamp.sends s SET state = 'sent' FROM unnest($2::text[], $3::bigint[], $4::text[]) "
-             "AS x (campaign, csv_row, wa_id) WHERE s.account = $1 AND s.campaign = x.campaign "
-             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id",
-             send_arrays(m_account, decision.confirmed)});
-    }
-    // The batch's rows are always read here (RecordFacts::rows_read): decision.marked is empty.
-    if (!decision.added.empty()) {
-        std::vector<const Send*> sends;
-        std::vector<std::int64_t> ats;
-        for (const auto& [send, at] : decision.added) {
-            sends.push_back(send);
-            ats.push_back(to_millis(at));
-        }
-        auto params = send_arrays(m_account, sends);
-        params.emplace_back(pg::integer_array(ats));
-        params.push_back(attempt_array(sends));
-        out.push_back(
-            {"INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state, attempt) "
-             "SELECT $1, x.campaign, x.csv_row, x.wa_id, x.at, 'sent', x.attempt FROM unnest($2::text[], "
-             "$3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) AS x (campaign, csv_row, wa_id, at, attempt)",
-             std::move(params)});
-    }
-    if (!decision.released.empty()) {
-        auto params = send_arrays(m_account, decision.released);
-        params.push_back(attempt_array(decision.released));
-        out.push_back(
-            {"DELETE FROM wacamp.sends s USING unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
-             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
-             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
-             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
-             std::move(params)});
-    }
+    send_writes(m_account, decision, out);
     if (!decision.undeliverable.empty()) {
         std::vector<std::string> wa_ids;
         std::vector<std::int64_t> answers, ats;

@@ -188,10 +188,11 @@ void settle_day_room(ReserveDecision& decision, util::TimePoint now, std::option
     }
 }
 
-RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
-    RecordDecision out;
-    // Changed as the batch goes: what it changed counts for what follows in it.
-    Numbers& numbers = facts.numbers;
+namespace {
+
+// The sends of `batch` (its delivered and not-delivered answers) decided into `out` over
+// `numbers`, which they change: what an answer changed counts for the answers after it.
+void decide_sends(const ResultBatch& batch, const RecordFacts& facts, Numbers& numbers, RecordDecision& out) {
     // The numbers whose sends change, with whether they counted in the day before.
     std::unordered_map<std::string_view, bool> counted_before;
     auto touch = [&](std::string_view wa_id) {
@@ -206,12 +207,9 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
         for (const auto& send : batch.not_delivered) {
             out.released.push_back(&send);
         }
+        return;
     }
-    static const std::vector<Send> k_no_sends;
-    // Read rows: each send by its row's state (lvalues: the decision points into the batch).
-    const std::vector<Send>& delivered = facts.rows_read ? batch.delivered : k_no_sends;
-    const std::vector<Send>& not_delivered = facts.rows_read ? batch.not_delivered : k_no_sends;
-    for (const auto& send : delivered) {
+    for (const auto& send : batch.delivered) {
         auto& number = numbers[send.wa_id];
         const auto own = std::find_if(number.sends.begin(), number.sends.end(),
                                       [&](const StoredSend& stored_send) { return own_row(stored_send, send); });
@@ -228,7 +226,7 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
         out.added.emplace_back(&send, at);
     }
     // A send once confirmed is never given back; a reservation only by its own request's answer.
-    for (const auto& send : not_delivered) {
+    for (const auto& send : batch.not_delivered) {
         auto& number = numbers[send.wa_id];
         const auto own = std::find_if(number.sends.begin(), number.sends.end(), [&](const StoredSend& stored_send) {
             return own_row(stored_send, send) && stored_send.state == SendState::reserved &&
@@ -249,6 +247,11 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
             out.day = DayCount{facts.stored_day->horizon, facts.stored_day->numbers + change};
         }
     }
+}
+
+// What `batch`'s codes say of its numbers (131026 counts and suppressions, opt-outs, 131049
+// holds), decided into `out` over `numbers`.
+void decide_numbers(const ResultBatch& batch, Numbers& numbers, RecordDecision& out) {
     std::vector<Suppression> listed;
     for (const auto& answer : batch.undeliverable) {
         auto& number = numbers[answer.wa_id];
@@ -259,7 +262,7 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
         }
     }
     listed.insert(listed.end(), batch.suppress.begin(), batch.suppress.end());
-    // `listed` outlives `numbers`' keys that view into it (both go when this returns).
+    // Keys of `numbers` view into `listed`: nothing reads them once this returns.
     for (const auto& entry : listed) {
         auto& number = numbers[entry.wa_id];
         if (!number.suppressed) {
@@ -275,6 +278,14 @@ RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
             out.holds.push_back(Hold{answer.wa_id, until});
         }
     }
+}
+
+}  // namespace
+
+RecordDecision decide(const ResultBatch& batch, RecordFacts facts) {
+    RecordDecision out;
+    decide_sends(batch, facts, facts.numbers, out);
+    decide_numbers(batch, facts.numbers, out);
     return out;
 }
 

@@ -81,15 +81,12 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.already_complete = run.state && !run.wrote && report.reason == queue::StopReason::completed;
 }
 
-}  // namespace
-
-void send(SendRun& run) {
+// Tells `observer` and `jobs` what campaign `c` sends with: the rows screened before, the
+// template's names, the paused regions, the prices, the budget (made into `budget` when set),
+// the recipients' windows, the watch.
+void wire(SendRun& run, CampaignJobs& jobs, LogObserver& observer, RowTally& tally,
+          std::optional<BudgetGuard>& budget) {
     const auto& c = run.campaign;
-    util::Clock& clock = run.parts.clock;
-    queue::RetryPolicy retry(c.retry);
-    RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
-    LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.list_rows, run.secrets);
-    CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
     if (run.settled) {
         jobs.none_left();  // the log settles every row: none is read
     }
@@ -102,7 +99,6 @@ void send(SendRun& run) {
     if (run.prices) {
         jobs.price_with(*run.prices);
     }
-    std::optional<BudgetGuard> budget;
     if (c.pricing.budget) {
         budget.emplace(to_micros(*c.pricing.budget), run.spent_micros, c.pricing.currency);
         observer.spend_with(&*budget);
@@ -112,6 +108,43 @@ void send(SendRun& run) {
     }
     observer.report_to(run.parts.watch);
     tally.report_to(run.parts.watch);
+}
+
+// Dispatches `jobs` — unless the warm-up's answer refused the key or the account, which stops
+// the run before its first send — then records to the ledger (`keeper`) what it has not yet: a
+// failure there ends a dispatch that completed with ledger_error.
+queue::DispatchResult dispatch_and_record(CampaignJobs& jobs, const queue::DispatchSettings& settings,
+                                          const queue::DispatchParts& parts, const std::optional<WarmUp>& warm,
+                                          std::optional<AccountKeeper>& keeper) {
+    queue::DispatchResult result;
+    if (warm && warm->stop) {
+        result.reason = *warm->stop;
+        result.message = warm->message;
+    } else {
+        result = queue::dispatch(jobs, settings, parts);
+    }
+    if (keeper) {
+        auto recorded = keeper->record_pending();
+        if (!recorded && (result.reason == queue::StopReason::completed || result.reason == queue::StopReason::limit)) {
+            // The log holds every answer; the next run folds into the ledger what it missed.
+            result.reason = queue::StopReason::ledger_error;
+            result.message = recorded.error().message;
+        }
+    }
+    return result;
+}
+
+}  // namespace
+
+void send(SendRun& run) {
+    const auto& c = run.campaign;
+    util::Clock& clock = run.parts.clock;
+    queue::RetryPolicy retry(c.retry);
+    RowTally tally = run.state ? RowTally(run.state->counts, run.state->causes) : RowTally({}, {});
+    LogObserver observer(*run.log, tally, clock, run.parts.ui, run.expected_jobs, run.list_rows, run.secrets);
+    CampaignJobs jobs(*run.stream, run.existing(), *run.log, tally, clock, run.options, run.secrets);
+    std::optional<BudgetGuard> budget;
+    wire(run, jobs, observer, tally, budget);
     std::optional<AccountKeeper> keeper;
     if (run.book) {
         jobs.screen_with(*run.book, run.campaign_key);
@@ -155,22 +188,7 @@ void send(SendRun& run) {
                                      .pace = run.parts.pace,
                                      .side = recheck ? &*recheck : nullptr};
     const auto started = clock.steady_now();
-    // A warm-up answer that refused the key or the account stops the run before its first send.
-    queue::DispatchResult result;
-    if (warm && warm->stop) {
-        result.reason = *warm->stop;
-        result.message = warm->message;
-    } else {
-        result = queue::dispatch(jobs, settings, parts);
-    }
-    if (keeper) {
-        auto recorded = keeper->record_pending();
-        if (!recorded && (result.reason == queue::StopReason::completed || result.reason == queue::StopReason::limit)) {
-            // The log holds every answer; the next run folds into the ledger what it missed.
-            result.reason = queue::StopReason::ledger_error;
-            result.message = recorded.error().message;
-        }
-    }
+    const queue::DispatchResult result = dispatch_and_record(jobs, settings, parts, warm, keeper);
     run.report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock.steady_now() - started);
     observer.report_end(result);
     report_dispatch(run, result, jobs, observer);
