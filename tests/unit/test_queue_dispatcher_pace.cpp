@@ -159,6 +159,23 @@ std::vector<std::int64_t> started_rows(const Recorder& recorder) {
     return rows;
 }
 
+// Three jobs through an account whose reservations last 2 s and a pace that lets the first start
+// and holds the others for `wait`: the account as it was left. Every job is sent once.
+UseByAccount held_at_pace(std::chrono::milliseconds wait) {
+    Rig rig(ok, 1000, 9, 10ms);
+    rig.settings.concurrency = 50;
+    UseByAccount account;
+    rig.limits = &account;
+    int asks = 0;
+    FakePace pace([&](Steady now, int want) { return ++asks == 1 ? grant(1, now + wait) : grant(want); });
+    rig.pace = &pace;
+    ListSource source(3);
+    auto result = rig.run(source);
+    CHECK(result.reason == queue::StopReason::completed);
+    CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1, 2, 3});
+    return account;
+}
+
 }  // namespace
 
 TEST_SUITE("queue::dispatch with a shared pace") {
@@ -187,35 +204,12 @@ TEST_SUITE("queue::dispatch with a shared pace") {
     TEST_CASE("a job held at the pace past its reservation's use-by time is given back, and reserved again after") {
         // Without it a Retry-After or a slow shared pace kept the reservation counting from long
         // before its request left, holding rate.per_day's room from other runners meanwhile.
-        Rig rig(ok, 1000, 9, 10ms);
-        rig.settings.concurrency = 50;
-        UseByAccount account;
-        rig.limits = &account;
-        int asks = 0;
-        FakePace pace([&](Steady now, int want) { return ++asks == 1 ? grant(1, now + 10s) : grant(want); });
-        rig.pace = &pace;
-        ListSource source(3);
-        auto result = rig.run(source);
-        CHECK(result.reason == queue::StopReason::completed);
-        CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1, 2, 3});
-        CHECK(account.withdrawn == std::vector<std::int64_t>{2, 3});
-        CHECK(account.reserved == std::vector<std::int64_t>{1, 2, 3, 2, 3});
-    }
-
-    TEST_CASE("a job held at the pace within its reservation's use-by time keeps it") {
-        Rig rig(ok, 1000, 9, 10ms);
-        rig.settings.concurrency = 50;
-        UseByAccount account;
-        rig.limits = &account;
-        int asks = 0;
-        FakePace pace([&](Steady now, int want) { return ++asks == 1 ? grant(1, now + 100ms) : grant(want); });
-        rig.pace = &pace;
-        ListSource source(3);
-        auto result = rig.run(source);
-        CHECK(result.reason == queue::StopReason::completed);
-        CHECK(started_rows(rig.recorder) == std::vector<std::int64_t>{1, 2, 3});
-        CHECK(account.withdrawn.empty());
-        CHECK(account.reserved == std::vector<std::int64_t>{1, 2, 3});
+        const UseByAccount past = held_at_pace(10s);
+        CHECK(past.withdrawn == std::vector<std::int64_t>{2, 3});
+        CHECK(past.reserved == std::vector<std::int64_t>{1, 2, 3, 2, 3});
+        const UseByAccount within = held_at_pace(100ms);  // within its use-by time: kept
+        CHECK(within.withdrawn.empty());
+        CHECK(within.reserved == std::vector<std::int64_t>{1, 2, 3});
     }
 
     TEST_CASE("a step after the account that stops the run gives back the account's reservation of its job") {
