@@ -5,7 +5,9 @@
 //             insert, in transactions of 32 (a turn of the send loop at 32 in flight);
 //   confirm   per send: the delivery's update by key, in transactions of 1,024 (a record batch).
 // Prints CPU µs a send for the reservation alone (a send written once) and for both (as the
-// ledger writes it), over N sends into a fresh file in DIR, ROUNDS times.
+// ledger writes it), over N sends into a fresh file in DIR, ROUNDS times, with the numbers in
+// order (as bench/lib.sh's lists, and compare.sh's runs, have them) and scattered (every number
+// once, in an order unrelated to the row: each index insert lands at a random place).
 //   build/bench/bench_ledger_floor [N=200000] [ROUNDS=3] [DIR=/tmp]
 #include <sqlite3.h>
 #include <sys/resource.h>
@@ -46,8 +48,10 @@ void run_once(sqlite3_stmt* statement) {
     sqlite3_reset(statement);
 }
 
-std::string number_of(long long i, long long n) {
-    return std::to_string(919800000000LL + (i * 7919) % n);  // every number once, not in order
+enum class Order { in_order, scattered };
+
+std::string number_of(long long i, long long n, Order order) {
+    return std::to_string(919800000000LL + (order == Order::in_order ? i : (i * 7919) % n));
 }
 
 constexpr const char* k_schema = R"(
@@ -61,7 +65,7 @@ CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 )";
 
 // CPU seconds for `n` sends into a fresh ledger at `path`: reserved (and confirmed, `confirm`).
-double sends(const std::string& path, long long n, bool confirm) {
+double sends(const std::string& path, long long n, bool confirm, Order order) {
     for (const char* suffix : {"", "-wal", "-shm"}) {
         std::remove((path + suffix).c_str());
     }
@@ -87,7 +91,7 @@ double sends(const std::string& path, long long n, bool confirm) {
     for (long long i = 0; i < n; i += 32) {
         run_once(begin);
         for (long long j = i; j < i + 32 && j < n; ++j) {
-            const std::string wa_id = number_of(j, n);
+            const std::string wa_id = number_of(j, n, order);
             sqlite3_bind_text(facts, 1, wa_id.c_str(), -1, SQLITE_TRANSIENT);
             run_once(facts);
             sqlite3_bind_int64(insert, 1, j + 1);
@@ -99,7 +103,7 @@ double sends(const std::string& path, long long n, bool confirm) {
         if (confirm && (i + 32 - confirmed >= 1024 || i + 32 >= n)) {
             run_once(begin);
             for (; confirmed < i + 32 && confirmed < n; ++confirmed) {
-                const std::string wa_id = number_of(confirmed, n);
+                const std::string wa_id = number_of(confirmed, n, order);
                 sqlite3_bind_int64(update, 1, confirmed + 1);
                 sqlite3_bind_text(update, 2, wa_id.c_str(), -1, SQLITE_TRANSIENT);
                 run_once(update);
@@ -124,10 +128,15 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/bench-ledger-floor.sqlite";
     try {
         for (int round = 1; round <= rounds; ++round) {
-            const double reserve = sends(path, n, false);
-            const double both = sends(path, n, true);
-            std::printf("round %d: %lld sends: reserve only %.1f µs CPU a send, reserve + confirm %.1f µs\n", round,
-                        n, reserve * 1e6 / static_cast<double>(n), both * 1e6 / static_cast<double>(n));
+            for (const Order order : {Order::in_order, Order::scattered}) {
+                const double reserve = sends(path, n, false, order);
+                const double both = sends(path, n, true, order);
+                std::printf(
+                    "round %d, %lld sends, numbers %s: reserve only %.1f µs CPU a send, reserve + confirm "
+                    "%.1f µs\n",
+                    round, n, order == Order::in_order ? "in order" : "scattered",
+                    reserve * 1e6 / static_cast<double>(n), both * 1e6 / static_cast<double>(n));
+            }
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_ledger_floor: %s\n", e.what());
