@@ -408,9 +408,11 @@ util::Result<std::size_t> PgLedger::prune(util::TimePoint before) {
     }
     return transaction<std::size_t>("pruning", [&] {
         // The count's horizon first moves past the sends that go, when behind, so that they count
-        // for nothing: its `crossed` is read with the count, for the horizon it may move to.
+        // for nothing: its `crossed` is read with the count, for the horizon it may move to, and
+        // only when it is behind (k_prune_day_sql).
         const util::TimePoint target = rule::stored(before) - std::chrono::milliseconds(1);
-        const auto answers = m_db->pipeline({{"BEGIN", {}}, {k_lock_sql, {m_account}}, ask_day(m_account, target)});
+        const auto answers = m_db->pipeline(
+            {{"BEGIN", {}}, {k_lock_sql, {m_account}}, {k_prune_day_sql, {m_account, text_of(to_millis(target))}}});
         const auto [stored_day, crossed] = read_day(answers.at(2));
         std::vector<pg::Statement> second;
         if (const auto horizon = rule::prune_horizon(stored_day, before)) {
