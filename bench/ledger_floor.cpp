@@ -2,16 +2,18 @@
 // and reads the ledger's rule needs for a send, with the ledger's own table, indexes, pragmas and
 // statements (schema 5), and nothing else — no rule, no batching of wacamp's, no log, no HTTP:
 //   reserve   per send: the facts read by number (INDEXED BY sends_by_number) and the reservation's
-//             insert, in transactions of 32 (a turn of the send loop at 32 in flight);
+//             insert, in transactions of BATCH (32: a turn of the send loop at 32 in flight; 1: at
+//             `burst: 1`, paced, each send a transaction of its own);
 //   confirm   per send: the delivery's update by key, in transactions of 1,024 (a record batch).
 // Prints CPU µs a send for the reservation alone (a send written once) and for both (as the
 // ledger writes it), over N sends into a fresh file in DIR, ROUNDS times, with the numbers in
 // order (as bench/lib.sh's lists, and compare.sh's runs, have them) and scattered (every number
 // once, in an order unrelated to the row: each index insert lands at a random place).
-//   build/bench/bench_ledger_floor [N=200000] [ROUNDS=3] [DIR=/tmp]
+//   build/bench/bench_ledger_floor [N=200000] [ROUNDS=3] [DIR=/tmp] [BATCH=32]
 #include <sqlite3.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -65,7 +67,7 @@ CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 )";
 
 // CPU seconds for `n` sends into a fresh ledger at `path`: reserved (and confirmed, `confirm`).
-double sends(const std::string& path, long long n, bool confirm, Order order) {
+double sends(const std::string& path, long long n, bool confirm, Order order, long long batch) {
     for (const char* suffix : {"", "-wal", "-shm"}) {
         std::remove((path + suffix).c_str());
     }
@@ -88,9 +90,9 @@ double sends(const std::string& path, long long n, bool confirm, Order order) {
     const long long at = 1765000000000LL;
     const double start = cpu_seconds();
     long long confirmed = 0;
-    for (long long i = 0; i < n; i += 32) {
+    for (long long i = 0; i < n; i += batch) {
         run_once(begin);
-        for (long long j = i; j < i + 32 && j < n; ++j) {
+        for (long long j = i; j < i + batch && j < n; ++j) {
             const std::string wa_id = number_of(j, n, order);
             sqlite3_bind_text(facts, 1, wa_id.c_str(), -1, SQLITE_TRANSIENT);
             run_once(facts);
@@ -100,9 +102,9 @@ double sends(const std::string& path, long long n, bool confirm, Order order) {
             run_once(insert);
         }
         run_once(commit);
-        if (confirm && (i + 32 - confirmed >= 1024 || i + 32 >= n)) {
+        if (confirm && (i + batch - confirmed >= 1024 || i + batch >= n)) {
             run_once(begin);
-            for (; confirmed < i + 32 && confirmed < n; ++confirmed) {
+            for (; confirmed < i + batch && confirmed < n; ++confirmed) {
                 const std::string wa_id = number_of(confirmed, n, order);
                 sqlite3_bind_int64(update, 1, confirmed + 1);
                 sqlite3_bind_text(update, 2, wa_id.c_str(), -1, SQLITE_TRANSIENT);
@@ -125,16 +127,17 @@ int main(int argc, char** argv) {
     const long long n = argc > 1 ? std::atoll(argv[1]) : 200000;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
     const std::string dir = argc > 3 ? argv[3] : "/tmp";
+    const long long batch = argc > 4 ? std::max(1LL, std::atoll(argv[4])) : 32;
     const std::string path = dir + "/bench-ledger-floor.sqlite";
     try {
         for (int round = 1; round <= rounds; ++round) {
             for (const Order order : {Order::in_order, Order::scattered}) {
-                const double reserve = sends(path, n, false, order);
-                const double both = sends(path, n, true, order);
+                const double reserve = sends(path, n, false, order, batch);
+                const double both = sends(path, n, true, order, batch);
                 std::printf(
-                    "round %d, %lld sends, numbers %s: reserve only %.1f µs CPU a send, reserve + confirm "
-                    "%.1f µs\n",
-                    round, n, order == Order::in_order ? "in order" : "scattered",
+                    "round %d, %lld sends, %lld a transaction, numbers %s: reserve only %.1f µs CPU a send, "
+                    "reserve + confirm %.1f µs\n",
+                    round, n, batch, order == Order::in_order ? "in order" : "scattered",
                     reserve * 1e6 / static_cast<double>(n), both * 1e6 / static_cast<double>(n));
             }
         }
