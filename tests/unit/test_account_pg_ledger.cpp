@@ -46,6 +46,15 @@ std::string sql_at(const std::string& url, const std::string& sql) {
     return lines.substr(0, lines.find('\n'));
 }
 
+// Writes `count` sends of account acme's campaign spring to the ledger at `url`, row i to number
+// 919800000000 + i at the time `at` (SQL over i, milliseconds), sent.
+void add_sends(const std::string& url, int count, const std::string& at) {
+    sql_at(url,
+           "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) SELECT 'acme', 'spring', i, "
+           "(919800000000 + i)::text, " +
+               at + ", 'sent' FROM generate_series(1, " + std::to_string(count) + ") i");
+}
+
 // What went wrong in other threads: counted, the first kept.
 class Failures {
 public:
@@ -279,9 +288,7 @@ TEST_SUITE("account::PgLedger") {
             return;
         }
         { auto book = place.open(); }
-        sql_at(place.where(),
-               "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) SELECT 'acme', 'spring', i, "
-               "(919800000000 + i)::text, 1740787200000, 'sent' FROM generate_series(1, 20000) i");
+        add_sends(place.where(), 20000, "1740787200000");
         std::string query = account::PgLedger::k_number_sends_sql;
         for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
                  {"$1", "'acme'"}, {"$2", "ARRAY['919800000007', '919800000011', '1']"}}) {
@@ -306,9 +313,7 @@ TEST_SUITE("account::PgLedger") {
         }
         { auto book = place.open(); }
         // 2,000 numbers, one send each, 100 ms apart; the count's horizon after the first 1,000.
-        sql_at(place.where(),
-               "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) SELECT 'acme', 'spring', i, "
-               "(919800000000 + i)::text, 1740787200000 + i * 100, 'sent' FROM generate_series(1, 2000) i");
+        add_sends(place.where(), 2000, "1740787200000 + i * 100");
         sql_at(place.where(),
                "INSERT INTO wacamp.day_counts (account, horizon, numbers) VALUES ('acme', 1740787300000, 1000)");
         // PREPARE and EXECUTE in one call: one connection.
@@ -442,9 +447,7 @@ TEST_SUITE("account::PgLedger") {
             return;
         }
         { auto book = place.open(); }
-        sql_at(place.where(),
-               "INSERT INTO wacamp.sends (account, campaign, csv_row, wa_id, at, state) SELECT 'acme', 'spring', i, "
-               "(919800000000 + i)::text, 1740787200000, 'sent' FROM generate_series(1, 20000) i");
+        add_sends(place.where(), 20000, "1740787200000");
         std::string query = account::PgLedger::k_campaign_sends_sql;
         for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
                  {"$1", "'acme'"}, {"$2", "'spring'"}, {"$3", "ARRAY['919800000007', '919800000011', '1']"}}) {
