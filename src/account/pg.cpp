@@ -161,6 +161,15 @@ pg_result* Connection::last_result() {
     return last;
 }
 
+std::optional<Rows> Connection::next_result() {
+    await_answer();
+    pg_result* result = PQgetResult(m_conn);
+    if (result == nullptr) {
+        return std::nullopt;
+    }
+    return Rows(result);
+}
+
 Rows Connection::exec(const std::string& sql) {
     // A string of statements runs as one; the server skips those after a failure.
     ++m_round_trips;
@@ -203,18 +212,12 @@ std::vector<Rows> Connection::pipeline(const std::vector<Statement>& statements)
     out.reserve(statements.size());
     std::string failure;
     for (std::size_t i = 0; i < statements.size(); ++i) {
-        for (;;) {
-            await_answer();
-            pg_result* result = PQgetResult(m_conn);
-            if (result == nullptr) {
-                break;
-            }
-            Rows rows(result);
-            const ExecStatusType status = PQresultStatus(result);
+        while (auto rows = next_result()) {
+            const ExecStatusType status = PQresultStatus(rows->get());
             if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
-                out.push_back(std::move(rows));
+                out.push_back(std::move(*rows));
             } else if (status != PGRES_PIPELINE_ABORTED && failure.empty()) {
-                failure = failure_of(m_conn, result);  // those after it are only skipped
+                failure = failure_of(m_conn, rows->get());  // those after it are only skipped
             }
         }
     }
@@ -242,24 +245,18 @@ void Connection::stream(const std::string& sql, const std::vector<Param>& params
     // Every result is read, even after a failure, so that the connection is ready for the next.
     std::optional<std::string> failure;
     std::exception_ptr thrown;
-    for (;;) {
-        await_answer();
-        pg_result* result = PQgetResult(m_conn);
-        if (result == nullptr) {
-            break;
-        }
-        Rows rows(result);
-        const ExecStatusType status = PQresultStatus(result);
+    while (auto rows = next_result()) {
+        const ExecStatusType status = PQresultStatus(rows->get());
         if (status == PGRES_SINGLE_TUPLE) {
             if (!failure && !thrown) {
                 try {
-                    each(rows);
+                    each(*rows);
                 } catch (...) {
                     thrown = std::current_exception();
                 }
             }
         } else if (status != PGRES_TUPLES_OK && !failure) {
-            failure = one_line(PQresultErrorMessage(result));
+            failure = one_line(PQresultErrorMessage(rows->get()));
         }
     }
     if (thrown) {

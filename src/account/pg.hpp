@@ -32,6 +32,8 @@ public:
     // The text, as a view into the rows (valid while they are).
     std::string_view view(int row, int column) const;
     std::int64_t integer(int row, int column) const;
+    // The result itself, for libpq's status and error calls.
+    pg_result* get() const { return m_result.get(); }
 
 private:
     std::unique_ptr<pg_result, void (*)(pg_result*)> m_result;
@@ -82,6 +84,8 @@ private:
     void await_answer();
     // The results of the statement(s) just sent: the last one's, or Failure with the first error.
     pg_result* last_result();
+    // Waits for the next result of what was sent: none once the current statement's are all read.
+    std::optional<Rows> next_result();
 
     pg_conn* m_conn;
     std::chrono::milliseconds m_silence;
