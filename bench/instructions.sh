@@ -8,6 +8,9 @@
 # the answers' timing: repeat with PAIRS to see it (each figure's spread is printed).
 #   bench/instructions.sh REF_BINARY [SMALL=2000] [LARGE=6000]
 # Environment, besides lib.sh's: PAIRS=2 (runs of each binary, alternating), LEDGER="off on".
+# A REF that does not know `account:` (built before the ledger) has no ledger: its runs are its
+# ledger-off figures, and its ledger-on row is left out. A REF that refuses `per_second:
+# unlimited` runs at 100000 a second (the loader's maximum then), as compare.sh does.
 set -euo pipefail
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
     echo "usage: bench/instructions.sh REF_BINARY [SMALL=2000] [LARGE=6000]   (env: WACAMP= PAIRS=2 LEDGER='off on')" >&2
@@ -21,6 +24,9 @@ pairs=${PAIRS:-2}
 bench_setup nginx=nginx-light valgrind=valgrind
 bench_start_nginx
 bench_unlimited_rate
+# rate_of BINARY / knows_account BINARY: what a build accepts (a REF may be older).
+rate_of() { if bench_accepts "$1" "per_second: unlimited"; then echo unlimited; else echo 100000; fi; }
+knows_account() { bench_accepts "$1" "per_second: 100000" "account: {ledger: off}"; }
 
 # instructions BINARY N LEDGER TAG: runs BINARY on N recipients under callgrind; prints its Ir.
 instructions() {
@@ -28,8 +34,8 @@ instructions() {
     mkdir -p "$dir"
     bench_make_csv "$n" "$dir/r.csv"
     bench_write_campaign "$dir/c.yaml" "$NGINX_URL" "$dir/r.csv" "$dir/r.jsonl" \
-        "per_second: $unlimited_rate, burst: 1, concurrency: 32"
-    [ "$ledger" = on ] || echo "account: {ledger: off}" >>"$dir/c.yaml"
+        "per_second: $(rate_of "$bin"), burst: 1, concurrency: 32"
+    [ "$ledger" = on ] || ! knows_account "$bin" || echo "account: {ledger: off}" >>"$dir/c.yaml"
     XDG_STATE_HOME=$dir/state valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" \
         "$bin" run "$dir/c.yaml" --yes --no-progress >"$dir/out" 2>"$dir/err" ||
         { tail -5 "$dir/err" >&2; bench_die "$bin run of $n recipients failed under callgrind"; }
@@ -41,6 +47,10 @@ printf 'instructions a message (callgrind Ir, (Ir(%s) − Ir(%s)) ÷ %s), nginx 
 printf 'REF %s; working tree %s\n' "$ref_bin" "$WACAMP"
 printf '| ledger | REF | working tree | ratio |\n|---|---|---|---|\n'
 for ledger in ${LEDGER:-off on}; do
+    if [ "$ledger" = on ] && ! knows_account "$ref_bin"; then
+        printf '| on | n/a (REF has no ledger) | | |\n'
+        continue
+    fi
     declare -A per=([ref]="" [work]="")
     for pair in $(seq "$pairs"); do
         order=(ref work)

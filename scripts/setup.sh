@@ -16,6 +16,7 @@ packages=(
   dpkg-dev file       # cpack -G DEB (dpkg-shlibdeps, file)
   libhiredis-dev      # the account's pace shared in Redis (pace/, account.rate_store)
   libxlsxwriter-dev   # report --format xlsx (report/xlsx.cpp)
+  libsimdjson-dev     # the service's answers read fast (service/response_body.cpp)
 )
 test_packages=(
   redis-server        # tests: a real Redis for the shared pace (unit: pace, e2e: many runners)

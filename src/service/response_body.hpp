@@ -1,6 +1,7 @@
 #pragma once
 // What a response body tells: Meta's error object, the envelope's success flag, the message id.
-// Read in one pass by nlohmann's SAX parser, which hands over only the members that matter.
+// Read by simdjson (nlohmann's SAX parser where simdjson refuses the text) into one handler that
+// keeps only the members that matter.
 
 #include <optional>
 #include <string>

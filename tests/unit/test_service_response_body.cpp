@@ -140,6 +140,24 @@ TEST_SUITE("service::read_body") {
     TEST_CASE("the body ends at a NUL byte, as nlohmann reads it") {
         check_facts({std::string("{\"messageId\":\"x\"}\0junk", 22), false, {}, "", "x"});
     }
+    // simdjson reads the body first and nlohmann where simdjson refuses it: both read these alike.
+    TEST_CASE("what simdjson refuses and nlohmann takes still reads as nlohmann reads it") {
+        check_facts({"\xEF\xBB\xBF{\"messageId\":\"bom\"}", false, {}, "", "bom"});  // a byte-order mark
+        check_facts({R"({"x":123456789012345678901234567890,"messageId":"big"})", false, {}, "", "big"});
+        check_facts({R"({"x":-99999999999999999999,"messageId":"small"})", false, {}, "", "small"});
+        const std::string deep = std::string(1100, '[') + std::string(1100, ']');  // past simdjson's 1024
+        check_facts({R"({"x":)" + deep + R"(,"messageId":"deep"})", false, {}, "", "deep"});
+    }
+    TEST_CASE("an error code written -0 is the code 0, and -0.0 none, as nlohmann reads them") {
+        check_facts({R"({"error":{"code":-0}})", false, 0});
+        check_facts({R"({"error":{"code":-0.0}})"});
+        check_facts({R"({"error":{"code":0}})", false, 0});
+    }
+    TEST_CASE("escapes, a NUL escape and white space read the same whichever parser reads them") {
+        check_facts({R"({"error":{"message":"a\u0000b \/ \"q\""}})", false, {}, std::string("a\0b / \"q\"", 9)});
+        check_facts({" \n{ \"messageId\" : \"w\" }\r\n\t", false, {}, "", "w"});
+        check_not_json("{\"messageId\":\"x\u0001\"}", "{\"messageId\":\"x\u0001\"}");
+    }
     TEST_CASE("the error text is clipped at 300 bytes, not inside a UTF-8 character") {
         const auto facts = service::read_body(R"({"error":{"message":")" + std::string(299, 'x') + "é and more\"}}");
         CHECK(facts.error_text == std::string(299, 'x') + "…");
