@@ -5,12 +5,13 @@
 # in build-fuzz/artifacts/ (replay it with: build-fuzz/tests/fuzz/fuzz_NAME ARTIFACT).
 # The corpus each run grows is kept in build-fuzz/corpus/ for the next run.
 #   bash scripts/fuzz.sh [SECONDS] [HARNESS...]     HARNESS: csv_reader campaign_file result_log json_scan
+#                                                   response_body
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(csv_reader campaign_file result_log json_scan)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(csv_reader campaign_file result_log json_scan response_body)
 build_dir=${WACAMP_FUZZ_BUILD_DIR:-build-fuzz}
 
 bash scripts/setup.sh clang-14 libclang-rt-14-dev
@@ -26,6 +27,7 @@ seeds() {
     campaign_file) echo tests/hostile/yaml campaigns ;;
     result_log) echo tests/hostile/logs ;;
     json_scan) echo tests/hostile/logs tests/fuzz/json_scan_seeds ;;
+    response_body) echo tests/fuzz/response_body_seeds ;;
   esac
 }
 

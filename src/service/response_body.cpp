@@ -257,8 +257,6 @@ std::string valid_utf8(std::string_view body) {
     return out;
 }
 
-}  // namespace
-
 // Hands `element` to `reader` as nlohmann's SAX parser would: the same events, in document order,
 // duplicate members included. simdjson's depth limit (1024) bounds the recursion.
 void replay(const simdjson::dom::element& element, BodyReader& reader) {
@@ -313,18 +311,8 @@ std::optional<BodyFacts> read_fast(std::string_view body) {
     return std::move(reader).facts();
 }
 
-BodyFacts read_body(std::string_view body) {
-    if (body.empty()) {
-        return BodyFacts{};  // what the parser's failure below gives, without building its error
-    }
-    std::string repaired;
-    if (util::find_invalid_utf8(body) != std::string_view::npos) {
-        repaired = valid_utf8(body);
-        body = repaired;
-    }
-    if (auto facts = read_fast(body)) {
-        return std::move(*facts);
-    }
+// What nlohmann's SAX parser reads of `body` (valid UTF-8, not empty).
+BodyFacts read_slow(std::string_view body) {
     BodyReader reader;
     json::sax_parse(body.begin(), body.end(), &reader);
     if (auto facts = std::move(reader).facts()) {
@@ -333,6 +321,35 @@ BodyFacts read_body(std::string_view body) {
     BodyFacts facts;
     facts.error_text = clip_error_text(body);
     return facts;
+}
+
+enum class Parser { simdjson_first, nlohmann };
+
+BodyFacts read_with(std::string_view body, Parser parser) {
+    if (body.empty()) {
+        return BodyFacts{};  // what the parser's failure gives, without building its error
+    }
+    std::string repaired;
+    if (util::find_invalid_utf8(body) != std::string_view::npos) {
+        repaired = valid_utf8(body);
+        body = repaired;
+    }
+    if (parser == Parser::simdjson_first) {
+        if (auto facts = read_fast(body)) {
+            return std::move(*facts);
+        }
+    }
+    return read_slow(body);
+}
+
+}  // namespace
+
+BodyFacts read_body(std::string_view body) {
+    return read_with(body, Parser::simdjson_first);
+}
+
+BodyFacts detail::read_body_nlohmann(std::string_view body) {
+    return read_with(body, Parser::nlohmann);
 }
 
 }  // namespace service

@@ -26,4 +26,10 @@ struct BodyFacts {
 // counts as its last value; bytes that are not UTF-8 read as U+FFFD.
 BodyFacts read_body(std::string_view body);
 
+namespace detail {
+// read_body with nlohmann's SAX parser alone: what read_body's simdjson reading must agree with,
+// byte for byte (test_service_response_body and the fuzz harness fuzz_response_body compare them).
+BodyFacts read_body_nlohmann(std::string_view body);
+}  // namespace detail
+
 }  // namespace service

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,9 +82,95 @@ void check_not_json(const std::string& body, const std::string& error_text) {
     CHECK(facts.top_id.empty());
 }
 
+// Whether read_body (simdjson first) and nlohmann alone read `body` the same.
+void check_same_as_nlohmann(const std::string& body) {
+    CAPTURE(body);
+    const auto fast = service::read_body(body);
+    const auto slow = service::detail::read_body_nlohmann(body);
+    CHECK(fast.is_json == slow.is_json);
+    CHECK(fast.success_false == slow.success_false);
+    CHECK(fast.error_code == slow.error_code);
+    CHECK(fast.error_text == slow.error_text);
+    CHECK(fast.message_id == slow.message_id);
+    CHECK(fast.top_id == slow.top_id);
+}
+
+// Pieces of answers, glued at random into bodies mostly near JSON.
+const std::vector<std::string> k_pieces = {
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    " ",
+    "\n",
+    "\t",
+    "\\",
+    "\\u",
+    "d800",
+    "dc00",
+    "00e9",
+    "\\n",
+    "\\/",
+    "\"success\"",
+    "\"error\"",
+    "\"code\"",
+    "\"message\"",
+    "\"messageId\"",
+    "\"id\"",
+    "\"data\"",
+    "\"messages\"",
+    "\"error_data\"",
+    "\"details\"",
+    "true",
+    "false",
+    "null",
+    "0",
+    "-0",
+    "-",
+    "1",
+    "131026",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551616",
+    "1e400",
+    "1e2",
+    "0.5",
+    ".",
+    "e",
+    "+",
+    "\xEF\xBB\xBF",
+    "\xff",
+    "\xc3",
+    "\xc3\xa9",
+    "\x01",
+    std::string(1, '\0'),
+    "x",
+    "é",
+    "\"wamid.A\"",
+};
+
 }  // namespace
 
 TEST_SUITE("service::read_body") {
+    TEST_CASE("simdjson's reading is nlohmann's, on every kind of answer and on near-JSON at random") {
+        for (const auto& e : k_objects) {
+            check_same_as_nlohmann(e.body);
+        }
+        std::mt19937 random(20261207);  // fixed: the same bodies every run
+        std::uniform_int_distribution<std::size_t> piece(0, k_pieces.size() - 1);
+        std::uniform_int_distribution<int> length(1, 40);
+        for (int i = 0; i < 20'000; ++i) {
+            std::string body = i % 2 == 0 ? R"({"success":false,"error":{"code":1,"message":)" : "";
+            for (int n = length(random); n > 0; --n) {
+                body += k_pieces[piece(random)];
+            }
+            check_same_as_nlohmann(body);
+            check_same_as_nlohmann(body + "}}");
+        }
+    }
     TEST_CASE("the members that matter are found in every documented place, whatever else the object holds") {
         for (const auto& e : k_objects) {
             check_facts(e);
