@@ -16,6 +16,10 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t k_max_error_text = 300;
+// The longest body simdjson reads. Its parser keeps buffers the size of the longest body it has
+// read (one parser per thread, for the whole run); a send's answer is about 100 bytes, a
+// template list may be megabytes, which nlohmann's SAX parser reads without holding a tree.
+constexpr std::size_t k_fast_max = 64 * 1024;
 
 // The containers that hold a fact; any other is `other`, and so is everything inside it.
 enum class Place : std::uint8_t { top, error, error_data, data, messages, first_message, other };
@@ -296,10 +300,10 @@ void replay(const simdjson::dom::element& element, BodyReader& reader) {
     }
 }
 
-// Reads `body` with simdjson, several times faster than nlohmann's parser on the service's short
-// answers (docs/decisions/performance.md). Nothing when simdjson refuses the body: nlohmann
-// then reads it, so that what it accepts and simdjson does not (nesting past 1024, an integer
-// past 64 bits, a NUL byte ending the text) still reads as before.
+// Reads `body` (at most k_fast_max bytes) with simdjson, several times faster than nlohmann's
+// parser on the service's short answers (docs/decisions/performance.md). Nothing when simdjson refuses the body:
+// nlohmann then reads it, so that what it accepts and simdjson does not (nesting past 1024, an integer past 64 bits, a
+// NUL byte ending the text) still reads as before.
 std::optional<BodyFacts> read_fast(std::string_view body) {
     thread_local simdjson::dom::parser parser;
     simdjson::dom::element root;
@@ -334,7 +338,7 @@ BodyFacts read_with(std::string_view body, Parser parser) {
         repaired = valid_utf8(body);
         body = repaired;
     }
-    if (parser == Parser::simdjson_first) {
+    if (parser == Parser::simdjson_first && body.size() <= k_fast_max) {
         if (auto facts = read_fast(body)) {
             return std::move(*facts);
         }

@@ -235,6 +235,17 @@ TEST_SUITE("service::read_body") {
         const std::string deep = std::string(1100, '[') + std::string(1100, ']');  // past simdjson's 1024
         check_facts({R"({"x":)" + deep + R"(,"messageId":"deep"})", false, {}, "", "deep"});
     }
+    TEST_CASE("a long body (a template list) is read as a short one, past simdjson's 64 KiB") {
+        std::string filler;
+        for (int i = 0; i < 3000; ++i) {
+            filler += R"({"name":"template_)" + std::to_string(i) + R"(","status":"APPROVED"},)";
+        }
+        const std::string body = R"({"success":true,"data":[)" + filler + R"({}],"messageId":"long"})";
+        REQUIRE(body.size() > 64 * 1024);
+        check_facts({body, false, {}, "", "long"});
+        check_same_as_nlohmann(body);
+        check_same_as_nlohmann(body.substr(0, body.size() - 1));  // cut short
+    }
     TEST_CASE("an error code written -0 is the code 0, and -0.0 none, as nlohmann reads them") {
         check_facts({R"({"error":{"code":-0}})", false, 0});
         check_facts({R"({"error":{"code":-0.0}})"});
