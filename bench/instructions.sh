@@ -23,7 +23,6 @@ large=${3:-6000}
 pairs=${PAIRS:-2}
 bench_setup nginx=nginx-light valgrind=valgrind
 bench_start_nginx
-bench_unlimited_rate
 # rate_of BINARY / knows_account BINARY: what a build accepts (a REF may be older).
 rate_of() { if bench_accepts "$1" "per_second: unlimited"; then echo unlimited; else echo 100000; fi; }
 knows_account() { bench_accepts "$1" "per_second: 100000" "account: {ledger: off}"; }
