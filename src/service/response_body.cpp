@@ -301,9 +301,9 @@ void replay(const simdjson::dom::element& element, BodyReader& reader) {
 }
 
 // Reads `body` (at most k_fast_max bytes) with simdjson, several times faster than nlohmann's
-// parser on the service's short answers (docs/decisions/performance.md). Nothing when simdjson refuses the body:
-// nlohmann then reads it, so that what it accepts and simdjson does not (nesting past 1024, an integer past 64 bits, a
-// NUL byte ending the text) still reads as before.
+// parser on the service's short answers (docs/decisions/performance.md). Nothing when simdjson
+// refuses the body: nlohmann then reads it, so that what it accepts and simdjson does not
+// (nesting past 1024, an integer past 64 bits, a NUL byte ending the text) still reads as before.
 std::optional<BodyFacts> read_fast(std::string_view body) {
     thread_local simdjson::dom::parser parser;
     simdjson::dom::element root;
