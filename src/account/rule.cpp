@@ -46,10 +46,10 @@ std::optional<util::TimePoint> frequency_room(const Send& send, const NumberFact
     return in_window[static_cast<std::size_t>(offset)] + limit.per;
 }
 
-bool row_sent(const NumberFacts& number, const Send& send) {
-    return std::any_of(number.sends.begin(), number.sends.end(), [&](const StoredSend& stored_send) {
-        return own_row(stored_send, send) && stored_send.state == SendState::sent;
-    });
+// Whether the ledger's row of `send`, `own`, is this request's to take: a reservation of the
+// request `send` takes over (Send::replaces; one of a request not known, for any it names).
+bool takes_over(const StoredSend& own, const Send& send) {
+    return own.state == SendState::reserved && send.replaces != 0 && (own.attempt == 0 || own.attempt == send.replaces);
 }
 
 // The batch's decisions so far: its grants count as sends.
@@ -66,6 +66,18 @@ public:
     Reservation decide(std::size_t index) {
         const Send& send = m_request.sends[index];
         const NumberFacts& number = facts_of(m_facts.numbers, send.wa_id);
+        // One row, one holder: a row the campaign sent, or reserved for a request this one does
+        // not take over (another run's: a copy of the log sent from at the same time), is never
+        // granted again, whatever the limits; nor one this batch granted already.
+        const auto own = std::find_if(number.sends.begin(), number.sends.end(),
+                                      [&](const StoredSend& stored_send) { return own_row(stored_send, send); });
+        if (own != number.sends.end() && !takes_over(*own, send)) {
+            return Reservation{own->state == SendState::sent ? Refusal::row_sent : Refusal::row_reserved, std::nullopt,
+                               own->attempt};
+        }
+        if (m_granted.contains(send.wa_id) && granted_row(send)) {
+            return Reservation{Refusal::row_reserved, std::nullopt, send.attempt};
+        }
         if (number.suppressed) {
             return Reservation{Refusal::suppressed, std::nullopt};
         }
@@ -73,7 +85,9 @@ public:
             return Reservation{Refusal::held, number.hold_until};
         }
         if (const auto& limit = m_request.limits.per_recipient) {
-            if (auto room = frequency_room(send, number, *limit, m_now, m_granted[send.wa_id])) {
+            const auto granted = m_granted.find(send.wa_id);
+            const std::int64_t before = granted == m_granted.end() ? 0 : granted->second;
+            if (auto room = frequency_room(send, number, *limit, m_now, before)) {
                 return Reservation{Refusal::frequency_cap, room};
             }
         }
@@ -91,11 +105,10 @@ public:
         }
         m_today.insert(send.wa_id);
         ++m_granted[send.wa_id];
-        if (!row_sent(number, send)) {
-            m_out.written.push_back(index);
-            if (m_new_numbers.contains(send.wa_id)) {
-                m_brought_in.insert(send.wa_id);
-            }
+        m_granted_rows.push_back(&send);
+        m_out.written.push_back(index);
+        if (m_new_numbers.contains(send.wa_id)) {
+            m_brought_in.insert(send.wa_id);
         }
         return Reservation{Refusal::none, std::nullopt};
     }
@@ -114,6 +127,13 @@ public:
     }
 
 private:
+    // Whether this batch granted `send`'s row already (asked only of a number it granted: rare).
+    bool granted_row(const Send& send) const {
+        return std::any_of(m_granted_rows.begin(), m_granted_rows.end(), [&](const Send* granted) {
+            return granted->row == send.row && granted->wa_id == send.wa_id && granted->campaign == send.campaign;
+        });
+    }
+
     // When the count of numbers drops below the cap: when the (numbers - cap + 1)th number, by
     // its latest send, ages out. The same for every refusal of a batch (refused sends add no
     // number): one read, by the backend.
@@ -136,6 +156,7 @@ private:
     std::unordered_set<std::string> m_new_numbers;  // the numbers this batch adds to them
     std::unordered_set<std::string> m_brought_in;   // those of them with a row written at now
     std::unordered_map<std::string, std::int64_t> m_granted;
+    std::vector<const Send*> m_granted_rows;
 };
 
 }  // namespace

@@ -96,11 +96,11 @@ struct ReserveFacts {
 };
 
 // What of the batch's numbers decide() reads for `request` with the account's count `stored_day`:
-// the numbers' sends only when a limit or the day's count looks at them (without, a row already
-// sent is left as it is by the write itself), their holds only when holds apply. A backend may
-// leave out what is not needed.
+// every send of the numbers only when a limit or the day's count looks at them, their holds only
+// when holds apply. Each send's own row (by its key) is always read: decide() never grants a row
+// the campaign holds for another request. A backend may leave out what is not needed.
 struct ReserveNeeds {
-    bool sends = true;
+    bool sends = true;  // false: each send's own row only
     bool holds = true;
 };
 ReserveNeeds needs(const ReservationRequest& request, const std::optional<DayCount>& stored_day);
@@ -109,9 +109,9 @@ struct ReserveDecision {
     // One per send, in the request's order. A per_day refusal waiting for a stored number to age
     // out has its room_at set by settle_day_room().
     std::vector<Reservation> answers;
-    // The granted sends (indexes into the request) whose row is written as reserved at `now` for
-    // the send's attempt: a new row, or a reservation made again (its time and attempt move). A
-    // row an answer confirmed keeps its time and is not written.
+    // The granted sends (indexes into the request), every one, whose row is written as reserved at
+    // `now` for the send's attempt: a new row, or a reservation taken over (its time and attempt
+    // move).
     std::vector<std::size_t> written;
     // The count to store, when it changed.
     std::optional<DayCount> day;
@@ -121,7 +121,9 @@ struct ReserveDecision {
     std::optional<std::int64_t> day_room_offset;
 };
 
-// Decides every send of `request`, in order (Ledger::reserve): a suppressed number never; a
+// Decides every send of `request`, in order (Ledger::reserve): a row the campaign holds never —
+// sent, or reserved for a request the send does not take over (Send::replaces): another run's
+// (docs/ledger.md "One row, one holder"); a suppressed number never; a
 // number held by a 131049 answer (when the request's holds apply) until the hold ends; a number
 // at rate.per_recipient until its oldest send in the way ages out (a row's own reservation does
 // not count against it; its send an answer confirmed does); a number new to the day while the

@@ -184,6 +184,12 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         FactsReader reader(m_db, m_account, campaigns);
         for (const auto& send : request.sends) {
             reader.read(send.wa_id, need, facts.numbers);
+            if (!needs.sends) {
+                // Its own row only, by the key: one lookup, none for a campaign the ledger lacks.
+                if (const std::int64_t id = campaigns.find(send.campaign); id != CampaignIds::k_none) {
+                    reader.read_row(send, id, facts.numbers);
+                }
+            }
         }
         if (request.limits.per_day) {
             facts.day_crossed = sqlite_day::crossed(m_db, m_account, facts.stored_day, rule::day_horizon(request.now));

@@ -32,6 +32,11 @@ struct Send {
     // over all runs); 0 when not known, which matches any. A failure releases only the
     // reservation of its own request (docs/ledger.md "Each request its own reservation").
     std::int64_t attempt = 0;
+    // Reserving: the request this one takes over from, whose reservation of the row the ledger
+    // may still hold — the row's last request as this run knows it (the log's, or one this run
+    // withdrew and asks for again); 0: none. A row the ledger holds reserved for any other
+    // request is another run's (docs/ledger.md "One row, one holder").
+    std::int64_t replaces = 0;
 };
 
 // `rate.per_recipient`: at most `max` sends to one number within `per`.
@@ -63,8 +68,10 @@ struct ReservationRequest {
 
 // Why a send was refused: the number is on the suppression list (never), held by a 131049 answer
 // (until `room_at`; only when the request's marketing holds apply), at `rate.per_recipient` or
-// at the account's `rate.per_day`.
-enum class Refusal { none, frequency_cap, per_day, suppressed, held };
+// at the account's `rate.per_day`; or its row is already the campaign's in the ledger: sent
+// (row_sent), or reserved for a request this one does not take over (row_reserved: another run
+// of the campaign holds it, a copy of its log being sent from at the same time).
+enum class Refusal { none, frequency_cap, per_day, suppressed, held, row_sent, row_reserved };
 
 // The answer for one send: granted (refusal none) or refused, and then from when the same send
 // would be granted (`room_at`: when the oldest send in the way ages out of its window, or the
@@ -72,6 +79,7 @@ enum class Refusal { none, frequency_cap, per_day, suppressed, held };
 struct Reservation {
     Refusal refusal = Refusal::none;
     std::optional<util::TimePoint> room_at;
+    std::int64_t attempt = 0;  // row_sent, row_reserved: the request the ledger's row stands for
 
     bool granted() const { return refusal == Refusal::none; }
 };

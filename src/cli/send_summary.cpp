@@ -235,8 +235,9 @@ std::string summary_text(const campaign::Campaign& c, const runner::SendReport& 
     out += passed_over_lines(r, shown);
     if (r.recovered_sent + r.recovered_unknown > 0) {
         out += fmt::format(
-            "  recovered from the account's ledger: {} row(s) the result log had lost (an older copy of the log, or "
-            "its last seconds lost): {} sent (not sent again), {} unknown (their request may have left)\n",
+            "  recovered from the account's ledger: {} row(s) the ledger holds and the result log did not (an older "
+            "copy of the log, its last seconds lost, or another run sending from a copy of it): {} sent (not sent "
+            "again), {} unknown (their request may have left)\n",
             r.recovered_sent + r.recovered_unknown, r.recovered_sent, r.recovered_unknown);
     }
     out += cause_lines(r, std::chrono::system_clock::now(), shown);

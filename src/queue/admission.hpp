@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
@@ -44,8 +45,11 @@ namespace admission {
 // (runner::BudgetGuard) refuses a job whose price would pass it: the dispatcher stops the run
 // (budget), recording nothing, as for too_late. A step that found the run must end (the
 // template changed under it: runner::TemplateRecheck) refuses every job with `stop`: the
-// dispatcher stops the run with `stop_reason`, recording nothing.
-enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late, budget, stop };
+// dispatcher stops the run with `stop_reason`, recording nothing. The account's ledger holds the
+// row already, for another run of the campaign (a copy of its log sent from at the same time):
+// sent (ledger_sent), or reserved for a request of its own (ledger_reserved): recorded as
+// screening records a row the ledger remembers, sent or unknown.
+enum class Refusal { frequency_cap, suppressed, marketing_limit, too_late, budget, stop, ledger_sent, ledger_reserved };
 
 // It may start (reserved with the account, its slot granted), by `use_by`.
 struct Now {
@@ -72,6 +76,7 @@ struct Never {
     std::optional<WallTime> until{};                 // when the number could be messaged again, when known
     std::string reason{};                            // why, for people
     StopReason stop_reason = StopReason::completed;  // Refusal::stop: why the run ends
+    std::int64_t attempt = 0;  // ledger_sent, ledger_reserved: the request the ledger's row stands for
 };
 
 }  // namespace admission

@@ -23,7 +23,9 @@ std::optional<StopReason> stops_run(const Admission& answer) {
     case Admission::Refusal::stop: return never->stop_reason;
     case Admission::Refusal::frequency_cap:
     case Admission::Refusal::suppressed:
-    case Admission::Refusal::marketing_limit: break;
+    case Admission::Refusal::marketing_limit:
+    case Admission::Refusal::ledger_sent:
+    case Admission::Refusal::ledger_reserved: break;
     }
     return std::nullopt;
 }

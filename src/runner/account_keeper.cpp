@@ -80,15 +80,37 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
     request.now = at.wall;
     request.marketing_holds = m_book.marketing_holds();
     for (const auto* job : jobs) {
-        request.sends.push_back(send_of(*job, job->requests + 1));
+        account::Send& send = request.sends.emplace_back(send_of(*job, job->requests + 1));
+        // The row's last request as this run knows it, or the reservation this run withdrew and
+        // has not yet given back: the ledger still holds it, for this run alone.
+        const auto withdrawn = m_withdrawn.find(job->row);
+        send.replaces =
+            withdrawn != m_withdrawn.end() && withdrawn->second.attempt == send.attempt ? send.attempt : job->requests;
     }
     TRY_ASSIGN(const auto answers, m_book.ledger().reserve(request));
     out.assign(answers.size(), Admission::Now{.use_by = at.steady + k_reservation_use_by});
     for (std::size_t i = 0; i < answers.size(); ++i) {
         const auto& a = answers[i];
         Admission& answer = out[i];
+        const account::Send& send = request.sends[i];
+        if (a.granted() && send.replaces == send.attempt) {
+            m_withdrawn.erase(send.row);  // taken back: giving it back now would release it
+        }
         switch (a.refusal) {
         case account::Refusal::none: break;
+        case account::Refusal::row_sent:
+            answer = Admission::Never{.refusal = Admission::Refusal::ledger_sent, .attempt = a.attempt};
+            break;
+        case account::Refusal::row_reserved:
+            answer = Admission::Never{
+                .refusal = Admission::Refusal::ledger_reserved,
+                .reason = fmt::format(
+                    "the account's ledger holds this row reserved for request {} of this campaign, not one this "
+                    "run knows of: another run of the campaign (a copy of its result log sent from at the same "
+                    "time) holds it and its request may have left; sent again only with --resend-unknown",
+                    a.attempt),
+                .attempt = a.attempt};
+            break;
         case account::Refusal::frequency_cap:
             answer = Admission::Never{.refusal = Admission::Refusal::frequency_cap,
                                       .until = a.room_at,
@@ -148,7 +170,7 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
 
 void AccountKeeper::withdraw(std::span<const queue::Job* const> jobs) {
     for (const auto* job : jobs) {
-        m_batch.not_delivered.push_back(send_of(*job, job->requests + 1));
+        m_withdrawn.insert_or_assign(job->row, send_of(*job, job->requests + 1));
     }
     m_pending = m_pending || !jobs.empty();
 }
@@ -172,6 +194,10 @@ util::Result<void> AccountKeeper::record_pending() {
     if (!m_pending || !m_logged) {
         return {};
     }
+    for (auto& [row, send] : m_withdrawn) {
+        m_batch.not_delivered.push_back(std::move(send));
+    }
+    m_withdrawn.clear();
     // The log holds every line of this batch now: the mark says so, in the same transaction.
     m_batch.fold = account::FoldMark{m_campaign, static_cast<std::uint64_t>(m_log.size())};
     m_batch.now = m_clock.wall_now();

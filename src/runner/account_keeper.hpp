@@ -7,6 +7,7 @@
 // the next run folds in from the log).
 
 #include <string>
+#include <unordered_map>
 
 #include "account/types.hpp"
 #include "queue/admission.hpp"
@@ -31,8 +32,10 @@ public:
     // Reserves `jobs` with the ledger at `at` (one transaction), each for the request it is about
     // to make (the row's next `attempt`): now when reserved, to start by k_reservation_use_by
     // (a reservation counts from when its request leaves: one not used by then is given back,
-    // withdraw, and made again when the job is asked again); never when
-    // the number is suppressed, held (131049) or at rate.per_recipient; later when the account's
+    // withdraw, and made again when the job is asked again); never when the ledger holds the
+    // row for another run of the campaign (sent, or reserved for a request this run does not
+    // know of: recorded sent or unknown, recovered "ledger"), when the number is suppressed,
+    // held (131049) or at rate.per_recipient; later when the account's
     // rate.per_day is full, asked again when room opens and meanwhile every k_ask_again (another
     // runner may give room back). Fails when the ledger cannot be written.
     util::Result<void> admit(std::span<const queue::Job* const> jobs, queue::Instant at,
@@ -40,10 +43,10 @@ public:
 
     // Releases the reservations of `jobs`, which did not start on them (the dispatch stopped
     // first, or they wait past their use-by time): recorded with the next batch, for the
-    // request each was reserved for, so that a reservation made again meanwhile for the same
-    // request is released too but not one of a later request. Without this a stop left them
-    // `reserved` with no line in the log, which the next run's screening takes for a request
-    // lost in flight (unknown).
+    // request each was reserved for. Until then the ledger holds them for this run alone: a job
+    // asked again meanwhile takes its own reservation back (Send::replaces), and is no longer
+    // given back. Without this a stop left them `reserved` with no line in the log, which the
+    // next run's screening takes for a request lost in flight (unknown).
     void withdraw(std::span<const queue::Job* const> jobs) override;
 
     util::Result<void> on_attempt(const queue::Job& job) override { return m_inner.on_attempt(job); }
@@ -78,7 +81,9 @@ private:
     std::string m_campaign;
     const util::Clock& m_clock;
     account::ResultBatch m_batch;
-    bool m_pending = false;  // m_batch holds something
+    // The reservations withdrawn and not yet given back (recorded with m_batch), by row.
+    std::unordered_map<std::int64_t, account::Send> m_withdrawn;
+    bool m_pending = false;  // m_batch or m_withdrawn holds something
     bool m_logged = true;    // the log holds every answer in m_batch (its last flush worked)
     std::chrono::steady_clock::time_point m_recorded_at{};
 };

@@ -135,6 +135,10 @@ util::Result<void> LogObserver::on_result(const queue::Job& job, queue::JobStatu
 
 util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::Admission::Never& answer) {
     results::ResultRecord record = result_of(job);
+    if (answer.refusal == queue::Admission::Refusal::ledger_sent ||
+        answer.refusal == queue::Admission::Refusal::ledger_reserved) {
+        return on_held_elsewhere(record, answer);
+    }
     record.status = results::Status::skipped;
     switch (answer.refusal) {
     case queue::Admission::Refusal::frequency_cap: record.cause = results::Cause::frequency_cap; break;
@@ -147,6 +151,8 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
     case queue::Admission::Refusal::too_late:
     case queue::Admission::Refusal::budget:
     case queue::Admission::Refusal::stop: break;  // never told: the dispatcher stops the run instead
+    case queue::Admission::Refusal::ledger_sent:
+    case queue::Admission::Refusal::ledger_reserved: break;  // on_held_elsewhere
     }
     record.error = answer.reason;
     auto written = write_result(record, Retry::none);
@@ -154,6 +160,26 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
         ++m_refused[record.cause];
     }
     return written;
+}
+
+util::Result<void> LogObserver::on_held_elsewhere(results::ResultRecord& record,
+                                                  const queue::Admission::Never& answer) {
+    // As screening records a row the ledger remembers (CampaignJobs::recover): the log learns the
+    // request the ledger's row stands for, so that a later run neither recovers it again nor
+    // makes a request under the same number (--resend-unknown takes that one over).
+    record.recovered = "ledger";
+    record.attempts =
+        std::max<int>(record.attempts, static_cast<int>(std::clamp<std::int64_t>(answer.attempt, 0, 255)));
+    if (answer.refusal == queue::Admission::Refusal::ledger_sent) {
+        record.status = results::Status::sent;
+        ++m_recovered_sent;
+    } else {
+        record.status = results::Status::unknown;
+        record.cause = results::Cause::transient;
+        record.error = answer.reason;
+        ++m_recovered_unknown;
+    }
+    return write_result(record, Retry::none);
 }
 
 util::Result<void> LogObserver::write_result(results::ResultRecord& record, Retry retry) {

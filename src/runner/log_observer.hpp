@@ -61,6 +61,10 @@ public:
 
     // Returns how many requests the service throttled (rate limited) so far.
     std::int64_t throttled() const { return m_throttled; }
+    // Returns how many rows the ledger refused as another run's (Refusal::ledger_sent,
+    // ledger_reserved), recorded sent or unknown with `recovered: "ledger"`.
+    std::int64_t recovered_sent() const { return m_recovered_sent; }
+    std::int64_t recovered_unknown() const { return m_recovered_unknown; }
     // Has progress count, besides the jobs it refuses, the rows `screened` holds back before
     // they become jobs (CampaignJobs::held_back); it must outlive this.
     void count_screened(const results::CauseCounts& screened) { m_screened = &screened; }
@@ -80,6 +84,8 @@ private:
     // written (`retry`: whether a retry of the row follows in this run).
     util::Result<void> write_result(results::ResultRecord& record, Retry retry);
     util::Result<void> on_unsent(const queue::Job& job, const service::Outcome& outcome);
+    // Records a row the ledger holds for another run of the campaign: sent, or unknown.
+    util::Result<void> on_held_elsewhere(results::ResultRecord& record, const queue::Admission::Never& answer);
     // Warns with every result appended since the last write that succeeded: the log could not
     // be written, and a row delivered must not look unknown to whoever reads only the log.
     void give_unwritten();
@@ -92,6 +98,8 @@ private:
     const std::int64_t m_rows;   // the list's data rows (0: unknown), for progress
     const util::Redactor& m_secrets;
     std::int64_t m_throttled = 0;
+    std::int64_t m_recovered_sent = 0;
+    std::int64_t m_recovered_unknown = 0;
     results::CauseCounts m_refused;  // jobs the ledger refused as they were about to leave
     const results::CauseCounts* m_screened = nullptr;
     RunWatch* m_watch = nullptr;

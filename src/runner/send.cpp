@@ -60,8 +60,8 @@ void report_dispatch(SendRun& run, const queue::DispatchResult& result, const Ca
     report.throttled_this_run = observer.throttled();
     report.rate_in_force = result.progress.rate_in_force;
     report.held_unknown = jobs.held_unknown;
-    report.recovered_sent = jobs.recovered_sent;
-    report.recovered_unknown = jobs.recovered_unknown;
+    report.recovered_sent = jobs.recovered_sent + observer.recovered_sent();
+    report.recovered_unknown = jobs.recovered_unknown + observer.recovered_unknown();
     report.held_rejected = jobs.held_rejected;
     report.held_marketing_limit = jobs.held_marketing_limit;
     report.marketing_limit_until = jobs.marketing_limit_until;

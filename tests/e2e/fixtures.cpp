@@ -98,9 +98,13 @@ ProcessResult CampaignFixture::wacamp(const std::vector<std::string>& args) cons
 }
 
 std::map<long long, std::string> CampaignFixture::final_status() const {
+    return final_status_of(log);
+}
+
+std::map<long long, std::string> final_status_of(const std::filesystem::path& log) {
     std::map<long long, std::string> out;
     std::map<long long, std::optional<std::string>> before_attempt;  // what an `unsent` restores
-    for (const auto& r : records()) {
+    for (const auto& r : read_jsonl(log)) {
         const auto event = r.value("event", "");
         if (event != "result" && event != "attempt" && event != "unsent") {
             continue;

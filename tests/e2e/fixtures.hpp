@@ -55,6 +55,9 @@ struct CampaignFixture {
     std::map<long long, std::string> final_status() const;
 };
 
+// Each row's status as the result log at `log` leaves it (CampaignFixture::final_status).
+std::map<long long, std::string> final_status_of(const std::filesystem::path& log);
+
 // How many "ok" send-message answers the sandbox journaled per wa_id.
 std::map<std::string, int> delivered(const Sandbox& sandbox);
 

@@ -42,4 +42,14 @@ void check_reserved_without_record(const Sandbox& sandbox, const CampaignFixture
 void check_older_log_after_retry(const Sandbox& sandbox, const CampaignFixture& f,
                                  const std::function<void(const std::string& wa_id)>& hold_second);
 
+// `f` (numbers_csv(k_copies_rows), k_copies_rate) sends one row; its log is copied, and the log
+// and the copy are resumed at the same time (two runs of one campaign that the log's lock cannot
+// keep apart). The ledger gives each row to one of them: every number gets one message, both
+// runs send, and a row one run did not send is in its log recovered from the ledger (sent, or
+// unknown while the other run held it), sent in the other's. Then `resume --resend-unknown` of
+// either log sends nothing: its unknown rows are recovered as sent.
+inline constexpr int k_copies_rows = 800;
+inline const std::string k_copies_rate = "rate: {per_second: 400}\n";
+void check_copies_resumed_at_once(const Sandbox& sandbox, const CampaignFixture& f);
+
 }  // namespace e2e

@@ -417,4 +417,9 @@ TEST_SUITE("e2e: ledger") {
             update_send_in(ledger_of(f), wa_id, "state = 'reserved', attempt = 2");
         });
     }
+    TEST_CASE("two copies of one log resumed at once: the ledger gives each row to one run, no number twice") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_copies_rows), k_copies_rate);
+        check_copies_resumed_at_once(sandbox, f);
+    }
 }

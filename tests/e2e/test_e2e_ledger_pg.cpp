@@ -246,4 +246,14 @@ TEST_SUITE("e2e: ledger in PostgreSQL") {
                                    "' RETURNING 1") == "1");
         });
     }
+    TEST_CASE("two copies of one log resumed at once: the ledger gives each row to one run, no number twice") {
+        const auto url = test_support::pg_cluster::fresh_database();
+        if (!url) {
+            return;
+        }
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_copies_rows), ledger_yaml(*url) + k_copies_rate);
+        use_ledger(f, "copies");
+        check_copies_resumed_at_once(sandbox, f);
+    }
 }

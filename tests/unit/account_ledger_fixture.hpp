@@ -82,6 +82,17 @@ inline std::vector<account::Send> for_attempt(std::vector<account::Send> batch, 
     return batch;
 }
 
+// `batch` with each send standing for request `attempt` of its row, taking over the reservation
+// of request `replaces` (Send::replaces: a retry, or a reservation its run withdrew).
+inline std::vector<account::Send> taking_over(std::vector<account::Send> batch, std::int64_t attempt,
+                                              std::int64_t replaces) {
+    for (auto& send : batch) {
+        send.attempt = attempt;
+        send.replaces = replaces;
+    }
+    return batch;
+}
+
 inline account::ReservationRequest request(std::vector<account::Send> batch, account::Limits limits,
                                            util::TimePoint now, account::Apply apply = account::Apply::commit) {
     return account::ReservationRequest{std::move(batch), std::move(limits), now, apply};

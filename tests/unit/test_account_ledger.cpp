@@ -129,10 +129,59 @@ TEST_SUITE("account::Ledger") {
         }
         auto book = place.open();
         const auto limits = per_recipient(1, std::chrono::days(7));
-        REQUIRE(book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0)).ok());
-        auto retry = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0 + 1min));
+        REQUIRE(book->reserve(request(for_attempt(sends("spring", {"14155550100"}), 1), limits, k_t0)).ok());
+        auto retry = book->reserve(request(taking_over(sends("spring", {"14155550100"}), 2, 1), limits, k_t0 + 1min));
         REQUIRE(retry.ok());
         CHECK(retry->at(0).granted());
+    }
+    TEST_CASE("one row, one holder: a row reserved for a request not taken over, or sent, is refused") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        // Two copies of one log resumed at once ask for the same row, for the same request.
+        REQUIRE(book->reserve(request(taking_over(sends("spring", {"1", "2"}), 3, 2), {}, k_t0)).ok());
+        auto copy = book->reserve(request(taking_over(sends("spring", {"1", "2"}), 3, 2), {}, k_t0 + 1ms));
+        REQUIRE(copy.ok());
+        CHECK(copy->at(0).refusal == Refusal::row_reserved);
+        CHECK(copy->at(0).attempt == 3);
+        // A fresh row, and a row another campaign holds, are not held by this campaign's row.
+        auto fresh = book->reserve(request(for_attempt(sends("spring", {"1"}, 9), 1), {}, k_t0 + 2ms));
+        auto other = book->reserve(request(for_attempt(sends("autumn", {"1"}), 1), {}, k_t0 + 2ms));
+        REQUIRE((fresh.ok() && other.ok()));
+        CHECK(fresh->at(0).granted());
+        CHECK(other->at(0).granted());
+        // The run holding request 3 takes it over with its retry, request 4; the copy still may not.
+        auto retry = book->reserve(request(taking_over(sends("spring", {"1"}), 4, 3), {}, k_t0 + 3ms));
+        REQUIRE(retry.ok());
+        CHECK(retry->at(0).granted());
+        auto late = book->reserve(request(taking_over(sends("spring", {"1"}), 4, 3), {}, k_t0 + 4ms));
+        REQUIRE(late.ok());
+        CHECK(late->at(0).refusal == Refusal::row_reserved);
+        CHECK(late->at(0).attempt == 4);
+        // Once sent, the row is refused to every request, taking over or not, with or without limits.
+        auto delivered = batch_at(k_t0 + 5ms);
+        delivered.delivered = for_attempt(sends("spring", {"1"}), 4);
+        REQUIRE(book->record(delivered).ok());
+        for (const auto& limits : {account::Limits{}, per_recipient(5, std::chrono::days(7)), per_day(100)}) {
+            for (const auto& asked : {taking_over(sends("spring", {"1"}), 5, 4), sends("spring", {"1"})}) {
+                auto sent = book->reserve(request(asked, limits, k_t0 + 6ms));
+                REQUIRE(sent.ok());
+                CHECK(sent->at(0).refusal == Refusal::row_sent);
+                CHECK(sent->at(0).attempt == 4);
+            }
+        }
+        // A preview says the same, and one batch asking for a row twice is granted it once.
+        auto preview = book->reserve(request(sends("spring", {"2"}, 2), {}, k_t0 + 7ms, account::Apply::preview));
+        REQUIRE(preview.ok());
+        CHECK(preview->at(0).refusal == Refusal::row_reserved);
+        auto same_row = sends("spring", {"8"}, 8);
+        same_row.push_back(same_row.front());
+        auto doubled = book->reserve(request(same_row, {}, k_t0 + 8ms));
+        REQUIRE(doubled.ok());
+        CHECK(granted(*doubled) == std::vector<bool>{true, false});
+        CHECK(doubled->at(1).refusal == Refusal::row_reserved);
     }
     TEST_CASE("per_recipient: a row's own send counts against it once an answer confirmed it, not while reserved") {
         LedgerPlace place;
@@ -145,11 +194,15 @@ TEST_SUITE("account::Ledger") {
         auto results = batch_at(k_t0 + 1s);
         results.delivered = sends("spring", {"14155550100"});
         REQUIRE(book->record(results).ok());
-        // The same row again (its log forgot the send): the ledger's sent send is in the window.
+        // The same row again (its log forgot the send) is the campaign's already; another row of
+        // the number finds the ledger's sent send in the window.
         auto again = book->reserve(request(sends("spring", {"14155550100"}), limits, k_t0 + 1min));
         REQUIRE(again.ok());
-        CHECK(again->at(0).refusal == Refusal::frequency_cap);
-        CHECK(again->at(0).room_at == k_t0 + std::chrono::days(7));
+        CHECK(again->at(0).refusal == Refusal::row_sent);
+        auto other_row = book->reserve(request(sends("spring", {"14155550100"}, 2), limits, k_t0 + 1min));
+        REQUIRE(other_row.ok());
+        CHECK(other_row->at(0).refusal == Refusal::frequency_cap);
+        CHECK(other_row->at(0).room_at == k_t0 + std::chrono::days(7));
     }
     TEST_CASE("campaign_sends: the campaign's reserved and sent sends of the numbers asked, in one read") {
         LedgerPlace place;
@@ -330,8 +383,10 @@ TEST_SUITE("account::Ledger") {
         auto opted_out = batch_at(k_t0);
         opted_out.suppress = {Suppression{"14155550100", "opted_out", k_t0, "campaign:other"}};
         REQUIRE(book->record(opted_out).ok());
+        std::int64_t row = 1;  // each turn its own rows: a row reserved is not granted again
         for (const auto& limits : {account::Limits{}, per_recipient(5, std::chrono::days(7)), per_day(100)}) {
-            auto answers = book->reserve(request(sends("spring", {"14155550100", "2"}), limits, k_t0 + 1s));
+            auto answers = book->reserve(request(sends("spring", {"14155550100", "2"}, row), limits, k_t0 + 1s));
+            row += 2;
             REQUIRE(answers.ok());
             CHECK(answers->at(0).refusal == Refusal::suppressed);
             CHECK_FALSE(answers->at(0).room_at.has_value());

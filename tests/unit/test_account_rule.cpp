@@ -76,20 +76,47 @@ TEST_SUITE("account::rule") {
         CHECK(refusals(batch) == std::vector{Refusal::none, Refusal::none, Refusal::frequency_cap});
         CHECK(batch.answers[2].room_at == k_t0 + 24h);
     }
-    TEST_CASE("reserve: a row's own reservation does not count against it; its confirmed send does") {
+    TEST_CASE("reserve: a row's own reservation taken over does not count against it; its confirmed send does") {
         const account::Limits once{account::PerRecipient{1, 24h}, std::nullopt};
         rule::ReserveFacts facts;
         facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 7)};
-        auto retry = rule::decide(asked({send("1", 7)}, once), facts);
+        auto retry_send = request("1", 7, 2);
+        retry_send.replaces = 1;  // a request not known (attempt 0) is taken over by any
+        auto retry = rule::decide(asked({retry_send}, once), facts);
         CHECK(retry.answers[0].granted());
         CHECK(retry.written == std::vector<std::size_t>{0});  // its time moves to now
         CHECK(rule::decide(asked({send("1", 8)}, once), facts).answers[0].refusal == Refusal::frequency_cap);
         facts.numbers["1"].sends[0].state = SendState::sent;
-        CHECK(rule::decide(asked({send("1", 7)}, once), facts).answers[0].refusal == Refusal::frequency_cap);
-        // Without a cap, a row already sent is granted (the caller's log decides) and not written.
-        auto again = rule::decide(asked({send("1", 7)}, {}), facts);
-        CHECK(again.answers[0].granted());
-        CHECK(again.written.empty());
+        // A row sent is the campaign's: never granted again, with a cap or without, taken over or not.
+        for (const auto& limits : {once, account::Limits{}}) {
+            for (const auto& asked_send : {send("1", 7), retry_send}) {
+                const auto again = rule::decide(asked({asked_send}, limits), facts);
+                CHECK(again.answers[0].refusal == Refusal::row_sent);
+                CHECK(again.written.empty());
+            }
+        }
+    }
+    TEST_CASE("reserve: one row, one holder — a reservation is taken over only by the request that replaces it") {
+        rule::ReserveFacts facts;
+        facts.numbers["1"].sends = {stored(k_t0 - 1s, SendState::reserved, "spring", 1, 3)};
+        facts.numbers["2"].sends = {stored(k_t0 - 1s, SendState::reserved, "autumn", 2, 3)};
+        auto copy = request("1", 1, 3);
+        copy.replaces = 2;                // a copy of the log, asking for the same request: another run holds it
+        auto fresh = request("1", 1, 1);  // a row its log never tried
+        auto retry = request("1", 1, 4);
+        retry.replaces = 3;               // the run that made request 3 retries it
+        auto other = request("2", 2, 1);  // the same row of another campaign is not this one's
+        const auto decision = rule::decide(asked({copy, fresh, other}, {}), facts);
+        CHECK(refusals(decision) == std::vector<Refusal>{Refusal::row_reserved, Refusal::row_reserved, Refusal::none});
+        CHECK(decision.answers[0].attempt == 3);
+        CHECK(decision.written == std::vector<std::size_t>{2});
+        const auto taken = rule::decide(asked({retry, copy}, {}), facts);
+        // The retry takes the row over; the copy after it in the batch finds it taken.
+        CHECK(refusals(taken) == std::vector<Refusal>{Refusal::none, Refusal::row_reserved});
+        CHECK(taken.written == std::vector<std::size_t>{0});
+        // A row the batch asks for twice is granted once.
+        const auto twice = rule::decide(asked({send("5", 5), send("5", 5), send("5", 6)}, {}), facts);
+        CHECK(refusals(twice) == std::vector<Refusal>{Refusal::none, Refusal::row_reserved, Refusal::none});
     }
     TEST_CASE("reserve: per_day moves the count, refuses new numbers at the cap, and asks for the room once") {
         rule::ReserveFacts facts;
@@ -210,14 +237,16 @@ TEST_SUITE("account::rule") {
         batch.not_delivered = {request("1", 1, 0)};
         CHECK(rule::decide(batch, facts).released.size() == 1);
     }
-    TEST_CASE("reserve: a row's reservation made again moves to the new request; a row held as sent is not written") {
+    TEST_CASE("reserve: a row's reservation taken over moves to the new request; a row held as sent is refused") {
         rule::ReserveFacts facts;
         facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 1, 1)};
         facts.numbers["2"].sends = {stored(k_t0 - 1h, SendState::sent, "spring", 2, 1)};
-        const auto decision = rule::decide(
-            asked({request("1", 1, 2), request("2", 2, 2)}, account::Limits{account::PerRecipient{1, 24h}, {}}), facts);
-        // "1"'s own reservation does not count against it; "2"'s send held as sent does.
-        CHECK(refusals(decision) == std::vector<Refusal>{Refusal::none, Refusal::frequency_cap});
+        auto retries = std::vector{request("1", 1, 2), request("2", 2, 2)};
+        retries[0].replaces = retries[1].replaces = 1;
+        const auto decision = rule::decide(asked(retries, account::Limits{account::PerRecipient{1, 24h}, {}}), facts);
+        // "1"'s own reservation, taken over, does not count against it; "2"'s row is sent.
+        CHECK(refusals(decision) == std::vector<Refusal>{Refusal::none, Refusal::row_sent});
+        CHECK(decision.answers[1].attempt == 1);
         CHECK(decision.written == std::vector<std::size_t>{0});
     }
     TEST_CASE("row records: the request a row's reservation stands for; another row's with dedupe") {

@@ -358,6 +358,54 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(rig.send_state(1).empty());
     }
 
+    TEST_CASE("a reservation withdrawn and asked for again is taken back, and no longer given back") {
+        // Before, the withdrawal waited in the batch and was recorded after the job took its
+        // reservation again: the row was released while its request was in flight.
+        Rig rig;
+        auto waiting = job(1, "1");
+        waiting.requests = 0;  // as the dispatcher holds it before its request
+        const queue::Job* const one[] = {&waiting};
+        REQUIRE(rig.reserve({job(1, "1")})[0].is_now());
+        rig.keeper.withdraw(one);  // it waited past its use-by time at the pace
+        rig.clock.advance(std::chrono::seconds(3));
+        REQUIRE(rig.reserve({job(1, "1")})[0].is_now());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "reserved");
+        // Withdrawn and not asked for again: given back with the next record.
+        rig.keeper.withdraw(one);
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1).empty());
+    }
+
+    TEST_CASE("another run of the campaign finds its row held: unknown while reserved, sent once confirmed") {
+        // Two copies of one log sent from at once: each run asks for the same row's same request.
+        Rig rig;
+        auto other_book = rig.open_book();
+        results::LogWriter other_log = open_log(rig.folder.str("copy.jsonl"));
+        LineObserver other_inner(other_log);
+        runner::AccountKeeper other(*other_book, other_inner, other_log, k_key, rig.clock);
+        const auto j = job(1, "1");
+        REQUIRE(rig.reserve({j})[0].is_now());
+        auto before = j;
+        before.requests = 0;
+        const queue::Job* const one[] = {&before};
+        std::vector<Admission> answers;
+        REQUIRE(other.admit(one, {rig.clock.steady_now(), rig.clock.wall_now()}, answers).ok());
+        REQUIRE(answers.size() == 1);
+        REQUIRE(answers[0].never() != nullptr);
+        CHECK(answers[0].never()->refusal == Admission::Refusal::ledger_reserved);
+        CHECK(answers[0].never()->attempt == 1);
+        CHECK(answers[0].never()->reason.find("--resend-unknown") != std::string::npos);
+        rig.answer(j, queue::JobStatus::sent, delivered());
+        rig.flush();
+        REQUIRE(other.admit(one, {rig.clock.steady_now(), rig.clock.wall_now()}, answers).ok());
+        REQUIRE(answers[0].never() != nullptr);
+        CHECK(answers[0].never()->refusal == Admission::Refusal::ledger_sent);
+        // Refused, the other run gives nothing back: the row stays the first run's.
+        REQUIRE(other.record_pending().ok());
+        CHECK(rig.send_state(1) == "sent");
+    }
+
     TEST_CASE("a reservation is to be used within k_reservation_use_by") {
         Rig rig;
         const auto answers = rig.reserve({job(1, "1")});
