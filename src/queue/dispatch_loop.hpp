@@ -85,6 +85,7 @@ struct Turn {
     std::vector<Admission> answers;
     SteadyTime use_by{};
     std::size_t reached = 0;
+    std::size_t room = 0;  // how many may start now: the pace is asked about no more (ask_ahead)
 };
 
 // The stop of a cause that ends the campaign at once; nothing for the others.
@@ -120,6 +121,9 @@ private:
     // Admission and starts.
     std::size_t in_flight_limit() const;
     int gather_count() const;
+    // How many jobs a turn takes when none waits at the pace: those of DispatchSettings::ask_ahead
+    // at the rate in force; 0 when the steps are not asked ahead.
+    std::size_t ask_ahead() const;
     // How many jobs may start now; 0 when none may, and then `wake` says when one might.
     std::size_t room_now(Steady now, std::optional<Steady>& wake);
     // Whether an admission step holds every job back at `at` (showing why); else narrows `room`

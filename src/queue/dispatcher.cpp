@@ -56,6 +56,15 @@ int Dispatcher::gather_count() const {
     return static_cast<int>(std::clamp<long long>(1 + m_parts.limiter->burst() / 2, 1, std::min(room, fit)));
 }
 
+std::size_t Dispatcher::ask_ahead() const {
+    const double rate = m_parts.limiter->current_rate();
+    if (m_settings.ask_ahead.count() <= 0 || m_parts.pace != nullptr || std::isinf(rate) || m_steps.size() < 2) {
+        return 0;
+    }
+    const double jobs = rate * std::chrono::duration<double>(m_settings.ask_ahead).count();
+    return static_cast<std::size_t>(std::clamp(jobs, 0.0, static_cast<double>(k_max_batch)));
+}
+
 std::size_t Dispatcher::room_now(Steady now, std::optional<Steady>& wake) {
     const std::size_t limit = in_flight_limit();
     if (busy() >= limit) {
@@ -191,7 +200,10 @@ bool Dispatcher::start_batch(Steady now) {
         }
     }
     Job job;
-    while (m_turn.batch.size() < room && take(now, job)) {
+    // With nothing waiting at the pace, the jobs of the span asked ahead join the turn: those
+    // that may not start now wait at the pace (requeue), in order, admitted by the steps before.
+    const std::size_t wanted = m_pending.empty() ? std::max(room, ask_ahead()) : room;
+    while (m_turn.batch.size() < wanted && take(now, job)) {
         m_turn.batch.push_back(Pending{std::move(job), 0, Pending::State::asking});
     }
     if (m_turn.batch.empty()) {
@@ -199,6 +211,7 @@ bool Dispatcher::start_batch(Steady now) {
     }
     m_turn.use_by = Steady::max();
     m_turn.reached = 0;
+    m_turn.room = room;
     for (std::size_t k = 0; k < m_steps.size(); ++k) {
         if (!ask(k, now)) {
             requeue();  // stopped: nothing of the turn leaves; what the steps hold is given back
@@ -216,16 +229,25 @@ bool Dispatcher::start_batch(Steady now) {
 bool Dispatcher::ask(std::size_t k, Steady now) {
     m_turn.asked.clear();
     m_turn.asked_at.clear();
+    const bool pace = k + 1 == m_steps.size();
     for (std::size_t i = 0; i < m_turn.batch.size(); ++i) {
-        if (m_turn.batch[i].state == Pending::State::asking && m_turn.batch[i].step == k) {
-            m_turn.asked.push_back(&m_turn.batch[i].job);
-            m_turn.asked_at.push_back(i);
+        Pending& pending = m_turn.batch[i];
+        if (pending.state != Pending::State::asking || pending.step != k) {
+            continue;
         }
+        if (pace && m_turn.asked.size() == m_turn.room) {
+            // Asked ahead (DispatchSettings::ask_ahead): it waits for its slot, first in line,
+            // and the pace is asked only about the jobs that may start now.
+            pending.state = Pending::State::waiting;
+            continue;
+        }
+        m_turn.asked.push_back(&pending.job);
+        m_turn.asked_at.push_back(i);
     }
     if (m_turn.asked.empty()) {
         return true;
     }
-    if (k + 1 == m_steps.size()) {
+    if (pace) {
         m_turn.reached = m_turn.asked.size();
     }
     // Asked at the time of asking: an earlier step (the ledger) may have taken a while.

@@ -47,6 +47,13 @@ struct DispatchSettings {
     WhenClosed when_closed = WhenClosed::wait;                // pass_over: jobs passed over do not count
     std::chrono::milliseconds stop_grace{10'000};             // wait for in-flight requests on a stop
     std::chrono::milliseconds progress_interval{1'000};
+    // At a paced rate, with this runner's own pace: how far ahead the steps before the pace are
+    // asked. When no job waits at the pace, a turn takes the jobs of this span (at least those
+    // that may start now, at most k_max_batch): the steps admit them together — the ledger
+    // reserves them in one transaction — and they wait at the pace, first in line, each starting
+    // at its slot. 0: only the jobs that may start now are asked. Keep it well below the steps'
+    // use-by times (the ledger's 2 s): a job that waits past one is let go and asked again.
+    std::chrono::milliseconds ask_ahead{0};
 };
 
 // The dispatcher's collaborators; all outlive it.

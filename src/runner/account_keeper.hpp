@@ -65,6 +65,9 @@ public:
 
     static constexpr std::chrono::seconds k_ask_again{5};
     static constexpr std::chrono::seconds k_reservation_use_by{2};
+    // At a paced rate, how far ahead the dispatcher asks the ledger (DispatchSettings::ask_ahead):
+    // the sends of a quarter second reserved in one transaction, each used well within its 2 s.
+    static constexpr std::chrono::milliseconds k_reserve_ahead{50};
     static constexpr std::chrono::milliseconds k_record_every{250};
     static constexpr std::size_t k_record_batch = 1024;
 

@@ -174,6 +174,11 @@ void send(SendRun& run) {
                        .budget = budget ? &*budget : nullptr});
     queue::DispatchSettings settings = dispatch_settings(c);
     settings.limit = run.options.limit;
+    if (keeper) {
+        // At a paced rate the ledger reserves the sends of the next quarter second in one
+        // transaction, not one each (docs/ledger.md "Reserved ahead at a paced rate").
+        settings.ask_ahead = AccountKeeper::k_reserve_ahead;
+    }
     if (run.options.limit > 0) {
         settings.when_closed = queue::WhenClosed::pass_over;  // a test send ends, it does not wait
     }

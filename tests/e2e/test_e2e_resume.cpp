@@ -45,8 +45,11 @@ TEST_SUITE("e2e: resume") {
             CHECK(times == 1);
         }
         // Every recipient is accounted for: sent, or unknown (killed in flight; at most `concurrency`).
+        // At most `concurrency` in flight, and the 50 ms of the rate the ledger reserved ahead
+        // (docs/ledger.md "Reserved ahead at a paced rate": 5 at 100/s), whose requests never
+        // left but which the next run cannot tell from requests whose attempt lines were lost.
         const int unknown = sent_or_unknown(f, n);
-        CHECK(unknown <= 4);
+        CHECK(unknown <= 4 + 5);
         CHECK(sent.size() + static_cast<size_t>(unknown) >= static_cast<size_t>(n));
     }
     TEST_CASE("resume finds the campaign from the log and says what it found") {

@@ -230,8 +230,11 @@ TEST_SUITE("e2e: template send") {
             CHECK(times == 1);
         }
         // Every row is sent, or unknown (killed in flight: delivered or not, never sent again).
+        // At most `concurrency` in flight, and the 50 ms of the rate the ledger reserved ahead
+        // (docs/ledger.md "Reserved ahead at a paced rate": 5 at 100/s), whose requests never
+        // left but which the next run cannot tell from requests whose attempt lines were lost.
         const int unknown = sent_or_unknown(f, n);
-        CHECK(unknown <= 4);
+        CHECK(unknown <= 4 + 5);
         for (const auto& [row, status] : f.final_status()) {
             CAPTURE(row);
             CHECK((status != "sent" || sent.count(numbers_wa_id(static_cast<int>(row) - 1)) == 1));

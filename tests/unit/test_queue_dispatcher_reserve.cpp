@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <numeric>
 
 #include "queue_dispatch_rig.hpp"
 
@@ -158,6 +159,47 @@ TEST_SUITE("queue::dispatch account reservations") {
         CHECK(r.reserver.calls[0].rows == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8});
         CHECK(r.reserver.calls[1].rows.size() == 8);
         CHECK(r.reserver.calls[2].rows == std::vector<std::int64_t>{17, 18, 19, 20});
+    }
+
+    TEST_CASE("at a paced rate the jobs of the span asked ahead are reserved in one call, each started at its slot") {
+        // Paced at burst 0 a turn may start one job: one reservation (one ledger transaction) a
+        // message, where reserving ahead makes one for a tenth of a second's jobs here.
+        for (const auto ahead : {std::chrono::milliseconds(0), std::chrono::milliseconds(100)}) {
+            CAPTURE(ahead.count());
+            ReserveRig r([](const queue::Job&) { return granted(); }, 0);
+            r.rig.settings.ask_ahead = ahead;
+            ListSource source(300);
+            auto result = r.run(source);
+            CHECK(result.reason == queue::StopReason::completed);
+            REQUIRE(r.rig.transport.started.size() == 300);
+            std::vector<std::int64_t> order;
+            for (const auto& event : r.trace.events) {
+                if (event.starts_with("request ")) {
+                    order.push_back(std::stoll(event.substr(8)));
+                }
+            }
+            std::vector<std::int64_t> rows(300);
+            std::iota(rows.begin(), rows.end(), 1);
+            CHECK(order == rows);  // first in line first, each once
+            // Paced all the same: 1 ms apart at least, at 1,000 a second and burst 0.
+            for (std::size_t i = 1; i < r.rig.transport.started.size(); ++i) {
+                CHECK(r.rig.transport.started[i].at - r.rig.transport.started[i - 1].at >=
+                      std::chrono::milliseconds(1));
+            }
+            if (ahead.count() == 0) {
+                CHECK(r.reserver.calls.size() == 300);
+            } else {
+                // The next span is asked for as the last job of the one before starts: 100,
+                // then 99 beside it, 99, and the last 2.
+                REQUIRE(r.reserver.calls.size() == 4);
+                CHECK(r.reserver.calls[0].rows.size() == 100);
+                std::size_t asked = 0;
+                for (const auto& call : r.reserver.calls) {
+                    asked += call.rows.size();
+                }
+                CHECK(asked == 300);  // none asked twice
+            }
+        }
     }
 
     TEST_CASE("a refused job is reported refused: no attempt line, no request") {
