@@ -1,8 +1,10 @@
 // The SQLite ledger's reservations and the answers that confirm or release them: the facts of a
 // batch's numbers read under the write lock, account::rule's decision written back, in one
 // transaction.
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "account/rule.hpp"
 #include "account/sqlite_day_count.hpp"
@@ -84,8 +86,11 @@ public:
           m_undeliverable(db, "SELECT answers FROM undeliverable WHERE account = ?9 AND wa_id = ?1"),
           m_row(db,
                 "SELECT at, state, attempt FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
-                "AND wa_id = ?3") {
-        for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable, &m_row}) {
+                "AND wa_id = ?3"),
+          m_range(db,
+                  "SELECT csv_row, wa_id, at, state, attempt FROM sends WHERE account = ?9 AND campaign_id = ?1 "
+                  "AND csv_row BETWEEN ?2 AND ?3") {
+        for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable, &m_row, &m_range}) {
             statement->bind(k_account, account);
         }
     }
@@ -154,6 +159,44 @@ public:
         return state;
     }
 
+    // Reads the own rows of `sends`, all of campaign `campaign_id`, into `out`: one read of their
+    // range of rows when they lie close together (a turn's sends nearly always do), else one
+    // lookup each by the key.
+    void read_rows(const std::vector<const Send*>& sends, std::int64_t campaign_id, rule::Numbers& out) {
+        std::int64_t first = sends.front()->row;
+        std::int64_t last = first;
+        for (const Send* send : sends) {
+            first = std::min(first, send->row);
+            last = std::max(last, send->row);
+        }
+        if (last - first >= 4 * static_cast<std::int64_t>(sends.size()) + 16) {
+            for (const Send* send : sends) {
+                read_row(*send, campaign_id, out);
+            }
+            return;
+        }
+        std::unordered_multimap<std::int64_t, const Send*> by_row;
+        for (const Send* send : sends) {
+            by_row.emplace(send->row, send);
+        }
+        m_range.bind(1, campaign_id).bind(2, first).bind(3, last);
+        while (m_range.step()) {
+            // The batch's send of this row and number, if any (a row held under another number
+            // was that number's then); a row asked for twice is one row.
+            const auto [from, to] = by_row.equal_range(m_range.integer(0));
+            const std::string wa_id = m_range.text(1);
+            const auto asked = std::find_if(from, to, [&](const auto& entry) { return wa_id == entry.second->wa_id; });
+            if (asked == to) {
+                continue;
+            }
+            const Send& send = *asked->second;
+            out[send.wa_id].sends.push_back(rule::StoredSend{
+                send.campaign, send.row, from_millis(m_range.integer(2)),
+                m_range.text(3) == "sent" ? SendState::sent : SendState::reserved, m_range.integer(4)});
+        }
+        m_range.rewind();
+    }
+
 private:
     const CampaignIds& m_campaigns;
     sqlite::Statement m_sends;
@@ -161,6 +204,7 @@ private:
     sqlite::Statement m_hold;
     sqlite::Statement m_undeliverable;
     sqlite::Statement m_row;
+    sqlite::Statement m_range;
     std::unordered_map<std::string_view, unsigned> m_read;  // views of the batch's numbers
 };
 
@@ -182,14 +226,19 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
         const rule::ReserveNeeds needs = rule::needs(request, facts.stored_day);
         const unsigned need = k_suppression | (needs.sends ? k_sends : 0U) | (needs.holds ? k_hold : 0U);
         FactsReader reader(m_db, m_account, campaigns);
+        // Without a limit that reads every send of the numbers, each send's own row only: by
+        // campaign (none for a campaign the ledger lacks), its rows in one read.
+        std::unordered_map<std::int64_t, std::vector<const Send*>> own_rows;
         for (const auto& send : request.sends) {
             reader.read(send.wa_id, need, facts.numbers);
             if (!needs.sends) {
-                // Its own row only, by the key: one lookup, none for a campaign the ledger lacks.
                 if (const std::int64_t id = campaigns.find(send.campaign); id != CampaignIds::k_none) {
-                    reader.read_row(send, id, facts.numbers);
+                    own_rows[id].push_back(&send);
                 }
             }
+        }
+        for (const auto& [id, sends] : own_rows) {
+            reader.read_rows(sends, id, facts.numbers);
         }
         if (request.limits.per_day) {
             facts.day_crossed = sqlite_day::crossed(m_db, m_account, facts.stored_day, rule::day_horizon(request.now));

@@ -182,6 +182,21 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(doubled.ok());
         CHECK(granted(*doubled) == std::vector<bool>{true, false});
         CHECK(doubled->at(1).refusal == Refusal::row_reserved);
+        // Rows far apart in one batch are found as rows close together are (SQLite reads a
+        // batch's rows in one range only when they lie close).
+        REQUIRE(book->reserve(request(for_attempt(sends("spring", {"x"}, 1000), 1), {}, k_t0 + 9ms)).ok());
+        auto far = sends("spring", {"y"}, 3);
+        far.push_back(sends("spring", {"x"}, 1000).front());
+        far.push_back(sends("spring", {"z"}, 1000).front());  // the same row under another number
+        auto apart = book->reserve(request(far, {}, k_t0 + 10ms));
+        REQUIRE(apart.ok());
+        CHECK(granted(*apart) == std::vector<bool>{true, false, true});
+        CHECK(apart->at(1).refusal == Refusal::row_reserved);
+        auto close = sends("spring", {"w"}, 999);
+        close.push_back(sends("spring", {"x"}, 1000).front());
+        auto near = book->reserve(request(close, {}, k_t0 + 11ms));
+        REQUIRE(near.ok());
+        CHECK(granted(*near) == std::vector<bool>{true, false});
     }
     TEST_CASE("per_recipient: a row's own send counts against it once an answer confirmed it, not while reserved") {
         LedgerPlace place;
