@@ -54,6 +54,18 @@ Recovery recovery_of(const Screening& screening, const results::RowState& state)
     return state.pending() || reserved > logged ? Recovery::unknown : Recovery::none;
 }
 
+void mark_recovered(results::ResultRecord& rec, Recovery recovery, std::int64_t ledger_attempt, std::string why) {
+    rec.recovered = "ledger";
+    rec.attempts = std::max<int>(rec.attempts, static_cast<int>(std::clamp<std::int64_t>(ledger_attempt, 0, 255)));
+    if (recovery == Recovery::sent) {
+        rec.status = results::Status::sent;
+        return;
+    }
+    rec.status = results::Status::unknown;
+    rec.cause = results::Cause::transient;
+    rec.error = std::move(why);
+}
+
 util::Result<std::string> unknown_account_warning(account::Ledger& ledger, const std::string& account,
                                                   const std::string& where) {
     TRY_ASSIGN(const auto known, ledger.accounts());

@@ -13,6 +13,7 @@
 #include "account/ledger.hpp"
 #include "campaign/campaign.hpp"
 #include "campaign/paused_regions.hpp"
+#include "results/records.hpp"
 #include "results/row_fold.hpp"
 #include "results/status.hpp"
 #include "util/clock.hpp"
@@ -65,6 +66,12 @@ enum class Recovery { none, sent, unknown };
 // reservation and the log has no record of the row, or none of the request the reservation
 // stands for (a log restored from an older copy); else none.
 Recovery recovery_of(const Screening& screening, const results::RowState& state);
+
+// Makes `rec` the result of a row recovered from the ledger as `recovery` says (sent, or unknown
+// with cause transient and `why`), `recovered: "ledger"`, its `attempts` at least the request
+// the ledger's row stands for (`ledger_attempt`): a later run does not recover it again, and a
+// request made after it (--resend-unknown) is the next one.
+void mark_recovered(results::ResultRecord& rec, Recovery recovery, std::int64_t ledger_attempt, std::string why);
 
 // The options the ledger `campaign` names (account.ledger) is opened with: its account and
 // password, `access`, and commits synced as `sync` says.

@@ -126,21 +126,10 @@ void CampaignJobs::hold_marketing_limit(util::TimePoint refused_at) {
 util::Result<void> CampaignJobs::recover(const campaign::Recipient& r, Recovery recovery, const Screening& screening,
                                          const results::RowState& before) {
     results::ResultRecord rec = record_of(r, before);
-    rec.recovered = "ledger";
-    // The log now knows the request the ledger's reservation stands for: a later run does not
-    // recover it again, and a request made after it (--resend-unknown) is the next one.
-    rec.attempts = std::max<int>(rec.attempts, static_cast<int>(std::min<std::int64_t>(screening.ledger_attempt, 255)));
-    if (recovery == Recovery::sent) {
-        ++recovered_sent;
-        rec.status = results::Status::sent;
-    } else {
-        ++recovered_unknown;
-        rec.status = results::Status::unknown;
-        rec.cause = results::Cause::transient;
-        rec.error =
-            "the account's ledger holds this row's reservation but the result log holds no record of it: its "
-            "request may have left (the log lost its attempt line); sent again only with --resend-unknown";
-    }
+    ++(recovery == Recovery::sent ? recovered_sent : recovered_unknown);
+    mark_recovered(rec, recovery, screening.ledger_attempt,
+                   "the account's ledger holds this row's reservation but the result log holds no record of it: its "
+                   "request may have left (the log lost its attempt line); sent again only with --resend-unknown");
     return write(rec, before);
 }
 

@@ -5,6 +5,7 @@
 
 #include "queue/admission.hpp"
 #include "results/records.hpp"
+#include "runner/account_book.hpp"
 #include "runner/secrets.hpp"
 #include "util/text.hpp"
 
@@ -164,21 +165,10 @@ util::Result<void> LogObserver::on_refused(const queue::Job& job, const queue::A
 
 util::Result<void> LogObserver::on_held_elsewhere(results::ResultRecord& record,
                                                   const queue::Admission::Never& answer) {
-    // As screening records a row the ledger remembers (CampaignJobs::recover): the log learns the
-    // request the ledger's row stands for, so that a later run neither recovers it again nor
-    // makes a request under the same number (--resend-unknown takes that one over).
-    record.recovered = "ledger";
-    record.attempts =
-        std::max<int>(record.attempts, static_cast<int>(std::clamp<std::int64_t>(answer.attempt, 0, 255)));
-    if (answer.refusal == queue::Admission::Refusal::ledger_sent) {
-        record.status = results::Status::sent;
-        ++m_recovered_sent;
-    } else {
-        record.status = results::Status::unknown;
-        record.cause = results::Cause::transient;
-        record.error = answer.reason;
-        ++m_recovered_unknown;
-    }
+    // As screening records a row the ledger remembers (CampaignJobs::recover).
+    const bool sent = answer.refusal == queue::Admission::Refusal::ledger_sent;
+    ++(sent ? m_recovered_sent : m_recovered_unknown);
+    mark_recovered(record, sent ? Recovery::sent : Recovery::unknown, answer.attempt, answer.reason);
     return write_result(record, Retry::none);
 }
 
