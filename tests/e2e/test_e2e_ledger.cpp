@@ -422,4 +422,30 @@ TEST_SUITE("e2e: ledger") {
         CampaignFixture f(sandbox, numbers_csv(k_copies_rows), k_copies_rate);
         check_copies_resumed_at_once(sandbox, f);
     }
+    TEST_CASE(
+        "stopped (SIGSTOP) past the reservations' use-by time at a paced rate: each number once, none left reserved") {
+        // Jobs reserved ahead wait at the pace; stopped for 3 s they outlive their 2 s use-by
+        // time, are given back and reserved again, taking their own reservations back.
+        Sandbox sandbox;
+        const int n = 300;
+        CampaignFixture f(sandbox, numbers_csv(n), "rate: {per_second: 100}\n");
+        Background run({"run", f.campaign.string(), "--no-progress"}, f.env);
+        for (int i = 0; i < 5000 && count_events(f, "result") < 50; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        run.signal(SIGSTOP);
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        run.signal(SIGCONT);
+        CHECK(run.wait() == 0);
+        CAPTURE(run.err());
+        CHECK(once_each(delivered(sandbox), n) == "");
+        CHECK(status_counts(f)["sent"] == n);
+        const LedgerProbe ledger(ledger_of(f), account_of(sandbox));
+        const auto sends = ledger.sends();
+        CHECK(sends.size() == static_cast<size_t>(n));
+        for (const auto& send : sends) {
+            CAPTURE(send.row);
+            CHECK(send.state == "sent");
+        }
+    }
 }
