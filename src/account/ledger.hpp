@@ -45,6 +45,11 @@ public:
     // Reservation per send, in the order given.
     virtual util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) = 0;
 
+    // Starts a run of `campaign` at `now`: returns the id its reservations carry
+    // (ReservationRequest::run) and its marks name (ResultBatch::answered). Never the id of an
+    // earlier run.
+    virtual util::Result<std::int64_t> begin_run(const std::string& campaign, util::TimePoint now) = 0;
+
     // Applies what one batch of answers (or of an old log being folded in) says, and moves the
     // campaign's fold mark, in one transaction. Returns the numbers it newly suppressed.
     virtual util::Result<Recorded> record(const ResultBatch& batch) = 0;

@@ -11,6 +11,7 @@
     util::Result<std::vector<Suppression>> suppressed(const std::vector<std::string>& wa_ids) override;         \
     util::Result<void> list_suppressed(const std::function<void(const Suppression&)>& each) override;           \
     util::Result<std::vector<Reservation>> reserve(const ReservationRequest& request) override;                 \
+    util::Result<std::int64_t> begin_run(const std::string& campaign, util::TimePoint now) override;            \
     util::Result<Recorded> record(const ResultBatch& batch) override;                                           \
     util::Result<std::vector<Hold>> held(const std::vector<std::string>& wa_ids, util::TimePoint now) override; \
     util::Result<std::vector<CampaignSend>> campaign_sends(const std::string& campaign,                         \

@@ -289,12 +289,14 @@ util::Result<std::vector<CampaignSend>> PgLedger::campaign_sends(const std::stri
         return std::vector<CampaignSend>{};
     }
     return guarded<std::vector<CampaignSend>>("reading the campaign's sends", [&] {
-        const auto rows = m_db->query(k_campaign_sends_sql, {m_account, campaign, pg::text_array(wa_ids)});
+        const auto rows = m_db->query(m_schema >= 8 ? k_campaign_sends_sql : k_campaign_sends_v7_sql,
+                                      {m_account, campaign, pg::text_array(wa_ids)});
         std::vector<CampaignSend> sends;
         for (int i = 0; i < rows.size(); ++i) {
-            sends.push_back(CampaignSend{rows.text(i, 0), rows.integer(i, 1),
-                                         rows.text(i, 2) == "sent" ? SendState::sent : SendState::reserved,
-                                         from_millis(rows.integer(i, 3)), rows.integer(i, 4)});
+            const std::int64_t at = rows.integer(i, 3);
+            const std::int64_t mark = rows.null(i, 5) ? 0 : rows.integer(i, 5);
+            sends.push_back(CampaignSend{rows.text(i, 0), rows.integer(i, 1), rule::state_of(rows.view(i, 2), at, mark),
+                                         from_millis(at), rows.integer(i, 4)});
         }
         return sends;
     });

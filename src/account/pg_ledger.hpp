@@ -29,16 +29,26 @@ public:
     // array). The numbers first (sends_by_number), the campaign after: OFFSET 0 keeps the
     // planner from taking the key (account, campaign, …), which walks every send of the
     // campaign. Public for the test of its plan.
+    // The fifth column is the mark of the run that made each reservation (NULL: none).
     static constexpr const char* k_campaign_sends_sql =
-        "SELECT wa_id, csv_row, state, at, attempt FROM (SELECT wa_id, csv_row, state, at, attempt, campaign FROM "
-        "wacamp.sends "
-        "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2";
+        "SELECT s.wa_id, s.csv_row, s.state, s.at, s.attempt, r.answered_before FROM (SELECT wa_id, csv_row, state, "
+        "at, attempt, campaign, run FROM wacamp.sends "
+        "WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s LEFT JOIN wacamp.runs r ON r.id = s.run "
+        "WHERE s.campaign = $2";
+    static constexpr const char* k_campaign_sends_v7_sql =
+        "SELECT wa_id, csv_row, state, at, attempt, NULL::bigint FROM (SELECT wa_id, csv_row, state, at, attempt, "
+        "campaign FROM wacamp.sends WHERE account = $1 AND wa_id = ANY ($3::text[]) OFFSET 0) s WHERE campaign = $2";
 
     // The read of the sends of numbers $2 (a text array) of account $1: every send the ledger
-    // holds of them, through sends_by_number. Public for the test of its plan.
+    // holds of them, through sends_by_number, with the mark of the run that made each (NULL: none).
+    // Public for the test of its plan.
     static constexpr const char* k_number_sends_sql =
-        "SELECT wa_id, campaign, csv_row, at, state, attempt FROM wacamp.sends WHERE account = $1 AND wa_id = ANY "
-        "($2::text[])";
+        "SELECT s.wa_id, s.campaign, s.csv_row, s.at, s.state, s.attempt, r.answered_before FROM wacamp.sends s "
+        "LEFT JOIN wacamp.runs r ON r.id = s.run WHERE s.account = $1 AND s.wa_id = ANY ($2::text[])";
+    // The same of a schema before version 8 (read-only), which has no runs: no send is a run's.
+    static constexpr const char* k_number_sends_v7_sql =
+        "SELECT wa_id, campaign, csv_row, at, state, attempt, NULL::bigint FROM wacamp.sends WHERE account = $1 "
+        "AND wa_id = ANY ($2::text[])";
 
     // A prune's read of the day's count of account $1 (horizon, numbers, crossed): `crossed`
     // counts the numbers whose latest send lies between the stored horizon and $2 only when the
@@ -112,6 +122,9 @@ private:
     bool m_empty = false;  // read-only and no schema yet: an empty ledger
     // The schema's version: this build's, or an older one a read-only open found (and left).
     std::int64_t m_schema = pg_schema::k_version;
+    // The read of a batch's numbers' sends for the schema in use (a read-only open leaves an
+    // older one as it is).
+    const char* sends_sql() const { return m_schema >= 8 ? k_number_sends_sql : k_number_sends_v7_sql; }
     std::unique_ptr<pg::Connection> m_db;
 };
 

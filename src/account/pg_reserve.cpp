@@ -31,8 +31,10 @@ void add_once(std::vector<std::string>& list, std::unordered_set<std::string>& s
 }
 
 // Appends to `statements` the reads of `needs`, in the order read_facts() takes their answers.
-void ask_facts(const std::string& account, const Needs& needs, std::vector<pg::Statement>& statements) {
-    statements.push_back({PgLedger::k_number_sends_sql, {account, pg::text_array(needs.sends)}});
+// `sends_sql` reads the numbers' sends (PgLedger::k_number_sends_sql).
+void ask_facts(const std::string& account, const Needs& needs, const char* sends_sql,
+               std::vector<pg::Statement>& statements) {
+    statements.push_back({sends_sql, {account, pg::text_array(needs.sends)}});
     statements.push_back({"SELECT wa_id FROM wacamp.suppressions WHERE account = $1 AND wa_id = ANY ($2::text[])",
                           {account, pg::text_array(needs.suppression)}});
     statements.push_back(
@@ -48,9 +50,11 @@ rule::Numbers read_facts(const std::vector<pg::Rows>& answers, std::size_t first
     rule::Numbers numbers;
     const pg::Rows& sends = answers.at(first);
     for (int i = 0; i < sends.size(); ++i) {
+        const std::int64_t at = sends.integer(i, 3);
+        const std::int64_t mark = sends.null(i, 6) ? 0 : sends.integer(i, 6);
         numbers[sends.view(i, 0)].sends.push_back(
-            rule::StoredSend{sends.view(i, 1), sends.integer(i, 2), from_millis(sends.integer(i, 3)),
-                             sends.text(i, 4) == "sent" ? SendState::sent : SendState::reserved, sends.integer(i, 5)});
+            rule::StoredSend{sends.view(i, 1), sends.integer(i, 2), from_millis(at),
+                             rule::state_of(sends.view(i, 4), at, mark), sends.integer(i, 5)});
     }
     const pg::Rows& suppressed = answers.at(first + 1);
     for (int i = 0; i < suppressed.size(); ++i) {
@@ -178,12 +182,13 @@ std::vector<pg::Statement> reserve_writes(const std::string& account, const Rese
         auto params = send_arrays(account, written);
         params.push_back(attempt_array(written));
         params.emplace_back(text_of(to_millis(request.now)));
+        params.emplace_back(text_of(request.run));
         out.push_back(
-            {"INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state, attempt) "
-             "SELECT $1, x.campaign, x.csv_row, x.wa_id, $6, 'reserved', x.attempt FROM unnest($2::text[], "
+            {"INSERT INTO wacamp.sends AS s (account, campaign, csv_row, wa_id, at, state, attempt, run) "
+             "SELECT $1, x.campaign, x.csv_row, x.wa_id, $6, 'reserved', x.attempt, $7 FROM unnest($2::text[], "
              "$3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, attempt) "
              "ON CONFLICT (account, campaign, csv_row, wa_id) DO UPDATE SET at = excluded.at, "
-             "attempt = excluded.attempt WHERE s.state = 'reserved'",
+             "attempt = excluded.attempt, run = excluded.run WHERE s.state = 'reserved'",
              std::move(params)});
     }
     if (commit && decision.day) {
@@ -224,6 +229,16 @@ void send_writes(const std::string& account, const rule::RecordDecision& decisio
         params.push_back(attempt_array(decision.released));
         out.push_back(
             {"DELETE FROM wacamp.sends s USING unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
+             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
+             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
+             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
+             std::move(params)});
+    }
+    if (!decision.disowned.empty()) {
+        auto params = send_arrays(account, decision.disowned);
+        params.push_back(attempt_array(decision.disowned));
+        out.push_back(
+            {"UPDATE wacamp.sends s SET run = 0 FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
              "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
              "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
              "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
@@ -280,7 +295,7 @@ util::Result<std::vector<Reservation>> PgLedger::reserve(const ReservationReques
             first.push_back({k_lock_sql, {m_account}});
         }
         const std::size_t facts_at = first.size();
-        ask_facts(m_account, needs, first);
+        ask_facts(m_account, needs, sends_sql(), first);
         const bool day_kept = m_schema >= 4;  // an older schema a read-only open left has no count
         if (day_kept) {
             first.push_back(ask_day(m_account, request.limits.per_day ? std::optional(horizon) : std::nullopt));
@@ -354,6 +369,10 @@ std::vector<pg::Statement> PgLedger::writes_of(const rule::RecordDecision& decis
              "ON CONFLICT (account, campaign) DO UPDATE SET covered = excluded.covered",
              {m_account, batch.fold->campaign, text_of(static_cast<std::int64_t>(batch.fold->value))}});
     }
+    if (batch.answered) {
+        out.push_back({"UPDATE wacamp.runs SET answered_before = $3 WHERE id = $2 AND account = $1",
+                       {m_account, text_of(batch.answered->run), text_of(to_millis(batch.answered->before))}});
+    }
     if (decision.day) {
         out.push_back(write_day(m_account, *decision.day));
     }
@@ -367,7 +386,7 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
     return transaction<Recorded>("recording answers", [&] {
         Needs needs;
         std::unordered_set<std::string> sends_seen, suppression_seen, hold_seen, undeliverable_seen;
-        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+        for (const auto* sends : {&batch.delivered, &batch.not_delivered, &batch.ambiguous}) {
             for (const auto& send : *sends) {
                 add_once(needs.sends, sends_seen, send.wa_id);
             }
@@ -384,7 +403,7 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
         }
         // A delivered send the ledger missed is written here: under the lock, as a reservation is.
         std::vector<pg::Statement> first{{"BEGIN", {}}, {k_lock_sql, {m_account}}};
-        ask_facts(m_account, needs, first);
+        ask_facts(m_account, needs, sends_sql(), first);
         first.push_back(ask_day(m_account, std::nullopt));
         const auto answers = m_db->pipeline(first);
         rule::RecordFacts facts;  // the batch's rows always read (rows_read): it costs no round trip
@@ -399,6 +418,18 @@ util::Result<Recorded> PgLedger::record(const ResultBatch& batch) {
             recorded.suppressed.push_back(entry.wa_id);
         }
         return recorded;
+    });
+}
+
+util::Result<std::int64_t> PgLedger::begin_run(const std::string& campaign, util::TimePoint now) {
+    if (m_empty) {
+        return read_only("starting a run");
+    }
+    return guarded<std::int64_t>("starting a run", [&] {
+        const auto rows = m_db->query(
+            "INSERT INTO wacamp.runs (account, campaign, started, answered_before) VALUES ($1, $2, $3, 0) RETURNING id",
+            {m_account, campaign, text_of(to_millis(now))});
+        return rows.integer(0, 0);
     });
 }
 

@@ -58,7 +58,10 @@ CREATE TABLE wacamp.folds (
 // older refuses a version 6 schema ("newer than this wacamp knows"): docs/ledger.md says to
 // upgrade every runner of an account together. Version 7's sends name the request they stand for
 // (account::Send::attempt; 0, not known, for the rows of before): a failure releases only its own
-// request's reservation (docs/ledger.md "Each request its own reservation").
+// request's reservation (docs/ledger.md "Each request its own reservation"). Version 8 writes a
+// send once: a reservation names the run that made it, and the run's mark (`runs`) says before
+// when it has recorded every answer (docs/ledger.md "A send written once"); the rows of before
+// name no run (0). Runs are never deleted: an id is never given twice.
 const char* const k_upgrade = R"SQL(
 CREATE TABLE IF NOT EXISTS wacamp.day_counts (
     account text NOT NULL PRIMARY KEY,
@@ -66,7 +69,15 @@ CREATE TABLE IF NOT EXISTS wacamp.day_counts (
     numbers bigint NOT NULL
 );
 ALTER TABLE wacamp.sends ADD COLUMN IF NOT EXISTS attempt bigint NOT NULL DEFAULT 0;
-UPDATE wacamp.meta SET version = 7;
+CREATE TABLE IF NOT EXISTS wacamp.runs (
+    id              bigserial PRIMARY KEY,
+    account         text NOT NULL,
+    campaign        text NOT NULL,
+    started         bigint NOT NULL,
+    answered_before bigint NOT NULL
+);
+ALTER TABLE wacamp.sends ADD COLUMN IF NOT EXISTS run bigint NOT NULL DEFAULT 0;
+UPDATE wacamp.meta SET version = 8;
 )SQL";
 
 }  // namespace account::pg_schema

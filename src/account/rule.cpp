@@ -228,6 +228,9 @@ void decide_sends(const ResultBatch& batch, const RecordFacts& facts, Numbers& n
         for (const auto& send : batch.not_delivered) {
             out.released.push_back(&send);
         }
+        for (const auto& send : batch.ambiguous) {
+            out.disowned.push_back(&send);
+        }
         return;
     }
     for (const auto& send : batch.delivered) {
@@ -257,6 +260,16 @@ void decide_sends(const ResultBatch& batch, const RecordFacts& facts, Numbers& n
             touch(send.wa_id);
             number.sends.erase(own);
             out.released.push_back(&send);
+        }
+    }
+    // A reservation its answer left in doubt stays, as it was: only its run changes.
+    for (const auto& send : batch.ambiguous) {
+        const auto& sends = numbers[send.wa_id].sends;
+        if (std::any_of(sends.begin(), sends.end(), [&](const StoredSend& stored_send) {
+                return own_row(stored_send, send) && stored_send.state == SendState::reserved &&
+                       same_request(stored_send, send.attempt);
+            })) {
+            out.disowned.push_back(&send);
         }
     }
     if (facts.stored_day) {

@@ -44,6 +44,15 @@ struct StoredSend {
     std::int64_t attempt = 0;  // the request it stands for (Send::attempt); 0: not known
 };
 
+// Where a send stands, from what the ledger stores of it: `state` ('sent', 'reserved') at `at`
+// (milliseconds), reserved by a run that has recorded the answer of every reservation it made
+// before `answered_before` (milliseconds; 0: no run answers for it, or the run has recorded none).
+// A reservation its run's mark passed is a send: a delivered answer writes nothing
+// (docs/ledger.md "A send written once").
+inline SendState state_of(std::string_view state, std::int64_t at, std::int64_t answered_before) {
+    return state == "sent" || (state == "reserved" && at < answered_before) ? SendState::sent : SendState::reserved;
+}
+
 // Whether `stored_send`, a row's reservation, stands for the request `attempt` names: the same
 // attempt, or either not known.
 inline bool same_request(const StoredSend& stored_send, std::int64_t attempt) {
@@ -177,6 +186,10 @@ struct RecordDecision {
     // Reservations the answer says never reached the number: each send's row, while reserved for
     // its request (same_request); a confirmed row is never among them (the write checks both).
     std::vector<const Send*> released;
+    // Reservations whose answer said nothing either way (ResultBatch::ambiguous): each send's row,
+    // while reserved for its request, stays reserved and is no longer its run's (no mark of the
+    // run makes it a send).
+    std::vector<const Send*> disowned;
     std::vector<UndeliverableCount> undeliverable;
     std::vector<Suppression> suppressed;  // new entries, in order: a number's first entry stands
     std::vector<Hold> holds;              // each number's hold end, the later of the stored and the new

@@ -6,6 +6,7 @@
 #include "account/ledger_file.hpp"
 #include "account/ledger_tables.hpp"
 #include "account/sqlite_day_count.hpp"
+#include "account/sqlite_runs.hpp"
 
 namespace account {
 
@@ -107,6 +108,21 @@ CREATE INDEX sends_by_time ON sends (account, at, wa_id);
 // answer releases only its own request's reservation; the rows of before say 0, not known.
 constexpr const char* k_migrate_v5 = "ALTER TABLE sends ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;";
 
+// Version 6: a send is written once (docs/ledger.md "A send written once"). A reservation names
+// the run that made it, and a run's mark says before when it has recorded every answer: its
+// reservations made before then are sends. The rows of before name no run (0): each stays as
+// its state says. A runner of version 5 refuses the file ("newer than this wacamp knows").
+constexpr const char* k_migrate_v6 = R"(
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    account         TEXT NOT NULL,
+    campaign        TEXT NOT NULL,
+    started         INTEGER NOT NULL,
+    answered_before INTEGER NOT NULL
+);
+ALTER TABLE sends ADD COLUMN run INTEGER NOT NULL DEFAULT 0;
+)";
+
 // Every account named in any table (each one's key starts with the account: no table scan).
 const std::string k_accounts_sql = tables::accounts_sql("", "ORDER BY 1");
 
@@ -195,6 +211,9 @@ void SqliteLedger::migrate(Access access) {
     if (version < 5) {
         m_db.exec(k_migrate_v5);
     }
+    if (version < 6) {
+        m_db.exec(k_migrate_v6);
+    }
     m_db.exec(("PRAGMA user_version = " + std::to_string(k_schema_version)).c_str());
     transaction.commit();
 }
@@ -233,17 +252,36 @@ util::Result<std::vector<CampaignSend>> SqliteLedger::campaign_sends(const std::
         // numbers is one read transaction.
         sqlite::Statement query(m_db, k_campaign_sends_sql);
         query.bind(2, id.integer(0)).bind(k_account, m_account);
+        RunMarks marks(m_db, m_account);
         for (const auto& wa_id : wa_ids) {
             query.bind(1, wa_id);
             while (query.step()) {
                 sends.push_back(CampaignSend{wa_id, query.integer(0),
-                                             query.text(1) == "sent" ? SendState::sent : SendState::reserved,
+                                             marks.state(query.text(1), query.integer(2), query.integer(4)),
                                              from_millis(query.integer(2)), query.integer(3)});
             }
             query.rewind();
         }
         transaction.commit();
         return sends;
+    });
+}
+
+util::Result<std::int64_t> SqliteLedger::begin_run(const std::string& campaign, util::TimePoint now) {
+    return guarded<std::int64_t>("starting a run", [&] {
+        sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
+        // The largest id yet, plus one: runs are never deleted, so no id is given twice.
+        sqlite::Statement add(m_db,
+                              "INSERT INTO runs (account, campaign, started, answered_before) "
+                              "VALUES (?9, ?1, ?2, 0) RETURNING id");
+        add.bind(1, campaign).bind(2, to_millis(now)).bind(k_account, m_account);
+        if (!add.step()) {
+            throw sqlite::Failure("no id for the run");
+        }
+        const std::int64_t id = add.integer(0);
+        add.run();
+        transaction.commit();
+        return id;
     });
 }
 

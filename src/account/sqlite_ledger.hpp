@@ -15,7 +15,7 @@ namespace account {
 class SqliteLedger final : public Ledger {
 public:
     // The schema this build writes; an older file is migrated when opened for writing.
-    static constexpr std::int64_t k_schema_version = 5;
+    static constexpr std::int64_t k_schema_version = 6;
     // How long a call waits for another process's write transaction before failing.
     static constexpr int k_busy_timeout_ms = 5000;
     // campaign_sends' read of one number (?1) of one campaign (?2) of the account (?9): through
@@ -23,7 +23,7 @@ public:
     // otherwise, which walks every send of the campaign for each number (a campaign of 100,000
     // rows then sent a few hundred messages a second). Public for the test of its plan.
     static constexpr const char* k_campaign_sends_sql =
-        "SELECT csv_row, state, at, attempt FROM sends INDEXED BY sends_by_number "
+        "SELECT csv_row, state, at, attempt, run FROM sends INDEXED BY sends_by_number "
         "WHERE account = ?9 AND wa_id = ?1 AND campaign_id = ?2";
 
     // The read of every send of one number (?1) of the account (?9), the facts account::rule
@@ -31,7 +31,7 @@ public:
     // otherwise, a walk of every send of the account for each number). Public for the test of
     // its plan.
     static constexpr const char* k_number_sends_sql =
-        "SELECT campaign_id, csv_row, at, state, attempt FROM sends INDEXED BY sends_by_number WHERE account = ?9 "
+        "SELECT campaign_id, csv_row, at, state, attempt, run FROM sends INDEXED BY sends_by_number WHERE account = ?9 "
         "AND wa_id = ?1";
 
     // Opens (read_write: creating, folder 0700 and file 0600) the ledger at `path`. Fails with

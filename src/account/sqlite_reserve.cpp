@@ -9,6 +9,7 @@
 #include "account/rule.hpp"
 #include "account/sqlite_day_count.hpp"
 #include "account/sqlite_ledger.hpp"
+#include "account/sqlite_runs.hpp"
 
 namespace account {
 
@@ -80,15 +81,16 @@ class FactsReader {
 public:
     FactsReader(sqlite::Database& db, const std::string& account, const CampaignIds& campaigns)
         : m_campaigns(campaigns),
+          m_marks(db, account),
           m_sends(db, SqliteLedger::k_number_sends_sql),
           m_suppressed(db, "SELECT 1 FROM suppressions WHERE account = ?9 AND wa_id = ?1"),
           m_hold(db, "SELECT until FROM marketing_holds WHERE account = ?9 AND wa_id = ?1"),
           m_undeliverable(db, "SELECT answers FROM undeliverable WHERE account = ?9 AND wa_id = ?1"),
           m_row(db,
-                "SELECT at, state, attempt FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
+                "SELECT at, state, attempt, run FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
                 "AND wa_id = ?3"),
           m_range(db,
-                  "SELECT csv_row, wa_id, at, state, attempt FROM sends WHERE account = ?9 AND campaign_id = ?1 "
+                  "SELECT csv_row, wa_id, at, state, attempt, run FROM sends WHERE account = ?9 AND campaign_id = ?1 "
                   "AND csv_row BETWEEN ?2 AND ?3") {
         for (auto* statement : {&m_sends, &m_suppressed, &m_hold, &m_undeliverable, &m_row, &m_range}) {
             statement->bind(k_account, account);
@@ -107,7 +109,7 @@ public:
             while (m_sends.step()) {
                 number.sends.push_back(rule::StoredSend{
                     m_campaigns.name(m_sends.integer(0)), m_sends.integer(1), from_millis(m_sends.integer(2)),
-                    m_sends.text(3) == "sent" ? SendState::sent : SendState::reserved, m_sends.integer(4)});
+                    m_marks.state(m_sends.text(3), m_sends.integer(2), m_sends.integer(5)), m_sends.integer(4)});
             }
             m_sends.rewind();
         }
@@ -151,7 +153,7 @@ public:
         m_row.bind(1, campaign_id).bind(2, send.row).bind(3, send.wa_id);
         std::optional<SendState> state;
         if (m_row.step()) {
-            state = m_row.text(1) == "sent" ? SendState::sent : SendState::reserved;
+            state = m_marks.state(m_row.text(1), m_row.integer(0), m_row.integer(3));
             number.sends.push_back(
                 rule::StoredSend{send.campaign, send.row, from_millis(m_row.integer(0)), *state, m_row.integer(2)});
         }
@@ -192,13 +194,14 @@ public:
             const Send& send = *asked->second;
             out[send.wa_id].sends.push_back(rule::StoredSend{
                 send.campaign, send.row, from_millis(m_range.integer(2)),
-                m_range.text(3) == "sent" ? SendState::sent : SendState::reserved, m_range.integer(4)});
+                m_marks.state(m_range.text(3), m_range.integer(2), m_range.integer(5)), m_range.integer(4)});
         }
         m_range.rewind();
     }
 
 private:
     const CampaignIds& m_campaigns;
+    RunMarks m_marks;
     sqlite::Statement m_sends;
     sqlite::Statement m_suppressed;
     sqlite::Statement m_hold;
@@ -253,14 +256,15 @@ util::Result<std::vector<Reservation>> SqliteLedger::reserve(const ReservationRe
             return std::move(decision.answers);
         }
         sqlite::Statement insert(m_db,
-                                 "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state, attempt) "
-                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved', ?5) "
-                                 "ON CONFLICT (account, campaign_id, csv_row, wa_id) "
-                                 "DO UPDATE SET at = excluded.at, attempt = excluded.attempt WHERE state = 'reserved'");
+                                 "INSERT INTO sends (account, campaign_id, csv_row, wa_id, at, state, attempt, run) "
+                                 "VALUES (?9, ?1, ?2, ?3, ?4, 'reserved', ?5, ?6) "
+                                 "ON CONFLICT (account, campaign_id, csv_row, wa_id) DO UPDATE SET at = excluded.at, "
+                                 "attempt = excluded.attempt, run = excluded.run WHERE state = 'reserved'");
         for (const std::size_t index : decision.written) {
             const Send& send = request.sends[index];
             insert.bind(1, campaigns.get(send.campaign)).bind(2, send.row).bind(3, send.wa_id);
-            insert.bind(4, to_millis(request.now)).bind(5, send.attempt).bind(k_account, m_account).run();
+            insert.bind(4, to_millis(request.now)).bind(5, send.attempt).bind(6, request.run);
+            insert.bind(k_account, m_account).run();
         }
         if (decision.day) {
             sqlite_day::write(m_db, m_account, *decision.day);
@@ -303,6 +307,12 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
     for (const Send* send : decision.released) {
         row_key(release, *send, false).bind(4, send->attempt).run();
     }
+    sqlite::Statement disown(m_db,
+                             "UPDATE sends SET run = 0 WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
+                             "AND wa_id = ?3 AND state = 'reserved' AND (attempt = 0 OR ?4 = 0 OR attempt = ?4)");
+    for (const Send* send : decision.disowned) {
+        row_key(disown, *send, false).bind(4, send->attempt).run();
+    }
     sqlite::Statement count(m_db,
                             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, ?2, ?3) "
                             "ON CONFLICT (account, wa_id) DO UPDATE SET answers = excluded.answers, "
@@ -325,6 +335,10 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
         fold.bind(1, batch.fold->campaign).bind(2, static_cast<std::int64_t>(batch.fold->value));
         fold.bind(k_account, m_account).run();
     }
+    if (batch.answered) {
+        sqlite::Statement mark(m_db, "UPDATE runs SET answered_before = ?2 WHERE id = ?1 AND account = ?9");
+        mark.bind(1, batch.answered->run).bind(2, to_millis(batch.answered->before)).bind(k_account, m_account).run();
+    }
     if (decision.day) {
         sqlite_day::write(m_db, m_account, *decision.day);
     }
@@ -334,7 +348,7 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
     return guarded<Recorded>("recording answers", [&] {
         sqlite::Transaction transaction(m_db, sqlite::Transaction::Kind::write);
         CampaignIds campaigns(m_db, m_account);
-        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+        for (const auto* sends : {&batch.delivered, &batch.not_delivered, &batch.ambiguous}) {
             for (const auto& send : *sends) {
                 campaigns.find(send.campaign);
             }
@@ -344,14 +358,15 @@ util::Result<Recorded> SqliteLedger::record(const ResultBatch& batch) {
         FactsReader reader(m_db, m_account, campaigns);
         // Each row by its key, and every send of its number, only when the day's count needs them.
         facts.rows_read = rule::record_needs_rows(facts.stored_day);
-        for (const auto* sends : {&batch.delivered, &batch.not_delivered}) {
+        for (const auto* sends : {&batch.delivered, &batch.not_delivered, &batch.ambiguous}) {
             if (!facts.rows_read) {
                 break;
             }
             const bool delivered = sends == &batch.delivered;
             for (const auto& send : *sends) {
                 const auto own = reader.read_row(send, campaigns.find(send.campaign), facts.numbers);
-                if (rule::record_needs_window(facts.stored_day, delivered, own)) {
+                // A reservation left in doubt stays, counting as it did: no window to read.
+                if (sends != &batch.ambiguous && rule::record_needs_window(facts.stored_day, delivered, own)) {
                     reader.read(send.wa_id, k_sends, facts.numbers);
                 }
             }

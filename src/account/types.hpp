@@ -64,6 +64,9 @@ struct ReservationRequest {
     util::TimePoint now;
     Apply apply = Apply::commit;
     MarketingHolds marketing_holds = MarketingHolds::apply;
+    // The run the grants are made for (Ledger::begin_run): each reservation is that run's until
+    // its answer, and a send once the run's mark passes it (ResultBatch::answered); 0: no run's.
+    std::int64_t run = 0;
 };
 
 // Why a send was refused: the number is on the suppression list (never), held by a 131049 answer
@@ -97,14 +100,29 @@ struct FoldMark {
     std::uint64_t value = 0;
 };
 
+// "Run `run` has recorded the answer of every reservation it made before `before`": its
+// reservations made before then that are still `reserved` are sends, written once (docs/ledger.md
+// "A send written once"). Written in the same transaction as the batch that holds the last of
+// those answers.
+struct RunMark {
+    std::int64_t run = 0;
+    util::TimePoint before;
+};
+
 // What one batch of answers tells the ledger.
 struct ResultBatch {
-    std::vector<Send> delivered;            // sent: confirms the reservation (records it when missing)
-    std::vector<Send> not_delivered;        // the answer says it never reached the number: released
+    // Sent: confirms the reservation (records it when missing). A run's own delivered sends are
+    // not here: its mark (`answered`) makes their reservations sends without a write.
+    std::vector<Send> delivered;
+    std::vector<Send> not_delivered;  // the answer says it never reached the number: released
+    // No answer that says (a timeout, a dropped connection): the reservation stays, and its run
+    // no longer answers for it, so no mark of the run makes it a send (recovered unknown).
+    std::vector<Send> ambiguous;
     std::vector<Answer> undeliverable;      // 131026: counted; suppressed at `undeliverable_after`
     std::vector<Answer> marketing_limited;  // 131049: held 24 h from the answer
     std::vector<Suppression> suppress;      // 131050 (reason opted_out) and the like
     std::optional<FoldMark> fold;
+    std::optional<RunMark> answered;
     std::int64_t undeliverable_after = 2;
     std::string source;  // the source of the suppressions it makes: campaign:NAME
     util::TimePoint now;
@@ -115,7 +133,8 @@ struct Recorded {
 };
 
 // Where a send stands in the ledger: reserved before its request left (the answer not yet
-// recorded, or never given), or sent (an answer said so).
+// recorded, or never given, or not telling), or sent (an answer said so: written `sent`, or
+// reserved by a run whose mark passed it).
 enum class SendState { reserved, sent };
 
 // One send of a campaign as the ledger holds it: what trust in a shortened or restored result

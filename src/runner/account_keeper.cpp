@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "account/rule.hpp"
 #include "results/log_reader.hpp"
 #include "service/messages.hpp"
 #include "util/time.hpp"
@@ -45,10 +46,14 @@ void add_answer(account::ResultBatch& batch, const account::Send& send, const An
     // A sent answer (it named its message id) keeps what its code says of the number all the
     // same: suppressed (131050), counted (131026), held (131049).
     if (facts.sent) {
-        batch.delivered.push_back(send);
-        batch.delivered.back().at = facts.at;
+        if (!facts.own_reservation) {
+            batch.delivered.push_back(send);
+            batch.delivered.back().at = facts.at;
+        }
     } else if (facts.not_delivered) {
         batch.not_delivered.push_back(send);
+    } else if (facts.own_reservation) {
+        batch.ambiguous.push_back(send);
     }
     if (facts.marketing_limited) {
         batch.marketing_limited.push_back(account::Answer{send.wa_id, facts.at});
@@ -69,15 +74,33 @@ void AccountKeeper::clear() {
     m_batch = account::ResultBatch{};
     m_batch.undeliverable_after = m_book.undeliverable_after();
     m_batch.source = m_book.source();
+    m_delivered.clear();
     m_pending = false;
+}
+
+util::TimePoint AccountKeeper::answered_before() const {
+    if (m_reserved.empty()) {
+        return m_latest ? std::max(m_floor, *m_latest + std::chrono::milliseconds(1)) : m_floor;
+    }
+    util::TimePoint earliest = m_reserved.begin()->second.at;
+    for (const auto& [row, reserved] : m_reserved) {
+        earliest = std::min(earliest, reserved.at);
+    }
+    return earliest;
 }
 
 util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs, queue::Instant at,
                                         std::vector<queue::Admission>& out) {
     using Admission = queue::Admission;
+    if (m_run == 0) {
+        TRY_ASSIGN(m_run, m_book.ledger().begin_run(m_campaign, at.wall));
+    }
     account::ReservationRequest request;
     request.limits = m_book.limits();
-    request.now = at.wall;
+    // Never before the run's last mark (the clock stepped back, or the same millisecond): the
+    // mark would make the reservation a send before its request left.
+    request.now = std::max(at.wall, m_floor);
+    request.run = m_run;
     request.marketing_holds = m_book.marketing_holds();
     for (const auto* job : jobs) {
         account::Send& send = request.sends.emplace_back(send_of(*job, job->requests + 1));
@@ -93,8 +116,13 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
         const auto& a = answers[i];
         Admission& answer = out[i];
         const account::Send& send = request.sends[i];
-        if (a.granted() && send.replaces == send.attempt) {
-            m_withdrawn.erase(send.row);  // taken back: giving it back now would release it
+        if (a.granted()) {
+            if (send.replaces == send.attempt) {
+                m_withdrawn.erase(send.row);  // taken back: giving it back now would release it
+            }
+            const util::TimePoint stored = account::rule::stored(request.now);
+            m_reserved.insert_or_assign(send.row, Reserved{stored, send.attempt});
+            m_latest = std::max(m_latest.value_or(stored), stored);
         }
         switch (a.refusal) {
         case account::Refusal::none: break;
@@ -163,14 +191,24 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
     facts.marketing_limited =
         (status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit) ||
         (status == queue::JobStatus::sent && outcome.code_cause == service::Cause::marketing_limit);
+    const auto reserved = m_reserved.find(job.row);
+    facts.own_reservation = reserved != m_reserved.end() && reserved->second.attempt == job.requests;
+    if (facts.own_reservation) {
+        if (facts.sent) {
+            account::Send& send = m_delivered.emplace_back(send_of(job, job.requests), reserved->second.at).first;
+            send.at = facts.at;
+        }
+        m_reserved.erase(reserved);
+    }
     add_answer(m_batch, send_of(job, job.requests), facts);
-    m_pending = m_pending || size_of(m_batch) > 0;
+    m_pending = m_pending || size_of(m_batch) > 0 || facts.own_reservation;
     return {};
 }
 
 void AccountKeeper::withdraw(std::span<const queue::Job* const> jobs) {
     for (const auto* job : jobs) {
         m_withdrawn.insert_or_assign(job->row, send_of(*job, job->requests + 1));
+        m_reserved.erase(job->row);
     }
     m_pending = m_pending || !jobs.empty();
 }
@@ -183,8 +221,8 @@ util::Result<void> AccountKeeper::flush() {
     // check the list when they reserve, and must not wait out k_record_every to see it.
     const bool urgent =
         !m_batch.suppress.empty() || !m_batch.undeliverable.empty() || !m_batch.marketing_limited.empty();
-    if (!m_pending ||
-        (!urgent && size_of(m_batch) < k_record_batch && m_clock.steady_now() - m_recorded_at < k_record_every)) {
+    if (!m_pending || (!urgent && size_of(m_batch) + m_delivered.size() < k_record_batch &&
+                       m_clock.steady_now() - m_recorded_at < k_record_every)) {
         return {};
     }
     return record_pending();
@@ -200,12 +238,23 @@ util::Result<void> AccountKeeper::record_pending() {
     m_withdrawn.clear();
     // The log holds every line of this batch now: the mark says so, in the same transaction.
     m_batch.fold = account::FoldMark{m_campaign, static_cast<std::uint64_t>(m_log.size())};
+    if (m_run != 0) {
+        m_batch.answered = account::RunMark{m_run, answered_before()};
+        for (auto& [send, reserved_at] : m_delivered) {
+            if (reserved_at >= m_batch.answered->before) {
+                m_batch.delivered.push_back(std::move(send));
+            }
+        }
+    }
     m_batch.now = m_clock.wall_now();
     auto recorded = m_book.ledger().record(m_batch);
     if (!recorded) {
         return util::Error{recorded.error().message, util::ErrorKind::ledger};
     }
     m_recorded_at = m_clock.steady_now();
+    if (m_batch.answered) {
+        m_floor = m_batch.answered->before;
+    }
     clear();
     return {};
 }

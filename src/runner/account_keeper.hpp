@@ -4,10 +4,16 @@
 // passes the dispatcher's reports on to the log first and then records what the answers say in
 // the ledger, with the log's fold mark in the same transaction: every k_record_every or
 // k_record_batch answers, not every turn (a reservation already counts; what a crash leaves out,
-// the next run folds in from the log).
+// the next run folds in from the log). A send is written once: the reservation, made for this
+// run, is its record, and the run's mark, recorded with each batch, says before when every
+// reservation's answer is recorded; a delivered answer writes nothing more (docs/ledger.md "A
+// send written once").
 
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "account/types.hpp"
 #include "queue/admission.hpp"
@@ -29,7 +35,8 @@ public:
         clear();
     }
 
-    // Reserves `jobs` with the ledger at `at` (one transaction), each for the request it is about
+    // Reserves `jobs` with the ledger at `at` (one transaction; never before the run's last mark),
+    // for this run (the first call starts it: Ledger::begin_run), each for the request it is about
     // to make (the row's next `attempt`): now when reserved, to start by k_reservation_use_by
     // (a reservation counts from when its request leaves: one not used by then is given back,
     // withdraw, and made again when the job is asked again); never when the ledger holds the
@@ -73,6 +80,9 @@ public:
 
 private:
     void clear();
+    // Before when every reservation of the run has its answer in m_batch or in the ledger: the
+    // earliest reservation whose answer is not, or past the latest when none.
+    util::TimePoint answered_before() const;
     // The send of `job`'s request `attempt` (job.requests once it left; job.requests + 1 before).
     account::Send send_of(const queue::Job& job, std::int64_t attempt) const {
         return account::Send{job.wa_id, m_campaign, job.row, std::nullopt, attempt};
@@ -84,6 +94,20 @@ private:
     std::string m_campaign;
     const util::Clock& m_clock;
     account::ResultBatch m_batch;
+    // This run's delivered sends whose answers m_batch does not hold (the mark records them), with
+    // when each was reserved: one the mark cannot pass yet (an earlier reservation is in flight)
+    // is confirmed in the batch all the same, for the log's fold mark says the ledger holds it.
+    std::vector<std::pair<account::Send, util::TimePoint>> m_delivered;
+    std::int64_t m_run = 0;  // the ledger's id of this run; 0: not started (no reservation yet)
+    // This run's reservations whose answer is not yet in m_batch (in flight, or waiting at the
+    // pace), by row: when each was made (as stored) and for which request.
+    struct Reserved {
+        util::TimePoint at;
+        std::int64_t attempt = 0;
+    };
+    std::unordered_map<std::int64_t, Reserved> m_reserved;
+    std::optional<util::TimePoint> m_latest;  // the latest reservation's time
+    util::TimePoint m_floor{};                // the last mark recorded: no reservation is made before it
     // The reservations withdrawn and not yet given back (recorded with m_batch), by row.
     std::unordered_map<std::int64_t, account::Send> m_withdrawn;
     bool m_pending = false;  // m_batch or m_withdrawn holds something
@@ -101,6 +125,10 @@ struct AnswerFacts {
     std::optional<long long> code;
     util::TimePoint at;
     bool marketing_limited = false;
+    // The answer to a reservation of the running run (AccountKeeper): delivered, it writes
+    // nothing (the run's mark makes the reservation a send); neither delivered nor released (no
+    // answer that says, or a retry to come), the reservation is disowned (ResultBatch::ambiguous).
+    bool own_reservation = false;
 };
 void add_answer(account::ResultBatch& batch, const account::Send& send, const AnswerFacts& facts);
 

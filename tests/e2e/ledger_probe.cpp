@@ -62,8 +62,10 @@ std::map<std::string, ProbedSuppression> LedgerProbe::suppressions() const {
 std::vector<ProbedSend> LedgerProbe::sends() const {
     std::vector<ProbedSend> out;
     query(m_db,
-          "SELECT c.name, s.csv_row, s.wa_id, s.state FROM sends s JOIN campaigns c ON c.id = s.campaign_id "
-          "WHERE s.account = ?1 ORDER BY c.name, s.csv_row",
+          // Sent: written so, or reserved by a run whose mark (runs.answered_before) passed it.
+          "SELECT c.name, s.csv_row, s.wa_id, CASE WHEN s.state = 'sent' OR s.at < coalesce(r.answered_before, 0) "
+          "THEN 'sent' ELSE 'reserved' END FROM sends s JOIN campaigns c ON c.id = s.campaign_id "
+          "LEFT JOIN runs r ON r.id = s.run WHERE s.account = ?1 ORDER BY c.name, s.csv_row",
           m_account, [&](sqlite3_stmt* s) {
               out.push_back({text(s, 0), sqlite3_column_int64(s, 1), text(s, 2), text(s, 3)});
           });

@@ -19,7 +19,7 @@ struct ProbedSend {
     std::string campaign;
     long long row = 0;
     std::string wa_id;
-    std::string state;  // reserved or sent
+    std::string state;  // reserved or sent (written so, or reserved by a run whose mark passed it)
 };
 
 class LedgerProbe {

@@ -55,8 +55,6 @@ int sends_to(const Sandbox& sandbox, const std::string& wa_id) {
     return n;
 }
 
-// Makes the ledger at `path` hold `wa_id`'s sends as reserved again, as a power cut between the
-// request and its answer's record would leave them.
 // Sets `assignments` on the send of `wa_id` in the SQLite ledger at `path`.
 void update_send_in(const std::filesystem::path& path, const std::string& wa_id, const std::string& assignments) {
     sqlite3* db = nullptr;
@@ -70,8 +68,28 @@ void update_send_in(const std::filesystem::path& path, const std::string& wa_id,
     REQUIRE(changed == 1);
 }
 
+// How many sends of the SQLite ledger at `path` match `condition`.
+int count_sends_in(const std::filesystem::path& path, const std::string& condition) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt* statement = nullptr;
+    const std::string sql = "SELECT count(*) FROM sends WHERE " + condition;
+    int count = -1;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        count = sqlite3_column_int(statement, 0);
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    REQUIRE(count >= 0);
+    return count;
+}
+
+// Makes the ledger at `path` hold `wa_id`'s send as reserved again, as a power cut between the
+// request and its answer's record would leave it: reserved, and no run's mark passes it.
 void unconfirm_in(const std::filesystem::path& path, const std::string& wa_id) {
-    update_send_in(path, wa_id, "state = 'reserved'");
+    update_send_in(path, wa_id, "state = 'reserved', run = 0");
 }
 
 }  // namespace
@@ -399,6 +417,30 @@ TEST_SUITE("e2e: ledger") {
         CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), k_recovery_rate);
         check_restored_log(sandbox, f);
     }
+    TEST_CASE("a send written once: a finished run's delivered rows are their reservations alone, each read as sent") {
+        Sandbox sandbox;
+        CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), k_recovery_rate);
+        auto run = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CAPTURE(run.err);
+        REQUIRE(run.exit_code == 0);
+        // A delivered answer wrote nothing when its run's mark could pass its reservation
+        // (docs/ledger.md "A send written once"); the last answers of the run always can.
+        const int written_once = count_sends_in(ledger_of(f), "state = 'reserved' AND run <> 0");
+        MESSAGE(fmt::format("a send written once: {} of {} rows are their reservations alone", written_once,
+                            k_recovery_rows));
+        CHECK(written_once >= 1);
+        const LedgerProbe probe(ledger_of(f), account_of(sandbox));
+        const auto sends = probe.sends();
+        CHECK(sends.size() == static_cast<std::size_t>(k_recovery_rows));
+        for (const auto& send : sends) {
+            CAPTURE(send.row);
+            CHECK(send.state == "sent");
+        }
+        // A run of the campaign again finds every row sent in the ledger and sends nothing.
+        auto again = f.wacamp({"run", f.campaign.string(), "--no-progress"});
+        CHECK(again.exit_code == 0);
+        CHECK(once_each(delivered(sandbox), k_recovery_rows) == "");
+    }
     TEST_CASE("a log cut at a line boundary: a plain run and --resend-unknown send none of its lost rows again") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), "rate: {per_second: 50}\n");
@@ -414,7 +456,7 @@ TEST_SUITE("e2e: ledger") {
         Sandbox sandbox;
         CampaignFixture f(sandbox, numbers_csv(k_recovery_rows), "rate: {per_second: 50}\n");
         check_older_log_after_retry(sandbox, f, [&](const std::string& wa_id) {
-            update_send_in(ledger_of(f), wa_id, "state = 'reserved', attempt = 2");
+            update_send_in(ledger_of(f), wa_id, "state = 'reserved', run = 0, attempt = 2");
         });
     }
     TEST_CASE("two copies of one log resumed at once: the ledger gives each row to one run, no number twice") {

@@ -116,7 +116,10 @@ inline std::vector<bool> granted(const std::vector<account::Reservation>& answer
 }
 
 inline account::ResultBatch batch_at(util::TimePoint now) {
-    return account::ResultBatch{{}, {}, {}, {}, {}, std::nullopt, 2, "campaign:spring", now};
+    account::ResultBatch batch;
+    batch.source = "campaign:spring";
+    batch.now = now;
+    return batch;
 }
 
 // A day of sends, for the tests of a migration: "1" and "2" at k_t0 ("1" twice), "3" at k_t0 + 2h.

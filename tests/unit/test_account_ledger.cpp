@@ -250,6 +250,72 @@ TEST_SUITE("account::Ledger") {
         REQUIRE(other.ok());
         CHECK(other->empty());
     }
+    TEST_CASE(
+        "a send written once: a run's reservations before its mark are sent, one disowned or after it reserved, "
+        "another run's untouched") {
+        LedgerPlace place;
+        if (place.skipped()) {
+            return;
+        }
+        auto book = place.open();
+        const auto run = book->begin_run("spring", k_t0);
+        const auto other_run = book->begin_run("spring", k_t0);
+        REQUIRE(run.ok());
+        REQUIRE(other_run.ok());
+        CHECK(*run != *other_run);
+        auto reserve = [&](std::int64_t by, const std::string& wa_id, std::int64_t row, util::TimePoint at) {
+            auto req = request(sends("spring", {wa_id}, row), per_recipient(1, std::chrono::days(7)), at);
+            req.sends[0].attempt = 1;
+            req.run = by;
+            auto answers = book->reserve(req);
+            REQUIRE(answers.ok());
+            REQUIRE(answers->at(0).granted());
+        };
+        reserve(*run, "1", 1, k_t0);              // delivered: no write of its own
+        reserve(*run, "2", 2, k_t0 + 1ms);        // an answer in doubt: disowned
+        reserve(*run, "3", 3, k_t0 + 2ms);        // in flight when the mark is set
+        reserve(*other_run, "4", 4, k_t0 + 1ms);  // another run's, never answered (killed)
+        auto results = batch_at(k_t0 + 3ms);
+        results.ambiguous = sends("spring", {"2"}, 2);
+        results.ambiguous[0].attempt = 1;
+        results.answered = account::RunMark{*run, k_t0 + 2ms};
+        REQUIRE(book->record(results).ok());
+        auto held = book->campaign_sends("spring", {"1", "2", "3", "4"});
+        REQUIRE(held.ok());
+        std::map<std::string, account::SendState> by_number;
+        for (const auto& send : *held) {
+            by_number[send.wa_id] = send.state;
+        }
+        REQUIRE(by_number.size() == 4);
+        CHECK(by_number["1"] == account::SendState::sent);
+        CHECK(by_number["2"] == account::SendState::reserved);
+        CHECK(by_number["3"] == account::SendState::reserved);
+        CHECK(by_number["4"] == account::SendState::reserved);
+        // The rule reads them so: row 1 is the campaign's sent, row 3 its run's to take over.
+        auto again = request(sends("spring", {"1", "2", "3"}), per_recipient(1, std::chrono::days(7)), k_t0 + 1s);
+        for (auto& send : again.sends) {
+            send.attempt = 2;
+            send.replaces = 1;
+        }
+        auto answers = book->reserve(again);
+        REQUIRE(answers.ok());
+        CHECK(answers->at(0).refusal == Refusal::row_sent);
+        CHECK(answers->at(1).granted());  // --resend-unknown takes the one in doubt over
+        CHECK(answers->at(2).granted());
+        // The mark moves past row 3's time: it is sent; row 2, taken over at k_t0 + 1s, is not.
+        auto later = batch_at(k_t0 + 2s);
+        later.answered = account::RunMark{*run, k_t0 + 3ms};
+        REQUIRE(book->record(later).ok());
+        held = book->campaign_sends("spring", {"2", "3", "4"});
+        REQUIRE(held.ok());
+        by_number.clear();
+        for (const auto& send : *held) {
+            by_number[send.wa_id] = send.state;
+        }
+        CHECK(by_number["2"] == account::SendState::reserved);
+        CHECK(by_number["3"] == account::SendState::reserved);  // taken over at k_t0 + 1s, after the mark
+        CHECK(by_number["4"] == account::SendState::reserved);
+    }
     TEST_CASE("last_messaged: the latest send to each number asked, by any campaign, reserved or sent") {
         LedgerPlace place;
         if (place.skipped()) {

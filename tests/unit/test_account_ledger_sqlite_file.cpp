@@ -53,7 +53,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::string header(100, '\0');
         file.read(header.data(), 100);
         // The user_version is the big-endian integer at byte 60 of the header.
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\5", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\6", 4));
     }
     TEST_CASE("an empty file is migrated to the current schema") {
         TempDir dir;
@@ -131,7 +131,7 @@ TEST_SUITE("account::SqliteLedger file") {
             // Version 2 is version 4 without the running count, its sends naming their campaigns.
             account::sqlite::Database db(path, account::sqlite::Database::Mode::read_write);
             db.exec(
-                "DROP TABLE day_counts;"
+                "DROP TABLE day_counts; DROP TABLE runs;"
                 "CREATE TABLE sends_v2 (account TEXT NOT NULL, campaign TEXT NOT NULL, csv_row INTEGER NOT NULL, "
                 "wa_id TEXT NOT NULL, at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('reserved', "
                 "'sent')), PRIMARY KEY (account, campaign, csv_row, wa_id)) WITHOUT ROWID;"
@@ -148,7 +148,7 @@ TEST_SUITE("account::SqliteLedger file") {
         std::ifstream file(path, std::ios::binary);
         std::string header(100, '\0');
         file.read(header.data(), 100);
-        CHECK(header.substr(60, 4) == std::string("\0\0\0\5", 4));
+        CHECK(header.substr(60, 4) == std::string("\0\0\0\6", 4));
     }
     TEST_CASE("the campaign's sends are read through each number's index, however many the campaign sent") {
         // Without the index named, SQLite took the key (account, campaign_id, …) and walked every

@@ -200,7 +200,7 @@ TEST_SUITE("account::PgLedger") {
             CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "1");
         }
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "7");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "8");
         CHECK(sql_at(place.where(), k_functions) == "0");  // the rule is the runner's now
         auto answers = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0));
         REQUIRE(answers.ok());
@@ -239,7 +239,7 @@ TEST_SUITE("account::PgLedger") {
             CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "2");
         }
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "7");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "8");
         CHECK(sql_at(place.where(), k_functions) == "0");
         auto answers = book->reserve(request(sends("spring", {"14155550100"}), {}, k_t0, account::Apply::preview));
         REQUIRE(answers.ok());
@@ -264,7 +264,7 @@ TEST_SUITE("account::PgLedger") {
         sql_at(place.where(), "DROP TABLE wacamp.day_counts");
         sql_at(place.where(), "UPDATE wacamp.meta SET version = 3");
         auto book = place.open();
-        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "7");
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "8");
         check_day(*book);
     }
     TEST_CASE("an unreachable server fails naming the URL without its password") {

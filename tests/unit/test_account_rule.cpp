@@ -43,7 +43,10 @@ std::vector<Refusal> refusals(const rule::ReserveDecision& decision) {
 }
 
 account::ResultBatch answers_at(util::TimePoint now) {
-    return account::ResultBatch{{}, {}, {}, {}, {}, std::nullopt, 2, "campaign:spring", now};
+    account::ResultBatch batch;
+    batch.source = "campaign:spring";
+    batch.now = now;
+    return batch;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "account/rule.hpp"
 #include "account/sqlite.hpp"
 #include "account_ledger_fixture.hpp"
 #include "campaign_file_fixture.hpp"
@@ -21,15 +22,26 @@ namespace {
 
 const std::string k_key = "spring@2025-03-01T00:00:00.000Z";
 
-// The state of the send for `row` of campaign k_key in the ledger at `path`: "reserved", "sent",
-// or "" when there is none.
-std::string state_of_send(const std::string& path, std::int64_t row) {
+// The state of the send for `row` of campaign k_key in the ledger at `path`, as the ledger reads
+// it (account::rule::state_of): "reserved", "sent" (written so, or reserved by a run whose mark
+// passed it), or "" when there is none. `written`: the state column alone.
+enum class Read { as_known, written };
+std::string state_of_send(const std::string& path, std::int64_t row, Read read = Read::as_known) {
     account::sqlite::Database db(path, account::sqlite::Database::Mode::read_only);
     account::sqlite::Statement query(db,
-                                     "SELECT state FROM sends JOIN campaigns ON campaigns.id = sends.campaign_id "
-                                     "WHERE campaigns.name = ?1 AND csv_row = ?2");
+                                     "SELECT s.state, s.at, coalesce(r.answered_before, 0) FROM sends s "
+                                     "JOIN campaigns c ON c.id = s.campaign_id LEFT JOIN runs r ON r.id = s.run "
+                                     "WHERE c.name = ?1 AND s.csv_row = ?2");
     query.bind(1, k_key).bind(2, row);
-    return query.step() ? query.text(0) : "";
+    if (!query.step()) {
+        return "";
+    }
+    if (read == Read::written) {
+        return query.text(0);
+    }
+    return account::rule::state_of(query.text(0), query.integer(1), query.integer(2)) == account::SendState::sent
+               ? "sent"
+               : "reserved";
 }
 
 // How many sends the ledger at `path` holds, all campaigns.
@@ -122,7 +134,9 @@ struct Rig {
         REQUIRE_MESSAGE(flushed.ok(), (flushed.ok() ? "" : flushed.error().message));
     }
 
-    std::string send_state(std::int64_t row) const { return state_of_send(*campaign.account.ledger, row); }
+    std::string send_state(std::int64_t row, Read read = Read::as_known) const {
+        return state_of_send(*campaign.account.ledger, row, read);
+    }
 
     std::optional<account::Suppression> suppression_of(const std::string& wa_id) {
         auto found = book->ledger().suppressed({wa_id});
@@ -293,7 +307,11 @@ TEST_SUITE("runner::AccountKeeper") {
         const auto a = job(1, "1");
         const auto b = job(2, "2");
         const auto c = job(3, "3");
-        REQUIRE(rig.reserve({a, b, c}).size() == 3);
+        // Reserved a millisecond apart: a run's mark passes the reservations of one time together.
+        for (const auto& j : {a, b, c}) {
+            REQUIRE(rig.reserve({j})[0].is_now());
+            rig.clock.advance(1ms);
+        }
         rig.answer(a, queue::JobStatus::sent, delivered());
         rig.flush();  // the first answers of a run are recorded at once
         CHECK(rig.send_state(1) == "sent");
@@ -309,6 +327,110 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(rig.send_state(3) == "reserved");
         REQUIRE(rig.keeper.record_pending().ok());
         CHECK(rig.send_state(3) == "sent");
+    }
+
+    TEST_CASE("a send is written once: a delivered answer writes nothing, the run's mark makes it a send") {
+        Rig rig;
+        const auto a = job(1, "1");
+        const auto b = job(2, "2");
+        REQUIRE(rig.reserve({a, b}).size() == 2);
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        rig.answer(b, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "sent");
+        CHECK(rig.send_state(2) == "sent");
+        // Neither row was written again: each is its reservation, passed by the mark.
+        CHECK(rig.send_state(1, Read::written) == "reserved");
+        CHECK(rig.send_state(2, Read::written) == "reserved");
+        // A reservation made in the millisecond the mark was set is not passed by it.
+        const auto c = job(3, "3");
+        REQUIRE(rig.reserve({c})[0].is_now());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(3) == "reserved");
+        // Delivered while c, reserved before it, is in flight: the mark cannot pass d yet, and the
+        // log's fold mark says the ledger holds d's answer, so it is written sent.
+        rig.clock.advance(1ms);
+        const auto d = job(4, "4");
+        REQUIRE(rig.reserve({d})[0].is_now());
+        rig.answer(d, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(4, Read::written) == "sent");
+        CHECK(rig.send_state(3) == "reserved");
+    }
+
+    TEST_CASE("an answer in doubt leaves its reservation no run's: never a send by a mark, unknown to the next run") {
+        Rig rig;
+        const auto a = job(1, "1");
+        REQUIRE(rig.reserve({a})[0].is_now());
+        rig.clock.advance(1ms);
+        service::Outcome timeout;
+        timeout.ambiguous = true;
+        rig.answer(a, queue::JobStatus::unknown, timeout);
+        const auto b = job(2, "2");
+        REQUIRE(rig.reserve({b})[0].is_now());
+        rig.clock.advance(1ms);
+        rig.answer(b, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(2) == "sent");
+        CHECK(rig.send_state(1) == "reserved");  // the mark passed its time, not it
+        const auto held = rig.book->ledger().campaign_sends(k_key, {"1", "2"});
+        REQUIRE(held.ok());
+        REQUIRE(held->size() == 2);
+        for (const auto& send : *held) {
+            CHECK(send.state == (send.row == 1 ? account::SendState::reserved : account::SendState::sent));
+        }
+    }
+
+    TEST_CASE("a retry to come leaves its reservation no run's until the retry reserves the row again") {
+        Rig rig;
+        auto a = job(1, "1");
+        REQUIRE(rig.reserve({a})[0].is_now());
+        rig.clock.advance(1ms);
+        service::Outcome busy;
+        busy.http_status = 503;
+        rig.answer(a, queue::JobStatus::retrying, busy);
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "reserved");
+        // The retry takes the row over for its run, and its delivered answer makes it a send.
+        a.requests = 2;
+        a.attempts = 2;
+        REQUIRE(rig.reserve({a})[0].is_now());
+        rig.clock.advance(1ms);
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "sent");
+    }
+
+    TEST_CASE("a killed run's reservations in flight stay reserved: the next run's mark is its own") {
+        Rig rig;
+        const auto a = job(1, "1");
+        const auto b = job(2, "2");
+        REQUIRE(rig.reserve({a})[0].is_now());
+        rig.clock.advance(1ms);
+        REQUIRE(rig.reserve({b})[0].is_now());
+        rig.clock.advance(1ms);
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "sent");
+        CHECK(rig.send_state(2) == "reserved");
+        // Killed with b in flight. Another run of the campaign (here over another log) sends row
+        // 3 and records marks past b's time: b stays reserved, as the kill left it.
+        auto other_book = rig.open_book();
+        results::LogWriter other_log = open_log(rig.folder.str("other.jsonl"));
+        LineObserver other_inner(other_log);
+        runner::AccountKeeper other(*other_book, other_inner, other_log, k_key, rig.clock);
+        queue::Job c = job(3, "3");
+        --c.requests;
+        std::vector<const queue::Job*> pointers{&c};
+        std::vector<Admission> answers;
+        REQUIRE(other.admit(pointers, {rig.clock.steady_now(), rig.clock.wall_now()}, answers).ok());
+        REQUIRE(answers.at(0).is_now());
+        ++c.requests;
+        rig.clock.advance(1ms);
+        REQUIRE(other.on_result(c, queue::JobStatus::sent, delivered(), 20ms).ok());
+        REQUIRE(other.record_pending().ok());
+        CHECK(rig.send_state(3) == "sent");
+        CHECK(rig.send_state(2) == "reserved");
     }
 
     TEST_CASE("1024 answers are recorded without waiting for the interval") {

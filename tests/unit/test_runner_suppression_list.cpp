@@ -54,6 +54,7 @@ public:
     util::Result<std::vector<account::Reservation>> reserve(const account::ReservationRequest&) override {
         return std::vector<account::Reservation>{};
     }
+    util::Result<std::int64_t> begin_run(const std::string&, util::TimePoint) override { return std::int64_t{1}; }
     util::Result<account::Recorded> record(const account::ResultBatch&) override { return account::Recorded{}; }
     util::Result<std::vector<account::Hold>> held(const std::vector<std::string>&, util::TimePoint) override {
         return std::vector<account::Hold>{};
