@@ -240,6 +240,31 @@ TEST_SUITE("account::rule") {
         batch.not_delivered = {request("1", 1, 0)};
         CHECK(rule::decide(batch, facts).released.size() == 1);
     }
+    TEST_CASE("a send's state: sent as written, or reserved before its run's mark; never one in doubt (no run)") {
+        const std::int64_t at = rule::to_millis(k_t0);
+        CHECK(rule::state_of("sent", at, 0) == SendState::sent);
+        CHECK(rule::state_of("reserved", at, 0) == SendState::reserved);           // no run's, or no mark yet
+        CHECK(rule::state_of("reserved", at, at) == SendState::reserved);          // the mark's own millisecond
+        CHECK(rule::state_of("reserved", at, at + 1) == SendState::sent);          // passed by the mark
+        CHECK(rule::state_of("reserved", at + 5, at + 1) == SendState::reserved);  // made after it
+    }
+    TEST_CASE("record: an answer in doubt disowns its own request's reservation only, never a sent row") {
+        rule::RecordFacts facts;
+        facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 1, 2)};
+        facts.numbers["2"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 2, 2)};
+        facts.numbers["3"].sends = {stored(k_t0 - 1h, SendState::sent, "spring", 3, 1)};
+        auto batch = answers_at(k_t0);
+        // "1": attempt 1's doubt while attempt 2 holds the row; "2": its own; "3": sent already.
+        batch.ambiguous = {request("1", 1, 1), request("2", 2, 2), request("3", 3, 1)};
+        const auto decision = rule::decide(batch, facts);
+        REQUIRE(decision.disowned.size() == 1);
+        CHECK(decision.disowned[0]->wa_id == "2");
+        CHECK(decision.released.empty());
+        CHECK(decision.confirmed.empty());
+        // Without the rows read, the write's own conditions decide: every one is passed on.
+        facts.rows_read = false;
+        CHECK(rule::decide(batch, facts).disowned.size() == 3);
+    }
     TEST_CASE("reserve: a row's reservation taken over moves to the new request; a row held as sent is refused") {
         rule::ReserveFacts facts;
         facts.numbers["1"].sends = {stored(k_t0 - 1h, SendState::reserved, "spring", 1, 1)};
