@@ -358,6 +358,24 @@ TEST_SUITE("runner::AccountKeeper") {
         CHECK(rig.send_state(3) == "reserved");
     }
 
+    TEST_CASE("a clock stepped back: a reservation is made no earlier than the run's last mark, so it is not passed") {
+        Rig rig;
+        const auto a = job(1, "1");
+        REQUIRE(rig.reserve({a})[0].is_now());
+        rig.answer(a, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(1) == "sent");
+        // An hour back: b, in flight, would lie before the mark and read as sent.
+        rig.clock.set_wall(rig.clock.wall_now() - 1h);
+        const auto b = job(2, "2");
+        REQUIRE(rig.reserve({b})[0].is_now());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(2) == "reserved");
+        rig.answer(b, queue::JobStatus::sent, delivered());
+        REQUIRE(rig.keeper.record_pending().ok());
+        CHECK(rig.send_state(2) == "sent");
+    }
+
     TEST_CASE("an answer in doubt leaves its reservation no run's: never a send by a mark, unknown to the next run") {
         Rig rig;
         const auto a = job(1, "1");
