@@ -245,6 +245,9 @@ util::Result<void> AccountKeeper::record_pending() {
                 m_batch.delivered.push_back(std::move(send));
             }
         }
+        // Moved into the batch or passed by its mark: a batch tried again after a failure holds
+        // each once.
+        m_delivered.clear();
     }
     m_batch.now = m_clock.wall_now();
     auto recorded = m_book.ledger().record(m_batch);
