@@ -224,26 +224,24 @@ void send_writes(const std::string& account, const rule::RecordDecision& decisio
              "$3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) AS x (campaign, csv_row, wa_id, at, attempt)",
              std::move(params)});
     }
-    if (!decision.released.empty()) {
-        auto params = send_arrays(account, decision.released);
-        params.push_back(attempt_array(decision.released));
+    // Each send's row while reserved for its request (rule::same_request), the sends as arrays
+    // x ($2 to $5): released (deleted), or disowned (no run's any more).
+    auto own_requests = [&](const char* head, const std::vector<const Send*>& sends) {
+        if (sends.empty()) {
+            return;
+        }
+        auto params = send_arrays(account, sends);
+        params.push_back(attempt_array(sends));
         out.push_back(
-            {"DELETE FROM wacamp.sends s USING unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
-             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
-             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
-             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
+            {std::string(head) +
+                 " unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) AS x (campaign, csv_row, wa_id, "
+                 "attempt) WHERE s.account = $1 AND s.campaign = x.campaign AND s.csv_row = x.csv_row "
+                 "AND s.wa_id = x.wa_id AND s.state = 'reserved' "
+                 "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
              std::move(params)});
-    }
-    if (!decision.disowned.empty()) {
-        auto params = send_arrays(account, decision.disowned);
-        params.push_back(attempt_array(decision.disowned));
-        out.push_back(
-            {"UPDATE wacamp.sends s SET run = 0 FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) "
-             "AS x (campaign, csv_row, wa_id, attempt) WHERE s.account = $1 AND s.campaign = x.campaign "
-             "AND s.csv_row = x.csv_row AND s.wa_id = x.wa_id AND s.state = 'reserved' "
-             "AND (s.attempt = 0 OR x.attempt = 0 OR s.attempt = x.attempt)",
-             std::move(params)});
-    }
+    };
+    own_requests("DELETE FROM wacamp.sends s USING", decision.released);
+    own_requests("UPDATE wacamp.sends s SET run = 0 FROM", decision.disowned);
 }
 
 }  // namespace
