@@ -267,6 +267,43 @@ TEST_SUITE("account::PgLedger") {
         CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "8");
         check_day(*book);
     }
+    TEST_CASE(
+        "a version 7 schema (no runs) is read as it is read-only, its sends as written, and upgraded by a "
+        "read-write open") {
+        LedgerPlace place(Backend::postgresql);
+        if (place.skipped()) {
+            return;
+        }
+        {
+            auto book = place.open();
+            auto results = batch_at(k_t0 + 1s);
+            results.delivered = sends("spring", {"1"});
+            REQUIRE(book->reserve(request(sends("spring", {"1", "2"}), account::Limits{}, k_t0)).ok());
+            REQUIRE(book->record(results).ok());
+        }
+        sql_at(place.where(), "ALTER TABLE wacamp.sends DROP COLUMN run");
+        sql_at(place.where(), "DROP TABLE wacamp.runs");
+        sql_at(place.where(), "UPDATE wacamp.meta SET version = 7");
+        {
+            auto reader = place.open(account::Access::read_only);
+            auto held = reader->campaign_sends("spring", {"1", "2"});
+            REQUIRE_MESSAGE(held.ok(), (held.ok() ? "" : held.error().message));
+            REQUIRE(held->size() == 2);
+            for (const auto& send : *held) {
+                CHECK(send.state == (send.wa_id == "1" ? account::SendState::sent : account::SendState::reserved));
+            }
+            auto again = reader->reserve(
+                request(sends("spring", {"1", "2"}), account::Limits{}, k_t0 + 1min, account::Apply::preview));
+            REQUIRE_MESSAGE(again.ok(), (again.ok() ? "" : again.error().message));
+            CHECK(again->at(0).refusal == account::Refusal::row_sent);
+            CHECK(again->at(1).refusal == account::Refusal::row_reserved);
+            CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "7");
+        }
+        auto book = place.open();
+        CHECK(sql_at(place.where(), "SELECT max(version) FROM wacamp.meta") == "8");
+        CHECK(sql_at(place.where(), "SELECT count(*) FROM wacamp.sends WHERE run = 0") == "2");
+        REQUIRE(book->begin_run("spring", k_t0 + 2min).ok());
+    }
     TEST_CASE("an unreachable server fails naming the URL without its password") {
         // A port nothing listens on (the cluster's, plus one, is as good as any).
         const std::string url = "postgresql://wacamp:Sup3rSecretPw@127.0.0.1:1/ledger?connect_timeout=2";
