@@ -301,18 +301,22 @@ void SqliteLedger::apply(const rule::RecordDecision& decision, const ResultBatch
             row_key(insert, *send, true).bind(4, to_millis(at)).bind(5, send->attempt).run();
         }
     }
-    sqlite::Statement release(m_db,
-                              "DELETE FROM sends WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
-                              "AND wa_id = ?3 AND state = 'reserved' AND (attempt = 0 OR ?4 = 0 OR attempt = ?4)");
-    for (const Send* send : decision.released) {
-        row_key(release, *send, false).bind(4, send->attempt).run();
-    }
-    sqlite::Statement disown(m_db,
-                             "UPDATE sends SET run = 0 WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 "
-                             "AND wa_id = ?3 AND state = 'reserved' AND (attempt = 0 OR ?4 = 0 OR attempt = ?4)");
-    for (const Send* send : decision.disowned) {
-        row_key(disown, *send, false).bind(4, send->attempt).run();
-    }
+    // Each send's row while reserved for its request (rule::same_request): released (deleted), or
+    // disowned (no run's any more).
+    auto own_requests = [&](const char* head, const std::vector<const Send*>& sends) {
+        if (sends.empty()) {
+            return;
+        }
+        sqlite::Statement statement(
+            m_db, (std::string(head) + " WHERE account = ?9 AND campaign_id = ?1 AND csv_row = ?2 AND wa_id = ?3 "
+                                       "AND state = 'reserved' AND (attempt = 0 OR ?4 = 0 OR attempt = ?4)")
+                      .c_str());
+        for (const Send* send : sends) {
+            row_key(statement, *send, false).bind(4, send->attempt).run();
+        }
+    };
+    own_requests("DELETE FROM sends", decision.released);
+    own_requests("UPDATE sends SET run = 0", decision.disowned);
     sqlite::Statement count(m_db,
                             "INSERT INTO undeliverable (account, wa_id, answers, last_at) VALUES (?9, ?1, ?2, ?3) "
                             "ON CONFLICT (account, wa_id) DO UPDATE SET answers = excluded.answers, "

@@ -111,6 +111,7 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
             withdrawn != m_withdrawn.end() && withdrawn->second.attempt == send.attempt ? send.attempt : job->requests;
     }
     TRY_ASSIGN(const auto answers, m_book.ledger().reserve(request));
+    const util::TimePoint reserved_at = account::rule::stored(request.now);  // as the ledger holds it
     out.assign(answers.size(), Admission::Now{.use_by = at.steady + k_reservation_use_by});
     for (std::size_t i = 0; i < answers.size(); ++i) {
         const auto& a = answers[i];
@@ -120,9 +121,8 @@ util::Result<void> AccountKeeper::admit(std::span<const queue::Job* const> jobs,
             if (send.replaces == send.attempt) {
                 m_withdrawn.erase(send.row);  // taken back: giving it back now would release it
             }
-            const util::TimePoint stored = account::rule::stored(request.now);
-            m_reserved.insert_or_assign(send.row, Reserved{stored, send.attempt});
-            m_latest = std::max(m_latest.value_or(stored), stored);
+            m_reserved.insert_or_assign(send.row, Reserved{reserved_at, send.attempt});
+            m_latest = std::max(m_latest.value_or(reserved_at), reserved_at);
         }
         switch (a.refusal) {
         case account::Refusal::none: break;
@@ -191,16 +191,16 @@ util::Result<void> AccountKeeper::on_result(const queue::Job& job, queue::JobSta
     facts.marketing_limited =
         (status == queue::JobStatus::failed && outcome.cause == service::Cause::marketing_limit) ||
         (status == queue::JobStatus::sent && outcome.code_cause == service::Cause::marketing_limit);
+    const account::Send send = send_of(job, job.requests);
     const auto reserved = m_reserved.find(job.row);
     facts.own_reservation = reserved != m_reserved.end() && reserved->second.attempt == job.requests;
     if (facts.own_reservation) {
         if (facts.sent) {
-            account::Send& send = m_delivered.emplace_back(send_of(job, job.requests), reserved->second.at).first;
-            send.at = facts.at;
+            m_delivered.emplace_back(send, reserved->second.at).first.at = facts.at;
         }
         m_reserved.erase(reserved);
     }
-    add_answer(m_batch, send_of(job, job.requests), facts);
+    add_answer(m_batch, send, facts);
     m_pending = m_pending || size_of(m_batch) > 0 || facts.own_reservation;
     return {};
 }
